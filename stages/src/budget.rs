@@ -1,0 +1,255 @@
+//! BudgetAllocator (seed §2.7 "Budget allocation"): the total token budget of a
+//! compile, the code budget left for file bodies, and the automatic file cap.
+
+use serde::Serialize;
+
+use crate::repo_map::TokenCount;
+
+/// The context window assumed when none is configured (seed §2.7): 128,000 tokens.
+pub const CONTEXT_WINDOW_DEFAULT: u32 = 128_000;
+/// Tokens reserved for the model's response (seed §2.7): 4,000.
+pub const RESERVED_RESPONSE_DEFAULT: u32 = 4_000;
+/// Tokens reserved for the editor's own template (seed §2.7): 500.
+pub const TEMPLATE_OVERHEAD_DEFAULT: u32 = 500;
+
+/// Where the base budget came from, in resolution order (seed §3 "Context Budget").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum BudgetSource {
+    /// `--budget` on the command line or `budget` on the request: wins over all.
+    RequestOverride,
+    /// The merged rule pack's `budgetOverride`.
+    RulePack,
+    /// `contextBudget.perTaskClass.<class>`.
+    PerTaskClass,
+    /// A positive `contextBudget.maxTokens`.
+    MaxTokens,
+    /// `maxTokens` 0: the model's headroom.
+    Auto,
+}
+
+/// Inputs of [`BudgetAllocator::allocate`], all in tokens.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BudgetInputs {
+    /// A budget given with the request (`--budget`); `None` if not given.
+    pub request_override: Option<TokenCount>,
+    /// The merged rule pack's `budgetOverride`.
+    pub rule_pack_override: Option<TokenCount>,
+    /// `contextBudget.perTaskClass` for the classified task.
+    pub per_task_class: Option<TokenCount>,
+    /// `contextBudget.maxTokens` (0 = auto).
+    pub max_tokens: TokenCount,
+    /// The model's context window when known (config or request).
+    pub context_window: Option<TokenCount>,
+    /// Tokens already used by the conversation, when the caller knows them.
+    pub conversation_tokens: Option<TokenCount>,
+}
+
+/// The allocated budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenBudget {
+    /// Total tokens the compiled prompt may take, wrappers included.
+    pub total: TokenCount,
+    /// Where the base came from.
+    pub source: BudgetSource,
+    /// Model headroom: window − response reserve − conversation − template overhead.
+    pub headroom: TokenCount,
+    /// The context window used for headroom and the file cap.
+    pub context_window: TokenCount,
+}
+
+/// Allocates token budgets.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BudgetAllocator;
+
+impl BudgetAllocator {
+    /// Resolves the total budget.
+    ///
+    /// A request override is taken as given (the caller asked for that many
+    /// tokens). Otherwise the base is the rule pack's `budgetOverride`, else the
+    /// per-class budget, else `maxTokens`. A base of 0 means auto: the total is the
+    /// headroom `max(0, window − 4,000 − conversationTokens − 500)`. A positive base
+    /// is clamped to the headroom when the conversation size or the context window
+    /// is known (seed §2.7), and taken as is otherwise.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use aic_stages::budget::{BudgetAllocator, BudgetInputs, BudgetSource};
+    /// let budget = BudgetAllocator.allocate(&BudgetInputs::default());
+    /// assert_eq!(budget.total.0, 123_500);
+    /// assert_eq!(budget.source, BudgetSource::Auto);
+    /// ```
+    pub fn allocate(&self, inputs: &BudgetInputs) -> TokenBudget {
+        let window = inputs
+            .context_window
+            .unwrap_or(TokenCount(CONTEXT_WINDOW_DEFAULT));
+        let conversation = inputs.conversation_tokens.unwrap_or(TokenCount::ZERO);
+        let headroom = window
+            .0
+            .saturating_sub(RESERVED_RESPONSE_DEFAULT)
+            .saturating_sub(conversation.0)
+            .saturating_sub(TEMPLATE_OVERHEAD_DEFAULT);
+        let headroom = TokenCount(headroom);
+
+        if let Some(requested) = inputs.request_override {
+            return TokenBudget {
+                total: requested,
+                source: BudgetSource::RequestOverride,
+                headroom,
+                context_window: window,
+            };
+        }
+        let (base, source) = if let Some(base) = inputs.rule_pack_override {
+            (base, BudgetSource::RulePack)
+        } else if let Some(base) = inputs.per_task_class {
+            (base, BudgetSource::PerTaskClass)
+        } else if inputs.max_tokens.0 > 0 {
+            (inputs.max_tokens, BudgetSource::MaxTokens)
+        } else {
+            (TokenCount::ZERO, BudgetSource::Auto)
+        };
+        let total = if base.0 == 0 {
+            headroom
+        } else if inputs.conversation_tokens.is_some() || inputs.context_window.is_some() {
+            base.min(headroom)
+        } else {
+            base
+        };
+        let source = if base.0 == 0 { BudgetSource::Auto } else { source };
+        TokenBudget {
+            total,
+            source,
+            headroom,
+            context_window: window,
+        }
+    }
+
+    /// The code budget: what is left of `total` after the prompt's fixed sections
+    /// (`overhead`), never below zero (seed §2.7 "overhead-aware code path").
+    pub fn code_budget(&self, total: TokenCount, overhead: TokenCount) -> TokenCount {
+        TokenCount(total.0.saturating_sub(overhead.0))
+    }
+
+    /// The automatic file cap used when `maxFiles` is 0 (seed §2.7 "Dynamic
+    /// maxFiles"): `max(5, min(40, ceil(sqrt(totalFiles))))`, scaled by
+    /// `contextWindow / 128,000`, then clamped to `[5, 300]`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use aic_stages::budget::BudgetAllocator;
+    /// use aic_stages::repo_map::TokenCount;
+    /// assert_eq!(BudgetAllocator.auto_max_files(142, TokenCount(128_000)), 12);
+    /// assert_eq!(BudgetAllocator.auto_max_files(10, TokenCount(128_000)), 5);
+    /// assert_eq!(BudgetAllocator.auto_max_files(50_000, TokenCount(1_000_000)), 300);
+    /// ```
+    pub fn auto_max_files(&self, total_files: usize, context_window: TokenCount) -> usize {
+        let base = (total_files as f64).sqrt().ceil().clamp(5.0, 40.0);
+        let scale = f64::from(context_window.0) / f64::from(CONTEXT_WINDOW_DEFAULT);
+        (base * scale).ceil().clamp(5.0, 300.0) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allocate(inputs: BudgetInputs) -> TokenBudget {
+        BudgetAllocator.allocate(&inputs)
+    }
+
+    #[test]
+    fn auto_budget_is_headroom() {
+        let budget = allocate(BudgetInputs::default());
+        assert_eq!(budget.total, TokenCount(123_500));
+        let budget = allocate(BudgetInputs {
+            conversation_tokens: Some(TokenCount(20_000)),
+            ..BudgetInputs::default()
+        });
+        assert_eq!(budget.total, TokenCount(103_500));
+        let budget = allocate(BudgetInputs {
+            conversation_tokens: Some(TokenCount(200_000)),
+            ..BudgetInputs::default()
+        });
+        assert_eq!(budget.total, TokenCount(0));
+    }
+
+    #[test]
+    fn resolution_order_is_pack_then_class_then_max_tokens() {
+        let all = BudgetInputs {
+            rule_pack_override: Some(TokenCount(1_000)),
+            per_task_class: Some(TokenCount(2_000)),
+            max_tokens: TokenCount(3_000),
+            ..BudgetInputs::default()
+        };
+        assert_eq!(allocate(all).total, TokenCount(1_000));
+        assert_eq!(allocate(all).source, BudgetSource::RulePack);
+        let no_pack = BudgetInputs {
+            rule_pack_override: None,
+            ..all
+        };
+        assert_eq!(allocate(no_pack).total, TokenCount(2_000));
+        let only_max = BudgetInputs {
+            per_task_class: None,
+            ..no_pack
+        };
+        assert_eq!(allocate(only_max).total, TokenCount(3_000));
+        assert_eq!(allocate(only_max).source, BudgetSource::MaxTokens);
+    }
+
+    #[test]
+    fn request_override_wins() {
+        let budget = allocate(BudgetInputs {
+            request_override: Some(TokenCount(500)),
+            rule_pack_override: Some(TokenCount(1_000)),
+            ..BudgetInputs::default()
+        });
+        assert_eq!(budget.total, TokenCount(500));
+        assert_eq!(budget.source, BudgetSource::RequestOverride);
+    }
+
+    #[test]
+    fn positive_base_clamps_only_with_window_information() {
+        let unclamped = allocate(BudgetInputs {
+            max_tokens: TokenCount(200_000),
+            ..BudgetInputs::default()
+        });
+        assert_eq!(unclamped.total, TokenCount(200_000));
+        let clamped = allocate(BudgetInputs {
+            max_tokens: TokenCount(200_000),
+            conversation_tokens: Some(TokenCount(100_000)),
+            ..BudgetInputs::default()
+        });
+        assert_eq!(clamped.total, TokenCount(23_500));
+        let windowed = allocate(BudgetInputs {
+            max_tokens: TokenCount(50_000),
+            context_window: Some(TokenCount(32_000)),
+            ..BudgetInputs::default()
+        });
+        assert_eq!(windowed.total, TokenCount(27_500));
+    }
+
+    #[test]
+    fn code_budget_never_negative() {
+        assert_eq!(
+            BudgetAllocator.code_budget(TokenCount(100), TokenCount(300)),
+            TokenCount(0)
+        );
+        assert_eq!(
+            BudgetAllocator.code_budget(TokenCount(1000), TokenCount(300)),
+            TokenCount(700)
+        );
+    }
+
+    #[test]
+    fn auto_max_files_follows_formula() {
+        let window = TokenCount(CONTEXT_WINDOW_DEFAULT);
+        assert_eq!(BudgetAllocator.auto_max_files(0, window), 5);
+        assert_eq!(BudgetAllocator.auto_max_files(142, window), 12);
+        assert_eq!(BudgetAllocator.auto_max_files(10_000, window), 40);
+        assert_eq!(BudgetAllocator.auto_max_files(10_000, TokenCount(200_000)), 63);
+        assert_eq!(BudgetAllocator.auto_max_files(10_000, TokenCount(8_000)), 5);
+    }
+}

@@ -1,0 +1,679 @@
+//! `aic.config.json` (seed §6): the typed configuration, its defaults, and parsing
+//! from JSON text with errors that name the field path, the value found and what
+//! was expected.
+//!
+//! Finding the file (walking up from the project root) and resolving `extends`
+//! is I/O and lives in the runner; this module parses text that the runner read.
+//! Every field of the seed's field reference is parsed and defaulted as the seed
+//! says. Keys the seed lists as reserved or ignored (`telemetry`, `output`) are
+//! accepted without effect; any other unknown key is reported in
+//! [`ParsedConfig::unknown_keys`] so the caller can warn once, naming them.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::intent::TaskClass;
+use crate::repo_map::{ContentHash, TokenCount};
+
+/// The default cap on a file's size for the RepoMap scan: 1 MiB.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// The effective configuration of one project.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AicConfig {
+    /// Config format version (`version`, default 1).
+    pub version: u32,
+    /// `contextBudget.*`.
+    pub context_budget: ContextBudgetConfig,
+    /// Rule packs in priority order (`rulePacks`, default `["built-in:default"]`).
+    pub rule_packs: Vec<String>,
+    /// `contextSelector.*`.
+    pub context_selector: ContextSelectorConfig,
+    /// `model.*`.
+    pub model: ModelConfig,
+    /// `guard.*`.
+    pub guard: GuardConfig,
+    /// `contentTransformers.*`.
+    pub content_transformers: ContentTransformersConfig,
+    /// `cache.*`.
+    pub cache: CacheConfig,
+    /// `repoMap.*`: scan limits (an `aic` addition to the seed's reference).
+    pub repo_map: RepoMapConfig,
+    /// `extends`: local path of a parent config, resolved by the loader.
+    pub extends: Option<String>,
+    /// `devMode` (integration layer, seed §2.2.1).
+    pub dev_mode: bool,
+    /// `skipCompileGate` (integration layer, seed §2.2.1; only with `devMode`).
+    pub skip_compile_gate: bool,
+}
+
+/// `contextBudget.*` (seed §6, §2.7).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextBudgetConfig {
+    /// `maxTokens`: 0 = auto headroom; positive = manual cap on the base budget.
+    pub max_tokens: TokenCount,
+    /// `perTaskClass`: per-class base budgets, consulted before `maxTokens`.
+    pub per_task_class: BTreeMap<TaskClass, TokenCount>,
+    /// `contextWindow`: the model's context window in tokens, when known; `None`
+    /// uses the default of 128,000.
+    pub context_window: Option<TokenCount>,
+}
+
+/// `contextSelector.*` (seed §6).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextSelectorConfig {
+    /// `type`: only `"heuristic"` is implemented; `"vector"` is accepted and falls
+    /// back to heuristic with a warning from the runner.
+    #[serde(rename = "type")]
+    pub selector_type: String,
+    /// `heuristic.maxFiles`: 0 = auto (seed §2.7 formula).
+    pub max_files: u32,
+}
+
+/// `model.*` (seed §6, §2.2).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelConfig {
+    /// `provider`: `openai`, `anthropic`, `ollama` or `custom`.
+    pub provider: Option<String>,
+    /// `endpoint`.
+    pub endpoint: Option<String>,
+    /// `apiKeyEnv`: the name of the variable that holds a key, never the key.
+    pub api_key_env: Option<String>,
+    /// `id`: the model id, when known.
+    pub id: Option<String>,
+}
+
+/// `guard.*` (seed §6, §8.4).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GuardConfig {
+    /// `enabled` (default true).
+    pub enabled: bool,
+    /// `additionalExclusions`: globs added to the never-include list.
+    pub additional_exclusions: Vec<String>,
+    /// `allowPatterns`: globs whose files skip content scanners.
+    pub allow_patterns: Vec<String>,
+}
+
+/// `contentTransformers.*` (seed §6, §8.5). All default to true.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[expect(missing_docs, reason = "each flag is the seed field of the same name")]
+pub struct ContentTransformersConfig {
+    pub enabled: bool,
+    pub strip_comments: bool,
+    pub normalize_whitespace: bool,
+    pub html_to_markdown: bool,
+    pub compact_json: bool,
+    pub skip_minified: bool,
+    pub skip_lock_files: bool,
+    pub skip_auto_generated: bool,
+}
+
+/// `cache.*` (seed §6, §11).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheConfig {
+    /// `enabled` (default true).
+    pub enabled: bool,
+    /// `ttlMinutes` (default 60).
+    pub ttl_minutes: u32,
+    /// `invalidateOn` (default `["config-change", "file-change"]`).
+    pub invalidate_on: Vec<String>,
+}
+
+/// `repoMap.*`: limits of the RepoMap scan.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RepoMapConfig {
+    /// `maxFileBytes`: files larger than this many bytes are left out of the map
+    /// and counted (default 1 MiB).
+    pub max_file_bytes: u64,
+}
+
+impl Default for AicConfig {
+    fn default() -> Self {
+        Self {
+            version: 1,
+            context_budget: ContextBudgetConfig::default(),
+            rule_packs: vec!["built-in:default".to_owned()],
+            context_selector: ContextSelectorConfig {
+                selector_type: "heuristic".to_owned(),
+                max_files: 0,
+            },
+            model: ModelConfig::default(),
+            guard: GuardConfig {
+                enabled: true,
+                additional_exclusions: Vec::new(),
+                allow_patterns: Vec::new(),
+            },
+            content_transformers: ContentTransformersConfig {
+                enabled: true,
+                strip_comments: true,
+                normalize_whitespace: true,
+                html_to_markdown: true,
+                compact_json: true,
+                skip_minified: true,
+                skip_lock_files: true,
+                skip_auto_generated: true,
+            },
+            cache: CacheConfig {
+                enabled: true,
+                ttl_minutes: 60,
+                invalidate_on: vec!["config-change".to_owned(), "file-change".to_owned()],
+            },
+            repo_map: RepoMapConfig {
+                max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            },
+            extends: None,
+            dev_mode: false,
+            skip_compile_gate: false,
+        }
+    }
+}
+
+impl AicConfig {
+    /// xxh3-128 over the canonical JSON of the effective configuration (object
+    /// keys sorted): equal configurations give equal hashes whatever the key order
+    /// or whitespace of the file.
+    pub fn config_hash(&self) -> ContentHash {
+        let canonical = serde_json::to_vec(self).unwrap_or_default();
+        ContentHash::of(&canonical)
+    }
+}
+
+/// A configuration parsed from text, with the keys that were ignored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParsedConfig {
+    /// The configuration, defaults filled in.
+    pub config: AicConfig,
+    /// Dotted paths of keys not in the field reference, in document order.
+    pub unknown_keys: Vec<String>,
+}
+
+/// An invalid configuration.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ConfigError {
+    /// The text is not JSON.
+    #[error("not valid JSON at line {line}, column {column}: {message}")]
+    Syntax {
+        /// One-based line.
+        line: usize,
+        /// One-based column.
+        column: usize,
+        /// The parser's description.
+        message: String,
+    },
+    /// A field holds a value of the wrong type or range.
+    #[error("{path}: expected {expected}, found {found}")]
+    InvalidValue {
+        /// Dotted field path, e.g. `contextBudget.maxTokens`.
+        path: String,
+        /// What the field accepts.
+        expected: String,
+        /// The value found, as JSON (strings longer than 60 characters cut).
+        found: String,
+    },
+}
+
+impl ConfigError {
+    fn invalid(path: &str, expected: &str, found: &Value) -> Self {
+        let mut found = found.to_string();
+        if found.chars().count() > 60 {
+            found = found.chars().take(57).collect::<String>() + "...";
+        }
+        Self::InvalidValue {
+            path: path.to_owned(),
+            expected: expected.to_owned(),
+            found,
+        }
+    }
+}
+
+/// Parses `aic.config.json` text.
+///
+/// An empty object, or a file holding only whitespace, gives the defaults.
+///
+/// # Errors
+///
+/// [`ConfigError::Syntax`] when the text is not JSON or not an object;
+/// [`ConfigError::InvalidValue`] naming the first field whose value is invalid.
+///
+/// # Examples
+///
+/// ```
+/// use aic_stages::config::parse_config;
+/// let err = parse_config(r#"{"contextBudget": {"maxTokens": "lots"}}"#).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     r#"contextBudget.maxTokens: expected a non-negative integer, found "lots""#
+/// );
+/// ```
+pub fn parse_config(text: &str) -> Result<ParsedConfig, ConfigError> {
+    if text.trim().is_empty() {
+        return Ok(ParsedConfig {
+            config: AicConfig::default(),
+            unknown_keys: Vec::new(),
+        });
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| ConfigError::Syntax {
+        line: e.line(),
+        column: e.column(),
+        message: strip_position(&e.to_string()),
+    })?;
+    parse_config_value(&value)
+}
+
+/// Parses an already-decoded JSON value (the loader merges `extends` chains as
+/// values, then calls this).
+///
+/// # Errors
+///
+/// As [`parse_config`].
+pub fn parse_config_value(value: &Value) -> Result<ParsedConfig, ConfigError> {
+    let Value::Object(root) = value else {
+        return Err(ConfigError::invalid("(root)", "a JSON object", value));
+    };
+    let mut reader = Reader::default();
+    let mut config = AicConfig::default();
+
+    for (key, value) in root {
+        match key.as_str() {
+            "version" => config.version = reader.u32("version", value)?,
+            "$schema" | "telemetry" | "output" => {}
+            "contextBudget" => {
+                reader.object("contextBudget", value, |reader, key, value| {
+                    let budget = &mut config.context_budget;
+                    match key {
+                        "maxTokens" => budget.max_tokens = reader.tokens("contextBudget.maxTokens", value)?,
+                        "contextWindow" => {
+                            budget.context_window = match value {
+                                Value::Null => None,
+                                _ => Some(reader.tokens("contextBudget.contextWindow", value)?),
+                            };
+                        }
+                        "perTaskClass" => {
+                            budget.per_task_class = reader.per_task_class(value)?;
+                        }
+                        _ => return Ok(false),
+                    }
+                    Ok(true)
+                })?;
+            }
+            "rulePacks" => config.rule_packs = reader.strings("rulePacks", value)?,
+            "contextSelector" => {
+                reader.object("contextSelector", value, |reader, key, value| {
+                    match key {
+                        "type" => {
+                            config.context_selector.selector_type = reader.one_of(
+                                "contextSelector.type",
+                                value,
+                                &["heuristic", "vector"],
+                            )?;
+                        }
+                        "heuristic" => {
+                            reader.object("contextSelector.heuristic", value, |reader, key, value| {
+                                match key {
+                                    "maxFiles" => {
+                                        config.context_selector.max_files =
+                                            reader.u32("contextSelector.heuristic.maxFiles", value)?;
+                                    }
+                                    // Documented as not read by the shipped schema.
+                                    "includePatterns" | "excludePatterns" => {}
+                                    _ => return Ok(false),
+                                }
+                                Ok(true)
+                            })?;
+                        }
+                        _ => return Ok(false),
+                    }
+                    Ok(true)
+                })?;
+            }
+            "model" => {
+                reader.object("model", value, |reader, key, value| {
+                    let model = &mut config.model;
+                    match key {
+                        "provider" => {
+                            model.provider = match value {
+                                Value::Null => None,
+                                _ => Some(reader.one_of(
+                                    "model.provider",
+                                    value,
+                                    &["openai", "anthropic", "ollama", "custom"],
+                                )?),
+                            };
+                        }
+                        "endpoint" => model.endpoint = reader.optional_string("model.endpoint", value)?,
+                        "apiKeyEnv" => model.api_key_env = reader.optional_string("model.apiKeyEnv", value)?,
+                        "id" => model.id = reader.optional_string("model.id", value)?,
+                        "model" => {}
+                        _ => return Ok(false),
+                    }
+                    Ok(true)
+                })?;
+            }
+            "guard" => {
+                reader.object("guard", value, |reader, key, value| {
+                    let guard = &mut config.guard;
+                    match key {
+                        "enabled" => guard.enabled = reader.bool("guard.enabled", value)?,
+                        "additionalExclusions" => {
+                            guard.additional_exclusions = reader.globs("guard.additionalExclusions", value)?;
+                        }
+                        "allowPatterns" => {
+                            guard.allow_patterns = reader.globs("guard.allowPatterns", value)?;
+                        }
+                        _ => return Ok(false),
+                    }
+                    Ok(true)
+                })?;
+            }
+            "contentTransformers" => {
+                reader.object("contentTransformers", value, |reader, key, value| {
+                    let transformers = &mut config.content_transformers;
+                    let flag = match key {
+                        "enabled" => &mut transformers.enabled,
+                        "stripComments" => &mut transformers.strip_comments,
+                        "normalizeWhitespace" => &mut transformers.normalize_whitespace,
+                        "htmlToMarkdown" => &mut transformers.html_to_markdown,
+                        "compactJson" => &mut transformers.compact_json,
+                        "skipMinified" => &mut transformers.skip_minified,
+                        "skipLockFiles" => &mut transformers.skip_lock_files,
+                        "skipAutoGenerated" => &mut transformers.skip_auto_generated,
+                        _ => return Ok(false),
+                    };
+                    *flag = reader.bool(&format!("contentTransformers.{key}"), value)?;
+                    Ok(true)
+                })?;
+            }
+            "cache" => {
+                reader.object("cache", value, |reader, key, value| {
+                    let cache = &mut config.cache;
+                    match key {
+                        "enabled" => cache.enabled = reader.bool("cache.enabled", value)?,
+                        "ttlMinutes" => cache.ttl_minutes = reader.u32("cache.ttlMinutes", value)?,
+                        "invalidateOn" => {
+                            let triggers = reader.strings("cache.invalidateOn", value)?;
+                            for (index, trigger) in triggers.iter().enumerate() {
+                                if trigger != "config-change" && trigger != "file-change" {
+                                    return Err(ConfigError::invalid(
+                                        &format!("cache.invalidateOn[{index}]"),
+                                        r#""config-change" or "file-change""#,
+                                        &Value::String(trigger.clone()),
+                                    ));
+                                }
+                            }
+                            cache.invalidate_on = triggers;
+                        }
+                        _ => return Ok(false),
+                    }
+                    Ok(true)
+                })?;
+            }
+            "repoMap" => {
+                reader.object("repoMap", value, |reader, key, value| {
+                    match key {
+                        "maxFileBytes" => {
+                            config.repo_map.max_file_bytes = reader.u64("repoMap.maxFileBytes", value)?;
+                        }
+                        _ => return Ok(false),
+                    }
+                    Ok(true)
+                })?;
+            }
+            "extends" => config.extends = reader.optional_string("extends", value)?,
+            "devMode" => config.dev_mode = reader.bool("devMode", value)?,
+            "skipCompileGate" => config.skip_compile_gate = reader.bool("skipCompileGate", value)?,
+            other => reader.unknown.push(other.to_owned()),
+        }
+    }
+    Ok(ParsedConfig {
+        config,
+        unknown_keys: reader.unknown,
+    })
+}
+
+fn strip_position(message: &str) -> String {
+    match message.find(" at line ") {
+        Some(index) => message[..index].to_owned(),
+        None => message.to_owned(),
+    }
+}
+
+#[derive(Default)]
+struct Reader {
+    unknown: Vec<String>,
+}
+
+impl Reader {
+    /// Visits the keys of an object field; `visit` returns `Ok(false)` for a key it
+    /// does not know, which is then recorded as unknown.
+    fn object(
+        &mut self,
+        path: &str,
+        value: &Value,
+        mut visit: impl FnMut(&mut Self, &str, &Value) -> Result<bool, ConfigError>,
+    ) -> Result<(), ConfigError> {
+        let Value::Object(map) = value else {
+            return Err(ConfigError::invalid(path, "an object", value));
+        };
+        for (key, value) in map {
+            if !visit(self, key, value)? {
+                self.unknown.push(format!("{path}.{key}"));
+            }
+        }
+        Ok(())
+    }
+
+    fn u64(&self, path: &str, value: &Value) -> Result<u64, ConfigError> {
+        value
+            .as_u64()
+            .ok_or_else(|| ConfigError::invalid(path, "a non-negative integer", value))
+    }
+
+    fn u32(&self, path: &str, value: &Value) -> Result<u32, ConfigError> {
+        let number = self.u64(path, value)?;
+        u32::try_from(number).map_err(|_| {
+            ConfigError::invalid(path, "a non-negative integer up to 4294967295", value)
+        })
+    }
+
+    fn tokens(&self, path: &str, value: &Value) -> Result<TokenCount, ConfigError> {
+        self.u32(path, value).map(TokenCount)
+    }
+
+    fn bool(&self, path: &str, value: &Value) -> Result<bool, ConfigError> {
+        value
+            .as_bool()
+            .ok_or_else(|| ConfigError::invalid(path, "true or false", value))
+    }
+
+    fn optional_string(&self, path: &str, value: &Value) -> Result<Option<String>, ConfigError> {
+        match value {
+            Value::Null => Ok(None),
+            Value::String(s) => Ok(Some(s.clone())),
+            other => Err(ConfigError::invalid(path, "a string or null", other)),
+        }
+    }
+
+    fn one_of(&self, path: &str, value: &Value, allowed: &[&str]) -> Result<String, ConfigError> {
+        match value {
+            Value::String(s) if allowed.contains(&s.as_str()) => Ok(s.clone()),
+            other => {
+                let expected = allowed
+                    .iter()
+                    .map(|a| format!("\"{a}\""))
+                    .collect::<Vec<_>>()
+                    .join(" or ");
+                Err(ConfigError::invalid(path, &expected, other))
+            }
+        }
+    }
+
+    fn strings(&self, path: &str, value: &Value) -> Result<Vec<String>, ConfigError> {
+        let Value::Array(items) = value else {
+            return Err(ConfigError::invalid(path, "an array of strings", value));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| match item {
+                Value::String(s) => Ok(s.clone()),
+                other => Err(ConfigError::invalid(&format!("{path}[{index}]"), "a string", other)),
+            })
+            .collect()
+    }
+
+    fn globs(&self, path: &str, value: &Value) -> Result<Vec<String>, ConfigError> {
+        let patterns = self.strings(path, value)?;
+        for (index, pattern) in patterns.iter().enumerate() {
+            if let Err(error) = globset::Glob::new(pattern) {
+                return Err(ConfigError::InvalidValue {
+                    path: format!("{path}[{index}]"),
+                    expected: format!("a valid glob ({})", error.kind()),
+                    found: Value::String(pattern.clone()).to_string(),
+                });
+            }
+        }
+        Ok(patterns)
+    }
+
+    fn per_task_class(&self, value: &Value) -> Result<BTreeMap<TaskClass, TokenCount>, ConfigError> {
+        let Value::Object(map): &Value = value else {
+            return Err(ConfigError::invalid(
+                "contextBudget.perTaskClass",
+                "an object of task class to token count",
+                value,
+            ));
+        };
+        let map: &Map<String, Value> = map;
+        let mut out = BTreeMap::new();
+        for (key, value) in map {
+            let path = format!("contextBudget.perTaskClass.{key}");
+            let Some(class) = TaskClass::parse(key) else {
+                return Err(ConfigError::InvalidValue {
+                    path,
+                    expected: "a task class key: refactor, bugfix, feature, docs, test or general".to_owned(),
+                    found: format!("\"{key}\""),
+                });
+            };
+            out.insert(class, self.tokens(&path, value)?);
+        }
+        Ok(out)
+    }
+}
+
+/// Deep-merges `child` over `parent`: objects merge key by key, any other value
+/// in the child replaces the parent's. Used to resolve `extends` chains.
+pub fn merge_config_values(parent: &Value, child: &Value) -> Value {
+    match (parent, child) {
+        (Value::Object(parent), Value::Object(child)) => {
+            let mut merged = parent.clone();
+            for (key, value) in child {
+                let next = match merged.get(key) {
+                    Some(existing) => merge_config_values(existing, value),
+                    None => value.clone(),
+                };
+                merged.insert(key.clone(), next);
+            }
+            Value::Object(merged)
+        }
+        (_, child) => child.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use test_case::test_case;
+
+    use super::*;
+
+    #[test]
+    fn empty_inputs_give_seed_defaults() {
+        for text in ["", "  \n", "{}"] {
+            let parsed = parse_config(text).unwrap();
+            assert_eq!(parsed.config, AicConfig::default());
+            assert!(parsed.unknown_keys.is_empty());
+        }
+        let defaults = AicConfig::default();
+        assert_eq!(defaults.context_budget.max_tokens, TokenCount(0));
+        assert_eq!(defaults.context_selector.max_files, 0);
+        assert_eq!(defaults.rule_packs, vec!["built-in:default"]);
+        assert_eq!(defaults.cache.ttl_minutes, 60);
+        assert!(defaults.guard.enabled);
+        assert!(defaults.content_transformers.skip_lock_files);
+    }
+
+    #[test]
+    fn parses_the_seed_example() {
+        let text = r#"{
+          "contextBudget": { "maxTokens": 15000, "perTaskClass": { "bugfix": 12000, "docs": 4000 } },
+          "contextSelector": { "heuristic": { "maxFiles": 25 } },
+          "guard": { "allowPatterns": ["test/fixtures/**"] }
+        }"#;
+        let config = parse_config(text).unwrap().config;
+        assert_eq!(config.context_budget.max_tokens, TokenCount(15000));
+        assert_eq!(
+            config.context_budget.per_task_class.get(&TaskClass::Bugfix),
+            Some(&TokenCount(12000))
+        );
+        assert_eq!(config.context_selector.max_files, 25);
+        assert_eq!(config.guard.allow_patterns, vec!["test/fixtures/**"]);
+    }
+
+    #[test_case(r#"{"contextBudget": {"maxTokens": "lots"}}"#, r#"contextBudget.maxTokens: expected a non-negative integer, found "lots""#)]
+    #[test_case(r#"{"contextBudget": {"maxTokens": -5}}"#, "contextBudget.maxTokens: expected a non-negative integer, found -5")]
+    #[test_case(r#"{"contextBudget": {"perTaskClass": {"hotfix": 10}}}"#, r#"contextBudget.perTaskClass.hotfix: expected a task class key: refactor, bugfix, feature, docs, test or general, found "hotfix""#)]
+    #[test_case(r#"{"guard": {"enabled": "yes"}}"#, r#"guard.enabled: expected true or false, found "yes""#)]
+    #[test_case(r#"{"guard": {"allowPatterns": ["a/[b"]}}"#, "guard.allowPatterns[0]: expected a valid glob (unclosed character class; missing ']'), found \"a/[b\"")]
+    #[test_case(r#"{"model": {"provider": "gpt"}}"#, r#"model.provider: expected "openai" or "anthropic" or "ollama" or "custom", found "gpt""#)]
+    #[test_case(r#"{"cache": {"invalidateOn": ["always"]}}"#, r#"cache.invalidateOn[0]: expected "config-change" or "file-change", found "always""#)]
+    #[test_case("[1, 2]", "(root): expected a JSON object, found [1,2]")]
+    fn invalid_values_name_path_value_and_expectation(text: &str, message: &str) {
+        assert_eq!(parse_config(text).unwrap_err().to_string(), message);
+    }
+
+    #[test]
+    fn syntax_errors_carry_position() {
+        let err = parse_config("{\n  \"version\": 1,\n}").unwrap_err();
+        let ConfigError::Syntax { line, .. } = err else {
+            panic!("expected a syntax error, got {err:?}");
+        };
+        assert_eq!(line, 3);
+    }
+
+    #[test]
+    fn unknown_keys_are_reported_with_full_paths() {
+        let parsed = parse_config(
+            r#"{"colour": 1, "guard": {"mode": "x"}, "telemetry": {"enabled": true}, "output": {}}"#,
+        )
+        .unwrap();
+        assert_eq!(parsed.unknown_keys, vec!["colour", "guard.mode"]);
+    }
+
+    #[test]
+    fn config_hash_ignores_key_order_and_whitespace() {
+        let a = parse_config(r#"{"guard": {"enabled": false}, "version": 1}"#).unwrap();
+        let b = parse_config(r#"{ "version": 1,"guard":{"enabled":false} }"#).unwrap();
+        let c = parse_config(r#"{"guard": {"enabled": true}}"#).unwrap();
+        assert_eq!(a.config.config_hash(), b.config.config_hash());
+        assert_ne!(a.config.config_hash(), c.config.config_hash());
+    }
+
+    #[test]
+    fn merge_overrides_leaves_and_keeps_siblings() {
+        let parent: Value = serde_json::from_str(r#"{"guard": {"enabled": false, "allowPatterns": ["a"]}, "version": 1}"#).unwrap();
+        let child: Value = serde_json::from_str(r#"{"guard": {"allowPatterns": ["b"]}}"#).unwrap();
+        let merged = merge_config_values(&parent, &child);
+        let config = parse_config_value(&merged).unwrap().config;
+        assert!(!config.guard.enabled);
+        assert_eq!(config.guard.allow_patterns, vec!["b"]);
+    }
+}

@@ -1,0 +1,392 @@
+//! IntentClassifier (seed §3 "Task Class", §14.1 Step 1): assigns a [`TaskClass`] to
+//! an intent from keyword tables, with a confidence and the subject tokens the
+//! selector matches against paths.
+//!
+//! Keywords match whole stemmed words (so "fix" matches "fixes" and "fixed" but not
+//! "prefix"), and multi-word keywords match consecutive words. Each keyword is
+//! either a *verb* that names the kind of work ("fix", "refactor") and is removed
+//! from the subject, or a *noun* that names the kind of work and can also be the
+//! subject ("error", "build", "readme"), which stays a subject token.
+
+use serde::Serialize;
+
+use crate::terms::{is_stopword, split_words, stem};
+
+/// The kind of task an intent asks for (seed §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskClass {
+    /// Restructure code without changing behaviour.
+    Refactor,
+    /// Fix a defect.
+    Bugfix,
+    /// Add new behaviour.
+    Feature,
+    /// Write or change documentation.
+    Docs,
+    /// Write or change tests.
+    Test,
+    /// Anything else, or no keyword matched.
+    General,
+}
+
+impl TaskClass {
+    /// All classes, in the order used for tables.
+    pub const ALL: [Self; 6] = [
+        Self::Refactor,
+        Self::Bugfix,
+        Self::Feature,
+        Self::Docs,
+        Self::Test,
+        Self::General,
+    ];
+
+    /// The seed's lower-case name (`refactor`, `bugfix`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Refactor => "refactor",
+            Self::Bugfix => "bugfix",
+            Self::Feature => "feature",
+            Self::Docs => "docs",
+            Self::Test => "test",
+            Self::General => "general",
+        }
+    }
+
+    /// Parses the seed's lower-case name.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|class| class.as_str() == name)
+    }
+
+    /// Tie-break priority when two classes match the same number of keywords:
+    /// lower wins. Docs and test keywords are specific ("readme", "unit test");
+    /// feature keywords ("add", "new") are the most generic.
+    fn priority(self) -> u8 {
+        match self {
+            Self::Docs => 0,
+            Self::Test => 1,
+            Self::Bugfix => 2,
+            Self::Refactor => 3,
+            Self::Feature => 4,
+            Self::General => 5,
+        }
+    }
+}
+
+impl std::fmt::Display for TaskClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Names the work only; never a subject token.
+    Verb,
+    /// Names the work and may be the subject; stays a subject token.
+    Noun,
+}
+
+use Role::{Noun, Verb};
+
+/// The keyword tables: (class, keyword as written, role). Multi-word keywords are
+/// matched as consecutive stemmed words.
+const KEYWORDS: &[(TaskClass, &str, Role)] = &[
+    (TaskClass::Refactor, "refactor", Verb),
+    (TaskClass::Refactor, "restructure", Verb),
+    (TaskClass::Refactor, "reorganize", Verb),
+    (TaskClass::Refactor, "reorganise", Verb),
+    (TaskClass::Refactor, "clean up", Verb),
+    (TaskClass::Refactor, "cleanup", Verb),
+    (TaskClass::Refactor, "simplify", Verb),
+    (TaskClass::Refactor, "migrate", Verb),
+    (TaskClass::Refactor, "extract", Verb),
+    (TaskClass::Refactor, "rename", Verb),
+    (TaskClass::Refactor, "dedupe", Verb),
+    (TaskClass::Refactor, "deduplicate", Verb),
+    (TaskClass::Refactor, "consolidate", Verb),
+    (TaskClass::Refactor, "decouple", Verb),
+    (TaskClass::Refactor, "move", Verb),
+    (TaskClass::Refactor, "split", Noun),
+    (TaskClass::Refactor, "inline", Noun),
+    (TaskClass::Bugfix, "fix", Verb),
+    (TaskClass::Bugfix, "bug", Noun),
+    (TaskClass::Bugfix, "bugfix", Verb),
+    (TaskClass::Bugfix, "broken", Verb),
+    (TaskClass::Bugfix, "crash", Noun),
+    (TaskClass::Bugfix, "repair", Verb),
+    (TaskClass::Bugfix, "wrong", Verb),
+    (TaskClass::Bugfix, "fail", Verb),
+    (TaskClass::Bugfix, "regression", Noun),
+    (TaskClass::Bugfix, "error", Noun),
+    (TaskClass::Bugfix, "exception", Noun),
+    (TaskClass::Bugfix, "issue", Noun),
+    (TaskClass::Bugfix, "panic", Noun),
+    (TaskClass::Bugfix, "incorrect", Verb),
+    (TaskClass::Bugfix, "resolve", Verb),
+    (TaskClass::Bugfix, "patch", Noun),
+    (TaskClass::Feature, "add", Verb),
+    (TaskClass::Feature, "create", Verb),
+    (TaskClass::Feature, "implement", Verb),
+    (TaskClass::Feature, "introduce", Verb),
+    (TaskClass::Feature, "extend", Verb),
+    (TaskClass::Feature, "enable", Verb),
+    (TaskClass::Feature, "allow", Verb),
+    (TaskClass::Feature, "new", Verb),
+    (TaskClass::Feature, "feature", Noun),
+    (TaskClass::Feature, "support", Noun),
+    (TaskClass::Feature, "integrate", Verb),
+    (TaskClass::Docs, "document", Verb),
+    (TaskClass::Docs, "documentation", Noun),
+    (TaskClass::Docs, "docs", Noun),
+    (TaskClass::Docs, "readme", Noun),
+    (TaskClass::Docs, "docstring", Noun),
+    (TaskClass::Docs, "jsdoc", Noun),
+    (TaskClass::Docs, "changelog", Noun),
+    (TaskClass::Docs, "comment", Noun),
+    (TaskClass::Docs, "typo", Noun),
+    (TaskClass::Test, "test", Noun),
+    (TaskClass::Test, "unit test", Noun),
+    (TaskClass::Test, "integration test", Noun),
+    (TaskClass::Test, "e2e", Noun),
+    (TaskClass::Test, "spec", Noun),
+    (TaskClass::Test, "coverage", Noun),
+    (TaskClass::Test, "mock", Noun),
+    (TaskClass::Test, "fixture", Noun),
+    (TaskClass::Test, "assert", Noun),
+    (TaskClass::Test, "snapshot", Noun),
+];
+
+/// The outcome of classifying an intent (seed §8 `TaskClassification`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskClassification {
+    /// The class assigned.
+    pub task_class: TaskClass,
+    /// Confidence in `[0, 1]`; 0 for [`TaskClass::General`] with no keyword.
+    pub confidence: f64,
+    /// The keywords of the winning class found in the intent, as written in the
+    /// table, in the order they first appear in the intent.
+    pub matched_keywords: Vec<String>,
+    /// Subject tokens: the intent's words less stop words and verb keywords,
+    /// lower-cased and stemmed, deduplicated, in intent order.
+    pub subject_tokens: Vec<String>,
+}
+
+/// Classifies intents with the keyword tables above.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IntentClassifier;
+
+struct KeywordHit {
+    class: TaskClass,
+    keyword: &'static str,
+    role: Role,
+    /// Index of the first intent word of the match.
+    position: usize,
+    /// Number of intent words the keyword spans.
+    width: usize,
+}
+
+impl IntentClassifier {
+    /// Classifies one intent.
+    ///
+    /// The class with most distinct keyword hits wins; ties go to the more specific
+    /// class (docs, test, bugfix, refactor, feature). Confidence is
+    /// `1 − 0.5^hits`, raised by 0.25 when the intent opens with one of the class's
+    /// keywords ("fix …", "refactor …"), scaled by the winner's share of all hits,
+    /// and capped at 1.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use aic_stages::intent::{IntentClassifier, TaskClass};
+    /// let c = IntentClassifier.classify("fix null check in user service");
+    /// assert_eq!(c.task_class, TaskClass::Bugfix);
+    /// assert_eq!(c.matched_keywords, ["fix"]);
+    /// assert_eq!(c.subject_tokens, ["null", "check", "user", "servic"]);
+    /// ```
+    pub fn classify(&self, intent: &str) -> TaskClassification {
+        let words: Vec<String> = split_words(intent);
+        let stems: Vec<String> = words.iter().map(|w| stem(w)).collect();
+        let hits = find_keywords(&stems);
+
+        let mut best: Option<(TaskClass, usize)> = None;
+        let mut total_hits = 0usize;
+        for class in TaskClass::ALL {
+            let count = distinct_keywords(&hits, class);
+            total_hits += count;
+            if count == 0 {
+                continue;
+            }
+            best = match best {
+                Some((current, current_count))
+                    if current_count > count
+                        || (current_count == count && current.priority() < class.priority()) =>
+                {
+                    Some((current, current_count))
+                }
+                _ => Some((class, count)),
+            };
+        }
+
+        let mut verb_positions = vec![false; words.len()];
+        for hit in hits.iter().filter(|h| h.role == Verb) {
+            for flag in &mut verb_positions[hit.position..hit.position + hit.width] {
+                *flag = true;
+            }
+        }
+        let mut subject_tokens: Vec<String> = Vec::new();
+        for (index, (word, stemmed)) in words.iter().zip(&stems).enumerate() {
+            if verb_positions[index] || word.chars().count() < 2 || is_stopword(word) {
+                continue;
+            }
+            if !subject_tokens.contains(stemmed) {
+                subject_tokens.push(stemmed.clone());
+            }
+        }
+
+        let Some((task_class, count)) = best else {
+            return TaskClassification {
+                task_class: TaskClass::General,
+                confidence: 0.0,
+                matched_keywords: Vec::new(),
+                subject_tokens,
+            };
+        };
+        let mut matched_keywords: Vec<String> = Vec::new();
+        for hit in hits.iter().filter(|h| h.class == task_class) {
+            if !matched_keywords.iter().any(|k| k == hit.keyword) {
+                matched_keywords.push(hit.keyword.to_owned());
+            }
+        }
+        let opens_with_keyword = hits
+            .iter()
+            .any(|h| h.class == task_class && h.position == 0);
+        let exponent = i32::try_from(count).unwrap_or(i32::MAX);
+        let mut confidence = 1.0 - 0.5f64.powi(exponent);
+        if opens_with_keyword {
+            confidence += 0.25;
+        }
+        confidence *= count as f64 / total_hits as f64;
+        let confidence = (confidence.min(1.0) * 100.0).round() / 100.0;
+        TaskClassification {
+            task_class,
+            confidence,
+            matched_keywords,
+            subject_tokens,
+        }
+    }
+}
+
+fn find_keywords(stems: &[String]) -> Vec<KeywordHit> {
+    let mut hits = Vec::new();
+    for &(class, keyword, role) in KEYWORDS {
+        let keyword_stems: Vec<String> = split_words(keyword).iter().map(|w| stem(w)).collect();
+        let width = keyword_stems.len();
+        if width == 0 || width > stems.len() {
+            continue;
+        }
+        for position in 0..=stems.len() - width {
+            if stems[position..position + width] == keyword_stems[..] {
+                hits.push(KeywordHit {
+                    class,
+                    keyword,
+                    role,
+                    position,
+                    width,
+                });
+            }
+        }
+    }
+    // A multi-word keyword ("unit test") subsumes its single-word parts ("test").
+    let spans: Vec<(usize, usize)> = hits
+        .iter()
+        .filter(|h| h.width > 1)
+        .map(|h| (h.position, h.width))
+        .collect();
+    hits.retain(|h| {
+        h.width > 1
+            || !spans
+                .iter()
+                .any(|&(p, w)| h.position >= p && h.position < p + w)
+    });
+    hits.sort_by_key(|h| (h.position, h.keyword));
+    hits
+}
+
+fn distinct_keywords(hits: &[KeywordHit], class: TaskClass) -> usize {
+    let mut keywords: Vec<&str> = hits
+        .iter()
+        .filter(|h| h.class == class)
+        .map(|h| h.keyword)
+        .collect();
+    keywords.sort_unstable();
+    keywords.dedup();
+    keywords.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use test_case::test_case;
+
+    use super::*;
+
+    #[test_case("fix null check in user service", TaskClass::Bugfix)]
+    #[test_case("Fixes the crash when the config is empty", TaskClass::Bugfix)]
+    #[test_case("refactor auth module to use JWT", TaskClass::Refactor)]
+    #[test_case("add pagination to the users endpoint", TaskClass::Feature)]
+    #[test_case("document the rule pack format in the README", TaskClass::Docs)]
+    #[test_case("write unit tests for the tokenizer", TaskClass::Test)]
+    #[test_case("how does the selector score files", TaskClass::General)]
+    #[test_case("", TaskClass::General)]
+    #[test_case("prefix handling in debug output", TaskClass::General)]
+    fn classifies(intent: &str, expected: TaskClass) {
+        assert_eq!(IntentClassifier.classify(intent).task_class, expected);
+    }
+
+    #[test]
+    fn seed_worked_example() {
+        let c = IntentClassifier.classify("fix null check in user service");
+        assert_eq!(c.task_class, TaskClass::Bugfix);
+        assert_eq!(c.matched_keywords, vec!["fix"]);
+        assert!((c.confidence - 0.75).abs() < 1e-9);
+    }
+
+    #[test]
+    fn general_has_zero_confidence_and_keeps_subject() {
+        let c = IntentClassifier.classify("how does the selector score files");
+        assert!(c.confidence.abs() < f64::EPSILON);
+        assert_eq!(c.subject_tokens, vec!["selector", "score", "file"]);
+    }
+
+    #[test]
+    fn noun_keywords_stay_in_subject() {
+        let c = IntentClassifier.classify("fix error handling in the parser");
+        assert_eq!(c.task_class, TaskClass::Bugfix);
+        assert_eq!(c.matched_keywords, vec!["fix", "error"]);
+        assert!(c.subject_tokens.contains(&"error".to_owned()));
+        assert!(!c.subject_tokens.contains(&"fix".to_owned()));
+    }
+
+    #[test]
+    fn multi_word_keyword_subsumes_its_parts() {
+        let c = IntentClassifier.classify("add integration test for login");
+        assert_eq!(c.task_class, TaskClass::Test);
+        assert_eq!(c.matched_keywords, vec!["integration test"]);
+    }
+
+    #[test]
+    fn mixed_signals_lower_confidence() {
+        let clean = IntentClassifier.classify("fix the login bug");
+        let mixed = IntentClassifier.classify("fix the login bug and add a test");
+        assert_eq!(mixed.task_class, TaskClass::Bugfix);
+        assert!(mixed.confidence < clean.confidence);
+    }
+
+    #[test]
+    fn whole_words_only() {
+        let c = IntentClassifier.classify("prefix debugger");
+        assert_eq!(c.task_class, TaskClass::General);
+        assert!(c.matched_keywords.is_empty());
+    }
+}

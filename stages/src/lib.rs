@@ -1,0 +1,30 @@
+//! Every stage of the `aic` pipeline as pure code: bytes and configuration in,
+//! values out. No filesystem, no clock, no cache.
+//!
+//! The stages follow the seed's pipeline (`aic-project-plan.md` §4.1):
+//! [`intent::IntentClassifier`] → [`rule_pack::RulePackResolver`] →
+//! [`budget::BudgetAllocator`] → [`selector::HeuristicSelector`] →
+//! [`guard::ContextGuard`] → [`transform::ContentTransformerPipeline`] →
+//! [`ladder::SummarisationLadder`] → [`assembler::PromptAssembler`]. The runner in
+//! the `aic` crate walks the repository, reads files and moves data between them.
+//!
+//! # Example
+//!
+//! ```
+//! use aic_stages::intent::{IntentClassifier, TaskClass};
+//! use aic_stages::budget::{BudgetAllocator, BudgetInputs};
+//!
+//! let task = IntentClassifier.classify("fix the crash in the config loader");
+//! assert_eq!(task.task_class, TaskClass::Bugfix);
+//! let budget = BudgetAllocator.allocate(&BudgetInputs::default());
+//! assert_eq!(budget.total.0, 123_500);
+//! ```
+#![deny(missing_docs)]
+
+pub mod budget;
+pub mod config;
+pub mod intent;
+pub mod repo_map;
+pub mod rule_pack;
+pub mod terms;
+pub mod tokens;
