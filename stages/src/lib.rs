@@ -23,6 +23,7 @@
 
 pub mod budget;
 pub mod config;
+pub mod guard;
 pub mod intent;
 pub mod repo_map;
 pub mod rule_pack;
