@@ -21,11 +21,16 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod assembler;
 pub mod budget;
 pub mod config;
 pub mod guard;
 pub mod intent;
+pub mod ladder;
+pub mod pattern;
 pub mod repo_map;
 pub mod rule_pack;
+pub mod selector;
 pub mod terms;
 pub mod tokens;
+pub mod transform;

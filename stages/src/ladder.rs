@@ -1,0 +1,258 @@
+//! SummarisationLadder (seed §3 glossary "Summarisation Ladder", §4.1 Step 6),
+//! first cut: L0 full content and L3 names-only.
+//!
+//! When the selected files at full content fit the code budget, all go in at
+//! [`InclusionTier::L0`]: compression happens only when it must. Otherwise files
+//! are compressed least relevant first — score ascending, then larger first (more
+//! saving), then path ascending — one tier step at a time across all files
+//! before the next step, until the context fits. When every file is at its
+//! smallest tier and the context still does not fit, files are dropped in the
+//! same order (seed §12 "include what fits at names-only").
+//!
+//! L1 (signatures and docs) and L2 (signatures only) need the tree-sitter
+//! language providers; until they exist a file has no L1/L2 render and the
+//! ladder steps from L0 straight to L3.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use crate::repo_map::{RelativePath, TokenCount};
+
+/// How much of a file goes into the prompt (seed §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum InclusionTier {
+    /// Full (transformed) content.
+    L0,
+    /// Signatures with their doc comments.
+    L1,
+    /// Signatures only.
+    L2,
+    /// Names of the file's definitions only.
+    L3,
+}
+
+impl InclusionTier {
+    /// All tiers, fullest first.
+    pub const ALL: [Self; 4] = [Self::L0, Self::L1, Self::L2, Self::L3];
+
+    /// The seed's name: `full`, `signatures+docs`, `signatures-only`, `names-only`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::L0 => "full",
+            Self::L1 => "signatures+docs",
+            Self::L2 => "signatures-only",
+            Self::L3 => "names-only",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// One file offered to the ladder: its renders per tier with their token cost in
+/// the prompt (heading and fences included).
+#[derive(Clone, Debug)]
+pub struct LadderFile {
+    /// The file.
+    pub path: RelativePath,
+    /// Selection score in `[0, 1]`.
+    pub score: f64,
+    /// Token cost of the file's block at each tier, `None` where the tier has no
+    /// render. L0 is always present.
+    pub costs: [Option<TokenCount>; 4],
+    /// When set, the file may not go below this tier (direct targets stay full).
+    pub floor: Option<InclusionTier>,
+}
+
+/// The ladder's decision for one file: its tier, or `None` when dropped.
+pub type TierChoice = Option<InclusionTier>;
+
+/// Fits files into a code budget.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SummarisationLadder;
+
+impl SummarisationLadder {
+    /// Chooses a tier per file (same order as `files`) so that the summed costs
+    /// fit `budget`, and returns the choices with their total cost.
+    ///
+    /// Files with a floor tier are never compressed below it nor dropped before
+    /// every other file has been dropped.
+    pub fn fit(&self, files: &[LadderFile], budget: TokenCount) -> (Vec<TierChoice>, TokenCount) {
+        let mut tiers: Vec<TierChoice> = vec![Some(InclusionTier::L0); files.len()];
+        let cost = |tiers: &[TierChoice]| -> u64 {
+            tiers
+                .iter()
+                .zip(files)
+                .filter_map(|(tier, file)| tier.and_then(|t| file.costs[t.index()]))
+                .map(TokenCount::get)
+                .sum()
+        };
+        let mut total = cost(&tiers);
+        let budget_tokens = budget.get();
+        if total <= budget_tokens {
+            return (tiers, TokenCount::from_u64(total));
+        }
+
+        let mut order: Vec<usize> = (0..files.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (fa, fb) = (&files[a], &files[b]);
+            fa.score
+                .total_cmp(&fb.score)
+                .then_with(|| fb.costs[0].cmp(&fa.costs[0]))
+                .then_with(|| fa.path.cmp(&fb.path))
+        });
+
+        for target in [InclusionTier::L1, InclusionTier::L2, InclusionTier::L3] {
+            for &index in &order {
+                let file = &files[index];
+                let Some(current) = tiers[index] else { continue };
+                if current >= target || file.floor.is_some_and(|floor| target > floor) {
+                    continue;
+                }
+                let (Some(now), Some(next)) = (file.costs[current.index()], file.costs[target.index()]) else {
+                    continue;
+                };
+                if next < now {
+                    tiers[index] = Some(target);
+                    total = total - now.get() + next.get();
+                    if total <= budget_tokens {
+                        return (tiers, TokenCount::from_u64(total));
+                    }
+                }
+            }
+        }
+
+        let (floored, free): (Vec<usize>, Vec<usize>) =
+            order.iter().partition(|&&index| files[index].floor.is_some());
+        for index in free.into_iter().chain(floored) {
+            if total <= budget_tokens {
+                break;
+            }
+            if let Some(tier) = tiers[index].take()
+                && let Some(cost) = files[index].costs[tier.index()]
+            {
+                total -= cost.get();
+            }
+        }
+        (tiers, TokenCount::from_u64(total))
+    }
+}
+
+/// Renders the names-only (L3) tier of a file: one line per definition found by
+/// the generic name patterns (`fn`, `struct`, `class`, `def`, `function`,
+/// `interface`, `type`, `func`, …), in file order, deduplicated, at most 200
+/// lines. A file with no recognisable definition gets one line giving its size,
+/// so the render is never empty.
+///
+/// # Examples
+///
+/// ```
+/// use aic_stages::ladder::names_only;
+/// let text = "pub struct Config {}\nimpl Config {\n    pub fn load() {}\n}\n";
+/// assert_eq!(names_only(text), "struct Config\nfn load\n");
+/// ```
+pub fn names_only(content: &str) -> String {
+    static PATTERN: OnceLock<Regex> = OnceLock::new();
+    let pattern = PATTERN.get_or_init(|| {
+        Regex::new(
+            r"(?m)^[ \t]*(?:(?:pub(?:\([^)]*\))?|export|default|public|private|protected|internal|static|abstract|final|async|unsafe|extern|sealed|open|override|virtual|partial|declare)\s+)*(fn|struct|enum|trait|union|mod|macro_rules!|class|interface|type|def|function\*?|func|module|record|object|protocol|extension|impl)\s+([A-Za-z_$][A-Za-z0-9_$]*)",
+        )
+        .expect("the names pattern is a valid constant regex")
+    });
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for captures in pattern.captures_iter(content) {
+        let kind = captures[1].trim_end_matches(['!', '*']).to_owned();
+        let name = captures[2].to_owned();
+        if kind == "impl" || seen.iter().any(|(_, n)| *n == name) {
+            continue;
+        }
+        seen.push((kind, name));
+        if seen.len() == 200 {
+            break;
+        }
+    }
+    if seen.is_empty() {
+        let lines = content.lines().count();
+        return format!("(no definitions found; {lines} lines, {} bytes)\n", content.len());
+    }
+    seen.iter().fold(String::new(), |mut out, (kind, name)| {
+        out.push_str(kind);
+        out.push(' ');
+        out.push_str(name);
+        out.push('\n');
+        out
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, score: f64, l0: u32, l3: u32) -> LadderFile {
+        LadderFile {
+            path: RelativePath::new(path).unwrap(),
+            score,
+            costs: [Some(TokenCount(l0)), None, None, Some(TokenCount(l3))],
+            floor: None,
+        }
+    }
+
+    #[test]
+    fn everything_full_when_it_fits() {
+        let files = [file("a", 0.9, 100, 10), file("b", 0.1, 100, 10)];
+        let (tiers, total) = SummarisationLadder.fit(&files, TokenCount(200));
+        assert_eq!(tiers, [Some(InclusionTier::L0), Some(InclusionTier::L0)]);
+        assert_eq!(total, TokenCount(200));
+    }
+
+    #[test]
+    fn least_relevant_compressed_first() {
+        let files = [file("a", 0.9, 100, 10), file("b", 0.1, 100, 10)];
+        let (tiers, total) = SummarisationLadder.fit(&files, TokenCount(150));
+        assert_eq!(tiers, [Some(InclusionTier::L0), Some(InclusionTier::L3)]);
+        assert_eq!(total, TokenCount(110));
+    }
+
+    #[test]
+    fn ties_compress_larger_then_path_first() {
+        let files = [file("b", 0.5, 100, 10), file("a", 0.5, 100, 10), file("c", 0.5, 300, 10)];
+        let (tiers, _) = SummarisationLadder.fit(&files, TokenCount(300));
+        assert_eq!(tiers[2], Some(InclusionTier::L3), "largest first");
+        assert_eq!(tiers[0], Some(InclusionTier::L0));
+        let (tiers, _) = SummarisationLadder.fit(&files, TokenCount(130));
+        assert_eq!(tiers[1], Some(InclusionTier::L3), "then `a` before `b`");
+        assert_eq!(tiers[0], Some(InclusionTier::L0));
+    }
+
+    #[test]
+    fn drops_least_relevant_when_names_do_not_fit() {
+        let files = [file("a", 0.9, 100, 50), file("b", 0.1, 100, 50)];
+        let (tiers, total) = SummarisationLadder.fit(&files, TokenCount(60));
+        assert_eq!(tiers, [Some(InclusionTier::L3), None]);
+        assert_eq!(total, TokenCount(50));
+        let (tiers, total) = SummarisationLadder.fit(&files, TokenCount(10));
+        assert_eq!(tiers, [None, None]);
+        assert_eq!(total, TokenCount(0));
+    }
+
+    #[test]
+    fn floor_keeps_direct_targets_full() {
+        let mut target = file("t", 0.1, 100, 10);
+        target.floor = Some(InclusionTier::L0);
+        let files = [file("a", 0.9, 100, 10), target];
+        let (tiers, _) = SummarisationLadder.fit(&files, TokenCount(150));
+        assert_eq!(tiers, [Some(InclusionTier::L3), Some(InclusionTier::L0)]);
+    }
+
+    #[test]
+    fn names_only_lists_definitions_across_languages() {
+        let python = "class Parser:\n    def parse(self):\n        pass\n\nasync def main():\n    pass\n";
+        assert_eq!(names_only(python), "class Parser\ndef parse\ndef main\n");
+        let ts = "export default class App {}\nexport async function load() {}\ninterface Props {}\n";
+        assert_eq!(names_only(ts), "class App\nfunction load\ninterface Props\n");
+        assert_eq!(names_only("just text\n"), "(no definitions found; 1 lines, 10 bytes)\n");
+    }
+}

@@ -1,0 +1,502 @@
+//! HeuristicSelector (seed §8 "HeuristicSelector Scoring Detail"), first cut.
+//!
+//! Candidates are the RepoMap files that pass the merged rule pack's
+//! `includePatterns`/`excludePatterns`. Each gets five signals in `[0, 1]`:
+//!
+//! - **path relevance**: the share of the intent's subject tokens that are whole
+//!   words of the path (file-name words count 1.0, directory words 0.6). Words are
+//!   compared stemmed ([`crate::terms`]), never as substrings, so "fix" does not
+//!   match `prefix.ts` or `fixtures/` and "bug" does not match `debug.py`;
+//! - **import proximity** and **symbol relevance**: 0 in this first cut (they need
+//!   the language providers); present in every trace;
+//! - **recency**: the rank of the file's modification time among candidates,
+//!   newest 1.0, oldest 0.0;
+//! - **size penalty**: inverted min-max of estimated tokens, smallest 1.0.
+//!
+//! `score = clamp01(Σ signal × weight + 0.2 × boosts − 0.2 × penalties)`, with
+//! the recency term halved when the classifier's confidence is below 0.5.
+//! Candidates whose path relevance, import proximity and symbol relevance are all
+//! zero are excluded (`zero_semantic_signal`). The rest are ordered by score
+//! descending, then path ascending, and cut at `maxFiles`.
+
+use serde::Serialize;
+
+use crate::intent::{TaskClass, TaskClassification};
+use crate::pattern::PatternSet;
+use crate::repo_map::{FileEntry, Language, RelativePath, RepoMap, TokenCount};
+use crate::rule_pack::RulePack;
+use crate::terms::{path_terms, split_words, stem};
+
+/// Signal weights for one task class (seed §8 weights table).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[expect(missing_docs, reason = "each weight is the signal of the same name")]
+pub struct SignalWeights {
+    pub path_relevance: f64,
+    pub import_proximity: f64,
+    pub symbol_relevance: f64,
+    pub recency: f64,
+    pub size_penalty: f64,
+}
+
+impl SignalWeights {
+    /// The seed's default weights for a task class.
+    pub fn for_task_class(task_class: TaskClass) -> Self {
+        let (path, import, symbol, recency, size) = match task_class {
+            TaskClass::Refactor => (0.20, 0.36, 0.20, 0.16, 0.08),
+            TaskClass::Bugfix => (0.20, 0.28, 0.20, 0.24, 0.08),
+            TaskClass::Docs => (0.40, 0.16, 0.20, 0.16, 0.08),
+            TaskClass::Feature | TaskClass::Test | TaskClass::General => (0.32, 0.24, 0.20, 0.16, 0.08),
+        };
+        Self {
+            path_relevance: path,
+            import_proximity: import,
+            symbol_relevance: symbol,
+            recency,
+            size_penalty: size,
+        }
+    }
+}
+
+/// The raw signal values of one candidate, each in `[0, 1]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[expect(missing_docs, reason = "each field is the signal of the same name")]
+pub struct SelectionSignals {
+    pub path_relevance: f64,
+    pub import_proximity: f64,
+    pub symbol_relevance: f64,
+    pub recency: f64,
+    pub size_penalty: f64,
+}
+
+impl SelectionSignals {
+    fn has_semantic_signal(&self) -> bool {
+        self.path_relevance > 0.0 || self.import_proximity > 0.0 || self.symbol_relevance > 0.0
+    }
+}
+
+/// One scored candidate.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScoredFile {
+    /// The file.
+    pub path: RelativePath,
+    /// Its language.
+    pub language: Language,
+    /// Estimated tokens (from size).
+    pub estimated_tokens: TokenCount,
+    /// Final score in `[0, 1]`.
+    pub score: f64,
+    /// Raw signals.
+    pub signals: SelectionSignals,
+    /// Rule-pack boost patterns that matched.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub boosted_by: Vec<String>,
+    /// Rule-pack penalize patterns that matched.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub penalized_by: Vec<String>,
+}
+
+/// Why a file is not in the selection.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "reason")]
+pub enum ExclusionReason {
+    /// It matched an `excludePatterns` glob.
+    ExcludePattern {
+        /// The glob.
+        pattern: String,
+    },
+    /// `includePatterns` is non-empty and none matched.
+    NotIncluded,
+    /// Path relevance, import proximity and symbol relevance are all zero.
+    ZeroSemanticSignal,
+    /// Ranked below the `maxFiles` cut.
+    MaxFiles {
+        /// The cap in force.
+        max_files: usize,
+    },
+}
+
+/// A file left out, with its score when it was scored.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExcludedFile {
+    /// The file.
+    pub path: RelativePath,
+    /// Score, for files excluded after scoring.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Why.
+    #[serde(flatten)]
+    pub reason: ExclusionReason,
+}
+
+/// The selector's result with the trace of every decision.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Selection {
+    /// Selected files, best first (score desc, path asc); at most `maxFiles`.
+    pub files: Vec<ScoredFile>,
+    /// Every other file of the RepoMap with its reason: rule exclusions first (path
+    /// order), then zero-signal files (path order), then those cut by `maxFiles`
+    /// (rank order).
+    pub excluded: Vec<ExcludedFile>,
+    /// Number of candidates after include/exclude patterns.
+    pub candidates: usize,
+    /// Whether `maxFiles` cut any scored file.
+    pub truncated: bool,
+    /// The weights used.
+    pub weights: Option<SignalWeights>,
+}
+
+/// An invalid rule-pack pattern.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid glob `{pattern}` in rule pack field `{field}`")]
+pub struct SelectorError {
+    /// Rule pack field.
+    pub field: &'static str,
+    /// The pattern.
+    pub pattern: String,
+    /// The glob error.
+    #[source]
+    pub source: globset::Error,
+}
+
+/// Scores and ranks files.
+#[derive(Clone, Debug)]
+pub struct HeuristicSelector {
+    include: PatternSet,
+    exclude: PatternSet,
+    boost: PatternSet,
+    penalize: PatternSet,
+}
+
+impl HeuristicSelector {
+    /// Compiles the rule pack's patterns.
+    ///
+    /// # Errors
+    ///
+    /// [`SelectorError`] naming the first invalid pattern (packs are validated when
+    /// loaded, so this only fires for packs built in code).
+    pub fn new(rule_pack: &RulePack) -> Result<Self, SelectorError> {
+        let compile = |field: &'static str, patterns: &[String]| {
+            PatternSet::new(patterns).map_err(|(index, source)| SelectorError {
+                field,
+                pattern: patterns[index].clone(),
+                source,
+            })
+        };
+        Ok(Self {
+            include: compile("includePatterns", &rule_pack.include_patterns)?,
+            exclude: compile("excludePatterns", &rule_pack.exclude_patterns)?,
+            boost: compile("heuristic.boostPatterns", &rule_pack.heuristic.boost_patterns)?,
+            penalize: compile(
+                "heuristic.penalizePatterns",
+                &rule_pack.heuristic.penalize_patterns,
+            )?,
+        })
+    }
+
+    /// Selects up to `max_files` files of `repo` for `task`.
+    pub fn select(&self, repo: &RepoMap, task: &TaskClassification, max_files: usize) -> Selection {
+        let weights = SignalWeights::for_task_class(task.task_class);
+        let mut excluded = Vec::new();
+        let mut candidates: Vec<&FileEntry> = Vec::new();
+        for file in &repo.files {
+            if let Some(pattern) = self.exclude.matching(&file.path).first() {
+                excluded.push(ExcludedFile {
+                    path: file.path.clone(),
+                    score: None,
+                    reason: ExclusionReason::ExcludePattern {
+                        pattern: (*pattern).to_owned(),
+                    },
+                });
+            } else if !self.include.is_empty() && !self.include.is_match(&file.path) {
+                excluded.push(ExcludedFile {
+                    path: file.path.clone(),
+                    score: None,
+                    reason: ExclusionReason::NotIncluded,
+                });
+            } else {
+                candidates.push(file);
+            }
+        }
+
+        let recency = recency_ranks(&candidates);
+        let (min_tokens, max_tokens) = candidates
+            .iter()
+            .map(|f| f.estimated_tokens.0)
+            .fold((u32::MAX, 0), |(lo, hi), t| (lo.min(t), hi.max(t)));
+        let subject: Vec<String> = task.subject_tokens.clone();
+        let recency_scale = if task.confidence < 0.5 { 0.5 } else { 1.0 };
+
+        let mut scored: Vec<ScoredFile> = Vec::with_capacity(candidates.len());
+        let mut zero_signal = Vec::new();
+        for (file, recency) in candidates.iter().zip(recency) {
+            let size_penalty = if max_tokens > min_tokens {
+                f64::from(max_tokens - file.estimated_tokens.0) / f64::from(max_tokens - min_tokens)
+            } else {
+                1.0
+            };
+            let signals = SelectionSignals {
+                path_relevance: path_relevance(&subject, &file.path),
+                import_proximity: 0.0,
+                symbol_relevance: 0.0,
+                recency,
+                size_penalty,
+            };
+            let boosted_by: Vec<String> =
+                self.boost.matching(&file.path).into_iter().map(str::to_owned).collect();
+            let penalized_by: Vec<String> = self
+                .penalize
+                .matching(&file.path)
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+            let base = signals.path_relevance * weights.path_relevance
+                + signals.import_proximity * weights.import_proximity
+                + signals.symbol_relevance * weights.symbol_relevance
+                + signals.recency * weights.recency * recency_scale
+                + signals.size_penalty * weights.size_penalty;
+            let modifier = 0.2 * (boosted_by.len() as f64 - penalized_by.len() as f64);
+            let score = round_score((base + modifier).clamp(0.0, 1.0));
+            let scored_file = ScoredFile {
+                path: file.path.clone(),
+                language: file.language,
+                estimated_tokens: file.estimated_tokens,
+                score,
+                signals,
+                boosted_by,
+                penalized_by,
+            };
+            if signals.has_semantic_signal() {
+                scored.push(scored_file);
+            } else {
+                zero_signal.push(ExcludedFile {
+                    path: scored_file.path,
+                    score: Some(score),
+                    reason: ExclusionReason::ZeroSemanticSignal,
+                });
+            }
+        }
+        excluded.extend(zero_signal);
+
+        scored.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
+        let truncated = scored.len() > max_files;
+        for cut in scored.drain(max_files.min(scored.len())..) {
+            excluded.push(ExcludedFile {
+                path: cut.path,
+                score: Some(cut.score),
+                reason: ExclusionReason::MaxFiles { max_files },
+            });
+        }
+        Selection {
+            files: scored,
+            excluded,
+            candidates: candidates.len(),
+            truncated,
+            weights: Some(weights),
+        }
+    }
+}
+
+/// Scores are rounded to 6 decimals so that float noise never reorders files and
+/// traces stay readable.
+fn round_score(score: f64) -> f64 {
+    (score * 1e6).round() / 1e6
+}
+
+/// Path relevance of one path for stemmed subject tokens: each token scores 1.0
+/// when it is a word of the file name, 0.6 when it is a word of a directory,
+/// and the result is the mean over tokens (0 when there are none).
+///
+/// # Examples
+///
+/// ```
+/// use aic_stages::repo_map::RelativePath;
+/// use aic_stages::selector::path_relevance;
+/// let tokens = vec!["fix".to_owned()];
+/// assert_eq!(path_relevance(&tokens, &RelativePath::new("src/prefix.ts").unwrap()), 0.0);
+/// let tokens = vec!["auth".to_owned(), "servic".to_owned()];
+/// let score = path_relevance(&tokens, &RelativePath::new("src/auth/service.ts").unwrap());
+/// assert!((score - 0.8).abs() < 1e-9);
+/// ```
+pub fn path_relevance(subject_tokens: &[String], path: &RelativePath) -> f64 {
+    if subject_tokens.is_empty() {
+        return 0.0;
+    }
+    let name_terms: Vec<String> = split_words(path.file_name()).iter().map(|w| stem(w)).collect();
+    let directory = path
+        .as_str()
+        .rsplit_once('/')
+        .map_or("", |(directory, _)| directory);
+    let directory_terms = path_terms(directory);
+    let total: f64 = subject_tokens
+        .iter()
+        .map(|token| {
+            if name_terms.contains(token) {
+                1.0
+            } else if directory_terms.contains(token) {
+                0.6
+            } else {
+                0.0
+            }
+        })
+        .sum();
+    (total / subject_tokens.len() as f64).min(1.0)
+}
+
+/// Normalised rank of each candidate's modification time: distinct times are
+/// ranked oldest 0.0 to newest 1.0; equal times share a rank; a single distinct
+/// time gives 0.0 for all (no information).
+fn recency_ranks(candidates: &[&FileEntry]) -> Vec<f64> {
+    let mut times: Vec<i64> = candidates.iter().map(|f| f.last_modified_ms).collect();
+    times.sort_unstable();
+    times.dedup();
+    if times.len() < 2 {
+        return vec![0.0; candidates.len()];
+    }
+    let denominator = (times.len() - 1) as f64;
+    candidates
+        .iter()
+        .map(|f| {
+            let rank = times.binary_search(&f.last_modified_ms).unwrap_or(0);
+            rank as f64 / denominator
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::intent::IntentClassifier;
+    use crate::repo_map::{ContentHash, estimate_tokens};
+
+    fn entry(path: &str, size: u64, mtime: i64) -> FileEntry {
+        let path = RelativePath::new(path).unwrap();
+        FileEntry {
+            language: Language::detect(&path),
+            path,
+            size_bytes: size,
+            estimated_tokens: estimate_tokens(size),
+            last_modified_ms: mtime,
+            content_hash: ContentHash::of(&size.to_le_bytes()),
+        }
+    }
+
+    fn repo() -> RepoMap {
+        RepoMap::new(vec![
+            entry("src/prefix.ts", 900, 5),
+            entry("tests/fixtures/user.json", 200, 6),
+            entry("src/debug.py", 300, 7),
+            entry("src/user/service.ts", 1200, 3),
+            entry("src/user/service.test.ts", 800, 9),
+            entry("src/user/model.ts", 400, 2),
+            entry("README.md", 3000, 1),
+        ])
+    }
+
+    fn select(intent: &str, pack: &RulePack, max_files: usize) -> Selection {
+        let task = IntentClassifier.classify(intent);
+        HeuristicSelector::new(pack).unwrap().select(&repo(), &task, max_files)
+    }
+
+    fn paths(selection: &Selection) -> Vec<&str> {
+        selection.files.iter().map(|f| f.path.as_str()).collect()
+    }
+
+    #[test]
+    fn fix_never_matches_prefix_or_fixtures_and_bug_never_matches_debug() {
+        let selection = select("fix bug in prefix handling", &RulePack::default(), 10);
+        assert_eq!(paths(&selection), ["src/prefix.ts"]);
+        let selection = select("fix the bug", &RulePack::default(), 10);
+        assert!(selection.files.is_empty(), "{:?}", paths(&selection));
+    }
+
+    #[test]
+    fn file_name_words_outrank_directory_words() {
+        let selection = select("user service", &RulePack::default(), 10);
+        let ranked = paths(&selection);
+        let service = ranked.iter().position(|p| *p == "src/user/service.ts").unwrap();
+        let model = ranked.iter().position(|p| *p == "src/user/model.ts").unwrap();
+        assert!(service < model, "{ranked:?}");
+        assert!(!ranked.contains(&"README.md"));
+    }
+
+    #[test]
+    fn penalties_and_boosts_move_scores_by_a_fifth() {
+        let pack = RulePack {
+            heuristic: crate::rule_pack::HeuristicPatterns {
+                boost_patterns: vec!["**/model.ts".to_owned()],
+                penalize_patterns: vec!["**/*.test.*".to_owned()],
+            },
+            ..RulePack::default()
+        };
+        let plain = select("user service", &RulePack::default(), 10);
+        let shaped = select("user service", &pack, 10);
+        let score = |s: &Selection, p: &str| s.files.iter().find(|f| f.path.as_str() == p).map(|f| f.score);
+        let delta = score(&shaped, "src/user/model.ts").unwrap() - score(&plain, "src/user/model.ts").unwrap();
+        assert!((delta - 0.2).abs() < 1e-6);
+        assert!(score(&shaped, "src/user/service.test.ts") < score(&plain, "src/user/service.test.ts"));
+        assert_eq!(shaped.files[0].path.as_str(), "src/user/model.ts");
+    }
+
+    #[test]
+    fn exclude_and_include_patterns_remove_candidates_with_reasons() {
+        let pack = RulePack {
+            include_patterns: vec!["src/**".to_owned()],
+            exclude_patterns: vec!["**/*.test.*".to_owned()],
+            ..RulePack::default()
+        };
+        let selection = select("user service", &pack, 10);
+        assert!(!paths(&selection).contains(&"src/user/service.test.ts"));
+        assert!(selection.excluded.iter().any(|e| e.path.as_str() == "src/user/service.test.ts"
+            && matches!(&e.reason, ExclusionReason::ExcludePattern { pattern } if pattern == "**/*.test.*")));
+        assert!(selection.excluded.iter().any(|e| e.path.as_str() == "README.md"
+            && e.reason == ExclusionReason::NotIncluded));
+        assert_eq!(selection.candidates, 4);
+    }
+
+    #[test]
+    fn max_files_truncates_in_rank_order() {
+        let selection = select("user service", &RulePack::default(), 1);
+        assert_eq!(selection.files.len(), 1);
+        assert!(selection.truncated);
+        assert!(selection
+            .excluded
+            .iter()
+            .any(|e| matches!(e.reason, ExclusionReason::MaxFiles { max_files: 1 })));
+    }
+
+    #[test]
+    fn every_file_is_accounted_for_once() {
+        let selection = select("user service", &RulePack::default(), 2);
+        let mut all: Vec<&str> = paths(&selection);
+        all.extend(selection.excluded.iter().map(|e| e.path.as_str()));
+        all.sort_unstable();
+        let repo = repo();
+        let expected: Vec<&str> = repo.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(all, expected);
+    }
+
+    #[test]
+    fn ties_break_on_path() {
+        let repo = RepoMap::new(vec![entry("b/user.rs", 100, 1), entry("a/user.rs", 100, 1)]);
+        let task = IntentClassifier.classify("user");
+        let selection = HeuristicSelector::new(&RulePack::default())
+            .unwrap()
+            .select(&repo, &task, 5);
+        assert_eq!(paths(&selection), ["a/user.rs", "b/user.rs"]);
+    }
+
+    #[test]
+    fn recency_ranks_newest_highest_and_equal_times_give_no_signal() {
+        let files = [entry("a", 1, 10), entry("b", 1, 30), entry("c", 1, 20), entry("d", 1, 30)];
+        let refs: Vec<&FileEntry> = files.iter().collect();
+        assert_eq!(recency_ranks(&refs), vec![0.0, 1.0, 0.5, 1.0]);
+        let same = [entry("a", 1, 5), entry("b", 1, 5)];
+        let refs: Vec<&FileEntry> = same.iter().collect();
+        assert_eq!(recency_ranks(&refs), vec![0.0, 0.0]);
+    }
+}
