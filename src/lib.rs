@@ -1,1 +1,33 @@
-//! aic
+//! `aic`, the Agent Input Compiler: the composition root and all I/O.
+//!
+//! The pure pipeline stages live in [`aic_stages`]; this crate resolves the project,
+//! loads configuration and rule packs, scans the repository ([`scan`]), runs the
+//! per-file stage in parallel and the single-threaded selection, ladder and
+//! assembly ([`runner`]), and exposes it all as the `aic` command line ([`cli`]).
+//!
+//! # Example
+//!
+//! ```no_run
+//! use aic::runner::{CompilationRequest, compile};
+//!
+//! let compilation = compile(&CompilationRequest {
+//!     intent: "how does the selector score files".to_owned(),
+//!     project_root: ".".into(),
+//!     config_path: None,
+//!     budget: None,
+//!     raw: false,
+//!     model_id: None,
+//!     editor_id: "cli".to_owned(),
+//! })?;
+//! assert!(compilation.meta.tokens_compiled <= compilation.meta.budget);
+//! # Ok::<(), aic::error::CompileError>(())
+//! ```
+
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod error;
+pub mod logging;
+pub mod printer;
+pub mod runner;
+pub mod scan;

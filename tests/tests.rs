@@ -1,1 +1,8 @@
+//! End-to-end tests of the `aic` binary: one test binary, a module per area
+//! (ripgrep's `tests/tests.rs` layout).
 
+mod bad_input;
+mod determinism;
+mod golden;
+mod real_sources;
+mod support;

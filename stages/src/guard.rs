@@ -1,12 +1,53 @@
-//! ContextGuard (seed §8.4): the chain of [`GuardScanner`]s that keeps secrets,
+//! The context guard (seed §8.4): the chain of [`GuardScanner`]s that keeps secrets,
 //! never-include files and injected instructions out of the prompt.
 //!
-//! INTERFACE ONLY — the scanners are being written; see the module's final docs.
+//! The model: a [`ContextGuard`] is built once from [`GuardConfig`] and then judges one
+//! file at a time with [`ContextGuard::scan_file`], from its repository-relative path,
+//! its [`Language`] and its text. The chain runs in the seed's order:
+//!
+//! 1. [`ExclusionScanner`] looks at the path only. A never-include hit blocks the file
+//!    and the content scanners are skipped: the content must not even be scanned.
+//! 2. `guard.allowPatterns`: a path that matches skips the content scanners (but never
+//!    the exclusion list).
+//! 3. The content scanners, [`SecretScanner`] and [`PromptInjectionScanner`].
+//!
+//! A file is blocked when any finding has [`GuardSeverity::Block`];
+//! [`ContextGuard::summarize`] folds the per-file outcomes into a [`GuardResult`].
+//! Findings never hold the matched text (STYLE.md §2.3.6): only the pattern id, the
+//! path and the one-based line.
+//!
+//! Deliberately left out of this first cut: the seed's `MarkdownInstructionScanner`
+//! and `CommandInjectionScanner`, and per-line redaction (`filesRedacted` stays
+//! empty). Scanners are pure: the runner reads the file and passes its text.
+//!
+//! # Examples
+//!
+//! ```
+//! use aic_stages::config::GuardConfig;
+//! use aic_stages::guard::ContextGuard;
+//! use aic_stages::repo_map::{Language, RelativePath};
+//!
+//! let config = GuardConfig { enabled: true, additional_exclusions: vec![], allow_patterns: vec![] };
+//! let guard = ContextGuard::new(&config).unwrap();
+//! let env = RelativePath::new("deploy/.env").unwrap();
+//! assert!(guard.scan_file(&env, Language::Unknown, "").blocked);
+//! let code = RelativePath::new("src/lib.rs").unwrap();
+//! assert!(!guard.scan_file(&code, Language::Rust, "pub fn answer() -> u32 { 42 }").blocked);
+//! ```
 
+pub mod exclusion;
+pub mod prompt_injection;
+pub mod secret;
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
 use crate::config::GuardConfig;
 use crate::repo_map::{Language, RelativePath};
+
+pub use exclusion::ExclusionScanner;
+pub use prompt_injection::PromptInjectionScanner;
+pub use secret::SecretScanner;
 
 /// How serious a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -100,33 +141,84 @@ pub enum GuardError {
 }
 
 /// The orchestrator: exclusion by path first, then allow patterns, then the
-/// content scanners (seed §8.4 "ContextGuard constructor").
+/// content scanners (seed §8.4 "`ContextGuard` constructor").
+///
+/// Built once per run; every glob and regex is compiled in [`ContextGuard::new`], so
+/// [`ContextGuard::scan_file`] only matches. The guard is `Send + Sync` and may be
+/// shared across worker threads.
 pub struct ContextGuard {
     enabled: bool,
+    exclusion: ExclusionScanner,
+    allow: PathGlobs,
+    content_scanners: Vec<Box<dyn GuardScanner>>,
 }
 
 impl std::fmt::Debug for ContextGuard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ContextGuard").field("enabled", &self.enabled).finish_non_exhaustive()
+        let scanners: Vec<&str> = std::iter::once(self.exclusion.name())
+            .chain(self.content_scanners.iter().map(|scanner| scanner.name()))
+            .collect();
+        f.debug_struct("ContextGuard")
+            .field("enabled", &self.enabled)
+            .field("scanners", &scanners)
+            .finish_non_exhaustive()
     }
 }
 
 impl ContextGuard {
     /// Builds the guard from `guard.*` config.
     ///
+    /// `additionalExclusions` extend the never-include list and `allowPatterns` name
+    /// paths whose content is not scanned. Both are globs over the whole
+    /// repository-relative path in which `*` never crosses a `/`; as in `.gitignore`,
+    /// a pattern without `/` matches the file name at any depth (`*.pem` matches
+    /// `a/b/c.pem`), a leading `/` anchors a pattern to the root, a trailing `/`
+    /// matches everything under a directory, and empty patterns are ignored.
+    ///
     /// # Errors
     ///
-    /// [`GuardError::InvalidGlob`] for an invalid pattern.
+    /// [`GuardError::InvalidGlob`] for an invalid pattern, naming the config field
+    /// (`guard.additionalExclusions` or `guard.allowPatterns`).
     pub fn new(config: &GuardConfig) -> Result<Self, GuardError> {
         Ok(Self {
             enabled: config.enabled,
+            exclusion: ExclusionScanner::new(&config.additional_exclusions)?,
+            allow: PathGlobs::new("guard.allowPatterns", &config.allow_patterns, false)?,
+            content_scanners: vec![
+                Box::new(SecretScanner::new()),
+                Box::new(PromptInjectionScanner::new()),
+            ],
         })
     }
 
-    /// Scans one file.
-    pub fn scan_file(&self, path: &RelativePath, language: Language, content: &str) -> FileGuardOutcome {
-        let _ = (path, language, content, self.enabled);
-        FileGuardOutcome::default()
+    /// Scans one file: its repository-relative `path`, detected `language` and text
+    /// (empty when the file could not be read).
+    ///
+    /// Returns no findings when the guard is disabled (`guard.enabled: false`). A
+    /// never-include path is blocked without its content being scanned; a path
+    /// matching `guard.allowPatterns` skips the content scanners. The findings come
+    /// back sorted, and `blocked` is true when any of them has
+    /// [`GuardSeverity::Block`].
+    pub fn scan_file(
+        &self,
+        path: &RelativePath,
+        language: Language,
+        content: &str,
+    ) -> FileGuardOutcome {
+        if !self.enabled {
+            return FileGuardOutcome::default();
+        }
+        let mut findings = self.exclusion.scan(path, language, content);
+        if findings.is_empty() && !self.allow.is_match(path) {
+            for scanner in &self.content_scanners {
+                findings.extend(scanner.scan(path, language, content));
+            }
+        }
+        findings.sort();
+        let blocked = findings
+            .iter()
+            .any(|finding| finding.severity == GuardSeverity::Block);
+        FileGuardOutcome { findings, blocked }
     }
 
     /// Aggregates per-file outcomes into a [`GuardResult`] (sorted, deterministic).
@@ -147,5 +239,326 @@ impl ContextGuard {
         result.files_blocked.sort();
         result.passed = result.files_blocked.is_empty();
         result
+    }
+}
+
+/// A compiled list of path globs that remembers which configured pattern each glob
+/// came from.
+///
+/// Patterns are matched against the whole repository-relative path with
+/// `literal_separator` on, so `*` never crosses a `/`. Following `.gitignore`, a
+/// pattern without a `/` matches the file name at any depth (`*.pem` matches
+/// `a/b/c.pem`), a leading `/` anchors a pattern to the root, and a trailing `/`
+/// matches everything under a directory. Empty patterns are ignored.
+pub(crate) struct PathGlobs {
+    set: GlobSet,
+    /// For each glob of `set`, the index of the configured pattern it came from.
+    owners: Vec<usize>,
+}
+
+impl PathGlobs {
+    /// Compiles `patterns`, naming `field` in the error; `case_insensitive` makes the
+    /// match ignore ASCII case.
+    pub(crate) fn new<S: AsRef<str>>(
+        field: &'static str,
+        patterns: &[S],
+        case_insensitive: bool,
+    ) -> Result<Self, GuardError> {
+        let mut builder = GlobSetBuilder::new();
+        let mut owners = Vec::new();
+        for (index, pattern) in patterns.iter().enumerate() {
+            let original = pattern.as_ref();
+            let invalid = |source| GuardError::InvalidGlob {
+                field,
+                pattern: original.to_owned(),
+                source,
+            };
+            for variant in glob_variants(original) {
+                let glob = GlobBuilder::new(&variant)
+                    .literal_separator(true)
+                    .case_insensitive(case_insensitive)
+                    .build()
+                    .map_err(invalid)?;
+                builder.add(glob);
+                owners.push(index);
+            }
+        }
+        let set = builder.build().map_err(|source| GuardError::InvalidGlob {
+            field,
+            pattern: patterns
+                .iter()
+                .map(AsRef::as_ref)
+                .collect::<Vec<_>>()
+                .join(", "),
+            source,
+        })?;
+        Ok(Self { set, owners })
+    }
+
+    /// Whether any pattern matches `path`.
+    pub(crate) fn is_match(&self, path: &RelativePath) -> bool {
+        self.set.is_match(path.as_str())
+    }
+
+    /// Indices of the configured patterns that match `path`, ascending and distinct.
+    pub(crate) fn matching(&self, path: &RelativePath) -> Vec<usize> {
+        let mut indices: Vec<usize> = self
+            .set
+            .matches(path.as_str())
+            .into_iter()
+            .filter_map(|glob| self.owners.get(glob).copied())
+            .collect();
+        indices.sort_unstable();
+        indices.dedup();
+        indices
+    }
+}
+
+/// The globs one configured pattern compiles to (see [`PathGlobs`]).
+fn glob_variants(pattern: &str) -> Vec<String> {
+    let trimmed = pattern.trim();
+    if trimmed.is_empty() {
+        return Vec::new();
+    }
+    let (anchored, rest) = match trimmed.strip_prefix('/') {
+        Some(rest) => (true, rest),
+        None => (false, trimmed),
+    };
+    let (body, directory) = match rest.strip_suffix('/') {
+        Some(body) => (body, true),
+        None => (rest, false),
+    };
+    let body = if directory {
+        format!("{body}/**")
+    } else {
+        body.to_owned()
+    };
+    if anchored || rest.trim_end_matches('/').contains('/') {
+        vec![body]
+    } else {
+        vec![body.clone(), format!("**/{body}")]
+    }
+}
+
+/// Maps byte offsets of a text to one-based line numbers and back to line text.
+///
+/// Built only for files in which a scanner found a candidate, so clean files never
+/// pay for it.
+pub(crate) struct LineIndex<'a> {
+    content: &'a str,
+    /// Byte offset where each line starts; the first is 0.
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    /// Indexes the lines of `content` (separated by `\n`; a `\r` before it is not
+    /// part of the line).
+    pub(crate) fn new(content: &'a str) -> Self {
+        let starts = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', content.as_bytes()).map(|newline| newline + 1))
+            .collect();
+        Self { content, starts }
+    }
+
+    /// The one-based line holding byte `offset`.
+    pub(crate) fn line_number(&self, offset: usize) -> u32 {
+        let line = self.starts.partition_point(|&start| start <= offset);
+        u32::try_from(line).unwrap_or(u32::MAX)
+    }
+
+    /// The text of one-based line `number`, without its line ending; empty when there
+    /// is no such line.
+    pub(crate) fn line(&self, number: u32) -> &'a str {
+        let index = (number as usize).saturating_sub(1);
+        let Some(&start) = self.starts.get(index) else {
+            return "";
+        };
+        let end = self
+            .starts
+            .get(index + 1)
+            .map_or(self.content.len(), |next| next - 1);
+        let line = self.content.get(start..end).unwrap_or("");
+        line.strip_suffix('\r').unwrap_or(line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use test_case::test_case;
+
+    use super::*;
+
+    fn config(additional_exclusions: &[&str], allow_patterns: &[&str]) -> GuardConfig {
+        GuardConfig {
+            enabled: true,
+            additional_exclusions: additional_exclusions
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+            allow_patterns: allow_patterns.iter().map(ToString::to_string).collect(),
+        }
+    }
+
+    fn scan(guard: &ContextGuard, path: &str, content: &str) -> FileGuardOutcome {
+        let path = RelativePath::new(path).unwrap();
+        guard.scan_file(&path, Language::detect(&path), content)
+    }
+
+    fn patterns(outcome: &FileGuardOutcome) -> Vec<&str> {
+        outcome
+            .findings
+            .iter()
+            .filter_map(|finding| finding.pattern.as_deref())
+            .collect()
+    }
+
+    const AWS: &str = include_str!("../tests/fixtures/guard/python/aws_access_key.py");
+
+    #[test_case("src/api/client.ts", include_str!("../tests/fixtures/guard/typescript/template_literals.ts"))]
+    #[test_case("tools/report.py", include_str!("../tests/fixtures/guard/python/annotations_and_fstrings.py"))]
+    #[test_case("scripts/stats.sh", include_str!("../tests/fixtures/guard/shell/pipes_and_substitutions.sh"))]
+    #[test_case(".github/workflows/ci.yaml", include_str!("../tests/fixtures/guard/yaml/ci_workflow.yaml"))]
+    #[test_case("src/weather.rs", include_str!("../tests/fixtures/guard/rust/api_key_fields.rs"))]
+    fn ordinary_code_is_never_blocked(path: &str, content: &str) {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        assert_eq!(scan(&guard, path, content), FileGuardOutcome::default());
+    }
+
+    #[test]
+    fn single_injection_phrase_in_a_test_file_warns() {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        let content = include_str!("../tests/fixtures/guard/python/test_sanitize_prompt.py");
+        let outcome = scan(&guard, "tests/test_sanitize_prompt.py", content);
+        assert!(!outcome.blocked);
+        assert_eq!(patterns(&outcome), vec!["ignore-instructions"]);
+        assert_eq!(outcome.findings[0].severity, GuardSeverity::Warn);
+    }
+
+    #[test]
+    fn secret_blocks_the_file() {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        let outcome = scan(&guard, "deploy/settings.py", AWS);
+        assert!(outcome.blocked);
+        assert_eq!(patterns(&outcome), vec!["aws-access-key"]);
+    }
+
+    #[test_case(".env", true)]
+    #[test_case("api/.env.production", true)]
+    #[test_case(".env.example", false)]
+    #[test_case("src/guard/secret.rs", false)]
+    #[test_case("deploy/secrets.yaml", true)]
+    #[test_case("passwords.txt", true)]
+    fn never_include_paths(path: &str, blocked: bool) {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        assert_eq!(scan(&guard, path, "").blocked, blocked, "{path}");
+    }
+
+    #[test]
+    fn exclusion_skips_content_scanners() {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        let outcome = scan(&guard, "keys/server.pem", AWS);
+        assert_eq!(patterns(&outcome), vec!["never-include:*.pem"]);
+    }
+
+    #[test]
+    fn allow_patterns_skip_content_scanners_only() {
+        let guard = ContextGuard::new(&config(&[], &["fixtures/**", "*.pem"])).unwrap();
+        let allowed = scan(&guard, "fixtures/settings.py", AWS);
+        assert_eq!(allowed, FileGuardOutcome::default());
+        assert!(scan(&guard, "src/settings.py", AWS).blocked);
+        assert!(scan(&guard, "keys/server.pem", "").blocked);
+        assert!(scan(&guard, "fixtures/.env", "").blocked);
+    }
+
+    #[test]
+    fn disabled_guard_reports_nothing() {
+        let mut disabled = config(&["*.sqlite"], &[]);
+        disabled.enabled = false;
+        let guard = ContextGuard::new(&disabled).unwrap();
+        for path in [
+            ".env",
+            "keys/id_rsa",
+            "data/app.sqlite",
+            "deploy/settings.py",
+        ] {
+            assert_eq!(
+                scan(&guard, path, AWS),
+                FileGuardOutcome::default(),
+                "{path}"
+            );
+        }
+    }
+
+    #[test]
+    fn additional_exclusions_block() {
+        let guard = ContextGuard::new(&config(&["*.sqlite", "config/prod/*"], &[])).unwrap();
+        assert_eq!(
+            patterns(&scan(&guard, "data/cache/app.sqlite", "")),
+            vec!["never-include:*.sqlite"]
+        );
+        assert!(scan(&guard, "config/prod/app.toml", "").blocked);
+        assert!(!scan(&guard, "config/dev/app.toml", "").blocked);
+    }
+
+    #[test_case(&["a[b"], &[], "guard.additionalExclusions")]
+    #[test_case(&[], &["{unclosed"], "guard.allowPatterns")]
+    fn invalid_glob_names_the_field(exclusions: &[&str], allow: &[&str], expected: &str) {
+        let Err(GuardError::InvalidGlob { field, .. }) =
+            ContextGuard::new(&config(exclusions, allow))
+        else {
+            panic!("expected an invalid glob");
+        };
+        assert_eq!(field, expected);
+    }
+
+    #[test]
+    fn findings_are_sorted() {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        let content = include_str!("../tests/fixtures/guard/markdown/secrets_and_injection.md");
+        let outcome = scan(&guard, "notes/todo.md", content);
+        assert!(outcome.blocked);
+        let mut sorted = outcome.findings.clone();
+        sorted.sort();
+        assert_eq!(outcome.findings, sorted);
+        assert_eq!(outcome.findings.len(), 3);
+    }
+
+    #[test]
+    fn summarize_collects_blocked_files() {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        let env = RelativePath::new(".env").unwrap();
+        let code = RelativePath::new("src/lib.rs").unwrap();
+        let env_outcome = guard.scan_file(&env, Language::Unknown, "");
+        let code_outcome = guard.scan_file(&code, Language::Rust, "fn main() {}");
+        let result = ContextGuard::summarize([(&code, &code_outcome), (&env, &env_outcome)]);
+        assert!(!result.passed);
+        assert_eq!(result.files_blocked, vec![env]);
+        assert_eq!(result.findings.len(), 1);
+    }
+
+    /// The guard's own sources keep their test data in fixture files, so aic can put
+    /// them in a prompt about itself.
+    #[test_case("stages/src/guard.rs", include_str!("guard.rs"))]
+    #[test_case("stages/src/guard/exclusion.rs", include_str!("guard/exclusion.rs"))]
+    #[test_case("stages/src/guard/secret.rs", include_str!("guard/secret.rs"))]
+    #[test_case("stages/src/guard/prompt_injection.rs", include_str!("guard/prompt_injection.rs"))]
+    fn guard_sources_pass_the_guard(path: &str, content: &str) {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        assert_eq!(scan(&guard, path, content), FileGuardOutcome::default());
+    }
+
+    #[test]
+    fn line_index_maps_offsets_and_lines() {
+        let lines = LineIndex::new("ab\r\ncd\n\nef");
+        assert_eq!(lines.line_number(0), 1);
+        assert_eq!(lines.line_number(3), 1);
+        assert_eq!(lines.line_number(4), 2);
+        assert_eq!(lines.line_number(8), 4);
+        assert_eq!(lines.line(1), "ab");
+        assert_eq!(lines.line(2), "cd");
+        assert_eq!(lines.line(3), "");
+        assert_eq!(lines.line(4), "ef");
+        assert_eq!(lines.line(5), "");
+        assert_eq!(lines.line(0), "ab");
     }
 }

@@ -13,12 +13,10 @@
 //! language providers; until they exist a file has no L1/L2 render and the
 //! ladder steps from L0 straight to L3.
 
-use std::sync::OnceLock;
-
-use regex::Regex;
 use serde::Serialize;
 
 use crate::repo_map::{RelativePath, TokenCount};
+use crate::symbols::defined_names;
 
 /// How much of a file goes into the prompt (seed §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -141,11 +139,10 @@ impl SummarisationLadder {
     }
 }
 
-/// Renders the names-only (L3) tier of a file: one line per definition found by
-/// the generic name patterns (`fn`, `struct`, `class`, `def`, `function`,
-/// `interface`, `type`, `func`, …), in file order, deduplicated, at most 200
-/// lines. A file with no recognisable definition gets one line giving its size,
-/// so the render is never empty.
+/// Renders the names-only (L3) tier of a file: one line `kind name` per
+/// definition ([`crate::symbols::defined_names`]), in file order. A file with no
+/// recognisable definition gets one line giving its size, so the render is never
+/// empty.
 ///
 /// # Examples
 ///
@@ -155,33 +152,15 @@ impl SummarisationLadder {
 /// assert_eq!(names_only(text), "struct Config\nfn load\n");
 /// ```
 pub fn names_only(content: &str) -> String {
-    static PATTERN: OnceLock<Regex> = OnceLock::new();
-    let pattern = PATTERN.get_or_init(|| {
-        Regex::new(
-            r"(?m)^[ \t]*(?:(?:pub(?:\([^)]*\))?|export|default|public|private|protected|internal|static|abstract|final|async|unsafe|extern|sealed|open|override|virtual|partial|declare)\s+)*(fn|struct|enum|trait|union|mod|macro_rules!|class|interface|type|def|function\*?|func|module|record|object|protocol|extension|impl)\s+([A-Za-z_$][A-Za-z0-9_$]*)",
-        )
-        .expect("the names pattern is a valid constant regex")
-    });
-    let mut seen: Vec<(String, String)> = Vec::new();
-    for captures in pattern.captures_iter(content) {
-        let kind = captures[1].trim_end_matches(['!', '*']).to_owned();
-        let name = captures[2].to_owned();
-        if kind == "impl" || seen.iter().any(|(_, n)| *n == name) {
-            continue;
-        }
-        seen.push((kind, name));
-        if seen.len() == 200 {
-            break;
-        }
-    }
-    if seen.is_empty() {
+    let names = defined_names(content);
+    if names.is_empty() {
         let lines = content.lines().count();
         return format!("(no definitions found; {lines} lines, {} bytes)\n", content.len());
     }
-    seen.iter().fold(String::new(), |mut out, (kind, name)| {
-        out.push_str(kind);
+    names.iter().fold(String::new(), |mut out, n| {
+        out.push_str(&n.kind);
         out.push(' ');
-        out.push_str(name);
+        out.push_str(&n.name);
         out.push('\n');
         out
     })

@@ -24,6 +24,7 @@
 pub mod assembler;
 pub mod budget;
 pub mod config;
+pub mod facts;
 pub mod guard;
 pub mod intent;
 pub mod ladder;
@@ -31,6 +32,7 @@ pub mod pattern;
 pub mod repo_map;
 pub mod rule_pack;
 pub mod selector;
+pub mod symbols;
 pub mod terms;
 pub mod tokens;
 pub mod transform;

@@ -343,6 +343,10 @@ pub struct FileEntry {
     pub last_modified_ms: i64,
     /// xxh3-128 of the file's bytes.
     pub content_hash: ContentHash,
+    /// Stemmed words of the names the file defines
+    /// ([`crate::symbols::symbol_terms`]), sorted; used for symbol relevance.
+    #[serde(skip)]
+    pub symbol_terms: Vec<String>,
 }
 
 /// Estimates the `cl100k_base` token count of a text file from its size in bytes.
@@ -460,6 +464,7 @@ mod tests {
             estimated_tokens: estimate_tokens(size),
             last_modified_ms: mtime,
             content_hash: ContentHash::of(path.as_bytes()),
+            symbol_terms: Vec::new(),
         }
     }
 

@@ -7,8 +7,11 @@
 //!   words of the path (file-name words count 1.0, directory words 0.6). Words are
 //!   compared stemmed ([`crate::terms`]), never as substrings, so "fix" does not
 //!   match `prefix.ts` or `fixtures/` and "bug" does not match `debug.py`;
-//! - **import proximity** and **symbol relevance**: 0 in this first cut (they need
-//!   the language providers); present in every trace;
+//! - **symbol relevance**: the share of subject tokens that are words of names the
+//!   file defines, found by the generic definition pattern of [`crate::symbols`]
+//!   (the seed's GenericProvider; tree-sitter providers come later);
+//! - **import proximity**: 0 in this first cut (it needs import resolution);
+//!   present in every trace;
 //! - **recency**: the rank of the file's modification time among candidates,
 //!   newest 1.0, oldest 0.0;
 //! - **size penalty**: inverted min-max of estimated tokens, smallest 1.0.
@@ -242,7 +245,7 @@ impl HeuristicSelector {
             let signals = SelectionSignals {
                 path_relevance: path_relevance(&subject, &file.path),
                 import_proximity: 0.0,
-                symbol_relevance: 0.0,
+                symbol_relevance: symbol_relevance(&subject, &file.symbol_terms),
                 recency,
                 size_penalty,
             };
@@ -308,8 +311,9 @@ fn round_score(score: f64) -> f64 {
 }
 
 /// Path relevance of one path for stemmed subject tokens: each token scores 1.0
-/// when it is a word of the file name, 0.6 when it is a word of a directory,
-/// and the result is the mean over tokens (0 when there are none).
+/// when it is a word of the file name (extension aside), 0.6 when it is a word of
+/// a directory, 0.5 when it is the extension, and the result is the mean over
+/// tokens (0 when there are none).
 ///
 /// # Examples
 ///
@@ -326,7 +330,14 @@ pub fn path_relevance(subject_tokens: &[String], path: &RelativePath) -> f64 {
     if subject_tokens.is_empty() {
         return 0.0;
     }
-    let name_terms: Vec<String> = split_words(path.file_name()).iter().map(|w| stem(w)).collect();
+    let file_name = path.file_name();
+    let extension = path.extension();
+    let stem_part = match &extension {
+        Some(extension) => &file_name[..file_name.len() - extension.len() - 1],
+        None => file_name,
+    };
+    let name_terms: Vec<String> = split_words(stem_part).iter().map(|w| stem(w)).collect();
+    let extension_term = extension.map(|e| stem(&e));
     let directory = path
         .as_str()
         .rsplit_once('/')
@@ -339,12 +350,30 @@ pub fn path_relevance(subject_tokens: &[String], path: &RelativePath) -> f64 {
                 1.0
             } else if directory_terms.contains(token) {
                 0.6
+            } else if extension_term.as_ref() == Some(token) {
+                0.5
             } else {
                 0.0
             }
         })
         .sum();
     (total / subject_tokens.len() as f64).min(1.0)
+}
+
+/// Symbol relevance (seed §8 "Symbol relevance"): the share of subject tokens
+/// that are words of a name the file defines. `symbol_terms` must be sorted.
+///
+/// Words are compared whole and stemmed, not as substrings, for the same reason
+/// as [`path_relevance`].
+pub fn symbol_relevance(subject_tokens: &[String], symbol_terms: &[String]) -> f64 {
+    if subject_tokens.is_empty() {
+        return 0.0;
+    }
+    let hits = subject_tokens
+        .iter()
+        .filter(|token| symbol_terms.binary_search(token).is_ok())
+        .count();
+    hits as f64 / subject_tokens.len() as f64
 }
 
 /// Normalised rank of each candidate's modification time: distinct times are
@@ -382,6 +411,7 @@ mod tests {
             estimated_tokens: estimate_tokens(size),
             last_modified_ms: mtime,
             content_hash: ContentHash::of(&size.to_le_bytes()),
+            symbol_terms: Vec::new(),
         }
     }
 

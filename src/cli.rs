@@ -1,0 +1,137 @@
+//! The `aic` command line (clap derive): global flags, subcommands, and the
+//! rendering of errors with their exit codes (`error:`, one `Caused by:` per
+//! source, then `hint:`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::commands;
+use crate::error::{CompileError, ExitStatus};
+use crate::runner::CompilationRequest;
+
+/// aic — the Agent Input Compiler: compiles an intent and a repository into one
+/// deterministic prompt that fits a token budget.
+#[derive(Debug, Parser)]
+#[command(name = "aic", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    #[command(flatten)]
+    global: GlobalArgs,
+}
+
+/// Flags every subcommand takes.
+#[derive(Debug, Args)]
+struct GlobalArgs {
+    /// Print the decision trail to stderr (-v), or pipeline internals (-vv).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    /// Print nothing but errors to stderr.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true, conflicts_with = "verbose")]
+    quiet: u8,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Compile a prompt for an intent: prints the prompt, or `{compiledPrompt, meta}`
+    /// with --json.
+    Compile(CompileArgs),
+    /// Show how a prompt would be compiled: classification, rule packs, budget,
+    /// every selected file with its signals, guard findings, tiers and tokens.
+    Inspect(InspectArgs),
+}
+
+/// Inputs shared by `compile` and `inspect`.
+#[derive(Debug, Args)]
+pub struct RequestArgs {
+    /// What the agent is asked to do, e.g. "fix the null check in the user service".
+    pub intent: String,
+    /// The repository to compile from.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub root: PathBuf,
+    /// Total token budget of the prompt, overriding config and rule packs.
+    #[arg(long, value_name = "TOKENS")]
+    pub budget: Option<u32>,
+    /// Use this config file instead of searching for aic.config.json.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Bypass every content transformer (same as `#raw` in the intent).
+    #[arg(long)]
+    pub raw: bool,
+}
+
+impl RequestArgs {
+    /// The compile request these arguments describe.
+    pub fn request(&self) -> CompilationRequest {
+        CompilationRequest {
+            intent: self.intent.clone(),
+            project_root: self.root.clone(),
+            config_path: self.config.clone(),
+            budget: self.budget.map(aic_stages::repo_map::TokenCount),
+            raw: self.raw,
+            model_id: None,
+            editor_id: "cli".to_owned(),
+        }
+    }
+}
+
+/// `aic compile`.
+#[derive(Debug, Args)]
+pub struct CompileArgs {
+    #[command(flatten)]
+    pub request: RequestArgs,
+    /// Print `{compiledPrompt, meta}` as JSON instead of the prompt.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `aic inspect`.
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    #[command(flatten)]
+    pub request: RequestArgs,
+    /// Print the trace as JSON (no file contents) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return if error.use_stderr() {
+                ExitStatus::Usage.into()
+            } else {
+                ExitStatus::Success.into()
+            };
+        }
+    };
+    crate::logging::init(cli.global.verbose, cli.global.quiet);
+    let result = match &cli.command {
+        Command::Compile(args) => commands::compile::run(args),
+        Command::Inspect(args) => commands::inspect::run(args),
+    };
+    match result {
+        Ok(()) => ExitStatus::Success.into(),
+        Err(error) => report(&error).into(),
+    }
+}
+
+/// Prints an error chain and its hint to stderr; returns its exit status.
+fn report(error: &anyhow::Error) -> ExitStatus {
+    use std::fmt::Write;
+    let mut text = format!("error: {error}\n");
+    for cause in error.chain().skip(1) {
+        let _ = writeln!(text, "  Caused by: {cause}");
+    }
+    let compile_error = error.downcast_ref::<CompileError>();
+    if let Some(hint) = compile_error.and_then(CompileError::hint) {
+        let _ = write!(text, "\nhint: {hint}\n");
+    }
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), text.as_bytes());
+    compile_error.map_or(ExitStatus::Internal, CompileError::exit_status)
+}

@@ -1,0 +1,168 @@
+//! `aic inspect "<intent>" [--json]`: the PipelineTrace (seed §2.2, §14) as a
+//! readable report, or as JSON without file contents.
+
+use std::fmt::Write;
+
+use anyhow::Context;
+
+use crate::cli::InspectArgs;
+use crate::printer::print_stdout;
+use crate::runner::{Compilation, compile};
+
+/// Runs the pipeline and prints its trace.
+pub fn run(args: &InspectArgs) -> anyhow::Result<()> {
+    let compilation = compile(&args.request.request())?;
+    let text = if args.json {
+        let mut json = serde_json::to_string_pretty(&compilation.trace)
+            .context("Failed to serialise the trace")?;
+        json.push('\n');
+        json
+    } else {
+        render(&compilation)
+    };
+    print_stdout(&text).context("Failed to write to stdout")
+}
+
+/// Renders the trace as the report of seed §14 "`aic_inspect` Output".
+pub fn render(compilation: &Compilation) -> String {
+    let trace = &compilation.trace;
+    let mut out = String::new();
+    let task = &trace.task_class;
+    let _ = writeln!(out, "Task Classification");
+    let _ = writeln!(out, "  Class: {} (confidence: {:.2})", task.task_class, task.confidence);
+    let _ = writeln!(out, "  Keywords: [{}]", task.matched_keywords.join(", "));
+    let _ = writeln!(out, "  Subject tokens: [{}]", task.subject_tokens.join(", "));
+    let _ = writeln!(out, "\nRule Packs Applied");
+    for (index, pack) in trace.rule_packs.iter().enumerate() {
+        let _ = writeln!(out, "  {}. {pack}", index + 1);
+    }
+    let _ = writeln!(
+        out,
+        "\nTotal budget: {} tokens ({:?}) | Overhead: {} | Code budget: {} tokens",
+        thousands(trace.budget.total.get()),
+        trace.budget.source,
+        thousands(trace.overhead.get()),
+        thousands(trace.code_budget.get())
+    );
+    let skipped = &trace.files_skipped;
+    let _ = writeln!(
+        out,
+        "Scan: {} files in scope; skipped {} binary, {} too large, {} unreadable, {} symlinks",
+        trace.files_total, skipped.binary, skipped.too_large, skipped.unreadable, skipped.symlinks
+    );
+    let _ = writeln!(
+        out,
+        "\nSelected Files ({} of {} candidates; maxFiles {}{})",
+        trace.selected_files.len(),
+        trace.candidates,
+        trace.max_files,
+        if trace.max_files_auto { " auto" } else { "" }
+    );
+    let width = trace
+        .selected_files
+        .iter()
+        .map(|f| f.path.as_str().len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let _ = writeln!(
+        out,
+        "  {:>3} | {:<width$} | {:>5} | {:>7} | {:<15} | path  imp   sym   rec   size | note",
+        "#", "File", "Score", "Tokens", "Tier"
+    );
+    for (index, file) in trace.selected_files.iter().enumerate() {
+        let s = &file.signals;
+        let tier = file.tier.map_or("-", |t| t.name());
+        let mut note = file.reason.clone();
+        if !file.boosted_by.is_empty() {
+            let _ = write!(note, "; boosted by {}", file.boosted_by.join(", "));
+        }
+        if !file.penalized_by.is_empty() {
+            let _ = write!(note, "; penalized by {}", file.penalized_by.join(", "));
+        }
+        let _ = writeln!(
+            out,
+            "  {:>3} | {:<width$} | {:>5.2} | {:>7} | {:<15} | {:.2}  {:.2}  {:.2}  {:.2}  {:.2} | {note}",
+            index + 1,
+            file.path.as_str(),
+            file.score,
+            thousands(file.tokens.get()),
+            tier,
+            s.path_relevance,
+            s.import_proximity,
+            s.symbol_relevance,
+            s.recency,
+            s.size_penalty,
+        );
+    }
+    let excluded = &trace.excluded;
+    let _ = writeln!(
+        out,
+        "  Excluded: {} by excludePatterns, {} not in includePatterns, {} with no path/import/symbol signal, {} below the maxFiles cut",
+        excluded.exclude_pattern, excluded.not_included, excluded.zero_semantic_signal, excluded.max_files
+    );
+    let guard = &trace.guard;
+    let _ = writeln!(out, "\nGuard");
+    if guard.findings.is_empty() {
+        let _ = writeln!(out, "  Status: clean (0 files blocked)");
+    } else {
+        let _ = writeln!(out, "  Status: {} files blocked, {} findings", guard.files_blocked.len(), guard.findings.len());
+        for finding in &guard.findings {
+            let line = finding.line.map(|l| format!(":{l}")).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  - {:?} {}{line}: {} [{}]",
+                finding.severity,
+                finding.file,
+                finding.message,
+                finding.pattern.as_deref().unwrap_or("-")
+            );
+        }
+    }
+    let summary = &trace.token_summary;
+    let _ = writeln!(out, "\nToken Summary");
+    let _ = writeln!(out, "  Raw (all {} files, estimated): {}", trace.files_total, thousands(summary.raw.get()));
+    let _ = writeln!(out, "  Selected:          {}", thousands(summary.selected.get()));
+    let _ = writeln!(out, "  After guard:       {}", thousands(summary.after_guard.get()));
+    let _ = writeln!(out, "  After transforms:  {}", thousands(summary.after_transforms.get()));
+    let _ = writeln!(out, "  After ladder:      {}", thousands(summary.after_ladder.get()));
+    let _ = writeln!(out, "  Prompt total:      {}", thousands(summary.prompt_total.get()));
+    let _ = writeln!(out, "  Reduction:         {:.1}%", summary.reduction_pct);
+    let _ = writeln!(out, "\nConstraints ({})", trace.constraints.len());
+    for constraint in &trace.constraints {
+        let _ = writeln!(out, "  - {constraint}");
+    }
+    if !trace.warnings.is_empty() {
+        let _ = writeln!(out, "\nWarnings");
+        for warning in &trace.warnings {
+            let _ = writeln!(out, "  - {warning}");
+        }
+    }
+    out
+}
+
+/// `1234567` → `1,234,567`.
+fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thousands;
+
+    #[test]
+    fn groups_thousands() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(123_500), "123,500");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}

@@ -1,0 +1,144 @@
+//! Errors a compile can end with, their exit codes and the hint shown with each
+//! (seed §12). The codes are listed in `docs/exit-codes.md`.
+
+use std::path::PathBuf;
+
+use aic_stages::repo_map::TokenCount;
+
+use crate::config::ConfigLoadError;
+
+/// Process exit codes. 0 is success; 2 is a command-line usage error (clap).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ExitStatus {
+    /// The command did what it was asked.
+    Success = 0,
+    /// No file is relevant to the intent.
+    NoRelevantFiles = 1,
+    /// The command line is invalid (clap's own code).
+    Usage = 2,
+    /// The intent or project root is invalid.
+    InvalidInput = 3,
+    /// The configuration is invalid.
+    InvalidConfig = 4,
+    /// The guard blocked every selected file.
+    GuardBlockedAll = 5,
+    /// The budget cannot hold the prompt's fixed sections plus one file.
+    BudgetTooSmall = 6,
+    /// A bug or an unexpected system failure.
+    Internal = 70,
+}
+
+impl From<ExitStatus> for std::process::ExitCode {
+    fn from(status: ExitStatus) -> Self {
+        Self::from(status as u8)
+    }
+}
+
+/// Why a compile failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    /// The intent is empty or only whitespace.
+    #[error("The intent is empty")]
+    EmptyIntent,
+    /// The project root does not exist.
+    #[error("Project root `{}` does not exist", path.display())]
+    RootNotFound {
+        /// The root as given.
+        path: PathBuf,
+    },
+    /// The project root is not a directory.
+    #[error("Project root `{}` is not a directory", path.display())]
+    RootNotDirectory {
+        /// The root as given.
+        path: PathBuf,
+    },
+    /// The project root could not be resolved.
+    #[error("Cannot open project root `{}`", path.display())]
+    RootUnreadable {
+        /// The root as given.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The configuration is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigLoadError),
+    /// No candidate has any semantic signal.
+    #[error("No relevant files found for the intent among {files_total} files in scope")]
+    NoRelevantFiles {
+        /// Files in the RepoMap.
+        files_total: usize,
+        /// The subject tokens that were looked for.
+        subject_tokens: Vec<String>,
+    },
+    /// The guard blocked every selected file.
+    #[error("Context Guard blocked all {} selected files", blocked.len())]
+    GuardBlockedAll {
+        /// The blocked files.
+        blocked: Vec<String>,
+    },
+    /// The budget cannot hold the prompt.
+    #[error("A budget of {budget} tokens cannot hold the prompt: its fixed sections take {overhead} tokens and the smallest selected file needs {smallest} more")]
+    BudgetTooSmall {
+        /// The total budget.
+        budget: TokenCount,
+        /// Tokens of the sections other than file blocks.
+        overhead: TokenCount,
+        /// Tokens of the cheapest file block.
+        smallest: TokenCount,
+    },
+    /// A bug: an invariant the runner relies on did not hold.
+    #[error("Internal error: {message}")]
+    Internal {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl CompileError {
+    /// The exit code for this error.
+    pub fn exit_status(&self) -> ExitStatus {
+        match self {
+            Self::EmptyIntent | Self::RootNotFound { .. } | Self::RootNotDirectory { .. } | Self::RootUnreadable { .. } => {
+                ExitStatus::InvalidInput
+            }
+            Self::Config(_) => ExitStatus::InvalidConfig,
+            Self::NoRelevantFiles { .. } => ExitStatus::NoRelevantFiles,
+            Self::GuardBlockedAll { .. } => ExitStatus::GuardBlockedAll,
+            Self::BudgetTooSmall { .. } => ExitStatus::BudgetTooSmall,
+            Self::Internal { .. } => ExitStatus::Internal,
+        }
+    }
+
+    /// How to fix it, when known.
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::EmptyIntent => "describe the task, e.g. `aic compile \"fix the null check in the user service\"`".to_owned(),
+            Self::RootNotFound { .. } | Self::RootNotDirectory { .. } | Self::RootUnreadable { .. } => {
+                "pass the repository's directory with `--root DIR`".to_owned()
+            }
+            Self::Config(error) => format!(
+                "fix the field in `{}`, or move the file aside to use the defaults",
+                error.path().display()
+            ),
+            Self::NoRelevantFiles { files_total: 0, .. } => {
+                "the root holds no text files in scope; check `--root` and your `.gitignore`".to_owned()
+            }
+            Self::NoRelevantFiles { subject_tokens, .. } => format!(
+                "no path matched the intent's words ({}); broaden the intent, name a file or directory, or check includePatterns in aic-rules/",
+                if subject_tokens.is_empty() { "none".to_owned() } else { subject_tokens.join(", ") }
+            ),
+            Self::GuardBlockedAll { blocked } => format!(
+                "blocked: {}; review the findings with `aic inspect`, or add legitimate files to `guard.allowPatterns` in aic.config.json",
+                blocked.join(", ")
+            ),
+            Self::BudgetTooSmall { overhead, smallest, .. } => format!(
+                "raise the budget to at least {} tokens (`--budget`, contextBudget.maxTokens)",
+                overhead.0.saturating_add(smallest.0)
+            ),
+            Self::Internal { .. } => return None,
+        })
+    }
+}

@@ -1,0 +1,664 @@
+//! The runner: one compile from request to prompt (ARCHITECTURE.md "Dataflow of
+//! one compile"). It owns all I/O — resolving the root, loading config and rule
+//! packs, the RepoMap scan, reading the selected files — and calls the pure stages
+//! of `aic-stages` in the seed's order.
+//!
+//! The per-file stage runs as a rayon `par_iter` over the selected files; its
+//! results are sorted by path before anything reads them, so the prompt is the
+//! same bytes on one thread or many.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use aic_stages::assembler::{ContextFile, PromptAssembler, PromptParts};
+use aic_stages::budget::{BudgetAllocator, BudgetInputs, TokenBudget};
+use aic_stages::facts::{FactsContext, FileFacts, compute_facts};
+use aic_stages::guard::{ContextGuard, GuardResult};
+use aic_stages::intent::{IntentClassifier, TaskClassification};
+use aic_stages::ladder::{InclusionTier, LadderFile, SummarisationLadder, TierChoice};
+use aic_stages::repo_map::{Language, RelativePath, TokenCount};
+use aic_stages::rule_pack::{PackSource, RulePackResolver};
+use aic_stages::selector::{ExcludedFile, ExclusionReason, HeuristicSelector, ScoredFile, SelectionSignals, SignalWeights};
+use aic_stages::tokens::TokenCounter;
+use aic_stages::transform::ContentTransformerPipeline;
+use rayon::prelude::*;
+use serde::Serialize;
+use tracing::{debug, info, warn};
+
+use crate::config::load_config;
+use crate::error::CompileError;
+use crate::scan::{ScanOptions, SkippedFiles, scan};
+
+/// Files scoring above this keep their exact syntax: lossy format-specific
+/// transforms are bypassed (seed §8.5 "Transformer Bypass Policy").
+const BYPASS_SCORE: f64 = 0.90;
+
+/// The most near-miss files listed in a trace.
+const NEAR_MISSES: usize = 20;
+
+/// One compile's inputs (seed §2.2 `CompilationRequest`, the fields the CLI uses).
+#[derive(Clone, Debug)]
+pub struct CompilationRequest {
+    /// The user's intent, verbatim.
+    pub intent: String,
+    /// The project root as given (relative paths are resolved against the
+    /// working directory).
+    pub project_root: PathBuf,
+    /// An explicit config file instead of the walk-up search.
+    pub config_path: Option<PathBuf>,
+    /// A total budget that overrides config and rule packs.
+    pub budget: Option<TokenCount>,
+    /// Bypass every content transformer (`--raw`; also `#raw` in the intent).
+    pub raw: bool,
+    /// The model id, when known.
+    pub model_id: Option<String>,
+    /// Who asked: `cli`, or an editor id.
+    pub editor_id: String,
+}
+
+/// Metadata returned with every compiled prompt (seed §2.2 `CompilationMeta`).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompilationMeta {
+    /// The intent, verbatim.
+    pub intent: String,
+    /// Assigned task class.
+    pub task_class: aic_stages::intent::TaskClass,
+    /// Files whose content is in the prompt.
+    pub files_selected: usize,
+    /// Files in the RepoMap.
+    pub files_total: usize,
+    /// Estimated tokens of every file in the RepoMap.
+    pub tokens_raw: TokenCount,
+    /// Exact tokens of the compiled prompt.
+    pub tokens_compiled: TokenCount,
+    /// `(tokensRaw − tokensCompiled) / tokensRaw`, in `[0, 1]`; 0 when raw is 0.
+    pub token_reduction_pct: f64,
+    /// Whether the prompt came from the prompt cache (always false until the cache
+    /// exists).
+    pub cache_hit: bool,
+    /// Wall time of the compile in milliseconds (the only field that varies
+    /// between identical runs).
+    pub duration_ms: u64,
+    /// The model id, or `unknown`.
+    pub model_id: String,
+    /// Who asked.
+    pub editor_id: String,
+    /// Tokens removed by content transformers over the files in the prompt.
+    pub transform_tokens_saved: TokenCount,
+    /// Files per inclusion tier.
+    pub summarisation_tiers: BTreeMap<InclusionTier, usize>,
+    /// The guard's verdict on the selected files.
+    pub guard: GuardResult,
+    /// Share of the selected files' full content that reached the prompt, in
+    /// `[0, 1]` (a file at names-only counts its names' share, a dropped file 0).
+    pub context_completeness: f64,
+    /// The total budget the prompt was fitted to.
+    pub budget: TokenCount,
+    /// Things the user should know: unknown config keys, skipped rule packs, heavy
+    /// truncation.
+    pub warnings: Vec<String>,
+}
+
+/// One file of the prompt, for traces (no content).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SelectedFileTrace {
+    /// The file.
+    pub path: RelativePath,
+    /// Its language.
+    pub language: Language,
+    /// Selection score.
+    pub score: f64,
+    /// Raw signals.
+    pub signals: SelectionSignals,
+    /// Matched boost patterns.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub boosted_by: Vec<String>,
+    /// Matched penalize patterns.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub penalized_by: Vec<String>,
+    /// Tier in the prompt; `None` when the ladder dropped it or the guard blocked it.
+    pub tier: Option<InclusionTier>,
+    /// Tokens of the file's block at its tier (0 when not in the prompt).
+    pub tokens: TokenCount,
+    /// Exact tokens of the content as read.
+    pub original_tokens: TokenCount,
+    /// Transformers applied.
+    pub transforms_applied: Vec<&'static str>,
+    /// Why the file is in or out: `selected`, `blocked by guard`, `dropped to fit
+    /// the budget`.
+    pub reason: String,
+}
+
+/// Token totals at each step (seed §2.2 `PipelineTrace.tokenSummary`).
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenSummary {
+    /// Estimated tokens of the whole RepoMap.
+    pub raw: TokenCount,
+    /// Exact tokens of the selected files as read.
+    pub selected: TokenCount,
+    /// Same, less files the guard blocked.
+    pub after_guard: TokenCount,
+    /// Same, after transforms.
+    pub after_transforms: TokenCount,
+    /// File blocks chosen by the ladder (headings and fences included).
+    pub after_ladder: TokenCount,
+    /// The whole prompt.
+    pub prompt_total: TokenCount,
+    /// `(raw − promptTotal) / raw × 100`.
+    pub reduction_pct: f64,
+}
+
+/// Counts of files left out of the selection, by reason.
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExclusionSummary {
+    /// Matched an `excludePatterns` glob.
+    pub exclude_pattern: usize,
+    /// Did not match `includePatterns`.
+    pub not_included: usize,
+    /// No path, import or symbol signal.
+    pub zero_semantic_signal: usize,
+    /// Ranked below the `maxFiles` cut.
+    pub max_files: usize,
+}
+
+/// The full record of one compile (seed §2.2 `PipelineTrace`), without contents.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PipelineTrace {
+    /// The intent, verbatim.
+    pub intent: String,
+    /// The project root (absolute; traces are for the user, not the prompt).
+    pub project_root: PathBuf,
+    /// Classification.
+    pub task_class: TaskClassification,
+    /// Rule packs merged, in order.
+    pub rule_packs: Vec<String>,
+    /// The allocated budget.
+    pub budget: TokenBudget,
+    /// Tokens of everything but file blocks.
+    pub overhead: TokenCount,
+    /// Budget left for file blocks.
+    pub code_budget: TokenCount,
+    /// The file cap in force, and whether it was automatic.
+    pub max_files: usize,
+    /// Whether `max_files` came from the seed formula.
+    pub max_files_auto: bool,
+    /// Signal weights used.
+    pub weights: Option<SignalWeights>,
+    /// Files in the RepoMap.
+    pub files_total: usize,
+    /// Files left out of the RepoMap by the scan.
+    pub files_skipped: SkippedFiles,
+    /// Candidates after rule-pack patterns.
+    pub candidates: usize,
+    /// The selected files, best first, with their fate.
+    pub selected_files: Vec<SelectedFileTrace>,
+    /// Files left out of the selection, by reason.
+    pub excluded: ExclusionSummary,
+    /// The best-scored files that missed the cut.
+    pub near_misses: Vec<ExcludedFile>,
+    /// The guard's verdict.
+    pub guard: GuardResult,
+    /// Files per tier.
+    pub summarisation_tiers: BTreeMap<InclusionTier, usize>,
+    /// Merged constraints.
+    pub constraints: Vec<String>,
+    /// Token totals per step.
+    pub token_summary: TokenSummary,
+    /// xxh3-128 of the RepoMap's `path:size:mtime` lines.
+    pub file_tree_hash: String,
+    /// Config files read, nearest first.
+    pub config_files: Vec<PathBuf>,
+    /// Warnings, as in the meta.
+    pub warnings: Vec<String>,
+}
+
+/// A finished compile.
+#[derive(Clone, Debug)]
+pub struct Compilation {
+    /// The compiled prompt.
+    pub prompt: String,
+    /// Its metadata.
+    pub meta: CompilationMeta,
+    /// The decision record.
+    pub trace: PipelineTrace,
+}
+
+/// Runs one compile.
+///
+/// # Errors
+///
+/// [`CompileError`] for an empty intent, a bad root, an invalid config, no
+/// relevant file, a guard that blocks everything, or a budget too small for any
+/// file.
+pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError> {
+    let started = Instant::now();
+    let intent = request.intent.trim();
+    if intent.is_empty() {
+        return Err(CompileError::EmptyIntent);
+    }
+    let raw = request.raw || intent.split_whitespace().any(|word| word == "#raw");
+    let root = resolve_root(&request.project_root)?;
+    let tokens = TokenCounter::cl100k();
+
+    let loaded = load_config(&root, request.config_path.as_deref())?;
+    let config = loaded.config;
+    let mut warnings = Vec::new();
+    if !loaded.unknown_keys.is_empty() {
+        warnings.push(format!(
+            "Ignoring unknown configuration keys: {}",
+            loaded.unknown_keys.join(", ")
+        ));
+    }
+    if config.context_selector.selector_type != "heuristic" {
+        warnings.push(format!(
+            "contextSelector.type `{}` is not available yet; using `heuristic`",
+            config.context_selector.selector_type
+        ));
+    }
+
+    let task = IntentClassifier.classify(intent);
+    info!(
+        "[classify]  → TaskClass: {} (confidence: {:.2}, keywords: [{}]; subject: [{}])",
+        task.task_class,
+        task.confidence,
+        task.matched_keywords.join(", "),
+        task.subject_tokens.join(", ")
+    );
+
+    let plan = RulePackResolver.plan(task.task_class, &config.rule_packs);
+    let resolved = RulePackResolver.resolve(task.task_class, &plan, |path| load_pack(&root, path));
+    warnings.extend(resolved.warnings.iter().cloned());
+    info!("[rules]     Loaded: {}", resolved.applied.join(", "));
+    let pack = resolved.pack;
+
+    let budget = BudgetAllocator.allocate(&BudgetInputs {
+        request_override: request.budget,
+        rule_pack_override: pack.budget_override_tokens(),
+        per_task_class: config.context_budget.per_task_class.get(&task.task_class).copied(),
+        max_tokens: config.context_budget.max_tokens,
+        context_window: config.context_budget.context_window,
+        conversation_tokens: None,
+    });
+    info!("[budget]    Resolved: {} tokens ({:?})", budget.total, budget.source);
+
+    let scan_started = Instant::now();
+    let scanned = scan(
+        &root,
+        ScanOptions {
+            max_file_bytes: config.repo_map.max_file_bytes,
+        },
+    );
+    let repo = scanned.repo;
+    debug!(
+        "Scanned {} files in {:?} (skipped: {:?})",
+        repo.total_files(),
+        scan_started.elapsed(),
+        scanned.skipped
+    );
+
+    let max_files_auto = config.context_selector.max_files == 0;
+    let max_files = if max_files_auto {
+        BudgetAllocator.auto_max_files(repo.total_files(), budget.context_window)
+    } else {
+        config.context_selector.max_files as usize
+    };
+    // Packs and config globs are validated when loaded, so these two cannot fail
+    // on user input.
+    let selector = HeuristicSelector::new(&pack).map_err(|e| CompileError::Internal {
+        message: e.to_string(),
+    })?;
+    let selection = selector.select(&repo, &task, max_files);
+    info!(
+        "[context]   Scanned {} files, {} candidates, selected {} (maxFiles {}{})",
+        repo.total_files(),
+        selection.candidates,
+        selection.files.len(),
+        max_files,
+        if max_files_auto { " auto" } else { "" }
+    );
+    for file in &selection.files {
+        debug!(
+            "HeuristicSelector: {} scored {:.2} (pathRelevance: {:.2}, importProximity: {:.2}, symbolRelevance: {:.2}, recency: {:.2}, sizePenalty: {:.2})",
+            file.path,
+            file.score,
+            file.signals.path_relevance,
+            file.signals.import_proximity,
+            file.signals.symbol_relevance,
+            file.signals.recency,
+            file.signals.size_penalty
+        );
+    }
+    if selection.files.is_empty() {
+        return Err(CompileError::NoRelevantFiles {
+            files_total: repo.total_files(),
+            subject_tokens: task.subject_tokens.clone(),
+        });
+    }
+
+    let guard = ContextGuard::new(&config.guard).map_err(|e| CompileError::Internal {
+        message: e.to_string(),
+    })?;
+    let transformers = ContentTransformerPipeline::new(&config.content_transformers);
+    let context = FactsContext {
+        guard: &guard,
+        transformers: &transformers,
+        tokens,
+        raw,
+    };
+    let mut facts: Vec<FileFacts> = selection
+        .files
+        .par_iter()
+        .filter_map(|file| read_facts(&root, &context, file))
+        .collect();
+    facts.sort_by(|a, b| a.path.cmp(&b.path));
+    let facts_of = |path: &RelativePath| {
+        facts
+            .binary_search_by(|f| f.path.cmp(path))
+            .ok()
+            .map(|index| &facts[index])
+    };
+
+    let guard_result = ContextGuard::summarize(facts.iter().map(|f| (&f.path, &f.guard)));
+    info!(
+        "[guard]     Scanned {} files | {} blocked, {} findings",
+        facts.len(),
+        guard_result.files_blocked.len(),
+        guard_result.findings.len()
+    );
+    let safe: Vec<(&ScoredFile, &FileFacts)> = selection
+        .files
+        .iter()
+        .filter_map(|file| facts_of(&file.path).map(|f| (file, f)))
+        .filter(|(_, f)| !f.guard.blocked)
+        .collect();
+    if safe.is_empty() {
+        return Err(CompileError::GuardBlockedAll {
+            blocked: guard_result.files_blocked.iter().map(ToString::to_string).collect(),
+        });
+    }
+
+    let parts = PromptParts {
+        intent,
+        classification: Some(&task),
+        constraints: &pack.constraints,
+        ..PromptParts::default()
+    };
+    let assembler = PromptAssembler;
+    let fixed = format!(
+        "{}{}{}",
+        assembler.head(&parts),
+        assembler.context_heading(),
+        assembler.tail(&parts)
+    );
+    let overhead = tokens.count(&fixed);
+    let ladder_files: Vec<LadderFile> = safe
+        .iter()
+        .map(|(file, facts)| LadderFile {
+            path: file.path.clone(),
+            score: file.score,
+            costs: facts.costs(),
+            floor: None,
+        })
+        .collect();
+    let smallest = ladder_files
+        .iter()
+        .filter_map(|f| f.costs.iter().flatten().min().copied())
+        .min()
+        .unwrap_or(TokenCount::ZERO);
+
+    // Fit, assemble, count; if joining blocks cost more than their parts, shrink
+    // the code budget by the excess and fit again.
+    let mut code_budget = BudgetAllocator.code_budget(budget.total, overhead);
+    let (prompt, tiers, prompt_tokens) = loop {
+        let (tiers, _) = SummarisationLadder.fit(&ladder_files, code_budget);
+        let blocks: Vec<ContextFile> = safe
+            .iter()
+            .zip(&tiers)
+            .filter_map(|((file, facts), tier)| {
+                let tier = (*tier)?;
+                let render = facts.render(tier)?;
+                Some(ContextFile {
+                    path: file.path.clone(),
+                    language: file.language,
+                    tier,
+                    body: render.body.clone(),
+                })
+            })
+            .collect();
+        let prompt = assembler.assemble(&parts, &blocks);
+        let prompt_tokens = tokens.count(&prompt);
+        if prompt_tokens <= budget.total || code_budget.0 == 0 {
+            break (prompt, tiers, prompt_tokens);
+        }
+        let excess = prompt_tokens.0 - budget.total.0;
+        code_budget = TokenCount(code_budget.0.saturating_sub(excess.max(1)));
+    };
+    let included = tiers.iter().filter(|t| t.is_some()).count();
+    if included == 0 || prompt_tokens > budget.total {
+        return Err(CompileError::BudgetTooSmall {
+            budget: budget.total,
+            overhead,
+            smallest,
+        });
+    }
+
+    let mut summarisation_tiers: BTreeMap<InclusionTier, usize> = BTreeMap::new();
+    for tier in tiers.iter().flatten() {
+        *summarisation_tiers.entry(*tier).or_default() += 1;
+    }
+    let dropped = tiers.iter().filter(|t| t.is_none()).count();
+    let compressed = tiers.iter().flatten().filter(|t| **t != InclusionTier::L0).count();
+    if dropped > 0 {
+        warnings.push(format!(
+            "Heavy truncation: {dropped} of {} selected files did not fit the budget of {} tokens even as names; raise the budget or narrow the intent",
+            safe.len(),
+            budget.total
+        ));
+    }
+    info!(
+        "[ladder]    {} files: {} full, {} compressed, {} dropped (code budget {})",
+        safe.len(),
+        included - compressed,
+        compressed,
+        dropped,
+        code_budget
+    );
+
+    let tier_of: BTreeMap<&RelativePath, TierChoice> = safe
+        .iter()
+        .zip(&tiers)
+        .map(|((file, _), tier)| (&file.path, *tier))
+        .collect();
+    let mut transform_saved = 0u64;
+    let mut completeness = 0.0;
+    let mut selected_tokens = 0u64;
+    let mut after_guard = 0u64;
+    let mut after_transforms = 0u64;
+    let mut after_ladder = 0u64;
+    let mut selected_files = Vec::with_capacity(selection.files.len());
+    for file in &selection.files {
+        let facts = facts_of(&file.path);
+        let tier = tier_of.get(&file.path).copied().flatten();
+        let (tokens_at_tier, reason) = match (facts, tier) {
+            (None, _) => (TokenCount::ZERO, "unreadable".to_owned()),
+            (Some(f), _) if f.guard.blocked => (TokenCount::ZERO, "blocked by guard".to_owned()),
+            (Some(_), None) => (TokenCount::ZERO, "dropped to fit the budget".to_owned()),
+            (Some(f), Some(tier)) => (
+                f.render(tier).map_or(TokenCount::ZERO, |r| r.block_tokens),
+                if tier == InclusionTier::L0 {
+                    "selected".to_owned()
+                } else {
+                    format!("selected, compressed to {} to fit the budget", tier.name())
+                },
+            ),
+        };
+        if let Some(f) = facts {
+            selected_tokens += f.original_tokens.get();
+            if !f.guard.blocked {
+                after_guard += f.original_tokens.get();
+                after_transforms += f.transformed_tokens.get();
+                if let Some(tier) = tier {
+                    after_ladder += tokens_at_tier.get();
+                    transform_saved += f.original_tokens.get().saturating_sub(f.transformed_tokens.get());
+                    let full = f.render(InclusionTier::L0).map_or(1, |r| r.block_tokens.get().max(1));
+                    completeness += if tier == InclusionTier::L0 {
+                        1.0
+                    } else {
+                        (tokens_at_tier.get() as f64 / full as f64).min(1.0)
+                    };
+                }
+            }
+        }
+        selected_files.push(SelectedFileTrace {
+            path: file.path.clone(),
+            language: file.language,
+            score: file.score,
+            signals: file.signals,
+            boosted_by: file.boosted_by.clone(),
+            penalized_by: file.penalized_by.clone(),
+            tier,
+            tokens: tokens_at_tier,
+            original_tokens: facts.map_or(TokenCount::ZERO, |f| f.original_tokens),
+            transforms_applied: facts.map(|f| f.transforms_applied.clone()).unwrap_or_default(),
+            reason,
+        });
+    }
+    let context_completeness = round3(completeness / selection.files.len() as f64);
+
+    let mut excluded = ExclusionSummary::default();
+    for file in &selection.excluded {
+        match file.reason {
+            ExclusionReason::ExcludePattern { .. } => excluded.exclude_pattern += 1,
+            ExclusionReason::NotIncluded => excluded.not_included += 1,
+            ExclusionReason::ZeroSemanticSignal => excluded.zero_semantic_signal += 1,
+            ExclusionReason::MaxFiles { .. } => excluded.max_files += 1,
+        }
+    }
+    let near_misses: Vec<ExcludedFile> = selection
+        .excluded
+        .iter()
+        .filter(|f| matches!(f.reason, ExclusionReason::MaxFiles { .. }))
+        .take(NEAR_MISSES)
+        .cloned()
+        .collect();
+
+    let raw_tokens = repo.total_tokens;
+    let reduction = if raw_tokens.0 == 0 {
+        0.0
+    } else {
+        (1.0 - f64::from(prompt_tokens.0) / f64::from(raw_tokens.0)).max(0.0)
+    };
+    info!(
+        "[assemble]  Compiled prompt: {} tokens (budget {}, overhead {})",
+        prompt_tokens, budget.total, overhead
+    );
+    for warning in &warnings {
+        warn!("{warning}");
+    }
+
+    let meta = CompilationMeta {
+        intent: request.intent.clone(),
+        task_class: task.task_class,
+        files_selected: included,
+        files_total: repo.total_files(),
+        tokens_raw: raw_tokens,
+        tokens_compiled: prompt_tokens,
+        token_reduction_pct: round3(reduction),
+        cache_hit: false,
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        model_id: request.model_id.clone().or_else(|| config.model.id.clone()).unwrap_or_else(|| "unknown".to_owned()),
+        editor_id: request.editor_id.clone(),
+        transform_tokens_saved: TokenCount::from_u64(transform_saved),
+        summarisation_tiers: summarisation_tiers.clone(),
+        guard: guard_result.clone(),
+        context_completeness,
+        budget: budget.total,
+        warnings: warnings.clone(),
+    };
+    let trace = PipelineTrace {
+        intent: request.intent.clone(),
+        project_root: root,
+        task_class: task,
+        rule_packs: resolved.applied,
+        budget,
+        overhead,
+        code_budget: BudgetAllocator.code_budget(budget.total, overhead),
+        max_files,
+        max_files_auto,
+        weights: selection.weights,
+        files_total: repo.total_files(),
+        files_skipped: scanned.skipped,
+        candidates: selection.candidates,
+        selected_files,
+        excluded,
+        near_misses,
+        guard: guard_result,
+        summarisation_tiers,
+        constraints: pack.constraints,
+        token_summary: TokenSummary {
+            raw: raw_tokens,
+            selected: TokenCount::from_u64(selected_tokens),
+            after_guard: TokenCount::from_u64(after_guard),
+            after_transforms: TokenCount::from_u64(after_transforms),
+            after_ladder: TokenCount::from_u64(after_ladder),
+            prompt_total: prompt_tokens,
+            reduction_pct: round3(reduction * 100.0),
+        },
+        file_tree_hash: repo.file_tree_hash().to_hex(),
+        config_files: loaded.files,
+        warnings,
+    };
+    Ok(Compilation { prompt, meta, trace })
+}
+
+fn round3(value: f64) -> f64 {
+    (value * 1000.0).round() / 1000.0
+}
+
+/// Canonicalises the root and checks it is a directory.
+fn resolve_root(root: &Path) -> Result<PathBuf, CompileError> {
+    if !root.exists() {
+        return Err(CompileError::RootNotFound {
+            path: root.to_path_buf(),
+        });
+    }
+    let canonical = fs_err::canonicalize(root).map_err(|source| CompileError::RootUnreadable {
+        path: root.to_path_buf(),
+        source: std::io::Error::new(source.kind(), source.to_string()),
+    })?;
+    if !canonical.is_dir() {
+        return Err(CompileError::RootNotDirectory {
+            path: root.to_path_buf(),
+        });
+    }
+    Ok(canonical)
+}
+
+/// Reads a project rule pack for the resolver.
+fn load_pack(root: &Path, relative: &str) -> PackSource {
+    let path = root.join(relative);
+    match fs_err::read_to_string(&path) {
+        Ok(text) => PackSource::Text(text),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => PackSource::Missing,
+        Err(error) => PackSource::Unreadable(error.to_string()),
+    }
+}
+
+/// Reads one selected file and computes its facts; `None` when it can no longer
+/// be read (deleted or changed since the scan), which the trace reports.
+fn read_facts(root: &Path, context: &FactsContext<'_>, file: &ScoredFile) -> Option<FileFacts> {
+    let bytes = fs_err::read(root.join(file.path.as_str())).ok()?;
+    Some(compute_facts(
+        context,
+        &file.path,
+        file.language,
+        &bytes,
+        file.score > BYPASS_SCORE,
+    ))
+}

@@ -1,0 +1,439 @@
+//! The RepoMap scan (seed §8, §15): a parallel walk of the project root with jwalk,
+//! gitignore rules applied while each directory is read, then a rayon pass that
+//! stats, reads and hashes every file.
+//!
+//! Ignore rules, highest priority first: `.gitignore` files from the deepest
+//! directory up to the root, then `.gitignore` files of the root's ancestors up to
+//! the enclosing git repository, then that repository's `.git/info/exclude`, and
+//! last the built-in [`DEFAULT_NEGATIVE_PATTERNS`]. A `!pattern` in a
+//! `.gitignore` can therefore bring back a path the defaults leave out. Matching
+//! is the `ignore` crate's gitignore matcher. Rules are honoured whether or not
+//! the root is inside a git repository.
+//!
+//! Symbolic links are not followed into directories (no loops, no escapes); a link
+//! to a file is kept when its target resolves inside the root. Binary files (a NUL
+//! byte in the first 8 KiB) and files larger than `repoMap.maxFileBytes` are left
+//! out and counted.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::UNIX_EPOCH;
+
+use aic_stages::repo_map::{ContentHash, FileEntry, Language, RelativePath, RepoMap, estimate_tokens};
+use aic_stages::symbols::symbol_terms;
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use jwalk::{ClientState, WalkDirGeneric};
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// Directories and files never scanned, in gitignore syntax; one list for every
+/// project (after the seed's `DEFAULT_NEGATIVE_PATTERNS`). A trailing `/` means
+/// a directory at any depth.
+pub const DEFAULT_NEGATIVE_PATTERNS: &[&str] = &[
+    ".git/",
+    ".hg/",
+    ".svn/",
+    ".aic/",
+    "node_modules/",
+    "bower_components/",
+    "vendor/",
+    "dist/",
+    "build/",
+    "out/",
+    "target/",
+    "coverage/",
+    "htmlcov/",
+    "tmp/",
+    "log/",
+    "__pycache__/",
+    ".venv/",
+    "venv/",
+    ".tox/",
+    ".mypy_cache/",
+    ".pytest_cache/",
+    ".ruff_cache/",
+    ".hypothesis/",
+    "*.egg-info/",
+    ".eggs/",
+    ".next/",
+    ".nuxt/",
+    ".vite/",
+    ".astro/",
+    ".output/",
+    ".svelte-kit/",
+    ".vercel/",
+    ".netlify/",
+    ".turbo/",
+    ".parcel-cache/",
+    ".cache/",
+    ".yarn/",
+    ".pnpm-store/",
+    ".gradle/",
+    ".m2/",
+    ".idea/",
+    ".bundle/",
+    "Pods/",
+    "DerivedData/",
+    ".dart_tool/",
+    ".terraform/",
+    ".stack-work/",
+    "*.tsbuildinfo",
+    "*.pyc",
+    ".DS_Store",
+];
+
+/// Bytes inspected for a NUL byte to tell binary files from text.
+const BINARY_PROBE_BYTES: usize = 8 * 1024;
+
+/// Counts of files left out of the map, by reason.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkippedFiles {
+    /// A NUL byte in the first 8 KiB.
+    pub binary: usize,
+    /// Larger than `repoMap.maxFileBytes`.
+    pub too_large: usize,
+    /// Could not be stat'ed or read (permissions, vanished, link loops).
+    pub unreadable: usize,
+    /// Symbolic links to directories, or to files outside the root.
+    pub symlinks: usize,
+}
+
+/// What the scan found.
+#[derive(Debug)]
+pub struct ScanOutput {
+    /// Files in scope, sorted by path.
+    pub repo: RepoMap,
+    /// Files left out, by reason.
+    pub skipped: SkippedFiles,
+}
+
+/// Scan settings.
+#[derive(Clone, Copy, Debug)]
+pub struct ScanOptions {
+    /// Size cap in bytes (`repoMap.maxFileBytes`).
+    pub max_file_bytes: u64,
+}
+
+/// The ignore rules in force while reading a directory, deepest first.
+#[derive(Clone, Debug, Default)]
+struct IgnoreStack {
+    matchers: Vec<Arc<Gitignore>>,
+}
+
+impl IgnoreStack {
+    fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
+        for matcher in self.matchers.iter().rev() {
+            match matcher.matched(path, is_dir) {
+                Match::Ignore(_) => return true,
+                Match::Whitelist(_) => return false,
+                Match::None => {}
+            }
+        }
+        false
+    }
+}
+
+#[derive(Debug, Default)]
+struct ScanState;
+
+impl ClientState for ScanState {
+    type ReadDirState = IgnoreStack;
+    type DirEntryState = ();
+}
+
+/// A path found by the walk, before it is read.
+struct Found {
+    path: RelativePath,
+    absolute: PathBuf,
+    is_symlink: bool,
+}
+
+enum FileOutcome {
+    Entry(FileEntry),
+    Binary,
+    TooLarge,
+    Unreadable,
+    Symlink,
+}
+
+/// Scans `root` (an existing directory, already canonicalised).
+pub fn scan(root: &Path, options: ScanOptions) -> ScanOutput {
+    let base = base_ignore_stack(root);
+    let walk = WalkDirGeneric::<ScanState>::new(root)
+        .skip_hidden(false)
+        .follow_links(false)
+        .sort(false)
+        .root_read_dir_state(base)
+        .process_read_dir(|_depth, directory, stack, children| {
+            let has_gitignore = children.iter().any(|child| {
+                child
+                    .as_ref()
+                    .is_ok_and(|e| e.file_name == ".gitignore" && !e.file_type.is_dir())
+            });
+            if has_gitignore {
+                let mut builder = GitignoreBuilder::new(directory);
+                builder.add(directory.join(".gitignore"));
+                if let Ok(matcher) = builder.build() {
+                    stack.matchers.push(Arc::new(matcher));
+                }
+            }
+            children.retain(|child| match child {
+                Ok(entry) => {
+                    let is_dir = entry.file_type.is_dir();
+                    !stack.is_ignored(&entry.path(), is_dir)
+                }
+                Err(_) => true,
+            });
+        });
+
+    let mut found = Vec::new();
+    let mut walk_errors = 0usize;
+    for entry in walk {
+        let Ok(entry) = entry else {
+            walk_errors += 1;
+            continue;
+        };
+        if entry.depth == 0 || entry.file_type.is_dir() {
+            continue;
+        }
+        let absolute = entry.path();
+        let Ok(relative) = absolute.strip_prefix(root) else {
+            continue;
+        };
+        let Some(path) = relative.to_str().and_then(RelativePath::new) else {
+            // Non-UTF-8 names cannot be shown in a prompt.
+            walk_errors += 1;
+            continue;
+        };
+        found.push(Found {
+            path,
+            absolute,
+            is_symlink: entry.file_type.is_symlink(),
+        });
+    }
+
+    let outcomes: Vec<FileOutcome> = found
+        .par_iter()
+        .map(|file| scan_file(root, file, options))
+        .collect();
+    let mut skipped = SkippedFiles {
+        unreadable: walk_errors,
+        ..SkippedFiles::default()
+    };
+    let mut entries = Vec::with_capacity(outcomes.len());
+    for outcome in outcomes {
+        match outcome {
+            FileOutcome::Entry(entry) => entries.push(entry),
+            FileOutcome::Binary => skipped.binary += 1,
+            FileOutcome::TooLarge => skipped.too_large += 1,
+            FileOutcome::Unreadable => skipped.unreadable += 1,
+            FileOutcome::Symlink => skipped.symlinks += 1,
+        }
+    }
+    ScanOutput {
+        repo: RepoMap::new(entries),
+        skipped,
+    }
+}
+
+fn scan_file(root: &Path, file: &Found, options: ScanOptions) -> FileOutcome {
+    if file.is_symlink {
+        match fs_err::canonicalize(&file.absolute) {
+            Ok(target) if target.starts_with(root) => {}
+            Ok(_) => return FileOutcome::Symlink,
+            Err(_) => return FileOutcome::Unreadable,
+        }
+    }
+    let Ok(metadata) = fs_err::metadata(&file.absolute) else {
+        return FileOutcome::Unreadable;
+    };
+    if metadata.is_dir() {
+        return FileOutcome::Symlink;
+    }
+    if !metadata.is_file() {
+        return FileOutcome::Unreadable;
+    }
+    if metadata.len() > options.max_file_bytes {
+        return FileOutcome::TooLarge;
+    }
+    let Ok(bytes) = fs_err::read(&file.absolute) else {
+        return FileOutcome::Unreadable;
+    };
+    if bytes.len() as u64 > options.max_file_bytes {
+        return FileOutcome::TooLarge;
+    }
+    let probe = &bytes[..bytes.len().min(BINARY_PROBE_BYTES)];
+    if memchr::memchr(0, probe).is_some() {
+        return FileOutcome::Binary;
+    }
+    let last_modified_ms = metadata
+        .modified()
+        .ok()
+        .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let size_bytes = bytes.len() as u64;
+    let language = Language::detect(&file.path);
+    let symbol_terms = if language.is_code() {
+        symbol_terms(&String::from_utf8_lossy(&bytes))
+    } else {
+        Vec::new()
+    };
+    FileOutcome::Entry(FileEntry {
+        language,
+        path: file.path.clone(),
+        size_bytes,
+        estimated_tokens: estimate_tokens(size_bytes),
+        last_modified_ms,
+        content_hash: ContentHash::of(&bytes),
+        symbol_terms,
+    })
+}
+
+/// The rules in force at the root: defaults, then the enclosing repository's
+/// `info/exclude`, then ancestors' `.gitignore` files (outermost first).
+fn base_ignore_stack(root: &Path) -> IgnoreStack {
+    let mut stack = IgnoreStack::default();
+    let mut defaults = GitignoreBuilder::new(root);
+    for pattern in DEFAULT_NEGATIVE_PATTERNS {
+        let _ = defaults.add_line(None, pattern);
+    }
+    if let Ok(matcher) = defaults.build() {
+        stack.matchers.push(Arc::new(matcher));
+    }
+
+    let mut ancestors = Vec::new();
+    let mut git_dir = None;
+    for directory in root.ancestors() {
+        if directory != root {
+            ancestors.push(directory.to_path_buf());
+        }
+        if directory.join(".git").exists() {
+            git_dir = Some(directory.to_path_buf());
+            break;
+        }
+    }
+    if let Some(repository) = git_dir {
+        let exclude = repository.join(".git").join("info").join("exclude");
+        if exclude.is_file() {
+            let mut builder = GitignoreBuilder::new(&repository);
+            builder.add(exclude);
+            if let Ok(matcher) = builder.build() {
+                stack.matchers.push(Arc::new(matcher));
+            }
+        }
+    } else {
+        // Outside a repository only the root's own rules apply.
+        ancestors.clear();
+    }
+    for directory in ancestors.iter().rev() {
+        let gitignore = directory.join(".gitignore");
+        if gitignore.is_file() {
+            let mut builder = GitignoreBuilder::new(directory);
+            builder.add(gitignore);
+            if let Ok(matcher) = builder.build() {
+                stack.matchers.push(Arc::new(matcher));
+            }
+        }
+    }
+    stack
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, path: &str, content: &[u8]) {
+        let full = root.join(path);
+        fs_err::create_dir_all(full.parent().unwrap()).unwrap();
+        fs_err::write(full, content).unwrap();
+    }
+
+    fn paths(output: &ScanOutput) -> Vec<&str> {
+        output.repo.files.iter().map(|f| f.path.as_str()).collect()
+    }
+
+    fn scan_dir(root: &Path) -> ScanOutput {
+        let root = fs_err::canonicalize(root).unwrap();
+        scan(&root, ScanOptions { max_file_bytes: 1024 })
+    }
+
+    #[test]
+    fn honours_nested_gitignore_defaults_and_negation() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, ".gitignore", b"*.log\n!keep.log\n!log/\n");
+        write(root, "a.log", b"x");
+        write(root, "keep.log", b"x");
+        write(root, "src/main.rs", b"fn main() {}");
+        write(root, "src/.gitignore", b"gen/\n");
+        write(root, "src/gen/out.rs", b"x");
+        write(root, "node_modules/pkg/index.js", b"x");
+        write(root, "log/app.rs", b"x");
+        write(root, "tmp/scratch.txt", b"x");
+        write(root, "nested/dist/bundle.js", b"x");
+        let output = scan_dir(root);
+        assert_eq!(
+            paths(&output),
+            [".gitignore", "keep.log", "log/app.rs", "src/.gitignore", "src/main.rs"]
+        );
+    }
+
+    #[test]
+    fn git_info_exclude_applies() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, ".git/info/exclude", b"secret-notes.md\n");
+        write(root, ".git/HEAD", b"ref: refs/heads/main\n");
+        write(root, "secret-notes.md", b"x");
+        write(root, "README.md", b"x");
+        assert_eq!(paths(&scan_dir(root)), ["README.md"]);
+    }
+
+    #[test]
+    fn binary_and_large_files_are_counted_not_mapped() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, "image.png", b"\x89PNG\x00\x00");
+        write(root, "big.txt", &[b'a'; 2048]);
+        write(root, "latin1.txt", b"caf\xe9\n");
+        let output = scan_dir(root);
+        assert_eq!(paths(&output), ["latin1.txt"]);
+        assert_eq!(output.skipped.binary, 1);
+        assert_eq!(output.skipped.too_large, 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_never_leave_the_root_and_never_loop() {
+        use std::os::unix::fs::symlink;
+        let outside = tempfile::tempdir().unwrap();
+        write(outside.path(), "private.txt", b"x");
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, "src/lib.rs", b"x");
+        symlink(outside.path().join("private.txt"), root.join("escape.txt")).unwrap();
+        symlink(root.join("src"), root.join("src/loop")).unwrap();
+        symlink(root.join("src/lib.rs"), root.join("alias.rs")).unwrap();
+        symlink(root.join("self-a"), root.join("self-b")).unwrap();
+        symlink(root.join("self-b"), root.join("self-a")).unwrap();
+        let output = scan_dir(root);
+        assert_eq!(paths(&output), ["alias.rs", "src/lib.rs"]);
+        assert_eq!(output.skipped.symlinks, 2);
+        assert_eq!(output.skipped.unreadable, 2);
+    }
+
+    #[test]
+    fn output_is_sorted_and_hash_is_stable() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for name in ["z.rs", "a.rs", "m/b.rs", "m/a.rs"] {
+            write(root, name, name.as_bytes());
+        }
+        let first = scan_dir(root);
+        let second = scan_dir(root);
+        assert_eq!(paths(&first), ["a.rs", "m/a.rs", "m/b.rs", "z.rs"]);
+        assert_eq!(first.repo.file_tree_hash(), second.repo.file_tree_hash());
+    }
+}

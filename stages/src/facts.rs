@@ -1,0 +1,210 @@
+//! FileFacts: everything the per-file stage learns about one file's content —
+//! guard findings, transformed text, tier renders and their token costs.
+//!
+//! [`compute_facts`] is pure and independent of every other file, so the runner
+//! calls it from a rayon `par_iter` and sorts the results by path. The facts of a
+//! file depend on its bytes, its path (language, lock-file and never-include
+//! rules) and the settings in [`FactsContext`], never on the intent.
+
+use serde::Serialize;
+
+use crate::assembler::{ContextFile, PromptAssembler};
+use crate::guard::{ContextGuard, FileGuardOutcome};
+use crate::ladder::{InclusionTier, names_only};
+use crate::repo_map::{ContentHash, Language, RelativePath, TokenCount};
+use crate::tokens::TokenCounter;
+use crate::transform::ContentTransformerPipeline;
+
+/// One tier's render of a file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TierRender {
+    /// The text shown inside the file's fence.
+    pub body: String,
+    /// Tokens of the whole block in the prompt: heading, fences and body.
+    pub block_tokens: TokenCount,
+}
+
+/// What the per-file stage knows about one file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileFacts {
+    /// The file.
+    pub path: RelativePath,
+    /// Its language.
+    pub language: Language,
+    /// xxh3-128 of the bytes read.
+    pub content_hash: ContentHash,
+    /// Whether the bytes were not valid UTF-8 (they were decoded lossily).
+    pub lossy_utf8: bool,
+    /// Tokens of the content as read.
+    pub original_tokens: TokenCount,
+    /// Tokens of the content after transforms.
+    pub transformed_tokens: TokenCount,
+    /// Transformers that changed the content.
+    pub transforms_applied: Vec<&'static str>,
+    /// The guard's verdict.
+    pub guard: FileGuardOutcome,
+    /// Renders per tier (index = tier); `None` where the tier has no render.
+    /// Empty for blocked files.
+    #[serde(skip)]
+    pub renders: [Option<TierRender>; 4],
+}
+
+impl FileFacts {
+    /// Block token cost per tier, for the ladder.
+    pub fn costs(&self) -> [Option<TokenCount>; 4] {
+        let mut costs = [None; 4];
+        for (cost, render) in costs.iter_mut().zip(&self.renders) {
+            *cost = render.as_ref().map(|r| r.block_tokens);
+        }
+        costs
+    }
+
+    /// The render of a tier.
+    pub fn render(&self, tier: InclusionTier) -> Option<&TierRender> {
+        self.renders[tier as usize].as_ref()
+    }
+}
+
+/// Shared, read-only settings of the per-file stage.
+#[derive(Debug)]
+pub struct FactsContext<'a> {
+    /// The guard chain.
+    pub guard: &'a ContextGuard,
+    /// The transformers.
+    pub transformers: &'a ContentTransformerPipeline,
+    /// The token counter.
+    pub tokens: TokenCounter,
+    /// `#raw`/`--raw`: no transforms at all.
+    pub raw: bool,
+}
+
+/// Computes the facts of one file from its bytes. `bypass_format_specific` keeps
+/// lossy format transforms off (direct targets and files scoring above 0.9,
+/// seed §8.5 "Transformer Bypass Policy").
+pub fn compute_facts(
+    context: &FactsContext<'_>,
+    path: &RelativePath,
+    language: Language,
+    bytes: &[u8],
+    bypass_format_specific: bool,
+) -> FileFacts {
+    let content_hash = ContentHash::of(bytes);
+    let (content, lossy_utf8) = match std::str::from_utf8(bytes) {
+        Ok(text) => (text.to_owned(), false),
+        Err(_) => (String::from_utf8_lossy(bytes).into_owned(), true),
+    };
+    let guard = context.guard.scan_file(path, language, &content);
+    let original_tokens = context.tokens.count(&content);
+    if guard.blocked {
+        return FileFacts {
+            path: path.clone(),
+            language,
+            content_hash,
+            lossy_utf8,
+            original_tokens,
+            transformed_tokens: TokenCount::ZERO,
+            transforms_applied: Vec::new(),
+            guard,
+            renders: [None, None, None, None],
+        };
+    }
+    let transformed = context.transformers.transform(
+        path,
+        language,
+        &content,
+        context.raw,
+        bypass_format_specific,
+    );
+    let transformed_tokens = if transformed.text == content {
+        original_tokens
+    } else {
+        context.tokens.count(&transformed.text)
+    };
+    let mut l0_body = transformed.text;
+    if l0_body.trim().is_empty() {
+        l0_body = "(empty file)\n".to_owned();
+    }
+    let render = |tier: InclusionTier, body: String| {
+        let mut body = body.trim_end_matches('\n').to_owned();
+        body.push('\n');
+        let block = PromptAssembler.file_block(&ContextFile {
+            path: path.clone(),
+            language,
+            tier,
+            body: body.clone(),
+        });
+        let block_tokens = context.tokens.count(&block);
+        TierRender { body, block_tokens }
+    };
+    let l3_body = names_only(&l0_body);
+    let l3 = render(InclusionTier::L3, l3_body);
+    let l0 = render(InclusionTier::L0, l0_body);
+    FileFacts {
+        path: path.clone(),
+        language,
+        content_hash,
+        lossy_utf8,
+        original_tokens,
+        transformed_tokens,
+        transforms_applied: transformed.applied,
+        guard,
+        renders: [Some(l0), None, None, Some(l3)],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::AicConfig;
+
+    fn facts(path: &str, bytes: &[u8]) -> FileFacts {
+        let config = AicConfig::default();
+        let guard = ContextGuard::new(&config.guard).unwrap();
+        let transformers = ContentTransformerPipeline::new(&config.content_transformers);
+        let context = FactsContext {
+            guard: &guard,
+            transformers: &transformers,
+            tokens: TokenCounter::cl100k(),
+            raw: false,
+        };
+        let path = RelativePath::new(path).unwrap();
+        let language = Language::detect(&path);
+        compute_facts(&context, &path, language, bytes, false)
+    }
+
+    #[test]
+    fn renders_full_and_names_with_block_costs() {
+        let f = facts("src/config.rs", b"pub struct Config {}\n\n\n\n\npub fn load() -> Config { Config {} }\n");
+        let l0 = f.render(InclusionTier::L0).unwrap();
+        assert_eq!(l0.body, "pub struct Config {}\n\npub fn load() -> Config { Config {} }\n");
+        let l3 = f.render(InclusionTier::L3).unwrap();
+        assert!(l3.body.ends_with("struct Config\nfn load\n"), "{}", l3.body);
+        assert!(l3.block_tokens < l0.block_tokens);
+        assert_eq!(f.transforms_applied, ["WhitespaceNormalizer"]);
+        assert!(f.transformed_tokens < f.original_tokens);
+    }
+
+    #[test]
+    fn block_cost_is_the_token_count_of_the_assembled_block() {
+        let f = facts("a.py", b"def a():\n    return 1\n");
+        let l0 = f.render(InclusionTier::L0).unwrap();
+        let block = PromptAssembler.file_block(&ContextFile {
+            path: f.path.clone(),
+            language: f.language,
+            tier: InclusionTier::L0,
+            body: l0.body.clone(),
+        });
+        assert_eq!(TokenCounter::cl100k().count(&block), l0.block_tokens);
+    }
+
+    #[test]
+    fn empty_and_non_utf8_files_never_have_empty_bodies() {
+        let f = facts("empty.txt", b"");
+        assert_eq!(f.render(InclusionTier::L0).unwrap().body, "(empty file)\n");
+        let f = facts("latin1.txt", b"caf\xe9\n");
+        assert!(f.lossy_utf8);
+        assert_eq!(f.render(InclusionTier::L0).unwrap().body, "caf\u{fffd}\n");
+    }
+}

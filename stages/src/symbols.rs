@@ -1,0 +1,118 @@
+//! Definition names found without a parser: the GenericProvider of seed §8.1
+//! ("L3 names: file path + regex-extracted names"), used for every language until
+//! the tree-sitter LanguageProviders exist.
+//!
+//! One pattern recognises a definition at the start of a line — after optional
+//! visibility and modifier words — introduced by a definition keyword of a
+//! common language (`fn`, `struct`, `enum`, `trait`, `class`, `interface`,
+//! `type`, `def`, `function`, `func`, `module`, `record`, …). It misses
+//! definitions that do not start a line (`const f = () => …` is not one) and
+//! never parses, so it cannot fail.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use crate::terms::{split_words, stem};
+
+/// One definition: the keyword that introduced it and its name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DefinedName {
+    /// The keyword (`fn`, `class`, `def`, …).
+    pub kind: String,
+    /// The defined name, as written.
+    pub name: String,
+}
+
+/// The most definitions kept per file.
+pub const MAX_NAMES: usize = 200;
+
+fn pattern() -> &'static Regex {
+    static PATTERN: OnceLock<Regex> = OnceLock::new();
+    PATTERN.get_or_init(|| {
+        Regex::new(
+            r"(?m)^[ \t]*(?:(?:pub(?:\([^)\n]*\))?|export|default|public|private|protected|internal|static|abstract|final|async|unsafe|extern|sealed|open|override|virtual|partial|declare|const)[ \t]+)*(fn|struct|enum|trait|union|mod|macro_rules!|class|interface|type|def|function\*?|func|module|record|object|protocol|extension|impl)[ \t]+([A-Za-z_$][A-Za-z0-9_$]*)",
+        )
+        .expect("the definition pattern is a valid constant regex")
+    })
+}
+
+/// Definitions in file order, each name once (first occurrence wins), at most
+/// [`MAX_NAMES`]. `impl` blocks are not definitions and are skipped.
+///
+/// # Examples
+///
+/// ```
+/// use aic_stages::symbols::defined_names;
+/// let names = defined_names("pub struct Config {}\nimpl Config {\n    pub fn load() {}\n}\n");
+/// let names: Vec<_> = names.iter().map(|n| (n.kind.as_str(), n.name.as_str())).collect();
+/// assert_eq!(names, [("struct", "Config"), ("fn", "load")]);
+/// ```
+pub fn defined_names(content: &str) -> Vec<DefinedName> {
+    let mut names: Vec<DefinedName> = Vec::new();
+    for captures in pattern().captures_iter(content) {
+        let kind = captures[1].trim_end_matches(['!', '*']);
+        if kind == "impl" {
+            continue;
+        }
+        let name = &captures[2];
+        if names.iter().any(|n| n.name == name) {
+            continue;
+        }
+        names.push(DefinedName {
+            kind: kind.to_owned(),
+            name: name.to_owned(),
+        });
+        if names.len() == MAX_NAMES {
+            break;
+        }
+    }
+    names
+}
+
+/// The stemmed words of a file's defined names, sorted and deduplicated
+/// (`UserService`, `find_by_token` → `by`, `find`, `servic`, `token`, `user`).
+pub fn symbol_terms(content: &str) -> Vec<String> {
+    let mut terms: Vec<String> = defined_names(content)
+        .iter()
+        .flat_map(|n| split_words(&n.name))
+        .filter(|w| w.len() > 1)
+        .map(|w| stem(&w))
+        .collect();
+    terms.sort_unstable();
+    terms.dedup();
+    terms
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(content: &str) -> Vec<String> {
+        defined_names(content)
+            .into_iter()
+            .map(|n| format!("{} {}", n.kind, n.name))
+            .collect()
+    }
+
+    #[test]
+    fn finds_definitions_across_languages() {
+        assert_eq!(
+            names("class Parser:\n    def parse(self):\n        pass\n\nasync def main():\n    pass\n"),
+            ["class Parser", "def parse", "def main"]
+        );
+        assert_eq!(
+            names("export default class App {}\nexport async function load() {}\ninterface Props {}\n"),
+            ["class App", "function load", "interface Props"]
+        );
+        assert_eq!(names("func (s *Server) Serve() error {\n}\ntype Server struct{}\n"), ["type Server"]);
+        assert_eq!(names("pub(crate) const fn limit() {}\nmacro_rules! bail {}\n"), ["fn limit", "macro_rules bail"]);
+        assert!(names("let x = 1;\n// fn not_a_definition\n").is_empty());
+    }
+
+    #[test]
+    fn terms_are_split_stemmed_and_sorted() {
+        let terms = symbol_terms("export class UserService {}\nfunction find_by_token() {}\n");
+        assert_eq!(terms, ["by", "find", "servic", "token", "user"]);
+    }
+}

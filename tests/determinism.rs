@@ -1,0 +1,28 @@
+//! Same input, same bytes: across runs and across thread counts.
+
+use crate::support::{aic, dependency_source};
+
+#[test]
+fn identical_bytes_on_one_and_two_threads() {
+    let source = dependency_source("globset");
+    let root = source.to_str().unwrap();
+    let args = ["compile", "glob matching with a literal separator", "--root", root];
+    let one = aic(&args, &[("RAYON_NUM_THREADS", "1")]);
+    let two = aic(&args, &[("RAYON_NUM_THREADS", "2")]);
+    let again = aic(&args, &[("RAYON_NUM_THREADS", "2")]);
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    assert_eq!(one.stdout, two.stdout);
+    assert_eq!(two.stdout, again.stdout);
+}
+
+#[test]
+fn identical_meta_apart_from_duration() {
+    let source = dependency_source("ignore");
+    let root = source.to_str().unwrap();
+    let args = ["compile", "parse gitignore files", "--root", root, "--json"];
+    let mut first = aic(&args, &[("RAYON_NUM_THREADS", "1")]).json();
+    let mut second = aic(&args, &[("RAYON_NUM_THREADS", "2")]).json();
+    first["meta"]["durationMs"] = 0.into();
+    second["meta"]["durationMs"] = 0.into();
+    assert_eq!(first, second);
+}

@@ -1,0 +1,81 @@
+//! The golden prompt of a small fixture repository, and the agreement of `meta`
+//! with the prompt it describes.
+
+use aic_stages::tokens::TokenCounter;
+
+use crate::support::{aic, fixture_repo, prompt_headings};
+
+const MTIMES: &[(&str, u64)] = &[
+    ("src/user/service.ts", 500),
+    ("src/user/model.ts", 400),
+    ("src/auth/jwt.ts", 300),
+    ("tests/service.test.ts", 200),
+    ("src/user/legacy-user-keys.ts", 100),
+];
+
+#[test]
+fn golden_prompt_for_a_bugfix_intent() {
+    let repo = fixture_repo("webapp", MTIMES);
+    let root = repo.path().to_str().unwrap();
+    let run = aic(&["compile", "fix the null check in the user service", "--root", root], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    insta::assert_snapshot!("webapp_bugfix_prompt", run.stdout);
+}
+
+#[test]
+fn meta_agrees_with_the_prompt() {
+    let repo = fixture_repo("webapp", MTIMES);
+    let root = repo.path().to_str().unwrap();
+    let run = aic(&["compile", "fix the null check in the user service", "--root", root, "--json"], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = run.json();
+    let prompt = json["compiledPrompt"].as_str().unwrap();
+    let meta = &json["meta"];
+
+    assert!(prompt.contains("## Task\n\nfix the null check in the user service\n"), "intent verbatim");
+    let headings = prompt_headings(prompt);
+    assert_eq!(meta["filesSelected"].as_u64().unwrap() as usize, headings.len());
+    let counted = TokenCounter::cl100k().count(prompt).0;
+    assert_eq!(meta["tokensCompiled"].as_u64().unwrap(), u64::from(counted));
+    assert!(u64::from(counted) <= meta["budget"].as_u64().unwrap());
+    assert_eq!(meta["filesTotal"].as_u64().unwrap(), 12, "every file of the fixture");
+    assert_eq!(meta["taskClass"], "bugfix");
+
+    // The service is the top file; the file holding a (fake) AWS key is blocked
+    // by the guard and reported, its key never printed.
+    assert_eq!(headings[0], "src/user/service.ts");
+    assert!(!headings.iter().any(|h| h.ends_with("legacy-user-keys.ts")));
+    assert_eq!(meta["guard"]["filesBlocked"][0], "src/user/legacy-user-keys.ts");
+    assert!(!run.stdout.contains("AKIAIOSFODNN7EXAMPLE"));
+    assert!(!run.stderr.contains("AKIAIOSFODNN7EXAMPLE"));
+}
+
+#[test]
+fn small_budget_compresses_least_relevant_first_and_stays_within_budget() {
+    let repo = fixture_repo("webapp", MTIMES);
+    let root = repo.path().to_str().unwrap();
+    let full = aic(&["compile", "user service model", "--root", root, "--json"], &[]).json();
+    let full_tokens = full["meta"]["tokensCompiled"].as_u64().unwrap();
+    let budget = (full_tokens - 60).to_string();
+    let run = aic(&["compile", "user service model", "--root", root, "--json", "--budget", &budget], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = run.json();
+    let prompt = json["compiledPrompt"].as_str().unwrap();
+    let tokens = TokenCounter::cl100k().count(prompt).0;
+    assert!(u64::from(tokens) <= full_tokens - 60);
+    let tiers = &json["meta"]["summarisationTiers"];
+    assert!(tiers["L3"].as_u64().unwrap_or(0) >= 1, "{tiers}");
+    // The best file keeps its full text.
+    assert!(prompt.contains("### src/user/service.ts [full]"), "{prompt}");
+}
+
+#[test]
+fn files_fit_at_full_tier_when_budget_allows() {
+    let repo = fixture_repo("webapp", MTIMES);
+    let root = repo.path().to_str().unwrap();
+    let json = aic(&["compile", "user service model", "--root", root, "--json"], &[]).json();
+    let tiers = json["meta"]["summarisationTiers"].as_object().unwrap();
+    assert_eq!(tiers.keys().collect::<Vec<_>>(), ["L0"], "{tiers:?}");
+    let prompt = json["compiledPrompt"].as_str().unwrap();
+    assert!(prompt.contains("findByToken(token: string): User | null {"), "bodies are complete");
+}

@@ -1,0 +1,127 @@
+//! Shared fixtures: running the binary, copying fixture repositories into temp
+//! dirs with controlled modification times, and finding dependency sources.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, SystemTime};
+
+/// The result of one run of the binary.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(output: Output) -> Self {
+        Self {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// The stdout parsed as JSON; panics with the run's output when it is not.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+    }
+}
+
+/// Runs `aic` with `args` and extra environment variables.
+pub fn aic(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_aic"));
+    command.args(args).env_remove("RUST_LOG");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    Run::from(command.output().expect("the aic binary runs"))
+}
+
+/// Copies `tests/fixtures/<name>` into a new temp dir and gives every file a
+/// fixed modification time, `mtimes` seconds after 2024-01-01 for listed files
+/// (path → offset) and offset 0 for the rest, so recency ranks are the same on
+/// every machine.
+pub fn fixture_repo(name: &str, mtimes: &[(&str, u64)]) -> tempfile::TempDir {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    let dir = tempfile::tempdir().expect("temp dir");
+    copy_tree(&source, dir.path());
+    let base = SystemTime::UNIX_EPOCH + Duration::from_secs(1_704_067_200);
+    for file in files_under(dir.path()) {
+        let relative = file.strip_prefix(dir.path()).unwrap().to_string_lossy().replace('\\', "/");
+        let offset = mtimes.iter().find(|(p, _)| *p == relative).map_or(0, |(_, s)| *s);
+        let handle = std::fs::File::options().write(true).open(&file).unwrap();
+        handle.set_modified(base + Duration::from_secs(offset)).unwrap();
+    }
+    dir
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for file in files_under(from) {
+        let target = to.join(file.strip_prefix(from).unwrap());
+        fs_err::create_dir_all(target.parent().unwrap()).unwrap();
+        fs_err::copy(&file, &target).unwrap();
+    }
+}
+
+/// Every regular file under `root`, sorted.
+pub fn files_under(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs_err::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The unpacked source directory of a dependency of this workspace, found with
+/// `cargo metadata` (present on every machine that built the tests).
+pub fn dependency_source(name: &str) -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--offline"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(output.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let package = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("{name} is not a dependency"));
+    PathBuf::from(package["manifest_path"].as_str().unwrap())
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The `path` fields of `meta`-less trace JSON's selected files that reached the
+/// prompt, best first.
+pub fn prompt_files(trace: &serde_json::Value) -> Vec<String> {
+    trace["selectedFiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| !f["tier"].is_null())
+        .map(|f| f["path"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The `### <path> [tier]` headings of a prompt, in order.
+pub fn prompt_headings(prompt: &str) -> Vec<String> {
+    prompt
+        .lines()
+        .filter_map(|line| line.strip_prefix("### "))
+        .map(|heading| heading.rsplit_once(" [").map_or(heading, |(path, _)| path).to_owned())
+        .collect()
+}
