@@ -58,7 +58,9 @@ impl ConfigLoadError {
     /// The file the error is about.
     pub fn path(&self) -> &Path {
         match self {
-            Self::Read { path, .. } | Self::Invalid { path, .. } | Self::Extends { path, .. } => path,
+            Self::Read { path, .. } | Self::Invalid { path, .. } | Self::Extends { path, .. } => {
+                path
+            }
         }
     }
 }
@@ -148,7 +150,12 @@ fn read_json(path: &Path) -> Result<Value, ConfigLoadError> {
         source: ConfigError::Syntax {
             line: e.line(),
             column: e.column(),
-            message: e.to_string().split(" at line ").next().unwrap_or_default().to_owned(),
+            message: e
+                .to_string()
+                .split(" at line ")
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
         },
     })
 }
@@ -160,7 +167,11 @@ mod tests {
     #[test]
     fn walks_up_to_the_nearest_config() {
         let dir = tempfile::tempdir().unwrap();
-        fs_err::write(dir.path().join(CONFIG_FILE_NAME), r#"{"contextSelector": {"heuristic": {"maxFiles": 7}}}"#).unwrap();
+        fs_err::write(
+            dir.path().join(CONFIG_FILE_NAME),
+            r#"{"contextSelector": {"heuristic": {"maxFiles": 7}}}"#,
+        )
+        .unwrap();
         let nested = dir.path().join("a/b");
         fs_err::create_dir_all(&nested).unwrap();
         let loaded = load_config(&nested, None).unwrap();
@@ -179,8 +190,16 @@ mod tests {
     fn extends_merges_child_over_parent_and_rejects_cycles_and_urls() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        fs_err::write(root.join("base.json"), r#"{"guard": {"enabled": false}, "cache": {"ttlMinutes": 5}}"#).unwrap();
-        fs_err::write(root.join(CONFIG_FILE_NAME), r#"{"extends": "base.json", "cache": {"ttlMinutes": 9}, "flavour": 1}"#).unwrap();
+        fs_err::write(
+            root.join("base.json"),
+            r#"{"guard": {"enabled": false}, "cache": {"ttlMinutes": 5}}"#,
+        )
+        .unwrap();
+        fs_err::write(
+            root.join(CONFIG_FILE_NAME),
+            r#"{"extends": "base.json", "cache": {"ttlMinutes": 9}, "flavour": 1}"#,
+        )
+        .unwrap();
         let loaded = load_config(root, None).unwrap();
         assert!(!loaded.config.guard.enabled);
         assert_eq!(loaded.config.cache.ttl_minutes, 9);
@@ -190,7 +209,11 @@ mod tests {
         let err = load_config(root, None).unwrap_err();
         assert!(err.to_string().contains("loops"), "{err}");
 
-        fs_err::write(root.join(CONFIG_FILE_NAME), r#"{"extends": "https://example.invalid/c.json"}"#).unwrap();
+        fs_err::write(
+            root.join(CONFIG_FILE_NAME),
+            r#"{"extends": "https://example.invalid/c.json"}"#,
+        )
+        .unwrap();
         let err = load_config(root, None).unwrap_err();
         assert!(err.to_string().contains("local-first"), "{err}");
     }
@@ -198,10 +221,19 @@ mod tests {
     #[test]
     fn invalid_value_names_file_and_field() {
         let dir = tempfile::tempdir().unwrap();
-        fs_err::write(dir.path().join(CONFIG_FILE_NAME), r#"{"contextBudget": {"maxTokens": "lots"}}"#).unwrap();
+        fs_err::write(
+            dir.path().join(CONFIG_FILE_NAME),
+            r#"{"contextBudget": {"maxTokens": "lots"}}"#,
+        )
+        .unwrap();
         let err = load_config(dir.path(), None).unwrap_err();
         let message = err.to_string();
         assert!(message.contains(CONFIG_FILE_NAME), "{message}");
-        assert!(message.ends_with(r#"contextBudget.maxTokens: expected a non-negative integer, found "lots""#), "{message}");
+        assert!(
+            message.ends_with(
+                r#"contextBudget.maxTokens: expected a non-negative integer, found "lots""#
+            ),
+            "{message}"
+        );
     }
 }

@@ -80,7 +80,9 @@ pub enum CompileError {
         blocked: Vec<String>,
     },
     /// The budget cannot hold the prompt.
-    #[error("A budget of {budget} tokens cannot hold the prompt: its fixed sections take {overhead} tokens and the smallest selected file needs {smallest} more")]
+    #[error(
+        "A budget of {budget} tokens cannot hold the prompt: its fixed sections take {overhead} tokens and the smallest selected file needs {smallest} more"
+    )]
     BudgetTooSmall {
         /// The total budget.
         budget: TokenCount,
@@ -101,9 +103,10 @@ impl CompileError {
     /// The exit code for this error.
     pub fn exit_status(&self) -> ExitStatus {
         match self {
-            Self::EmptyIntent | Self::RootNotFound { .. } | Self::RootNotDirectory { .. } | Self::RootUnreadable { .. } => {
-                ExitStatus::InvalidInput
-            }
+            Self::EmptyIntent
+            | Self::RootNotFound { .. }
+            | Self::RootNotDirectory { .. }
+            | Self::RootUnreadable { .. } => ExitStatus::InvalidInput,
             Self::Config(_) => ExitStatus::InvalidConfig,
             Self::NoRelevantFiles { .. } => ExitStatus::NoRelevantFiles,
             Self::GuardBlockedAll { .. } => ExitStatus::GuardBlockedAll,
@@ -115,8 +118,13 @@ impl CompileError {
     /// How to fix it, when known.
     pub fn hint(&self) -> Option<String> {
         Some(match self {
-            Self::EmptyIntent => "describe the task, e.g. `aic compile \"fix the null check in the user service\"`".to_owned(),
-            Self::RootNotFound { .. } | Self::RootNotDirectory { .. } | Self::RootUnreadable { .. } => {
+            Self::EmptyIntent => {
+                "describe the task, e.g. `aic compile \"fix the null check in the user service\"`"
+                    .to_owned()
+            }
+            Self::RootNotFound { .. }
+            | Self::RootNotDirectory { .. }
+            | Self::RootUnreadable { .. } => {
                 "pass the repository's directory with `--root DIR`".to_owned()
             }
             Self::Config(error) => format!(
@@ -124,17 +132,24 @@ impl CompileError {
                 error.path().display()
             ),
             Self::NoRelevantFiles { files_total: 0, .. } => {
-                "the root holds no text files in scope; check `--root` and your `.gitignore`".to_owned()
+                "the root holds no text files in scope; check `--root` and your `.gitignore`"
+                    .to_owned()
             }
             Self::NoRelevantFiles { subject_tokens, .. } => format!(
                 "no path matched the intent's words ({}); broaden the intent, name a file or directory, or check includePatterns in aic-rules/",
-                if subject_tokens.is_empty() { "none".to_owned() } else { subject_tokens.join(", ") }
+                if subject_tokens.is_empty() {
+                    "none".to_owned()
+                } else {
+                    subject_tokens.join(", ")
+                }
             ),
             Self::GuardBlockedAll { blocked } => format!(
                 "blocked: {}; review the findings with `aic inspect`, or add legitimate files to `guard.allowPatterns` in aic.config.json",
                 blocked.join(", ")
             ),
-            Self::BudgetTooSmall { overhead, smallest, .. } => format!(
+            Self::BudgetTooSmall {
+                overhead, smallest, ..
+            } => format!(
                 "raise the budget to at least {} tokens (`--budget`, contextBudget.maxTokens)",
                 overhead.0.saturating_add(smallest.0)
             ),

@@ -19,7 +19,9 @@ use aic_stages::intent::{IntentClassifier, TaskClassification};
 use aic_stages::ladder::{InclusionTier, LadderFile, SummarisationLadder, TierChoice};
 use aic_stages::repo_map::{Language, RelativePath, TokenCount};
 use aic_stages::rule_pack::{PackSource, RulePackResolver};
-use aic_stages::selector::{ExcludedFile, ExclusionReason, HeuristicSelector, ScoredFile, SelectionSignals, SignalWeights};
+use aic_stages::selector::{
+    ExcludedFile, ExclusionReason, HeuristicSelector, ScoredFile, SelectionSignals, SignalWeights,
+};
 use aic_stages::tokens::TokenCounter;
 use aic_stages::transform::ContentTransformerPipeline;
 use rayon::prelude::*;
@@ -280,12 +282,19 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
     let budget = BudgetAllocator.allocate(&BudgetInputs {
         request_override: request.budget,
         rule_pack_override: pack.budget_override_tokens(),
-        per_task_class: config.context_budget.per_task_class.get(&task.task_class).copied(),
+        per_task_class: config
+            .context_budget
+            .per_task_class
+            .get(&task.task_class)
+            .copied(),
         max_tokens: config.context_budget.max_tokens,
         context_window: config.context_budget.context_window,
         conversation_tokens: None,
     });
-    info!("[budget]    Resolved: {} tokens ({:?})", budget.total, budget.source);
+    info!(
+        "[budget]    Resolved: {} tokens ({:?})",
+        budget.total, budget.source
+    );
 
     let scan_started = Instant::now();
     let scanned = scan(
@@ -379,7 +388,11 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         .collect();
     if safe.is_empty() {
         return Err(CompileError::GuardBlockedAll {
-            blocked: guard_result.files_blocked.iter().map(ToString::to_string).collect(),
+            blocked: guard_result
+                .files_blocked
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
         });
     }
 
@@ -453,7 +466,11 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         *summarisation_tiers.entry(*tier).or_default() += 1;
     }
     let dropped = tiers.iter().filter(|t| t.is_none()).count();
-    let compressed = tiers.iter().flatten().filter(|t| **t != InclusionTier::L0).count();
+    let compressed = tiers
+        .iter()
+        .flatten()
+        .filter(|t| **t != InclusionTier::L0)
+        .count();
     if dropped > 0 {
         warnings.push(format!(
             "Heavy truncation: {dropped} of {} selected files did not fit the budget of {} tokens even as names; raise the budget or narrow the intent",
@@ -505,8 +522,13 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
                 after_transforms += f.transformed_tokens.get();
                 if let Some(tier) = tier {
                     after_ladder += tokens_at_tier.get();
-                    transform_saved += f.original_tokens.get().saturating_sub(f.transformed_tokens.get());
-                    let full = f.render(InclusionTier::L0).map_or(1, |r| r.block_tokens.get().max(1));
+                    transform_saved += f
+                        .original_tokens
+                        .get()
+                        .saturating_sub(f.transformed_tokens.get());
+                    let full = f
+                        .render(InclusionTier::L0)
+                        .map_or(1, |r| r.block_tokens.get().max(1));
                     completeness += if tier == InclusionTier::L0 {
                         1.0
                     } else {
@@ -525,7 +547,9 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             tier,
             tokens: tokens_at_tier,
             original_tokens: facts.map_or(TokenCount::ZERO, |f| f.original_tokens),
-            transforms_applied: facts.map(|f| f.transforms_applied.clone()).unwrap_or_default(),
+            transforms_applied: facts
+                .map(|f| f.transforms_applied.clone())
+                .unwrap_or_default(),
             reason,
         });
     }
@@ -572,7 +596,11 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         token_reduction_pct: round3(reduction),
         cache_hit: false,
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        model_id: request.model_id.clone().or_else(|| config.model.id.clone()).unwrap_or_else(|| "unknown".to_owned()),
+        model_id: request
+            .model_id
+            .clone()
+            .or_else(|| config.model.id.clone())
+            .unwrap_or_else(|| "unknown".to_owned()),
         editor_id: request.editor_id.clone(),
         transform_tokens_saved: TokenCount::from_u64(transform_saved),
         summarisation_tiers: summarisation_tiers.clone(),
@@ -614,7 +642,11 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         config_files: loaded.files,
         warnings,
     };
-    Ok(Compilation { prompt, meta, trace })
+    Ok(Compilation {
+        prompt,
+        meta,
+        trace,
+    })
 }
 
 fn round3(value: f64) -> f64 {

@@ -19,7 +19,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
-use aic_stages::repo_map::{ContentHash, FileEntry, Language, RelativePath, RepoMap, estimate_tokens};
+use aic_stages::repo_map::{
+    ContentHash, FileEntry, Language, RelativePath, RepoMap, estimate_tokens,
+};
 use aic_stages::symbols::symbol_terms;
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -356,7 +358,12 @@ mod tests {
 
     fn scan_dir(root: &Path) -> ScanOutput {
         let root = fs_err::canonicalize(root).unwrap();
-        scan(&root, ScanOptions { max_file_bytes: 1024 })
+        scan(
+            &root,
+            ScanOptions {
+                max_file_bytes: 1024,
+            },
+        )
     }
 
     #[test]
@@ -376,7 +383,13 @@ mod tests {
         let output = scan_dir(root);
         assert_eq!(
             paths(&output),
-            [".gitignore", "keep.log", "log/app.rs", "src/.gitignore", "src/main.rs"]
+            [
+                ".gitignore",
+                "keep.log",
+                "log/app.rs",
+                "src/.gitignore",
+                "src/main.rs"
+            ]
         );
     }
 

@@ -6,7 +6,12 @@ use crate::support::{aic, dependency_source};
 fn identical_bytes_on_one_and_two_threads() {
     let source = dependency_source("globset");
     let root = source.to_str().unwrap();
-    let args = ["compile", "glob matching with a literal separator", "--root", root];
+    let args = [
+        "compile",
+        "glob matching with a literal separator",
+        "--root",
+        root,
+    ];
     let one = aic(&args, &[("RAYON_NUM_THREADS", "1")]);
     let two = aic(&args, &[("RAYON_NUM_THREADS", "2")]);
     let again = aic(&args, &[("RAYON_NUM_THREADS", "2")]);

@@ -17,7 +17,15 @@ const MTIMES: &[(&str, u64)] = &[
 fn golden_prompt_for_a_bugfix_intent() {
     let repo = fixture_repo("webapp", MTIMES);
     let root = repo.path().to_str().unwrap();
-    let run = aic(&["compile", "fix the null check in the user service", "--root", root], &[]);
+    let run = aic(
+        &[
+            "compile",
+            "fix the null check in the user service",
+            "--root",
+            root,
+        ],
+        &[],
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     insta::assert_snapshot!("webapp_bugfix_prompt", run.stdout);
 }
@@ -26,26 +34,48 @@ fn golden_prompt_for_a_bugfix_intent() {
 fn meta_agrees_with_the_prompt() {
     let repo = fixture_repo("webapp", MTIMES);
     let root = repo.path().to_str().unwrap();
-    let run = aic(&["compile", "fix the null check in the user service", "--root", root, "--json"], &[]);
+    let run = aic(
+        &[
+            "compile",
+            "fix the null check in the user service",
+            "--root",
+            root,
+            "--json",
+        ],
+        &[],
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let json = run.json();
     let prompt = json["compiledPrompt"].as_str().unwrap();
     let meta = &json["meta"];
 
-    assert!(prompt.contains("## Task\n\nfix the null check in the user service\n"), "intent verbatim");
+    assert!(
+        prompt.contains("## Task\n\nfix the null check in the user service\n"),
+        "intent verbatim"
+    );
     let headings = prompt_headings(prompt);
-    assert_eq!(meta["filesSelected"].as_u64().unwrap() as usize, headings.len());
+    assert_eq!(
+        meta["filesSelected"].as_u64().unwrap() as usize,
+        headings.len()
+    );
     let counted = TokenCounter::cl100k().count(prompt).0;
     assert_eq!(meta["tokensCompiled"].as_u64().unwrap(), u64::from(counted));
     assert!(u64::from(counted) <= meta["budget"].as_u64().unwrap());
-    assert_eq!(meta["filesTotal"].as_u64().unwrap(), 12, "every file of the fixture");
+    assert_eq!(
+        meta["filesTotal"].as_u64().unwrap(),
+        12,
+        "every file of the fixture"
+    );
     assert_eq!(meta["taskClass"], "bugfix");
 
     // The service is the top file; the file holding a (fake) AWS key is blocked
     // by the guard and reported, its key never printed.
     assert_eq!(headings[0], "src/user/service.ts");
     assert!(!headings.iter().any(|h| h.ends_with("legacy-user-keys.ts")));
-    assert_eq!(meta["guard"]["filesBlocked"][0], "src/user/legacy-user-keys.ts");
+    assert_eq!(
+        meta["guard"]["filesBlocked"][0],
+        "src/user/legacy-user-keys.ts"
+    );
     assert!(!run.stdout.contains("AKIAIOSFODNN7EXAMPLE"));
     assert!(!run.stderr.contains("AKIAIOSFODNN7EXAMPLE"));
 }
@@ -54,10 +84,25 @@ fn meta_agrees_with_the_prompt() {
 fn small_budget_compresses_least_relevant_first_and_stays_within_budget() {
     let repo = fixture_repo("webapp", MTIMES);
     let root = repo.path().to_str().unwrap();
-    let full = aic(&["compile", "user service model", "--root", root, "--json"], &[]).json();
+    let full = aic(
+        &["compile", "user service model", "--root", root, "--json"],
+        &[],
+    )
+    .json();
     let full_tokens = full["meta"]["tokensCompiled"].as_u64().unwrap();
     let budget = (full_tokens - 60).to_string();
-    let run = aic(&["compile", "user service model", "--root", root, "--json", "--budget", &budget], &[]);
+    let run = aic(
+        &[
+            "compile",
+            "user service model",
+            "--root",
+            root,
+            "--json",
+            "--budget",
+            &budget,
+        ],
+        &[],
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let json = run.json();
     let prompt = json["compiledPrompt"].as_str().unwrap();
@@ -66,16 +111,42 @@ fn small_budget_compresses_least_relevant_first_and_stays_within_budget() {
     let tiers = &json["meta"]["summarisationTiers"];
     assert!(tiers["L3"].as_u64().unwrap_or(0) >= 1, "{tiers}");
     // The best file keeps its full text.
-    assert!(prompt.contains("### src/user/service.ts [full]"), "{prompt}");
+    assert!(
+        prompt.contains("### src/user/service.ts [full]"),
+        "{prompt}"
+    );
 }
 
 #[test]
 fn files_fit_at_full_tier_when_budget_allows() {
     let repo = fixture_repo("webapp", MTIMES);
     let root = repo.path().to_str().unwrap();
-    let json = aic(&["compile", "user service model", "--root", root, "--json"], &[]).json();
+    let json = aic(
+        &["compile", "user service model", "--root", root, "--json"],
+        &[],
+    )
+    .json();
     let tiers = json["meta"]["summarisationTiers"].as_object().unwrap();
     assert_eq!(tiers.keys().collect::<Vec<_>>(), ["L0"], "{tiers:?}");
     let prompt = json["compiledPrompt"].as_str().unwrap();
-    assert!(prompt.contains("findByToken(token: string): User | null {"), "bodies are complete");
+    assert!(
+        prompt.contains("findByToken(token: string): User | null {"),
+        "bodies are complete"
+    );
+}
+
+#[test]
+fn different_intents_of_one_class_give_different_prompts() {
+    let repo = fixture_repo("webapp", MTIMES);
+    let root = repo.path().to_str().unwrap();
+    let user = aic(&["compile", "fix the user model", "--root", root], &[]);
+    let jwt = aic(
+        &["compile", "fix the jwt verification", "--root", root],
+        &[],
+    );
+    assert_eq!(user.code, 0, "{}", user.stderr);
+    assert_eq!(jwt.code, 0, "{}", jwt.stderr);
+    assert_ne!(user.stdout, jwt.stdout);
+    assert!(jwt.stdout.contains("## Task\n\nfix the jwt verification\n"));
+    assert_eq!(prompt_headings(&jwt.stdout)[0], "src/auth/jwt.ts");
 }

@@ -5,7 +5,16 @@ use crate::support::{aic, dependency_source, prompt_files};
 
 fn top_files(crate_name: &str, intent: &str) -> Vec<String> {
     let source = dependency_source(crate_name);
-    let run = aic(&["inspect", intent, "--root", source.to_str().unwrap(), "--json"], &[]);
+    let run = aic(
+        &[
+            "inspect",
+            intent,
+            "--root",
+            source.to_str().unwrap(),
+            "--json",
+        ],
+        &[],
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     prompt_files(&run.json())
 }
@@ -13,13 +22,20 @@ fn top_files(crate_name: &str, intent: &str) -> Vec<String> {
 #[test]
 fn gitignore_intent_selects_the_gitignore_matcher() {
     let files = top_files("ignore", "how are gitignore files parsed");
-    assert_eq!(files.first().map(String::as_str), Some("src/gitignore.rs"), "{files:?}");
+    assert_eq!(
+        files.first().map(String::as_str),
+        Some("src/gitignore.rs"),
+        "{files:?}"
+    );
 }
 
 #[test]
 fn glob_intent_selects_the_glob_module() {
     let files = top_files("globset", "fix glob compilation");
-    assert!(files.iter().take(3).any(|f| f == "src/glob.rs"), "{files:?}");
+    assert!(
+        files.iter().take(3).any(|f| f == "src/glob.rs"),
+        "{files:?}"
+    );
 }
 
 #[test]
@@ -28,7 +44,13 @@ fn whole_word_matching_on_a_real_tree() {
     let files = top_files("regex-syntax", "fix unicode class parsing");
     assert!(!files.is_empty());
     for file in &files {
-        assert!(!file.contains("prefix") || file.contains("unicode") || file.contains("class") || file.contains("pars"), "{file}");
+        assert!(
+            !file.contains("prefix")
+                || file.contains("unicode")
+                || file.contains("class")
+                || file.contains("pars"),
+            "{file}"
+        );
     }
 }
 
@@ -36,7 +58,15 @@ fn whole_word_matching_on_a_real_tree() {
 fn compile_json_stays_within_budget_on_a_real_tree() {
     let source = dependency_source("serde_json");
     let run = aic(
-        &["compile", "number parsing precision", "--root", source.to_str().unwrap(), "--json", "--budget", "3000"],
+        &[
+            "compile",
+            "number parsing precision",
+            "--root",
+            source.to_str().unwrap(),
+            "--json",
+            "--budget",
+            "3000",
+        ],
         &[],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);

@@ -6,14 +6,14 @@ use std::process::{Command, Output};
 use std::time::{Duration, SystemTime};
 
 /// The result of one run of the binary.
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
+pub(crate) struct Run {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 impl Run {
-    fn from(output: Output) -> Self {
+    fn from(output: &Output) -> Self {
         Self {
             code: output.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -22,36 +22,51 @@ impl Run {
     }
 
     /// The stdout parsed as JSON; panics with the run's output when it is not.
-    pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+    pub(crate) fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
     }
 }
 
 /// Runs `aic` with `args` and extra environment variables.
-pub fn aic(args: &[&str], env: &[(&str, &str)]) -> Run {
+pub(crate) fn aic(args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_aic"));
     command.args(args).env_remove("RUST_LOG");
     for (key, value) in env {
         command.env(key, value);
     }
-    Run::from(command.output().expect("the aic binary runs"))
+    Run::from(&command.output().expect("the aic binary runs"))
 }
 
 /// Copies `tests/fixtures/<name>` into a new temp dir and gives every file a
 /// fixed modification time, `mtimes` seconds after 2024-01-01 for listed files
 /// (path → offset) and offset 0 for the rest, so recency ranks are the same on
 /// every machine.
-pub fn fixture_repo(name: &str, mtimes: &[(&str, u64)]) -> tempfile::TempDir {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+pub(crate) fn fixture_repo(name: &str, mtimes: &[(&str, u64)]) -> tempfile::TempDir {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
     let dir = tempfile::tempdir().expect("temp dir");
     copy_tree(&source, dir.path());
-    let base = SystemTime::UNIX_EPOCH + Duration::from_secs(1_704_067_200);
+    let base = SystemTime::UNIX_EPOCH + Duration::from_hours(473_352);
     for file in files_under(dir.path()) {
-        let relative = file.strip_prefix(dir.path()).unwrap().to_string_lossy().replace('\\', "/");
-        let offset = mtimes.iter().find(|(p, _)| *p == relative).map_or(0, |(_, s)| *s);
+        let relative = file
+            .strip_prefix(dir.path())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let offset = mtimes
+            .iter()
+            .find(|(p, _)| *p == relative)
+            .map_or(0, |(_, s)| *s);
         let handle = std::fs::File::options().write(true).open(&file).unwrap();
-        handle.set_modified(base + Duration::from_secs(offset)).unwrap();
+        handle
+            .set_modified(base + Duration::from_secs(offset))
+            .unwrap();
     }
     dir
 }
@@ -65,7 +80,7 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// Every regular file under `root`, sorted.
-pub fn files_under(root: &Path) -> Vec<PathBuf> {
+pub(crate) fn files_under(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -84,14 +99,18 @@ pub fn files_under(root: &Path) -> Vec<PathBuf> {
 
 /// The unpacked source directory of a dependency of this workspace, found with
 /// `cargo metadata` (present on every machine that built the tests).
-pub fn dependency_source(name: &str) -> PathBuf {
+pub(crate) fn dependency_source(name: &str) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let output = Command::new(cargo)
         .args(["metadata", "--format-version", "1", "--offline"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo metadata runs");
-    assert!(output.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "cargo metadata failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let package = metadata["packages"]
         .as_array()
@@ -107,7 +126,7 @@ pub fn dependency_source(name: &str) -> PathBuf {
 
 /// The `path` fields of `meta`-less trace JSON's selected files that reached the
 /// prompt, best first.
-pub fn prompt_files(trace: &serde_json::Value) -> Vec<String> {
+pub(crate) fn prompt_files(trace: &serde_json::Value) -> Vec<String> {
     trace["selectedFiles"]
         .as_array()
         .unwrap()
@@ -118,10 +137,15 @@ pub fn prompt_files(trace: &serde_json::Value) -> Vec<String> {
 }
 
 /// The `### <path> [tier]` headings of a prompt, in order.
-pub fn prompt_headings(prompt: &str) -> Vec<String> {
+pub(crate) fn prompt_headings(prompt: &str) -> Vec<String> {
     prompt
         .lines()
         .filter_map(|line| line.strip_prefix("### "))
-        .map(|heading| heading.rsplit_once(" [").map_or(heading, |(path, _)| path).to_owned())
+        .map(|heading| {
+            heading
+                .rsplit_once(" [")
+                .map_or(heading, |(path, _)| path)
+                .to_owned()
+        })
         .collect()
 }

@@ -29,9 +29,17 @@ pub fn render(compilation: &Compilation) -> String {
     let mut out = String::new();
     let task = &trace.task_class;
     let _ = writeln!(out, "Task Classification");
-    let _ = writeln!(out, "  Class: {} (confidence: {:.2})", task.task_class, task.confidence);
+    let _ = writeln!(
+        out,
+        "  Class: {} (confidence: {:.2})",
+        task.task_class, task.confidence
+    );
     let _ = writeln!(out, "  Keywords: [{}]", task.matched_keywords.join(", "));
-    let _ = writeln!(out, "  Subject tokens: [{}]", task.subject_tokens.join(", "));
+    let _ = writeln!(
+        out,
+        "  Subject tokens: [{}]",
+        task.subject_tokens.join(", ")
+    );
     let _ = writeln!(out, "\nRule Packs Applied");
     for (index, pack) in trace.rule_packs.iter().enumerate() {
         let _ = writeln!(out, "  {}. {pack}", index + 1);
@@ -99,14 +107,22 @@ pub fn render(compilation: &Compilation) -> String {
     let _ = writeln!(
         out,
         "  Excluded: {} by excludePatterns, {} not in includePatterns, {} with no path/import/symbol signal, {} below the maxFiles cut",
-        excluded.exclude_pattern, excluded.not_included, excluded.zero_semantic_signal, excluded.max_files
+        excluded.exclude_pattern,
+        excluded.not_included,
+        excluded.zero_semantic_signal,
+        excluded.max_files
     );
     let guard = &trace.guard;
     let _ = writeln!(out, "\nGuard");
     if guard.findings.is_empty() {
         let _ = writeln!(out, "  Status: clean (0 files blocked)");
     } else {
-        let _ = writeln!(out, "  Status: {} files blocked, {} findings", guard.files_blocked.len(), guard.findings.len());
+        let _ = writeln!(
+            out,
+            "  Status: {} files blocked, {} findings",
+            guard.files_blocked.len(),
+            guard.findings.len()
+        );
         for finding in &guard.findings {
             let line = finding.line.map(|l| format!(":{l}")).unwrap_or_default();
             let _ = writeln!(
@@ -121,12 +137,37 @@ pub fn render(compilation: &Compilation) -> String {
     }
     let summary = &trace.token_summary;
     let _ = writeln!(out, "\nToken Summary");
-    let _ = writeln!(out, "  Raw (all {} files, estimated): {}", trace.files_total, thousands(summary.raw.get()));
-    let _ = writeln!(out, "  Selected:          {}", thousands(summary.selected.get()));
-    let _ = writeln!(out, "  After guard:       {}", thousands(summary.after_guard.get()));
-    let _ = writeln!(out, "  After transforms:  {}", thousands(summary.after_transforms.get()));
-    let _ = writeln!(out, "  After ladder:      {}", thousands(summary.after_ladder.get()));
-    let _ = writeln!(out, "  Prompt total:      {}", thousands(summary.prompt_total.get()));
+    let _ = writeln!(
+        out,
+        "  Raw (all {} files, estimated): {}",
+        trace.files_total,
+        thousands(summary.raw.get())
+    );
+    let _ = writeln!(
+        out,
+        "  Selected:          {}",
+        thousands(summary.selected.get())
+    );
+    let _ = writeln!(
+        out,
+        "  After guard:       {}",
+        thousands(summary.after_guard.get())
+    );
+    let _ = writeln!(
+        out,
+        "  After transforms:  {}",
+        thousands(summary.after_transforms.get())
+    );
+    let _ = writeln!(
+        out,
+        "  After ladder:      {}",
+        thousands(summary.after_ladder.get())
+    );
+    let _ = writeln!(
+        out,
+        "  Prompt total:      {}",
+        thousands(summary.prompt_total.get())
+    );
     let _ = writeln!(out, "  Reduction:         {:.1}%", summary.reduction_pct);
     let _ = writeln!(out, "\nConstraints ({})", trace.constraints.len());
     for constraint in &trace.constraints {
@@ -146,7 +187,7 @@ fn thousands(value: u64) -> String {
     let digits = value.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index) % 3 == 0 {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
             out.push(',');
         }
         out.push(digit);

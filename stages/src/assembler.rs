@@ -80,7 +80,11 @@ impl PromptAssembler {
                 task.confidence
             );
             if !task.matched_keywords.is_empty() {
-                let _ = write!(line, "; matched keywords: {}", task.matched_keywords.join(", "));
+                let _ = write!(
+                    line,
+                    "; matched keywords: {}",
+                    task.matched_keywords.join(", ")
+                );
             }
             section(&mut out, "Task Classification", &line);
         }
@@ -172,7 +176,12 @@ mod tests {
     #[test]
     fn sections_come_in_seed_order() {
         let task = IntentClassifier.classify("fix the parser");
-        let constraints = vec!["one".to_owned(), "two".to_owned(), "three".to_owned(), "four".to_owned()];
+        let constraints = vec![
+            "one".to_owned(),
+            "two".to_owned(),
+            "three".to_owned(),
+            "four".to_owned(),
+        ];
         let parts = PromptParts {
             intent: "fix the parser",
             classification: Some(&task),
@@ -192,17 +201,28 @@ mod tests {
         ];
         let mut at = 0;
         for part in order {
-            let found = prompt[at..].find(part).unwrap_or_else(|| panic!("{part:?} missing or out of order in\n{prompt}"));
+            let found = prompt[at..]
+                .find(part)
+                .unwrap_or_else(|| panic!("{part:?} missing or out of order in\n{prompt}"));
             at += found + part.len();
         }
-        assert!(prompt.contains("- three\n\n## Context"), "key constraints are the first three");
+        assert!(
+            prompt.contains("- three\n\n## Context"),
+            "key constraints are the first three"
+        );
         assert!(prompt.ends_with("- four\n\n"));
     }
 
     #[test]
     fn intent_is_verbatim() {
         let intent = "Why does `compile()` return <None> & \"fail\"?";
-        let prompt = PromptAssembler.assemble(&PromptParts { intent, ..PromptParts::default() }, &[]);
+        let prompt = PromptAssembler.assemble(
+            &PromptParts {
+                intent,
+                ..PromptParts::default()
+            },
+            &[],
+        );
         assert!(prompt.contains(intent));
     }
 

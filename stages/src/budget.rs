@@ -117,7 +117,11 @@ impl BudgetAllocator {
         } else {
             base
         };
-        let source = if base.0 == 0 { BudgetSource::Auto } else { source };
+        let source = if base.0 == 0 {
+            BudgetSource::Auto
+        } else {
+            source
+        };
         TokenBudget {
             total,
             source,
@@ -249,7 +253,10 @@ mod tests {
         assert_eq!(BudgetAllocator.auto_max_files(0, window), 5);
         assert_eq!(BudgetAllocator.auto_max_files(142, window), 12);
         assert_eq!(BudgetAllocator.auto_max_files(10_000, window), 40);
-        assert_eq!(BudgetAllocator.auto_max_files(10_000, TokenCount(200_000)), 63);
+        assert_eq!(
+            BudgetAllocator.auto_max_files(10_000, TokenCount(200_000)),
+            63
+        );
         assert_eq!(BudgetAllocator.auto_max_files(10_000, TokenCount(8_000)), 5);
     }
 }

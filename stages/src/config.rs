@@ -291,7 +291,9 @@ pub fn parse_config_value(value: &Value) -> Result<ParsedConfig, ConfigError> {
                 reader.object("contextBudget", value, |reader, key, value| {
                     let budget = &mut config.context_budget;
                     match key {
-                        "maxTokens" => budget.max_tokens = reader.tokens("contextBudget.maxTokens", value)?,
+                        "maxTokens" => {
+                            budget.max_tokens = reader.tokens("contextBudget.maxTokens", value)?;
+                        }
                         "contextWindow" => {
                             budget.context_window = match value {
                                 Value::Null => None,
@@ -318,18 +320,22 @@ pub fn parse_config_value(value: &Value) -> Result<ParsedConfig, ConfigError> {
                             )?;
                         }
                         "heuristic" => {
-                            reader.object("contextSelector.heuristic", value, |reader, key, value| {
-                                match key {
-                                    "maxFiles" => {
-                                        config.context_selector.max_files =
-                                            reader.u32("contextSelector.heuristic.maxFiles", value)?;
+                            reader.object(
+                                "contextSelector.heuristic",
+                                value,
+                                |reader, key, value| {
+                                    match key {
+                                        "maxFiles" => {
+                                            config.context_selector.max_files = reader
+                                                .u32("contextSelector.heuristic.maxFiles", value)?;
+                                        }
+                                        // Documented as not read by the shipped schema.
+                                        "includePatterns" | "excludePatterns" => {}
+                                        _ => return Ok(false),
                                     }
-                                    // Documented as not read by the shipped schema.
-                                    "includePatterns" | "excludePatterns" => {}
-                                    _ => return Ok(false),
-                                }
-                                Ok(true)
-                            })?;
+                                    Ok(true)
+                                },
+                            )?;
                         }
                         _ => return Ok(false),
                     }
@@ -350,8 +356,12 @@ pub fn parse_config_value(value: &Value) -> Result<ParsedConfig, ConfigError> {
                                 )?),
                             };
                         }
-                        "endpoint" => model.endpoint = reader.optional_string("model.endpoint", value)?,
-                        "apiKeyEnv" => model.api_key_env = reader.optional_string("model.apiKeyEnv", value)?,
+                        "endpoint" => {
+                            model.endpoint = reader.optional_string("model.endpoint", value)?;
+                        }
+                        "apiKeyEnv" => {
+                            model.api_key_env = reader.optional_string("model.apiKeyEnv", value)?;
+                        }
                         "id" => model.id = reader.optional_string("model.id", value)?,
                         "model" => {}
                         _ => return Ok(false),
@@ -365,7 +375,8 @@ pub fn parse_config_value(value: &Value) -> Result<ParsedConfig, ConfigError> {
                     match key {
                         "enabled" => guard.enabled = reader.bool("guard.enabled", value)?,
                         "additionalExclusions" => {
-                            guard.additional_exclusions = reader.globs("guard.additionalExclusions", value)?;
+                            guard.additional_exclusions =
+                                reader.globs("guard.additionalExclusions", value)?;
                         }
                         "allowPatterns" => {
                             guard.allow_patterns = reader.globs("guard.allowPatterns", value)?;
@@ -398,7 +409,9 @@ pub fn parse_config_value(value: &Value) -> Result<ParsedConfig, ConfigError> {
                     let cache = &mut config.cache;
                     match key {
                         "enabled" => cache.enabled = reader.bool("cache.enabled", value)?,
-                        "ttlMinutes" => cache.ttl_minutes = reader.u32("cache.ttlMinutes", value)?,
+                        "ttlMinutes" => {
+                            cache.ttl_minutes = reader.u32("cache.ttlMinutes", value)?;
+                        }
                         "invalidateOn" => {
                             let triggers = reader.strings("cache.invalidateOn", value)?;
                             for (index, trigger) in triggers.iter().enumerate() {
@@ -421,7 +434,8 @@ pub fn parse_config_value(value: &Value) -> Result<ParsedConfig, ConfigError> {
                 reader.object("repoMap", value, |reader, key, value| {
                     match key {
                         "maxFileBytes" => {
-                            config.repo_map.max_file_bytes = reader.u64("repoMap.maxFileBytes", value)?;
+                            config.repo_map.max_file_bytes =
+                                reader.u64("repoMap.maxFileBytes", value)?;
                         }
                         _ => return Ok(false),
                     }
@@ -430,7 +444,9 @@ pub fn parse_config_value(value: &Value) -> Result<ParsedConfig, ConfigError> {
             }
             "extends" => config.extends = reader.optional_string("extends", value)?,
             "devMode" => config.dev_mode = reader.bool("devMode", value)?,
-            "skipCompileGate" => config.skip_compile_gate = reader.bool("skipCompileGate", value)?,
+            "skipCompileGate" => {
+                config.skip_compile_gate = reader.bool("skipCompileGate", value)?;
+            }
             other => reader.unknown.push(other.to_owned()),
         }
     }
@@ -452,6 +468,10 @@ struct Reader {
     unknown: Vec<String>,
 }
 
+#[expect(
+    clippy::unused_self,
+    reason = "every reader method is called through the reader that collects unknown keys"
+)]
 impl Reader {
     /// Visits the keys of an object field; `visit` returns `Ok(false)` for a key it
     /// does not know, which is then recorded as unknown.
@@ -526,7 +546,11 @@ impl Reader {
             .enumerate()
             .map(|(index, item)| match item {
                 Value::String(s) => Ok(s.clone()),
-                other => Err(ConfigError::invalid(&format!("{path}[{index}]"), "a string", other)),
+                other => Err(ConfigError::invalid(
+                    &format!("{path}[{index}]"),
+                    "a string",
+                    other,
+                )),
             })
             .collect()
     }
@@ -545,7 +569,10 @@ impl Reader {
         Ok(patterns)
     }
 
-    fn per_task_class(&self, value: &Value) -> Result<BTreeMap<TaskClass, TokenCount>, ConfigError> {
+    fn per_task_class(
+        &self,
+        value: &Value,
+    ) -> Result<BTreeMap<TaskClass, TokenCount>, ConfigError> {
         let Value::Object(map): &Value = value else {
             return Err(ConfigError::invalid(
                 "contextBudget.perTaskClass",
@@ -560,7 +587,8 @@ impl Reader {
             let Some(class) = TaskClass::parse(key) else {
                 return Err(ConfigError::InvalidValue {
                     path,
-                    expected: "a task class key: refactor, bugfix, feature, docs, test or general".to_owned(),
+                    expected: "a task class key: refactor, bugfix, feature, docs, test or general"
+                        .to_owned(),
                     found: format!("\"{key}\""),
                 });
             };
@@ -628,13 +656,31 @@ mod tests {
         assert_eq!(config.guard.allow_patterns, vec!["test/fixtures/**"]);
     }
 
-    #[test_case(r#"{"contextBudget": {"maxTokens": "lots"}}"#, r#"contextBudget.maxTokens: expected a non-negative integer, found "lots""#)]
-    #[test_case(r#"{"contextBudget": {"maxTokens": -5}}"#, "contextBudget.maxTokens: expected a non-negative integer, found -5")]
+    #[test_case(
+        r#"{"contextBudget": {"maxTokens": "lots"}}"#,
+        r#"contextBudget.maxTokens: expected a non-negative integer, found "lots""#
+    )]
+    #[test_case(
+        r#"{"contextBudget": {"maxTokens": -5}}"#,
+        "contextBudget.maxTokens: expected a non-negative integer, found -5"
+    )]
     #[test_case(r#"{"contextBudget": {"perTaskClass": {"hotfix": 10}}}"#, r#"contextBudget.perTaskClass.hotfix: expected a task class key: refactor, bugfix, feature, docs, test or general, found "hotfix""#)]
-    #[test_case(r#"{"guard": {"enabled": "yes"}}"#, r#"guard.enabled: expected true or false, found "yes""#)]
-    #[test_case(r#"{"guard": {"allowPatterns": ["a/[b"]}}"#, "guard.allowPatterns[0]: expected a valid glob (unclosed character class; missing ']'), found \"a/[b\"")]
-    #[test_case(r#"{"model": {"provider": "gpt"}}"#, r#"model.provider: expected "openai" or "anthropic" or "ollama" or "custom", found "gpt""#)]
-    #[test_case(r#"{"cache": {"invalidateOn": ["always"]}}"#, r#"cache.invalidateOn[0]: expected "config-change" or "file-change", found "always""#)]
+    #[test_case(
+        r#"{"guard": {"enabled": "yes"}}"#,
+        r#"guard.enabled: expected true or false, found "yes""#
+    )]
+    #[test_case(
+        r#"{"guard": {"allowPatterns": ["a/[b"]}}"#,
+        "guard.allowPatterns[0]: expected a valid glob (unclosed character class; missing ']'), found \"a/[b\""
+    )]
+    #[test_case(
+        r#"{"model": {"provider": "gpt"}}"#,
+        r#"model.provider: expected "openai" or "anthropic" or "ollama" or "custom", found "gpt""#
+    )]
+    #[test_case(
+        r#"{"cache": {"invalidateOn": ["always"]}}"#,
+        r#"cache.invalidateOn[0]: expected "config-change" or "file-change", found "always""#
+    )]
     #[test_case("[1, 2]", "(root): expected a JSON object, found [1,2]")]
     fn invalid_values_name_path_value_and_expectation(text: &str, message: &str) {
         assert_eq!(parse_config(text).unwrap_err().to_string(), message);
@@ -669,7 +715,10 @@ mod tests {
 
     #[test]
     fn merge_overrides_leaves_and_keeps_siblings() {
-        let parent: Value = serde_json::from_str(r#"{"guard": {"enabled": false, "allowPatterns": ["a"]}, "version": 1}"#).unwrap();
+        let parent: Value = serde_json::from_str(
+            r#"{"guard": {"enabled": false, "allowPatterns": ["a"]}, "version": 1}"#,
+        )
+        .unwrap();
         let child: Value = serde_json::from_str(r#"{"guard": {"allowPatterns": ["b"]}}"#).unwrap();
         let merged = merge_config_values(&parent, &child);
         let config = parse_config_value(&merged).unwrap().config;

@@ -91,12 +91,12 @@ pub fn compute_facts(
     bypass_format_specific: bool,
 ) -> FileFacts {
     let content_hash = ContentHash::of(bytes);
-    let (content, lossy_utf8) = match std::str::from_utf8(bytes) {
-        Ok(text) => (text.to_owned(), false),
+    let (text, lossy_utf8) = match std::str::from_utf8(bytes) {
+        Ok(valid) => (valid.to_owned(), false),
         Err(_) => (String::from_utf8_lossy(bytes).into_owned(), true),
     };
-    let guard = context.guard.scan_file(path, language, &content);
-    let original_tokens = context.tokens.count(&content);
+    let guard = context.guard.scan_file(path, language, &text);
+    let original_tokens = context.tokens.count(&text);
     if guard.blocked {
         return FileFacts {
             path: path.clone(),
@@ -110,21 +110,18 @@ pub fn compute_facts(
             renders: [None, None, None, None],
         };
     }
-    let transformed = context.transformers.transform(
-        path,
-        language,
-        &content,
-        context.raw,
-        bypass_format_specific,
-    );
-    let transformed_tokens = if transformed.text == content {
+    let transformed =
+        context
+            .transformers
+            .transform(path, language, &text, context.raw, bypass_format_specific);
+    let transformed_tokens = if transformed.text == text {
         original_tokens
     } else {
         context.tokens.count(&transformed.text)
     };
     let mut l0_body = transformed.text;
     if l0_body.trim().is_empty() {
-        l0_body = "(empty file)\n".to_owned();
+        "(empty file)\n".clone_into(&mut l0_body);
     }
     let render = |tier: InclusionTier, body: String| {
         let mut body = body.trim_end_matches('\n').to_owned();
@@ -176,9 +173,15 @@ mod tests {
 
     #[test]
     fn renders_full_and_names_with_block_costs() {
-        let f = facts("src/config.rs", b"pub struct Config {}\n\n\n\n\npub fn load() -> Config { Config {} }\n");
+        let f = facts(
+            "src/config.rs",
+            b"pub struct Config {}\n\n\n\n\npub fn load() -> Config { Config {} }\n",
+        );
         let l0 = f.render(InclusionTier::L0).unwrap();
-        assert_eq!(l0.body, "pub struct Config {}\n\npub fn load() -> Config { Config {} }\n");
+        assert_eq!(
+            l0.body,
+            "pub struct Config {}\n\npub fn load() -> Config { Config {} }\n"
+        );
         let l3 = f.render(InclusionTier::L3).unwrap();
         assert!(l3.body.ends_with("struct Config\nfn load\n"), "{}", l3.body);
         assert!(l3.block_tokens < l0.block_tokens);

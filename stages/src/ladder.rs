@@ -106,11 +106,15 @@ impl SummarisationLadder {
         for target in [InclusionTier::L1, InclusionTier::L2, InclusionTier::L3] {
             for &index in &order {
                 let file = &files[index];
-                let Some(current) = tiers[index] else { continue };
+                let Some(current) = tiers[index] else {
+                    continue;
+                };
                 if current >= target || file.floor.is_some_and(|floor| target > floor) {
                     continue;
                 }
-                let (Some(now), Some(next)) = (file.costs[current.index()], file.costs[target.index()]) else {
+                let (Some(now), Some(next)) =
+                    (file.costs[current.index()], file.costs[target.index()])
+                else {
                     continue;
                 };
                 if next < now {
@@ -123,8 +127,9 @@ impl SummarisationLadder {
             }
         }
 
-        let (floored, free): (Vec<usize>, Vec<usize>) =
-            order.iter().partition(|&&index| files[index].floor.is_some());
+        let (floored, free): (Vec<usize>, Vec<usize>) = order
+            .iter()
+            .partition(|&&index| files[index].floor.is_some());
         for index in free.into_iter().chain(floored) {
             if total <= budget_tokens {
                 break;
@@ -155,7 +160,10 @@ pub fn names_only(content: &str) -> String {
     let names = defined_names(content);
     if names.is_empty() {
         let lines = content.lines().count();
-        return format!("(no definitions found; {lines} lines, {} bytes)\n", content.len());
+        return format!(
+            "(no definitions found; {lines} lines, {} bytes)\n",
+            content.len()
+        );
     }
     names.iter().fold(String::new(), |mut out, n| {
         out.push_str(&n.kind);
@@ -197,7 +205,11 @@ mod tests {
 
     #[test]
     fn ties_compress_larger_then_path_first() {
-        let files = [file("b", 0.5, 100, 10), file("a", 0.5, 100, 10), file("c", 0.5, 300, 10)];
+        let files = [
+            file("b", 0.5, 100, 10),
+            file("a", 0.5, 100, 10),
+            file("c", 0.5, 300, 10),
+        ];
         let (tiers, _) = SummarisationLadder.fit(&files, TokenCount(300));
         assert_eq!(tiers[2], Some(InclusionTier::L3), "largest first");
         assert_eq!(tiers[0], Some(InclusionTier::L0));
@@ -228,10 +240,18 @@ mod tests {
 
     #[test]
     fn names_only_lists_definitions_across_languages() {
-        let python = "class Parser:\n    def parse(self):\n        pass\n\nasync def main():\n    pass\n";
+        let python =
+            "class Parser:\n    def parse(self):\n        pass\n\nasync def main():\n    pass\n";
         assert_eq!(names_only(python), "class Parser\ndef parse\ndef main\n");
-        let ts = "export default class App {}\nexport async function load() {}\ninterface Props {}\n";
-        assert_eq!(names_only(ts), "class App\nfunction load\ninterface Props\n");
-        assert_eq!(names_only("just text\n"), "(no definitions found; 1 lines, 10 bytes)\n");
+        let ts =
+            "export default class App {}\nexport async function load() {}\ninterface Props {}\n";
+        assert_eq!(
+            names_only(ts),
+            "class App\nfunction load\ninterface Props\n"
+        );
+        assert_eq!(
+            names_only("just text\n"),
+            "(no definitions found; 1 lines, 10 bytes)\n"
+        );
     }
 }

@@ -126,10 +126,12 @@ impl ContentHash {
     /// Lower-case hexadecimal form, 32 characters.
     pub fn to_hex(self) -> String {
         use fmt::Write;
-        self.0.iter().fold(String::with_capacity(32), |mut out, byte| {
-            let _ = write!(out, "{byte:02x}");
-            out
-        })
+        self.0
+            .iter()
+            .fold(String::with_capacity(32), |mut out, byte| {
+                let _ = write!(out, "{byte:02x}");
+                out
+            })
     }
 }
 

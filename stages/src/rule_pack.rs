@@ -89,8 +89,14 @@ impl RulePack {
         extend(&mut self.constraints, overlay.constraints);
         extend(&mut self.include_patterns, overlay.include_patterns);
         extend(&mut self.exclude_patterns, overlay.exclude_patterns);
-        extend(&mut self.heuristic.boost_patterns, overlay.heuristic.boost_patterns);
-        extend(&mut self.heuristic.penalize_patterns, overlay.heuristic.penalize_patterns);
+        extend(
+            &mut self.heuristic.boost_patterns,
+            overlay.heuristic.boost_patterns,
+        );
+        extend(
+            &mut self.heuristic.penalize_patterns,
+            overlay.heuristic.penalize_patterns,
+        );
     }
 }
 
@@ -247,12 +253,18 @@ pub fn parse_rule_pack(text: &str) -> Result<RulePack, String> {
         ("includePatterns", &pack.include_patterns),
         ("excludePatterns", &pack.exclude_patterns),
         ("heuristic.boostPatterns", &pack.heuristic.boost_patterns),
-        ("heuristic.penalizePatterns", &pack.heuristic.penalize_patterns),
+        (
+            "heuristic.penalizePatterns",
+            &pack.heuristic.penalize_patterns,
+        ),
     ];
     for (field, patterns) in lists {
         for (index, pattern) in patterns.iter().enumerate() {
             if let Err(error) = globset::Glob::new(pattern) {
-                return Err(format!("{field}[{index}]: invalid glob `{pattern}`: {}", error.kind()));
+                return Err(format!(
+                    "{field}[{index}]: invalid glob `{pattern}`: {}",
+                    error.kind()
+                ));
             }
         }
     }
@@ -278,7 +290,10 @@ mod tests {
     fn plan_places_class_pack_after_default_and_project_pack_last() {
         let plan = RulePackResolver.plan(
             TaskClass::Refactor,
-            &["built-in:default".to_owned(), "./aic-rules/team.json".to_owned()],
+            &[
+                "built-in:default".to_owned(),
+                "./aic-rules/team.json".to_owned(),
+            ],
         );
         let labels: Vec<String> = plan.iter().map(PackRef::label).collect();
         assert_eq!(
@@ -312,8 +327,15 @@ mod tests {
             .filter(|c| c.starts_with("Fix the root cause"))
             .count();
         assert_eq!(root_cause, 1, "duplicates are removed");
-        assert_eq!(pack.constraints.last().map(String::as_str), Some("Log the fix"));
-        assert!(pack.heuristic.boost_patterns.contains(&"src/core/**".to_owned()));
+        assert_eq!(
+            pack.constraints.last().map(String::as_str),
+            Some("Log the fix")
+        );
+        assert!(
+            pack.heuristic
+                .boost_patterns
+                .contains(&"src/core/**".to_owned())
+        );
         assert!(!pack.heuristic.penalize_patterns.is_empty());
     }
 
@@ -321,7 +343,11 @@ mod tests {
     fn missing_conventional_pack_is_silent_but_bad_packs_warn() {
         let plan = RulePackResolver.plan(
             TaskClass::Docs,
-            &["built-in:default".to_owned(), "built-in:nope".to_owned(), "team.json".to_owned()],
+            &[
+                "built-in:default".to_owned(),
+                "built-in:nope".to_owned(),
+                "team.json".to_owned(),
+            ],
         );
         let resolved = RulePackResolver.resolve(TaskClass::Docs, &plan, |path| match path {
             "team.json" => PackSource::Text(r#"{"includePatterns": ["src/[x"]}"#.to_owned()),

@@ -49,7 +49,9 @@ impl SignalWeights {
             TaskClass::Refactor => (0.20, 0.36, 0.20, 0.16, 0.08),
             TaskClass::Bugfix => (0.20, 0.28, 0.20, 0.24, 0.08),
             TaskClass::Docs => (0.40, 0.16, 0.20, 0.16, 0.08),
-            TaskClass::Feature | TaskClass::Test | TaskClass::General => (0.32, 0.24, 0.20, 0.16, 0.08),
+            TaskClass::Feature | TaskClass::Test | TaskClass::General => {
+                (0.32, 0.24, 0.20, 0.16, 0.08)
+            }
         };
         Self {
             path_relevance: path,
@@ -193,7 +195,10 @@ impl HeuristicSelector {
         Ok(Self {
             include: compile("includePatterns", &rule_pack.include_patterns)?,
             exclude: compile("excludePatterns", &rule_pack.exclude_patterns)?,
-            boost: compile("heuristic.boostPatterns", &rule_pack.heuristic.boost_patterns)?,
+            boost: compile(
+                "heuristic.boostPatterns",
+                &rule_pack.heuristic.boost_patterns,
+            )?,
             penalize: compile(
                 "heuristic.penalizePatterns",
                 &rule_pack.heuristic.penalize_patterns,
@@ -249,8 +254,12 @@ impl HeuristicSelector {
                 recency,
                 size_penalty,
             };
-            let boosted_by: Vec<String> =
-                self.boost.matching(&file.path).into_iter().map(str::to_owned).collect();
+            let boosted_by: Vec<String> = self
+                .boost
+                .matching(&file.path)
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
             let penalized_by: Vec<String> = self
                 .penalize
                 .matching(&file.path)
@@ -285,7 +294,11 @@ impl HeuristicSelector {
         }
         excluded.extend(zero_signal);
 
-        scored.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
+        scored.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.path.cmp(&b.path))
+        });
         let truncated = scored.len() > max_files;
         for cut in scored.drain(max_files.min(scored.len())..) {
             excluded.push(ExcludedFile {
@@ -429,7 +442,9 @@ mod tests {
 
     fn select(intent: &str, pack: &RulePack, max_files: usize) -> Selection {
         let task = IntentClassifier.classify(intent);
-        HeuristicSelector::new(pack).unwrap().select(&repo(), &task, max_files)
+        HeuristicSelector::new(pack)
+            .unwrap()
+            .select(&repo(), &task, max_files)
     }
 
     fn paths(selection: &Selection) -> Vec<&str> {
@@ -448,8 +463,14 @@ mod tests {
     fn file_name_words_outrank_directory_words() {
         let selection = select("user service", &RulePack::default(), 10);
         let ranked = paths(&selection);
-        let service = ranked.iter().position(|p| *p == "src/user/service.ts").unwrap();
-        let model = ranked.iter().position(|p| *p == "src/user/model.ts").unwrap();
+        let service = ranked
+            .iter()
+            .position(|p| *p == "src/user/service.ts")
+            .unwrap();
+        let model = ranked
+            .iter()
+            .position(|p| *p == "src/user/model.ts")
+            .unwrap();
         assert!(service < model, "{ranked:?}");
         assert!(!ranked.contains(&"README.md"));
     }
@@ -465,10 +486,18 @@ mod tests {
         };
         let plain = select("user service", &RulePack::default(), 10);
         let shaped = select("user service", &pack, 10);
-        let score = |s: &Selection, p: &str| s.files.iter().find(|f| f.path.as_str() == p).map(|f| f.score);
-        let delta = score(&shaped, "src/user/model.ts").unwrap() - score(&plain, "src/user/model.ts").unwrap();
+        let score = |s: &Selection, p: &str| {
+            s.files
+                .iter()
+                .find(|f| f.path.as_str() == p)
+                .map(|f| f.score)
+        };
+        let delta = score(&shaped, "src/user/model.ts").unwrap()
+            - score(&plain, "src/user/model.ts").unwrap();
         assert!((delta - 0.2).abs() < 1e-6);
-        assert!(score(&shaped, "src/user/service.test.ts") < score(&plain, "src/user/service.test.ts"));
+        assert!(
+            score(&shaped, "src/user/service.test.ts") < score(&plain, "src/user/service.test.ts")
+        );
         assert_eq!(shaped.files[0].path.as_str(), "src/user/model.ts");
     }
 
@@ -493,10 +522,12 @@ mod tests {
         let selection = select("user service", &RulePack::default(), 1);
         assert_eq!(selection.files.len(), 1);
         assert!(selection.truncated);
-        assert!(selection
-            .excluded
-            .iter()
-            .any(|e| matches!(e.reason, ExclusionReason::MaxFiles { max_files: 1 })));
+        assert!(
+            selection
+                .excluded
+                .iter()
+                .any(|e| matches!(e.reason, ExclusionReason::MaxFiles { max_files: 1 }))
+        );
     }
 
     #[test]
@@ -522,7 +553,12 @@ mod tests {
 
     #[test]
     fn recency_ranks_newest_highest_and_equal_times_give_no_signal() {
-        let files = [entry("a", 1, 10), entry("b", 1, 30), entry("c", 1, 20), entry("d", 1, 30)];
+        let files = [
+            entry("a", 1, 10),
+            entry("b", 1, 30),
+            entry("c", 1, 20),
+            entry("d", 1, 30),
+        ];
         let refs: Vec<&FileEntry> = files.iter().collect();
         assert_eq!(recency_ranks(&refs), vec![0.0, 1.0, 0.5, 1.0]);
         let same = [entry("a", 1, 5), entry("b", 1, 5)];

@@ -98,15 +98,25 @@ mod tests {
     #[test]
     fn finds_definitions_across_languages() {
         assert_eq!(
-            names("class Parser:\n    def parse(self):\n        pass\n\nasync def main():\n    pass\n"),
+            names(
+                "class Parser:\n    def parse(self):\n        pass\n\nasync def main():\n    pass\n"
+            ),
             ["class Parser", "def parse", "def main"]
         );
         assert_eq!(
-            names("export default class App {}\nexport async function load() {}\ninterface Props {}\n"),
+            names(
+                "export default class App {}\nexport async function load() {}\ninterface Props {}\n"
+            ),
             ["class App", "function load", "interface Props"]
         );
-        assert_eq!(names("func (s *Server) Serve() error {\n}\ntype Server struct{}\n"), ["type Server"]);
-        assert_eq!(names("pub(crate) const fn limit() {}\nmacro_rules! bail {}\n"), ["fn limit", "macro_rules bail"]);
+        assert_eq!(
+            names("func (s *Server) Serve() error {\n}\ntype Server struct{}\n"),
+            ["type Server"]
+        );
+        assert_eq!(
+            names("pub(crate) const fn limit() {}\nmacro_rules! bail {}\n"),
+            ["fn limit", "macro_rules bail"]
+        );
         assert!(names("let x = 1;\n// fn not_a_definition\n").is_empty());
     }
 

@@ -20,10 +20,10 @@ pub const STOPWORDS: &[&str] = &[
     "get", "gets", "had", "has", "have", "having", "he", "her", "here", "his", "how", "i", "if",
     "in", "into", "is", "it", "its", "just", "let", "lets", "make", "me", "more", "most", "my",
     "need", "needs", "no", "nor", "not", "now", "of", "on", "once", "only", "or", "other", "our",
-    "out", "over", "please", "same", "she", "should", "so", "some", "such", "than", "that",
-    "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to",
-    "too", "under", "until", "up", "us", "very", "via", "was", "we", "were", "what", "when",
-    "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
+    "out", "over", "please", "same", "she", "should", "so", "some", "such", "than", "that", "the",
+    "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too",
+    "under", "until", "up", "us", "very", "via", "was", "we", "were", "what", "when", "where",
+    "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
 ];
 
 /// Whether a lower-cased word is a stop word.

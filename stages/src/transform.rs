@@ -48,7 +48,8 @@ pub struct ContentTransformerPipeline {
 
 impl std::fmt::Debug for ContentTransformerPipeline {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let ids = |list: &[Box<dyn ContentTransformer>]| list.iter().map(|t| t.id()).collect::<Vec<_>>();
+        let ids =
+            |list: &[Box<dyn ContentTransformer>]| list.iter().map(|t| t.id()).collect::<Vec<_>>();
         f.debug_struct("ContentTransformerPipeline")
             .field("format_specific", &ids(&self.format_specific))
             .field("general", &ids(&self.general))
@@ -145,7 +146,13 @@ mod tests {
     #[test]
     fn lock_file_becomes_placeholder_and_stays_stable() {
         let p = path("Cargo.lock");
-        let once = pipeline().transform(&p, Language::Unknown, "[[package]]\nname = \"x\"\n", false, false);
+        let once = pipeline().transform(
+            &p,
+            Language::Unknown,
+            "[[package]]\nname = \"x\"\n",
+            false,
+            false,
+        );
         assert_eq!(once.text, "[Lock file: Cargo.lock, 23 bytes — skipped]\n");
         assert_eq!(once.applied, ["LockFileSkipper"]);
     }
@@ -173,6 +180,10 @@ mod tests {
         config.enabled = false;
         let p = ContentTransformerPipeline::new(&config);
         assert_eq!(p.fingerprint(), "");
-        assert_eq!(p.transform(&path("Cargo.lock"), Language::Unknown, "x  ", false, false).text, "x  ");
+        assert_eq!(
+            p.transform(&path("Cargo.lock"), Language::Unknown, "x  ", false, false)
+                .text,
+            "x  "
+        );
     }
 }

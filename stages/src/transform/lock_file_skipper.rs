@@ -27,7 +27,7 @@ impl ContentTransformer for LockFileSkipper {
 
     fn applies(&self, path: &RelativePath, _language: Language, content: &str) -> bool {
         let name = path.file_name().to_ascii_lowercase();
-        let is_lock = name.ends_with(".lock")
+        let is_lock = path.extension().as_deref() == Some("lock")
             || name.contains("-lock.")
             || name.starts_with("shrinkwrap.")
             || name.ends_with("-shrinkwrap.json");
@@ -57,7 +57,10 @@ mod tests {
     #[test_case("src/blocker.ts", false)]
     fn recognises_lock_files(path: &str, expected: bool) {
         let path = RelativePath::new(path).unwrap();
-        assert_eq!(LockFileSkipper.applies(&path, Language::Unknown, "{}"), expected);
+        assert_eq!(
+            LockFileSkipper.applies(&path, Language::Unknown, "{}"),
+            expected
+        );
     }
 
     #[test]

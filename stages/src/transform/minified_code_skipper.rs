@@ -38,7 +38,11 @@ impl ContentTransformer for MinifiedCodeSkipper {
             return true;
         }
         let p = path.as_str();
-        if p.starts_with("dist/") || p.starts_with("build/") || p.contains("/dist/") || p.contains("/build/") {
+        if p.starts_with("dist/")
+            || p.starts_with("build/")
+            || p.contains("/dist/")
+            || p.contains("/build/")
+        {
             return true;
         }
         if matches!(language, Language::JavaScript | Language::Css) && content.len() >= 1024 {
@@ -69,7 +73,11 @@ mod tests {
     fn recognises_names_directories_and_long_lines() {
         assert!(applies("vendor/jquery.min.js", Language::JavaScript, "x"));
         assert!(applies("web/dist/app.js", Language::JavaScript, "x"));
-        assert!(!applies("src/app.js", Language::JavaScript, "const a = 1;\n"));
+        assert!(!applies(
+            "src/app.js",
+            Language::JavaScript,
+            "const a = 1;\n"
+        ));
         let long = "a".repeat(2000);
         assert!(applies("src/bundle.js", Language::JavaScript, &long));
         assert!(!applies("src/data.rs", Language::Rust, &long));

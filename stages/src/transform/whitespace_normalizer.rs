@@ -90,7 +90,12 @@ mod tests {
 
     #[test]
     fn is_idempotent() {
-        for text in ["a  \n\n\n\nb", "\n\nx\r\n\r\n\r\n\r\ny", "m  \n\n", "\t\tz\t\n"] {
+        for text in [
+            "a  \n\n\n\nb",
+            "\n\nx\r\n\r\n\r\n\r\ny",
+            "m  \n\n",
+            "\t\tz\t\n",
+        ] {
             let once = normalize("f.md", text);
             assert_eq!(normalize("f.md", &once), once);
             let once = normalize("f.py", text);

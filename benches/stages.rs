@@ -1,0 +1,116 @@
+//! Micro-benchmarks of the per-file and per-compile stages, on this repository's
+//! own sources (a small, stable corpus present on every checkout).
+//!
+//! Run with `cargo bench --bench stages`. Results go to `perf/RESULTS.md` with the
+//! command that produced them; nothing here is asserted.
+
+use std::path::Path;
+
+use aic_stages::intent::IntentClassifier;
+use aic_stages::ladder::names_only;
+use aic_stages::repo_map::RelativePath;
+use aic_stages::selector::path_relevance;
+use aic_stages::symbols::symbol_terms;
+use aic_stages::tokens::TokenCounter;
+use divan::counter::BytesCount;
+use divan::{Bencher, black_box};
+
+fn main() {
+    divan::main();
+}
+
+/// The Rust sources of this repository, read once.
+fn corpus() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for directory in [
+        "src",
+        "stages/src",
+        "stages/src/guard",
+        "stages/src/transform",
+    ] {
+        for entry in fs_err::read_dir(root.join(directory)).expect("source directory") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_some_and(|e| e == "rs") {
+                let text = fs_err::read_to_string(&path).expect("utf-8 source");
+                files.push((path.display().to_string(), text));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+fn total_bytes(files: &[(String, String)]) -> usize {
+    files.iter().map(|(_, text)| text.len()).sum()
+}
+
+#[divan::bench]
+fn token_count(bencher: Bencher) {
+    let files = corpus();
+    let counter = TokenCounter::cl100k();
+    counter.count("warm up the encoder");
+    bencher
+        .counter(BytesCount::new(total_bytes(&files)))
+        .bench(|| {
+            files
+                .iter()
+                .map(|(_, text)| counter.count(black_box(text)).0)
+                .sum::<u32>()
+        });
+}
+
+#[divan::bench]
+fn definition_names(bencher: Bencher) {
+    let files = corpus();
+    bencher
+        .counter(BytesCount::new(total_bytes(&files)))
+        .bench(|| {
+            files
+                .iter()
+                .map(|(_, text)| symbol_terms(black_box(text)).len())
+                .sum::<usize>()
+        });
+}
+
+#[divan::bench]
+fn names_only_render(bencher: Bencher) {
+    let files = corpus();
+    bencher
+        .counter(BytesCount::new(total_bytes(&files)))
+        .bench(|| {
+            files
+                .iter()
+                .map(|(_, text)| names_only(black_box(text)).len())
+                .sum::<usize>()
+        });
+}
+
+#[divan::bench]
+fn classify_intent() -> aic_stages::intent::TaskClassification {
+    IntentClassifier.classify(black_box(
+        "fix the null check in the user service when the token expired",
+    ))
+}
+
+#[divan::bench]
+fn path_relevance_10k_paths(bencher: Bencher) {
+    let paths: Vec<RelativePath> = (0..10_000)
+        .map(|i| {
+            RelativePath::new(&format!(
+                "packages/pkg{}/src/module_{i}/userService{i}.ts",
+                i % 97
+            ))
+            .unwrap()
+        })
+        .collect();
+    let tokens = IntentClassifier
+        .classify("fix the user service")
+        .subject_tokens;
+    bencher.bench(|| {
+        paths
+            .iter()
+            .map(|p| path_relevance(black_box(&tokens), p))
+            .sum::<f64>()
+    });
+}
