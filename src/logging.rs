@@ -1,8 +1,17 @@
 //! Logging to stderr with `tracing`: warnings by default, the seed's §14 decision
 //! trail with `-v`, pipeline internals with `-vv`, nothing but errors with `-q`.
 //! `RUST_LOG` wins over the flags.
+//!
+//! Lines read like a compiler's: `warning: …`, `error: …`; the trail (`info`) is
+//! printed as is, internals are prefixed `debug:`.
 
+use std::fmt;
+
+use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
+use tracing_subscriber::registry::LookupSpan;
 
 /// Installs the stderr subscriber. `verbose` and `quiet` are the counts of `-v`
 /// and `-q` on the command line.
@@ -19,8 +28,33 @@ pub fn init(verbose: u8, quiet: u8) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .with_target(false)
-        .without_time()
-        .with_level(true)
+        .event_format(PlainFormat)
         .try_init();
+}
+
+/// `warning: message`, `error: message`, bare `info` lines, `debug: message`.
+struct PlainFormat;
+
+impl<S, N> FormatEvent<S, N> for PlainFormat
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        context: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
+        let prefix = match *event.metadata().level() {
+            Level::ERROR => "error: ",
+            Level::WARN => "warning: ",
+            Level::INFO => "",
+            Level::DEBUG => "debug: ",
+            Level::TRACE => "trace: ",
+        };
+        writer.write_str(prefix)?;
+        context.field_format().format_fields(writer.by_ref(), event)?;
+        writeln!(writer)
+    }
 }

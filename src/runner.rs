@@ -265,6 +265,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
     }
 
     let task = IntentClassifier.classify(intent);
+    info!("[classify]  Intent: {intent:?}");
     info!(
         "[classify]  → TaskClass: {} (confidence: {:.2}, keywords: [{}]; subject: [{}])",
         task.task_class,
@@ -379,6 +380,17 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         facts.len(),
         guard_result.files_blocked.len(),
         guard_result.findings.len()
+    );
+    let transformed = facts.iter().filter(|f| !f.transforms_applied.is_empty()).count();
+    let saved: u64 = facts
+        .iter()
+        .filter(|f| !f.guard.blocked)
+        .map(|f| f.original_tokens.get().saturating_sub(f.transformed_tokens.get()))
+        .sum();
+    info!(
+        "[transform] {} files | {transformed} transformed | {saved} tokens saved{}",
+        facts.len(),
+        if raw { " (raw: transformers bypassed)" } else { "" }
     );
     let safe: Vec<(&ScoredFile, &FileFacts)> = selection
         .files
