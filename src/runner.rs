@@ -334,12 +334,13 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
     );
     for file in &selection.files {
         debug!(
-            "HeuristicSelector: {} scored {:.2} (pathRelevance: {:.2}, importProximity: {:.2}, symbolRelevance: {:.2}, recency: {:.2}, sizePenalty: {:.2})",
+            "HeuristicSelector: {} scored {:.2} (pathRelevance: {:.2}, importProximity: {:.2}, symbolRelevance: {:.2}, contentRelevance: {:.2}, recency: {:.2}, sizePenalty: {:.2})",
             file.path,
             file.score,
             file.signals.path_relevance,
             file.signals.import_proximity,
             file.signals.symbol_relevance,
+            file.signals.content_relevance,
             file.signals.recency,
             file.signals.size_penalty
         );

@@ -23,6 +23,7 @@ use aic_stages::repo_map::{
     ContentHash, FileEntry, Language, RelativePath, RepoMap, estimate_tokens,
 };
 use aic_stages::symbols::symbol_terms;
+use aic_stages::terms::TermStats;
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use jwalk::{ClientState, WalkDirGeneric};
@@ -277,11 +278,13 @@ fn scan_file(root: &Path, file: &Found, options: ScanOptions) -> FileOutcome {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
     let size_bytes = bytes.len() as u64;
     let language = Language::detect(&file.path);
+    let text = String::from_utf8_lossy(&bytes);
     let symbol_terms = if language.is_code() {
-        symbol_terms(&String::from_utf8_lossy(&bytes))
+        symbol_terms(&text)
     } else {
         Vec::new()
     };
+    let term_stats = TermStats::of(file.path.as_str(), &text);
     FileOutcome::Entry(FileEntry {
         language,
         path: file.path.clone(),
@@ -290,6 +293,7 @@ fn scan_file(root: &Path, file: &Found, options: ScanOptions) -> FileOutcome {
         last_modified_ms,
         content_hash: ContentHash::of(&bytes),
         symbol_terms,
+        term_stats,
     })
 }
 

@@ -75,7 +75,7 @@ pub fn render(compilation: &Compilation) -> String {
         .max(4);
     let _ = writeln!(
         out,
-        "  {:>3} | {:<width$} | {:>5} | {:>7} | {:<15} | path  imp   sym   rec   size | note",
+        "  {:>3} | {:<width$} | {:>5} | {:>7} | {:<15} | path  imp   sym   text  rec   size | note",
         "#", "File", "Score", "Tokens", "Tier"
     );
     for (index, file) in trace.selected_files.iter().enumerate() {
@@ -90,7 +90,7 @@ pub fn render(compilation: &Compilation) -> String {
         }
         let _ = writeln!(
             out,
-            "  {:>3} | {:<width$} | {:>5.2} | {:>7} | {:<15} | {:.2}  {:.2}  {:.2}  {:.2}  {:.2} | {note}",
+            "  {:>3} | {:<width$} | {:>5.2} | {:>7} | {:<15} | {:.2}  {:.2}  {:.2}  {:.2}  {:.2}  {:.2} | {note}",
             index + 1,
             file.path.as_str(),
             file.score,
@@ -99,6 +99,7 @@ pub fn render(compilation: &Compilation) -> String {
             s.path_relevance,
             s.import_proximity,
             s.symbol_relevance,
+            s.content_relevance,
             s.recency,
             s.size_penalty,
         );
@@ -106,7 +107,7 @@ pub fn render(compilation: &Compilation) -> String {
     let excluded = &trace.excluded;
     let _ = writeln!(
         out,
-        "  Excluded: {} by excludePatterns, {} not in includePatterns, {} with no path/import/symbol signal, {} below the maxFiles cut",
+        "  Excluded: {} by excludePatterns, {} not in includePatterns, {} with no path, import, symbol or content signal, {} below the maxFiles cut",
         excluded.exclude_pattern,
         excluded.not_included,
         excluded.zero_semantic_signal,

@@ -8,6 +8,8 @@
 use std::fmt;
 
 use serde::{Serialize, Serializer};
+
+use crate::terms::TermStats;
 use xxhash_rust::xxh3::Xxh3;
 
 /// A path relative to the project root, always `/`-separated, never starting with `/`
@@ -349,6 +351,9 @@ pub struct FileEntry {
     /// ([`crate::symbols::symbol_terms`]), sorted; used for symbol relevance.
     #[serde(skip)]
     pub symbol_terms: Vec<String>,
+    /// Term frequencies of path and content, for BM25 content relevance.
+    #[serde(skip)]
+    pub term_stats: TermStats,
 }
 
 /// Estimates the `cl100k_base` token count of a text file from its size in bytes.
@@ -467,6 +472,7 @@ mod tests {
             last_modified_ms: mtime,
             content_hash: ContentHash::of(path.as_bytes()),
             symbol_terms: Vec::new(),
+            term_stats: TermStats::default(),
         }
     }
 
