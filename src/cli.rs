@@ -60,6 +60,10 @@ pub struct RequestArgs {
     /// Bypass every content transformer (same as `#raw` in the intent).
     #[arg(long)]
     pub raw: bool,
+    /// A file known to be related to the task (e.g. from a failing test's output);
+    /// boosts its score. Repeatable.
+    #[arg(long = "related", value_name = "PATH")]
+    pub related: Vec<String>,
 }
 
 impl RequestArgs {
@@ -73,6 +77,7 @@ impl RequestArgs {
             raw: self.raw,
             model_id: None,
             editor_id: "cli".to_owned(),
+            related_files: self.related.clone(),
         }
     }
 }

@@ -18,6 +18,7 @@
 //!     raw: false,
 //!     model_id: None,
 //!     editor_id: "cli".to_owned(),
+//!     related_files: Vec::new(),
 //! })?;
 //! assert!(compilation.meta.tokens_compiled <= compilation.meta.budget);
 //! # Ok::<(), aic::error::CompileError>(())

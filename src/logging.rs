@@ -54,7 +54,9 @@ where
             Level::TRACE => "trace: ",
         };
         writer.write_str(prefix)?;
-        context.field_format().format_fields(writer.by_ref(), event)?;
+        context
+            .field_format()
+            .format_fields(writer.by_ref(), event)?;
         writeln!(writer)
     }
 }

@@ -22,6 +22,7 @@ use aic_stages::rule_pack::{PackSource, RulePackResolver};
 use aic_stages::selector::{
     ExcludedFile, ExclusionReason, HeuristicSelector, ScoredFile, SelectionSignals, SignalWeights,
 };
+use aic_stages::targets::{ResolvedTarget, TargetResolution, extract_targets, resolve_targets};
 use aic_stages::tokens::TokenCounter;
 use aic_stages::transform::ContentTransformerPipeline;
 use rayon::prelude::*;
@@ -57,6 +58,9 @@ pub struct CompilationRequest {
     pub model_id: Option<String>,
     /// Who asked: `cli`, or an editor id.
     pub editor_id: String,
+    /// Files a caller knows are related (seed §2.7 `toolOutputs.relatedFiles`):
+    /// each adds a +0.2 boost pattern for that exact path.
+    pub related_files: Vec<String>,
 }
 
 /// Metadata returned with every compiled prompt (seed §2.2 `CompilationMeta`).
@@ -208,6 +212,8 @@ pub struct PipelineTrace {
     pub guard: GuardResult,
     /// Files per tier.
     pub summarisation_tiers: BTreeMap<InclusionTier, usize>,
+    /// Files the intent named, and how each was resolved.
+    pub targets: Vec<ResolvedTarget>,
     /// Merged constraints.
     pub constraints: Vec<String>,
     /// Token totals per step.
@@ -264,8 +270,19 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         ));
     }
 
-    let task = IntentClassifier.classify(intent);
+    let (classified_text, target_refs) = extract_targets(intent);
+    let task = IntentClassifier.classify(&classified_text);
     info!("[classify]  Intent: {intent:?}");
+    if !target_refs.is_empty() {
+        info!(
+            "[targets]   Named: {}",
+            target_refs
+                .iter()
+                .map(|t| t.raw.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     info!(
         "[classify]  → TaskClass: {} (confidence: {:.2}, keywords: [{}]; subject: [{}])",
         task.task_class,
@@ -278,7 +295,13 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
     let resolved = RulePackResolver.resolve(task.task_class, &plan, |path| load_pack(&root, path));
     warnings.extend(resolved.warnings.iter().cloned());
     info!("[rules]     Loaded: {}", resolved.applied.join(", "));
-    let pack = resolved.pack;
+    let mut pack = resolved.pack;
+    for related in &request.related_files {
+        let pattern = globset::escape(related.trim_start_matches("./"));
+        if !pack.heuristic.boost_patterns.contains(&pattern) {
+            pack.heuristic.boost_patterns.push(pattern);
+        }
+    }
 
     let budget = BudgetAllocator.allocate(&BudgetInputs {
         request_override: request.budget,
@@ -323,7 +346,45 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
     let selector = HeuristicSelector::new(&pack).map_err(|e| CompileError::Internal {
         message: e.to_string(),
     })?;
-    let selection = selector.select(&repo, &task, max_files);
+    let targets = resolve_targets(&target_refs, &repo, &root.to_string_lossy());
+    let mut pinned: Vec<RelativePath> = Vec::new();
+    for target in &targets {
+        match target.resolution {
+            TargetResolution::Unresolved => warnings.push(format!(
+                "Target `{}` matches no file in scope; it was not guessed",
+                target.reference.raw
+            )),
+            TargetResolution::Ambiguous => warnings.push(format!(
+                "Target `{}` is ambiguous; name one of: {}",
+                target.reference.raw,
+                target
+                    .candidates
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            _ => {
+                for file in &target.files {
+                    if !pinned.contains(file) {
+                        pinned.push(file.clone());
+                    }
+                }
+            }
+        }
+        info!(
+            "[targets]   {} → {:?} {}",
+            target.reference.raw,
+            target.resolution,
+            target
+                .files
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let selection = selector.select(&repo, &task, max_files, &pinned);
     info!(
         "[context]   Scanned {} files, {} candidates, selected {} (maxFiles {}{})",
         repo.total_files(),
@@ -382,16 +443,27 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         guard_result.files_blocked.len(),
         guard_result.findings.len()
     );
-    let transformed = facts.iter().filter(|f| !f.transforms_applied.is_empty()).count();
+    let transformed = facts
+        .iter()
+        .filter(|f| !f.transforms_applied.is_empty())
+        .count();
     let saved: u64 = facts
         .iter()
         .filter(|f| !f.guard.blocked)
-        .map(|f| f.original_tokens.get().saturating_sub(f.transformed_tokens.get()))
+        .map(|f| {
+            f.original_tokens
+                .get()
+                .saturating_sub(f.transformed_tokens.get())
+        })
         .sum();
     info!(
         "[transform] {} files | {transformed} transformed | {saved} tokens saved{}",
         facts.len(),
-        if raw { " (raw: transformers bypassed)" } else { "" }
+        if raw {
+            " (raw: transformers bypassed)"
+        } else {
+            ""
+        }
     );
     let safe: Vec<(&ScoredFile, &FileFacts)> = selection
         .files
@@ -429,7 +501,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             path: file.path.clone(),
             score: file.score,
             costs: facts.costs(),
-            floor: None,
+            floor: file.target.then_some(InclusionTier::L0),
         })
         .collect();
     let smallest = ladder_files
@@ -521,7 +593,9 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             (Some(_), None) => (TokenCount::ZERO, "dropped to fit the budget".to_owned()),
             (Some(f), Some(tier)) => (
                 f.render(tier).map_or(TokenCount::ZERO, |r| r.block_tokens),
-                if tier == InclusionTier::L0 {
+                if file.target {
+                    "named in the intent".to_owned()
+                } else if tier == InclusionTier::L0 {
                     "selected".to_owned()
                 } else {
                     format!("selected, compressed to {} to fit the budget", tier.name())
@@ -641,6 +715,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         near_misses,
         guard: guard_result,
         summarisation_tiers,
+        targets,
         constraints: pack.constraints,
         token_summary: TokenSummary {
             raw: raw_tokens,
@@ -704,6 +779,6 @@ fn read_facts(root: &Path, context: &FactsContext<'_>, file: &ScoredFile) -> Opt
         &file.path,
         file.language,
         &bytes,
-        file.score > BYPASS_SCORE,
+        file.target || file.score > BYPASS_SCORE,
     ))
 }

@@ -150,3 +150,110 @@ fn different_intents_of_one_class_give_different_prompts() {
     assert!(jwt.stdout.contains("## Task\n\nfix the jwt verification\n"));
     assert_eq!(prompt_headings(&jwt.stdout)[0], "src/auth/jwt.ts");
 }
+
+#[test]
+fn named_targets_are_included_in_full_and_unresolved_ones_are_reported() {
+    let repo = fixture_repo("webapp", MTIMES);
+    let root = repo.path().to_str().unwrap();
+    let run = aic(
+        &[
+            "compile",
+            "why does @src/utils/prefix.ts skip values, see `jwt.ts` and @src/payments.ts",
+            "--root",
+            root,
+            "--json",
+            "--budget",
+            "900",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = run.json();
+    let prompt = json["compiledPrompt"].as_str().unwrap();
+    let headings = prompt_headings(prompt);
+    assert_eq!(
+        headings[..2],
+        ["src/utils/prefix.ts", "src/auth/jwt.ts"],
+        "{prompt}"
+    );
+    assert!(prompt.contains("### src/utils/prefix.ts [full]"));
+    assert!(prompt.contains("### src/auth/jwt.ts [full]"));
+    let warnings = json["meta"]["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("`src/payments.ts` matches no file")),
+        "{warnings:?}"
+    );
+    assert!(run.stderr.contains("src/payments.ts"));
+    assert!(
+        prompt.contains("## Task\n\nwhy does @src/utils/prefix.ts skip values"),
+        "intent verbatim"
+    );
+}
+
+#[test]
+fn ambiguous_targets_are_never_guessed() {
+    let repo = fixture_repo("webapp", MTIMES);
+    fs_err::write(
+        repo.path().join("src/auth/model.ts"),
+        "export type Role = string;\n",
+    )
+    .unwrap();
+    let root = repo.path().to_str().unwrap();
+    let run = aic(
+        &[
+            "inspect",
+            "rename the type in @model.ts",
+            "--root",
+            root,
+            "--json",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let trace = run.json();
+    assert_eq!(trace["targets"][0]["resolution"], "ambiguous");
+    assert_eq!(
+        trace["targets"][0]["candidates"].as_array().unwrap().len(),
+        2
+    );
+    assert!(
+        trace["selectedFiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["target"].is_null())
+    );
+}
+
+#[test]
+fn related_files_are_boosted() {
+    let repo = fixture_repo("webapp", MTIMES);
+    let root = repo.path().to_str().unwrap();
+    let plain = aic(&["inspect", "user service", "--root", root, "--json"], &[]).json();
+    let hinted = aic(
+        &[
+            "inspect",
+            "user service",
+            "--root",
+            root,
+            "--json",
+            "--related",
+            "src/user/model.ts",
+        ],
+        &[],
+    )
+    .json();
+    let score = |trace: &serde_json::Value| {
+        trace["selectedFiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == "src/user/model.ts")
+            .map(|f| f["score"].as_f64().unwrap())
+            .unwrap()
+    };
+    assert!((score(&hinted) - score(&plain) - 0.2).abs() < 1e-6);
+}

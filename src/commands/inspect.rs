@@ -40,6 +40,39 @@ pub fn render(compilation: &Compilation) -> String {
         "  Subject tokens: [{}]",
         task.subject_tokens.join(", ")
     );
+    if !trace.targets.is_empty() {
+        let _ = writeln!(out, "\nTargets Named in the Intent");
+        for target in &trace.targets {
+            let files = target
+                .files
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let candidates = target
+                .candidates
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let _ = writeln!(
+                out,
+                "  {} → {:?}{}{}",
+                target.reference.raw,
+                target.resolution,
+                if files.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {files}")
+                },
+                if candidates.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (candidates: {candidates})")
+                }
+            );
+        }
+    }
     let _ = writeln!(out, "\nRule Packs Applied");
     for (index, pack) in trace.rule_packs.iter().enumerate() {
         let _ = writeln!(out, "  {}. {pack}", index + 1);

@@ -33,6 +33,7 @@ pub mod repo_map;
 pub mod rule_pack;
 pub mod selector;
 pub mod symbols;
+pub mod targets;
 pub mod terms;
 pub mod tokens;
 pub mod transform;

@@ -113,6 +113,10 @@ pub struct ScoredFile {
     /// Rule-pack penalize patterns that matched.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub penalized_by: Vec<String>,
+    /// Whether the intent named this file (a resolved target): it is selected
+    /// whatever its score and rule-pack patterns, ahead of every other file.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub target: bool,
 }
 
 /// Why a file is not in the selection.
@@ -219,12 +223,24 @@ impl HeuristicSelector {
     }
 
     /// Selects up to `max_files` files of `repo` for `task`.
-    pub fn select(&self, repo: &RepoMap, task: &TaskClassification, max_files: usize) -> Selection {
+    ///
+    /// `targets` are files the intent named (resolved targets, in the order
+    /// named): they come first, whatever their score, rule-pack patterns or
+    /// signals, and the other files fill the rest of the cap.
+    pub fn select(
+        &self,
+        repo: &RepoMap,
+        task: &TaskClassification,
+        max_files: usize,
+        targets: &[RelativePath],
+    ) -> Selection {
         let weights = SignalWeights::for_task_class(task.task_class);
         let mut excluded = Vec::new();
         let mut candidates: Vec<&FileEntry> = Vec::new();
         for file in &repo.files {
-            if let Some(pattern) = self.exclude.matching(&file.path).first() {
+            if targets.contains(&file.path) {
+                candidates.push(file);
+            } else if let Some(pattern) = self.exclude.matching(&file.path).first() {
                 excluded.push(ExcludedFile {
                     path: file.path.clone(),
                     score: None,
@@ -296,8 +312,9 @@ impl HeuristicSelector {
                 signals,
                 boosted_by,
                 penalized_by,
+                target: targets.contains(&file.path),
             };
-            if signals.has_semantic_signal() {
+            if scored_file.target || signals.has_semantic_signal() {
                 scored.push(scored_file);
             } else {
                 zero_signal.push(ExcludedFile {
@@ -309,13 +326,22 @@ impl HeuristicSelector {
         }
         excluded.extend(zero_signal);
 
+        let target_rank = |file: &ScoredFile| {
+            targets
+                .iter()
+                .position(|t| *t == file.path)
+                .unwrap_or(usize::MAX)
+        };
         scored.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
+            target_rank(a)
+                .cmp(&target_rank(b))
+                .then_with(|| b.score.total_cmp(&a.score))
                 .then_with(|| a.path.cmp(&b.path))
         });
-        let truncated = scored.len() > max_files;
-        for cut in scored.drain(max_files.min(scored.len())..) {
+        let pinned = scored.iter().filter(|f| f.target).count();
+        let keep = max_files.max(pinned);
+        let truncated = scored.len() > keep;
+        for cut in scored.drain(keep.min(scored.len())..) {
             excluded.push(ExcludedFile {
                 path: cut.path,
                 score: Some(cut.score),
@@ -516,7 +542,7 @@ mod tests {
         let task = IntentClassifier.classify(intent);
         HeuristicSelector::new(pack)
             .unwrap()
-            .select(&repo(), &task, max_files)
+            .select(&repo(), &task, max_files, &[])
     }
 
     fn paths(selection: &Selection) -> Vec<&str> {
@@ -570,7 +596,11 @@ mod tests {
         assert!(
             score(&shaped, "src/user/service.test.ts") < score(&plain, "src/user/service.test.ts")
         );
-        let rank = |s: &Selection| s.files.iter().position(|f| f.path.as_str() == "src/user/model.ts");
+        let rank = |s: &Selection| {
+            s.files
+                .iter()
+                .position(|f| f.path.as_str() == "src/user/model.ts")
+        };
         assert!(rank(&shaped) < rank(&plain), "{:?}", paths(&shaped));
     }
 
@@ -615,12 +645,28 @@ mod tests {
     }
 
     #[test]
+    fn targets_come_first_whatever_their_signals_and_patterns() {
+        let pack = RulePack {
+            exclude_patterns: vec!["README.md".to_owned()],
+            ..RulePack::default()
+        };
+        let task = IntentClassifier.classify("user service");
+        let targets = [RelativePath::new("README.md").unwrap()];
+        let selection = HeuristicSelector::new(&pack)
+            .unwrap()
+            .select(&repo(), &task, 2, &targets);
+        assert_eq!(paths(&selection)[0], "README.md");
+        assert!(selection.files[0].target);
+        assert_eq!(selection.files.len(), 2);
+    }
+
+    #[test]
     fn ties_break_on_path() {
         let repo = RepoMap::new(vec![entry("b/user.rs", 100, 1), entry("a/user.rs", 100, 1)]);
         let task = IntentClassifier.classify("user");
         let selection = HeuristicSelector::new(&RulePack::default())
             .unwrap()
-            .select(&repo, &task, 5);
+            .select(&repo, &task, 5, &[]);
         assert_eq!(paths(&selection), ["a/user.rs", "b/user.rs"]);
     }
 
