@@ -226,7 +226,10 @@ mod tests {
 
     #[test]
     fn term_stats_count_stemmed_words_of_path_and_content() {
-        let stats = TermStats::of("src/parser.py", "def parse(text):\n    return Parser(text).parse_all()\n");
+        let stats = TermStats::of(
+            "src/parser.py",
+            "def parse(text):\n    return Parser(text).parse_all()\n",
+        );
         assert_eq!(stats.frequency(term_id(&stem("parse"))), 2);
         assert_eq!(stats.frequency(term_id("text")), 2);
         assert_eq!(stats.frequency(term_id(&stem("parser"))), 2);
