@@ -32,3 +32,4 @@ pub mod logging;
 pub mod printer;
 pub mod runner;
 pub mod scan;
+pub mod vcs;

@@ -17,7 +17,7 @@ use aic_stages::facts::{FactsContext, FileFacts, compute_facts};
 use aic_stages::guard::{ContextGuard, GuardResult};
 use aic_stages::intent::{IntentClassifier, TaskClassification};
 use aic_stages::ladder::{InclusionTier, LadderFile, SummarisationLadder, TierChoice};
-use aic_stages::repo_map::{Language, RelativePath, TokenCount};
+use aic_stages::repo_map::{Language, RelativePath, RepoMap, TokenCount};
 use aic_stages::rule_pack::{PackSource, RulePackResolver};
 use aic_stages::selector::{
     ExcludedFile, ExclusionReason, HeuristicSelector, ScoredFile, SelectionSignals, SignalWeights,
@@ -32,6 +32,7 @@ use tracing::{debug, info, warn};
 use crate::config::load_config;
 use crate::error::CompileError;
 use crate::scan::{ScanOptions, SkippedFiles, scan};
+use crate::vcs::{GitRecency, read_git_recency};
 
 /// Files scoring above this keep their exact syntax: lossy format-specific
 /// transforms are bypassed (seed §8.5 "Transformer Bypass Policy").
@@ -327,7 +328,16 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             max_file_bytes: config.repo_map.max_file_bytes,
         },
     );
-    let repo = scanned.repo;
+    let mut repo = scanned.repo;
+    let git = read_git_recency(&root);
+    if let Some(git) = &git {
+        apply_git_recency(&mut repo, git);
+        info!(
+            "[recency]   git: {} commits read, {} files with history",
+            git.commits_read,
+            git.last_commit.len()
+        );
+    }
     debug!(
         "Scanned {} files in {:?} (skipped: {:?})",
         repo.total_files(),
@@ -739,6 +749,23 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
 
 fn round3(value: f64) -> f64 {
     (value * 1000.0).round() / 1000.0
+}
+
+/// Replaces each file's recency time with what git knows: uncommitted changes are
+/// newer than every commit, committed files take their last commit time, and
+/// files untouched in the commits read are older than all of those.
+fn apply_git_recency(repo: &mut RepoMap, git: &GitRecency) {
+    let newest_commit_ms = git.last_commit.values().copied().max().unwrap_or(0) * 1000;
+    for file in &mut repo.files {
+        let path = file.path.as_str();
+        file.recency_ms = if git.is_dirty(path, file.size_bytes, file.last_modified_ms) {
+            file.last_modified_ms.max(newest_commit_ms + 1000)
+        } else {
+            git.last_commit
+                .get(path)
+                .map_or(0, |seconds| seconds * 1000)
+        };
+    }
 }
 
 /// Canonicalises the root and checks it is a directory.

@@ -291,6 +291,7 @@ fn scan_file(root: &Path, file: &Found, options: ScanOptions) -> FileOutcome {
         size_bytes,
         estimated_tokens: estimate_tokens(size_bytes),
         last_modified_ms,
+        recency_ms: last_modified_ms,
         content_hash: ContentHash::of(&bytes),
         symbol_terms,
         term_stats,

@@ -101,8 +101,18 @@ pub(crate) fn files_under(root: &Path) -> Vec<PathBuf> {
 /// `cargo metadata` (present on every machine that built the tests).
 pub(crate) fn dependency_source(name: &str) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    // Only this platform's packages: every one of them was unpacked to build the
+    // tests, so no download is needed.
+    let host = env!("AIC_TEST_HOST");
     let output = Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--offline"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--offline",
+            "--filter-platform",
+            host,
+        ])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo metadata runs");

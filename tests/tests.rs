@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod determinism;
+mod git_recency;
 mod golden;
 mod real_sources;
 mod support;

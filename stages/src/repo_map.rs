@@ -345,6 +345,12 @@ pub struct FileEntry {
     pub estimated_tokens: TokenCount,
     /// Last modification time in milliseconds since the Unix epoch (UTC).
     pub last_modified_ms: i64,
+    /// When the file last changed as far as the selector's recency signal is
+    /// concerned, in milliseconds since the epoch: the modification time, unless
+    /// version control knows better (last commit time, or newer than every commit
+    /// for uncommitted changes). Not part of the file-tree hash.
+    #[serde(skip)]
+    pub recency_ms: i64,
     /// xxh3-128 of the file's bytes.
     pub content_hash: ContentHash,
     /// Stemmed words of the names the file defines
@@ -470,6 +476,7 @@ mod tests {
             size_bytes: size,
             estimated_tokens: estimate_tokens(size),
             last_modified_ms: mtime,
+            recency_ms: mtime,
             content_hash: ContentHash::of(path.as_bytes()),
             symbol_terms: Vec::new(),
             term_stats: TermStats::default(),

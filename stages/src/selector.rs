@@ -486,11 +486,11 @@ fn content_relevance(subject_tokens: &[String], candidates: &[&FileEntry]) -> Ve
     scores.into_iter().map(|score| score / best).collect()
 }
 
-/// Normalised rank of each candidate's modification time: distinct times are
+/// Normalised rank of each candidate's recency time ([`FileEntry::recency_ms`]): distinct times are
 /// ranked oldest 0.0 to newest 1.0; equal times share a rank; a single distinct
 /// time gives 0.0 for all (no information).
 fn recency_ranks(candidates: &[&FileEntry]) -> Vec<f64> {
-    let mut times: Vec<i64> = candidates.iter().map(|f| f.last_modified_ms).collect();
+    let mut times: Vec<i64> = candidates.iter().map(|f| f.recency_ms).collect();
     times.sort_unstable();
     times.dedup();
     if times.len() < 2 {
@@ -500,7 +500,7 @@ fn recency_ranks(candidates: &[&FileEntry]) -> Vec<f64> {
     candidates
         .iter()
         .map(|f| {
-            let rank = times.binary_search(&f.last_modified_ms).unwrap_or(0);
+            let rank = times.binary_search(&f.recency_ms).unwrap_or(0);
             rank as f64 / denominator
         })
         .collect()
@@ -520,6 +520,7 @@ mod tests {
             size_bytes: size,
             estimated_tokens: estimate_tokens(size),
             last_modified_ms: mtime,
+            recency_ms: mtime,
             content_hash: ContentHash::of(&size.to_le_bytes()),
             symbol_terms: Vec::new(),
             term_stats: crate::terms::TermStats::of(path_text, ""),

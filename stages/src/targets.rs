@@ -344,6 +344,7 @@ mod tests {
                         size_bytes: 10,
                         estimated_tokens: estimate_tokens(10),
                         last_modified_ms: 0,
+                        recency_ms: 0,
                         content_hash: ContentHash::of(p.as_bytes()),
                         symbol_terms: Vec::new(),
                         term_stats: crate::terms::TermStats::default(),

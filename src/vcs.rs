@@ -1,0 +1,270 @@
+//! Recency from version control: when the project root is inside a git
+//! repository, a file's recency is its last commit time and, above all, whether
+//! it has uncommitted changes — what the developer is working on now. Read with
+//! `gix` (no `git` process).
+//!
+//! History: commits reachable from `HEAD`, newest first by commit time, at most
+//! [`MAX_COMMITS`] of them; each is compared with its first parent tree by tree,
+//! descending only into subtrees whose ids differ, and every changed path takes
+//! the time of the newest commit that touched it. The walk is bounded by a count,
+//! not a clock, so the result is the same on every run.
+//!
+//! Working tree: a file is *dirty* when the index has no entry for it (untracked
+//! and not ignored) or the entry's recorded size or modification second differs
+//! from the file's — the same stat check `git status` starts with.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use gix::bstr::ByteSlice;
+use gix::prelude::ObjectIdExt;
+use tracing::debug;
+
+/// The most commits read from history.
+pub const MAX_COMMITS: usize = 1_000;
+
+/// What git says about the files of a project.
+#[derive(Debug, Default)]
+pub struct GitRecency {
+    /// Last commit time (seconds since the epoch) per path relative to the project
+    /// root, for paths changed in the commits read.
+    pub last_commit: HashMap<String, i64>,
+    /// Index entries per path relative to the project root: (size, mtime seconds).
+    index: HashMap<String, (u32, u32)>,
+    /// Whether the index could be read (when not, no file is reported dirty).
+    has_index: bool,
+    /// Commits read.
+    pub commits_read: usize,
+}
+
+impl GitRecency {
+    /// Whether a file differs from what the index recorded (or is not in it).
+    pub fn is_dirty(&self, path: &str, size_bytes: u64, mtime_ms: i64) -> bool {
+        if !self.has_index {
+            return false;
+        }
+        match self.index.get(path) {
+            None => true,
+            Some(&(size, mtime)) => {
+                let size_differs = u64::from(size) != (size_bytes & 0xffff_ffff);
+                let mtime_differs = i64::from(mtime) != mtime_ms.div_euclid(1000);
+                size_differs || mtime_differs
+            }
+        }
+    }
+}
+
+/// Reads history and the index for the repository enclosing `root`; `None` when
+/// `root` is not inside a git repository with a work tree or `HEAD` cannot be
+/// read (a repository with no commit still reports its dirty files).
+pub fn read_git_recency(root: &Path) -> Option<GitRecency> {
+    let repo = gix::discover(root).ok()?;
+    let workdir = repo.workdir()?.to_path_buf();
+    let workdir = fs_err::canonicalize(&workdir).unwrap_or(workdir);
+    let prefix = root.strip_prefix(&workdir).ok()?;
+    let prefix = prefix.to_str()?.replace('\\', "/");
+    let prefix = if prefix.is_empty() {
+        String::new()
+    } else {
+        format!("{prefix}/")
+    };
+    let relative = |path: &[u8]| -> Option<String> {
+        let path = path.to_str().ok()?;
+        path.strip_prefix(prefix.as_str()).map(str::to_owned)
+    };
+
+    let mut recency = GitRecency::default();
+    if let Ok(index) = repo.index_or_empty() {
+        recency.has_index = true;
+        for entry in index.entries() {
+            if let Some(path) = relative(entry.path(&index)) {
+                let stat = (entry.stat.size, entry.stat.mtime.secs);
+                // A conflicted path has several stages; any of them marks it dirty.
+                let stat = if entry.stage_raw() == 0 {
+                    stat
+                } else {
+                    (u32::MAX, 0)
+                };
+                recency.index.insert(path, stat);
+            }
+        }
+    }
+
+    let Ok(head) = repo.head_id() else {
+        return Some(recency);
+    };
+    let Ok(walk) = repo
+        .rev_walk([head.detach()])
+        .sorting(gix::revision::walk::Sorting::ByCommitTime(
+            gix::traverse::commit::simple::CommitTimeOrder::default(),
+        ))
+        .all()
+    else {
+        return Some(recency);
+    };
+    for info in walk.take(MAX_COMMITS) {
+        let Ok(info) = info else { break };
+        recency.commits_read += 1;
+        let time = info.commit_time();
+        let Ok(commit) = info.object() else { continue };
+        let Ok(tree) = commit.tree_id() else { continue };
+        let parent_tree = info
+            .parent_ids()
+            .next()
+            .and_then(|parent| parent.object().ok())
+            .and_then(|object| object.try_into_commit().ok())
+            .and_then(|parent| parent.tree_id().ok())
+            .map(gix::Id::detach);
+        let mut changed = Vec::new();
+        diff_trees(
+            &repo,
+            parent_tree,
+            Some(tree.detach()),
+            &mut Vec::new(),
+            &mut changed,
+        );
+        for path in changed {
+            if let Some(path) = relative(&path) {
+                recency.last_commit.entry(path).or_insert(time);
+            }
+        }
+    }
+    debug!(
+        "git: {} commits read, {} paths with history, {} index entries",
+        recency.commits_read,
+        recency.last_commit.len(),
+        recency.index.len()
+    );
+    Some(recency)
+}
+
+/// Appends to `changed` every blob path that differs between two trees (either
+/// may be absent: an added or deleted subtree).
+fn diff_trees(
+    repo: &gix::Repository,
+    old: Option<gix::ObjectId>,
+    new: Option<gix::ObjectId>,
+    prefix: &mut Vec<u8>,
+    changed: &mut Vec<Vec<u8>>,
+) {
+    if old == new {
+        return;
+    }
+    let entries = |id: Option<gix::ObjectId>| -> HashMap<Vec<u8>, (gix::ObjectId, bool)> {
+        let Some(id) = id else { return HashMap::new() };
+        let Some(tree) = id
+            .attach(repo)
+            .object()
+            .ok()
+            .and_then(|o| o.try_into_tree().ok())
+        else {
+            return HashMap::new();
+        };
+        let Ok(decoded) = tree.decode() else {
+            return HashMap::new();
+        };
+        decoded
+            .entries
+            .iter()
+            .filter(|e| !e.mode.is_commit())
+            .map(|e| (e.filename.to_vec(), (e.oid.to_owned(), e.mode.is_tree())))
+            .collect()
+    };
+    let old_entries = entries(old);
+    let new_entries = entries(new);
+    let mut names: Vec<&Vec<u8>> = old_entries.keys().chain(new_entries.keys()).collect();
+    names.sort();
+    names.dedup();
+    for name in names {
+        let before = old_entries.get(name);
+        let after = new_entries.get(name);
+        if before.map(|e| e.0) == after.map(|e| e.0) {
+            continue;
+        }
+        let length = prefix.len();
+        if !prefix.is_empty() {
+            prefix.push(b'/');
+        }
+        prefix.extend_from_slice(name);
+        let old_tree = before.filter(|e| e.1).map(|e| e.0);
+        let new_tree = after.filter(|e| e.1).map(|e| e.0);
+        if old_tree.is_some() || new_tree.is_some() {
+            diff_trees(repo, old_tree, new_tree, prefix, changed);
+        }
+        let blob_changed =
+            before.filter(|e| !e.1).map(|e| e.0) != after.filter(|e| !e.1).map(|e| e.0);
+        if blob_changed {
+            changed.push(prefix.clone());
+        }
+        prefix.truncate(length);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::process::Command;
+
+    use super::*;
+
+    fn git(root: &Path, args: &[&str], date: &str) {
+        let status = Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .env("GIT_AUTHOR_DATE", date)
+            .env("GIT_COMMITTER_DATE", date)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .expect("git runs");
+        assert!(status.success(), "git {args:?}");
+    }
+
+    #[test]
+    fn last_commit_times_and_dirty_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs_err::canonicalize(dir.path()).unwrap();
+        git(&root, &["init", "-q", "-b", "main"], "2024-01-01T00:00:00Z");
+        fs_err::create_dir_all(root.join("src/deep")).unwrap();
+        fs_err::write(root.join("src/old.rs"), "old").unwrap();
+        fs_err::write(root.join("src/deep/new.rs"), "new").unwrap();
+        git(&root, &["add", "."], "2024-01-01T00:00:00Z");
+        git(
+            &root,
+            &["commit", "-q", "-m", "one"],
+            "2024-01-01T00:00:00Z",
+        );
+        fs_err::write(root.join("src/deep/new.rs"), "newer").unwrap();
+        git(
+            &root,
+            &["commit", "-q", "-am", "two"],
+            "2024-06-01T00:00:00Z",
+        );
+        fs_err::write(root.join("untracked.rs"), "u").unwrap();
+
+        let recency = read_git_recency(&root.join("src")).unwrap();
+        assert_eq!(recency.commits_read, 2);
+        assert_eq!(recency.last_commit.get("old.rs"), Some(&1_704_067_200));
+        assert_eq!(recency.last_commit.get("deep/new.rs"), Some(&1_717_200_000));
+
+        let full = read_git_recency(&root).unwrap();
+        let meta = fs_err::metadata(root.join("src/old.rs")).unwrap();
+        let mtime_ms = meta
+            .modified()
+            .unwrap()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64;
+        assert!(!full.is_dirty("src/old.rs", meta.len(), mtime_ms));
+        assert!(full.is_dirty("src/old.rs", meta.len() + 1, mtime_ms));
+        assert!(full.is_dirty("untracked.rs", 1, mtime_ms));
+    }
+
+    #[test]
+    fn no_repository_gives_none() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(read_git_recency(dir.path()).is_none() || std::env::var_os("GIT_DIR").is_some());
+    }
+}
