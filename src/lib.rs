@@ -28,6 +28,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod error;
+pub mod layout;
 pub mod logging;
 pub mod printer;
 pub mod runner;

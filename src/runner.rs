@@ -15,8 +15,10 @@ use aic_stages::assembler::{ContextFile, PromptAssembler, PromptParts};
 use aic_stages::budget::{BudgetAllocator, BudgetInputs, TokenBudget};
 use aic_stages::facts::{FactsContext, FileFacts, compute_facts};
 use aic_stages::guard::{ContextGuard, GuardResult};
+use aic_stages::import_graph::{ImportGraph, ImportGraphStats};
 use aic_stages::intent::{IntentClassifier, TaskClassification};
 use aic_stages::ladder::{InclusionTier, LadderFile, SummarisationLadder, TierChoice};
+use aic_stages::lang::ImportRef;
 use aic_stages::repo_map::{Language, RelativePath, RepoMap, TokenCount};
 use aic_stages::rule_pack::{PackSource, RulePackResolver};
 use aic_stages::selector::{
@@ -31,6 +33,7 @@ use tracing::{debug, info, warn};
 
 use crate::config::load_config;
 use crate::error::CompileError;
+use crate::layout::read_layout;
 use crate::scan::{ScanOptions, SkippedFiles, scan};
 use crate::vcs::{GitRecency, read_git_recency};
 
@@ -197,6 +200,8 @@ pub struct PipelineTrace {
     pub max_files_auto: bool,
     /// Signal weights used.
     pub weights: Option<SignalWeights>,
+    /// Import graph size.
+    pub import_graph: ImportGraphStats,
     /// Files in the RepoMap.
     pub files_total: usize,
     /// Files left out of the RepoMap by the scan.
@@ -394,7 +399,14 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
                 .join(", ")
         );
     }
-    let selection = selector.select(&repo, &task, max_files, &pinned);
+    let layout = read_layout(&root, &repo);
+    let imports: Vec<Vec<ImportRef>> = repo.files.iter().map(|f| f.imports.clone()).collect();
+    let (graph, graph_stats) = ImportGraph::build(&repo, &imports, &layout);
+    info!(
+        "[imports]   {} imports, {} resolved to repository files, {} edges",
+        graph_stats.imports, graph_stats.resolved, graph_stats.edges
+    );
+    let selection = selector.select(&repo, &task, max_files, &pinned, Some(&graph));
     info!(
         "[context]   Scanned {} files, {} candidates, selected {} (maxFiles {}{})",
         repo.total_files(),
@@ -717,6 +729,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         max_files,
         max_files_auto,
         weights: selection.weights,
+        import_graph: graph_stats,
         files_total: repo.total_files(),
         files_skipped: scanned.skipped,
         candidates: selection.candidates,

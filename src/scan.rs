@@ -19,10 +19,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
+use aic_stages::lang::provider_for;
 use aic_stages::repo_map::{
     ContentHash, FileEntry, Language, RelativePath, RepoMap, estimate_tokens,
 };
-use aic_stages::symbols::symbol_terms;
+use aic_stages::symbols::name_terms;
 use aic_stages::terms::TermStats;
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -279,10 +280,13 @@ fn scan_file(root: &Path, file: &Found, options: ScanOptions) -> FileOutcome {
     let size_bytes = bytes.len() as u64;
     let language = Language::detect(&file.path);
     let text = String::from_utf8_lossy(&bytes);
-    let symbol_terms = if language.is_code() {
-        symbol_terms(&text)
+    let (symbol_terms, imports) = if language.is_code() {
+        let provider = provider_for(&file.path, language);
+        let names = provider.extract_names(&text);
+        let imports = provider.parse_imports(&text, &file.path);
+        (name_terms(names.iter().map(|n| n.name.as_str())), imports)
     } else {
-        Vec::new()
+        (Vec::new(), Vec::new())
     };
     let term_stats = TermStats::of(file.path.as_str(), &text);
     FileOutcome::Entry(FileEntry {
@@ -295,6 +299,7 @@ fn scan_file(root: &Path, file: &Found, options: ScanOptions) -> FileOutcome {
         content_hash: ContentHash::of(&bytes),
         symbol_terms,
         term_stats,
+        imports,
     })
 }
 

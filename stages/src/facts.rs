@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::assembler::{ContextFile, PromptAssembler};
 use crate::guard::{ContextGuard, FileGuardOutcome};
 use crate::ladder::{InclusionTier, names_only};
+use crate::lang::{SymbolKind, analyze_file};
 use crate::repo_map::{ContentHash, Language, RelativePath, TokenCount};
 use crate::tokens::TokenCounter;
 use crate::transform::ContentTransformerPipeline;
@@ -135,7 +136,26 @@ pub fn compute_facts(
         let block_tokens = context.tokens.count(&block);
         TierRender { body, block_tokens }
     };
-    let l3_body = names_only(&l0_body);
+    let analysis = analyze_file(path, language, &text);
+    let l1 = analysis
+        .signatures_with_docs
+        .filter(|body| !body.trim().is_empty())
+        .map(|body| render(InclusionTier::L1, body));
+    let l2 = analysis
+        .signatures_only
+        .filter(|body| !body.trim().is_empty())
+        .map(|body| render(InclusionTier::L2, body));
+    let l3_body = if analysis.names.is_empty() {
+        names_only(&l0_body)
+    } else {
+        analysis.names.iter().fold(String::new(), |mut out, name| {
+            out.push_str(kind_word(name.kind));
+            out.push(' ');
+            out.push_str(&name.name);
+            out.push('\n');
+            out
+        })
+    };
     let l3 = render(InclusionTier::L3, l3_body);
     let l0 = render(InclusionTier::L0, l0_body);
     FileFacts {
@@ -147,7 +167,25 @@ pub fn compute_facts(
         transformed_tokens,
         transforms_applied: transformed.applied,
         guard,
-        renders: [Some(l0), None, None, Some(l3)],
+        renders: [Some(l0), l1, l2, Some(l3)],
+    }
+}
+
+/// The word an L3 line starts with for a kind of name.
+fn kind_word(kind: SymbolKind) -> &'static str {
+    match kind {
+        SymbolKind::Function => "function",
+        SymbolKind::Method => "method",
+        SymbolKind::Class => "class",
+        SymbolKind::Struct => "struct",
+        SymbolKind::Enum => "enum",
+        SymbolKind::Interface => "interface",
+        SymbolKind::Trait => "trait",
+        SymbolKind::Type => "type",
+        SymbolKind::Constant => "const",
+        SymbolKind::Variable => "variable",
+        SymbolKind::Module => "module",
+        SymbolKind::Macro => "macro",
     }
 }
 
@@ -183,7 +221,10 @@ mod tests {
             "pub struct Config {}\n\npub fn load() -> Config { Config {} }\n"
         );
         let l3 = f.render(InclusionTier::L3).unwrap();
-        assert!(l3.body.ends_with("struct Config\nfn load\n"), "{}", l3.body);
+        assert_eq!(l3.body, "struct Config\nfunction load\n");
+        let l2 = f.render(InclusionTier::L2).unwrap();
+        assert!(l2.body.contains("pub fn load() -> Config"), "{}", l2.body);
+        assert!(l2.block_tokens < l0.block_tokens);
         assert!(l3.block_tokens < l0.block_tokens);
         assert_eq!(f.transforms_applied, ["WhitespaceNormalizer"]);
         assert!(f.transformed_tokens < f.original_tokens);

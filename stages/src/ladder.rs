@@ -1,17 +1,20 @@
-//! SummarisationLadder (seed §3 glossary "Summarisation Ladder", §4.1 Step 6),
-//! first cut: L0 full content and L3 names-only.
+//! SummarisationLadder (seed §3 glossary "Summarisation Ladder", §4.1 Step 6):
+//! L0 full content, L1 signatures with docs, L2 signatures only, L3 names only.
 //!
 //! When the selected files at full content fit the code budget, all go in at
 //! [`InclusionTier::L0`]: compression happens only when it must. Otherwise files
 //! are compressed least relevant first — score ascending, then larger first (more
-//! saving), then path ascending — one tier step at a time across all files
-//! before the next step, until the context fits. When every file is at its
-//! smallest tier and the context still does not fit, files are dropped in the
-//! same order (seed §12 "include what fits at names-only").
+//! saving), then path ascending: the least relevant file tries each smaller tier
+//! in order (L1, L2, L3) before the next file is touched, so a more relevant file
+//! is never more compressed than a less relevant one, and the best files stay
+//! whole as long as the budget allows. When every file is at its smallest tier
+//! and the context still does not fit, files are dropped in the same order (seed
+//! §12 "include what fits at names-only").
 //!
-//! L1 (signatures and docs) and L2 (signatures only) need the tree-sitter
-//! language providers; until they exist a file has no L1/L2 render and the
-//! ladder steps from L0 straight to L3.
+//! L1 (signatures and docs) and L2 (signatures only) come from the tree-sitter
+//! language providers ([`crate::lang`]); a file without them (other languages,
+//! or nothing to extract) steps from L0 straight to L3. A tier that would cost
+//! more than the one the file is at is skipped.
 
 use serde::Serialize;
 
@@ -103,12 +106,10 @@ impl SummarisationLadder {
                 .then_with(|| fa.path.cmp(&fb.path))
         });
 
-        for target in [InclusionTier::L1, InclusionTier::L2, InclusionTier::L3] {
-            for &index in &order {
-                let file = &files[index];
-                let Some(current) = tiers[index] else {
-                    continue;
-                };
+        for &index in &order {
+            let file = &files[index];
+            for target in [InclusionTier::L1, InclusionTier::L2, InclusionTier::L3] {
+                let Some(current) = tiers[index] else { break };
                 if current >= target || file.floor.is_some_and(|floor| target > floor) {
                     continue;
                 }
@@ -227,6 +228,27 @@ mod tests {
         let (tiers, total) = SummarisationLadder.fit(&files, TokenCount(10));
         assert_eq!(tiers, [None, None]);
         assert_eq!(total, TokenCount(0));
+    }
+
+    #[test]
+    fn least_relevant_file_goes_through_every_tier_before_the_next_is_touched() {
+        let four_tiers = |path: &str, score: f64| LadderFile {
+            path: RelativePath::new(path).unwrap(),
+            score,
+            costs: [
+                Some(TokenCount(100)),
+                Some(TokenCount(80)),
+                Some(TokenCount(60)),
+                Some(TokenCount(20)),
+            ],
+            floor: None,
+        };
+        let files = [four_tiers("best", 0.9), four_tiers("worst", 0.1)];
+        let (tiers, total) = SummarisationLadder.fit(&files, TokenCount(130));
+        assert_eq!(tiers, [Some(InclusionTier::L0), Some(InclusionTier::L3)]);
+        assert_eq!(total, TokenCount(120));
+        let (tiers, _) = SummarisationLadder.fit(&files, TokenCount(185));
+        assert_eq!(tiers, [Some(InclusionTier::L0), Some(InclusionTier::L1)]);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
+use crate::lang::ImportRef;
 use crate::terms::TermStats;
 use xxhash_rust::xxh3::Xxh3;
 
@@ -360,6 +361,9 @@ pub struct FileEntry {
     /// Term frequencies of path and content, for BM25 content relevance.
     #[serde(skip)]
     pub term_stats: TermStats,
+    /// The file's imports as written ([`crate::lang::LanguageProvider::parse_imports`]).
+    #[serde(skip)]
+    pub imports: Vec<ImportRef>,
 }
 
 /// Estimates the `cl100k_base` token count of a text file from its size in bytes.
@@ -480,6 +484,7 @@ mod tests {
             content_hash: ContentHash::of(path.as_bytes()),
             symbol_terms: Vec::new(),
             term_stats: TermStats::default(),
+            imports: Vec::new(),
         }
     }
 

@@ -24,11 +24,16 @@
 
 use serde::Serialize;
 
+use crate::import_graph::ImportGraph;
 use crate::intent::{TaskClass, TaskClassification};
 use crate::pattern::PatternSet;
 use crate::repo_map::{FileEntry, Language, RelativePath, RepoMap, TokenCount};
 use crate::rule_pack::RulePack;
 use crate::terms::{path_terms, split_words, stem, term_id};
+
+/// How many of the best candidates seed the import-proximity search, besides the
+/// files the intent names.
+pub const IMPORT_SEEDS: usize = 5;
 
 /// Signal weights for one task class (seed §8 weights table, extended with content
 /// relevance).
@@ -228,19 +233,26 @@ impl HeuristicSelector {
     /// `targets` are files the intent named (resolved targets, in the order
     /// named): they come first, whatever their score, rule-pack patterns or
     /// signals, and the other files fill the rest of the cap.
+    ///
+    /// `graph` is the import graph of `repo` (indices are `repo.files` indices).
+    /// Import proximity is measured from seed files: the targets and the
+    /// [`IMPORT_SEEDS`] best candidates by the other signals among those whose path
+    /// or defined names match the intent (the seed says "non-zero path relevance";
+    /// names are as direct a sign). Without a graph, proximity is 0.
     pub fn select(
         &self,
         repo: &RepoMap,
         task: &TaskClassification,
         max_files: usize,
         targets: &[RelativePath],
+        graph: Option<&ImportGraph>,
     ) -> Selection {
         let weights = SignalWeights::for_task_class(task.task_class);
         let mut excluded = Vec::new();
-        let mut candidates: Vec<&FileEntry> = Vec::new();
-        for file in &repo.files {
+        let mut candidates: Vec<(usize, &FileEntry)> = Vec::new();
+        for (index, file) in repo.files.iter().enumerate() {
             if targets.contains(&file.path) {
-                candidates.push(file);
+                candidates.push((index, file));
             } else if let Some(pattern) = self.exclude.matching(&file.path).first() {
                 excluded.push(ExcludedFile {
                     path: file.path.clone(),
@@ -256,55 +268,98 @@ impl HeuristicSelector {
                     reason: ExclusionReason::NotIncluded,
                 });
             } else {
-                candidates.push(file);
+                candidates.push((index, file));
             }
         }
+        let files: Vec<&FileEntry> = candidates.iter().map(|(_, f)| *f).collect();
 
-        let recency = recency_ranks(&candidates);
-        let content = content_relevance(&task.subject_tokens, &candidates);
-        let (min_tokens, max_tokens) = candidates
+        let recency = recency_ranks(&files);
+        let content = content_relevance(&task.subject_tokens, &files);
+        let (min_tokens, max_tokens) = files
             .iter()
             .map(|f| f.estimated_tokens.0)
             .fold((u32::MAX, 0), |(lo, hi), t| (lo.min(t), hi.max(t)));
-        let subject: Vec<String> = task.subject_tokens.clone();
+        let subject = &task.subject_tokens;
         let recency_scale = if task.confidence < 0.5 { 0.5 } else { 1.0 };
 
-        let mut scored: Vec<ScoredFile> = Vec::with_capacity(candidates.len());
-        let mut zero_signal = Vec::new();
-        for ((file, recency), content_relevance) in candidates.iter().zip(recency).zip(content) {
+        // First pass: every signal but import proximity.
+        let mut signals: Vec<SelectionSignals> = Vec::with_capacity(files.len());
+        let mut modifiers: Vec<(Vec<String>, Vec<String>)> = Vec::with_capacity(files.len());
+        for ((file, recency), content_relevance) in files.iter().zip(recency).zip(content) {
             let size_penalty = if max_tokens > min_tokens {
                 f64::from(max_tokens - file.estimated_tokens.0) / f64::from(max_tokens - min_tokens)
             } else {
                 1.0
             };
-            let signals = SelectionSignals {
-                path_relevance: path_relevance(&subject, &file.path),
+            signals.push(SelectionSignals {
+                path_relevance: path_relevance(subject, &file.path),
                 import_proximity: 0.0,
-                symbol_relevance: symbol_relevance(&subject, &file.symbol_terms),
+                symbol_relevance: symbol_relevance(subject, &file.symbol_terms),
                 content_relevance,
                 recency,
                 size_penalty,
-            };
-            let boosted_by: Vec<String> = self
+            });
+            let boosted_by = self
                 .boost
                 .matching(&file.path)
                 .into_iter()
                 .map(str::to_owned)
                 .collect();
-            let penalized_by: Vec<String> = self
+            let penalized_by = self
                 .penalize
                 .matching(&file.path)
                 .into_iter()
                 .map(str::to_owned)
                 .collect();
+            modifiers.push((boosted_by, penalized_by));
+        }
+        let score_of = |signals: &SelectionSignals, boosts: usize, penalties: usize| {
             let base = signals.path_relevance * weights.path_relevance
                 + signals.import_proximity * weights.import_proximity
                 + signals.symbol_relevance * weights.symbol_relevance
                 + signals.content_relevance * weights.content_relevance
                 + signals.recency * weights.recency * recency_scale
                 + signals.size_penalty * weights.size_penalty;
-            let modifier = 0.2 * (boosted_by.len() as f64 - penalized_by.len() as f64);
-            let score = round_score((base + modifier).clamp(0.0, 1.0));
+            let modifier = 0.2 * (boosts as f64 - penalties as f64);
+            round_score((base + modifier).clamp(0.0, 1.0))
+        };
+
+        // Seeds and import proximity.
+        if let Some(graph) = graph {
+            let mut ranked: Vec<(f64, usize)> = signals
+                .iter()
+                .zip(&modifiers)
+                .enumerate()
+                .filter(|(_, (s, _))| s.path_relevance > 0.0 || s.symbol_relevance > 0.0)
+                .map(|(i, (s, (b, p)))| (score_of(s, b.len(), p.len()), i))
+                .collect();
+            ranked.sort_by(|a, b| {
+                b.0.total_cmp(&a.0)
+                    .then_with(|| files[a.1].path.cmp(&files[b.1].path))
+            });
+            let mut seeds: Vec<usize> = candidates
+                .iter()
+                .filter(|(_, f)| targets.contains(&f.path))
+                .map(|(index, _)| *index)
+                .collect();
+            seeds.extend(
+                ranked
+                    .iter()
+                    .take(IMPORT_SEEDS)
+                    .map(|(_, i)| candidates[*i].0),
+            );
+            let proximity = graph.proximity(&seeds);
+            for ((index, _), signal) in candidates.iter().zip(&mut signals) {
+                signal.import_proximity = proximity.get(*index).copied().unwrap_or(0.0);
+            }
+        }
+
+        let mut scored: Vec<ScoredFile> = Vec::with_capacity(files.len());
+        let mut zero_signal = Vec::new();
+        for ((file, signals), (boosted_by, penalized_by)) in
+            files.iter().zip(signals).zip(modifiers)
+        {
+            let score = score_of(&signals, boosted_by.len(), penalized_by.len());
             let scored_file = ScoredFile {
                 path: file.path.clone(),
                 language: file.language,
@@ -525,6 +580,7 @@ mod tests {
             content_hash: ContentHash::of(&size.to_le_bytes()),
             symbol_terms: Vec::new(),
             term_stats: crate::terms::TermStats::of(path_text, ""),
+            imports: Vec::new(),
         }
     }
 
@@ -544,7 +600,7 @@ mod tests {
         let task = IntentClassifier.classify(intent);
         HeuristicSelector::new(pack)
             .unwrap()
-            .select(&repo(), &task, max_files, &[])
+            .select(&repo(), &task, max_files, &[], None)
     }
 
     fn paths(selection: &Selection) -> Vec<&str> {
@@ -654,9 +710,10 @@ mod tests {
         };
         let task = IntentClassifier.classify("user service");
         let targets = [RelativePath::new("README.md").unwrap()];
-        let selection = HeuristicSelector::new(&pack)
-            .unwrap()
-            .select(&repo(), &task, 2, &targets);
+        let selection =
+            HeuristicSelector::new(&pack)
+                .unwrap()
+                .select(&repo(), &task, 2, &targets, None);
         assert_eq!(paths(&selection)[0], "README.md");
         assert!(selection.files[0].target);
         assert_eq!(selection.files.len(), 2);
@@ -668,7 +725,7 @@ mod tests {
         let task = IntentClassifier.classify("user");
         let selection = HeuristicSelector::new(&RulePack::default())
             .unwrap()
-            .select(&repo, &task, 5, &[]);
+            .select(&repo, &task, 5, &[], None);
         assert_eq!(paths(&selection), ["a/user.rs", "b/user.rs"]);
     }
 

@@ -70,12 +70,19 @@ pub fn defined_names(content: &str) -> Vec<DefinedName> {
     names
 }
 
-/// The stemmed words of a file's defined names, sorted and deduplicated
-/// (`UserService`, `find_by_token` → `by`, `find`, `servic`, `token`, `user`).
+/// The stemmed words of a file's defined names ([`defined_names`]), sorted and
+/// deduplicated (`UserService`, `find_by_token` → `by`, `find`, `servic`,
+/// `token`, `user`).
 pub fn symbol_terms(content: &str) -> Vec<String> {
-    let mut terms: Vec<String> = defined_names(content)
-        .iter()
-        .flat_map(|n| split_words(&n.name))
+    name_terms(defined_names(content).iter().map(|n| n.name.as_str()))
+}
+
+/// The stemmed words of a list of names, sorted and deduplicated, one-letter
+/// words left out.
+pub fn name_terms<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut terms: Vec<String> = names
+        .into_iter()
+        .flat_map(split_words)
         .filter(|w| w.len() > 1)
         .map(|w| stem(&w))
         .collect();

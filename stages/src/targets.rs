@@ -84,7 +84,7 @@ pub const MAX_DIRECTORY_FILES: usize = 20;
 /// ```
 /// use aic_stages::targets::extract_targets;
 /// let (text, targets) = extract_targets("fix @src/user/service.ts and `model.ts`, mail a@b.io");
-/// assert_eq!(text, "fix and , mail a@b.io");
+/// assert_eq!(text, "fix and, mail a@b.io");
 /// let raw: Vec<_> = targets.iter().map(|t| t.raw.as_str()).collect();
 /// assert_eq!(raw, ["src/user/service.ts", "model.ts"]);
 /// ```
@@ -348,6 +348,7 @@ mod tests {
                         content_hash: ContentHash::of(p.as_bytes()),
                         symbol_terms: Vec::new(),
                         term_stats: crate::terms::TermStats::default(),
+                        imports: Vec::new(),
                     }
                 })
                 .collect(),

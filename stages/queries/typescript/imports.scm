@@ -1,0 +1,40 @@
+; Imports of a TypeScript (and TSX) file: `import … from "x"`, `import "x"`,
+; `import x = require("x")`, `export … from "x"` (re-exports), `require("x")`
+; and dynamic `import("x")`.
+
+(import_statement
+  source: (string (string_fragment) @import.source)) @import
+
+(import_statement
+  (import_clause (identifier) @import.symbol)) @import
+
+(import_statement
+  (import_clause
+    (named_imports (import_specifier name: (identifier) @import.symbol)))) @import
+
+(import_statement
+  (import_require_clause
+    (identifier) @import.symbol
+    source: (string (string_fragment) @import.source))) @import
+
+(export_statement
+  source: (string (string_fragment) @import.source)) @import.reexport
+
+(export_statement
+  (export_clause (export_specifier name: (identifier) @import.symbol))
+  source: (string)) @import.reexport
+
+(call_expression
+  function: (identifier) @_require
+  arguments: (arguments . (string (string_fragment) @import.source))
+  (#eq? @_require "require")) @import
+
+(variable_declarator
+  name: (object_pattern (shorthand_property_identifier_pattern) @import.symbol)
+  value: (call_expression
+    function: (identifier) @_require
+    (#eq? @_require "require")) @import)
+
+(call_expression
+  function: (import)
+  arguments: (arguments . (string (string_fragment) @import.source))) @import

@@ -1,0 +1,519 @@
+//! The tree-sitter grammars, their embedded queries (compiled once per
+//! language, on first use) and the per-thread parsers.
+//!
+//! Query files are data (`stages/queries/<language>/<purpose>.scm`, see the
+//! README there). Compiling one checks more than tree-sitter does: every
+//! capture name must belong to the file's vocabulary and only tree-sitter's
+//! built-in text predicates (`#eq?`, `#match?`, `#any-of?` and their negations)
+//! may be used, so a typo fails the `every_query_compiles_against_its_grammar`
+//! test instead of silently matching nothing.
+
+use std::cell::RefCell;
+use std::ops::ControlFlow;
+use std::sync::OnceLock;
+
+use tree_sitter::{CaptureQuantifier, ParseOptions, ParseState, Parser, Query, QueryCursor, Tree};
+
+use super::{ImportKind, SymbolKind};
+use crate::repo_map::Language;
+
+/// The largest file, in bytes, that is parsed; larger files get the
+/// [`GenericProvider`](super::GenericProvider)'s analysis. Files the runner
+/// reads are at most 1 MiB, so this only guards direct callers.
+pub const MAX_PARSE_BYTES: usize = 2 * 1024 * 1024;
+
+/// Parser work allowed per input byte: one tree-sitter progress check (made
+/// every 100 parse operations) per this many bytes. Ordinary code needs one
+/// check per 120 bytes on average and one per 30 at worst (measured over 98 MB
+/// of `.rs`, `.py`, `.js`, `.ts`, `.go` and `.java` files, and about one per
+/// 60 for files parsed with the wrong grammar), so the limit only stops
+/// pathological inputs from stalling a worker. Counting work instead of time
+/// keeps the outcome identical on every machine.
+const BYTES_PER_PROGRESS_CHECK: usize = 4;
+
+/// Progress checks allowed on top of the per-byte share, for small files.
+const BASE_PROGRESS_CHECKS: usize = 10_000;
+
+/// A grammar with its own queries and parser.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Grammar {
+    TypeScript,
+    Tsx,
+    JavaScript,
+    Python,
+    Go,
+    Rust,
+    Java,
+}
+
+/// The purpose of a query file, which names it and fixes its capture
+/// vocabulary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Purpose {
+    Imports,
+    Names,
+    Signatures,
+}
+
+impl Purpose {
+    const ALL: [Self; 3] = [Self::Imports, Self::Names, Self::Signatures];
+
+    /// The query's file name under `stages/queries/<language>/`.
+    pub(crate) fn file_name(self) -> &'static str {
+        match self {
+            Self::Imports => "imports.scm",
+            Self::Names => "names.scm",
+            Self::Signatures => "signatures.scm",
+        }
+    }
+}
+
+impl Grammar {
+    pub(crate) const ALL: [Self; 7] = [
+        Self::TypeScript,
+        Self::Tsx,
+        Self::JavaScript,
+        Self::Python,
+        Self::Go,
+        Self::Rust,
+        Self::Java,
+    ];
+
+    /// The grammar's name, which is also its provider's id.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::TypeScript => "typescript",
+            Self::Tsx => "tsx",
+            Self::JavaScript => "javascript",
+            Self::Python => "python",
+            Self::Go => "go",
+            Self::Rust => "rust",
+            Self::Java => "java",
+        }
+    }
+
+    /// The [`Language`] whose files this grammar parses.
+    pub(crate) fn language(self) -> Language {
+        match self {
+            Self::TypeScript | Self::Tsx => Language::TypeScript,
+            Self::JavaScript => Language::JavaScript,
+            Self::Python => Language::Python,
+            Self::Go => Language::Go,
+            Self::Rust => Language::Rust,
+            Self::Java => Language::Java,
+        }
+    }
+
+    fn tree_sitter_language(self) -> tree_sitter::Language {
+        match self {
+            Self::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Self::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+            Self::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Self::Python => tree_sitter_python::LANGUAGE.into(),
+            Self::Go => tree_sitter_go::LANGUAGE.into(),
+            Self::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Self::Java => tree_sitter_java::LANGUAGE.into(),
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The node type of the grammar's root node.
+    pub(crate) fn root_kind(self) -> &'static str {
+        match self {
+            Self::TypeScript | Self::Tsx | Self::JavaScript | Self::Java => "program",
+            Self::Python => "module",
+            Self::Go | Self::Rust => "source_file",
+        }
+    }
+
+    /// The text of one of the grammar's queries. TSX uses the TypeScript
+    /// queries, compiled against the TSX grammar.
+    pub(crate) fn query_source(self, purpose: Purpose) -> &'static str {
+        macro_rules! queries {
+            ($dir:literal) => {
+                match purpose {
+                    Purpose::Imports => {
+                        include_str!(concat!("../../queries/", $dir, "/imports.scm"))
+                    }
+                    Purpose::Names => include_str!(concat!("../../queries/", $dir, "/names.scm")),
+                    Purpose::Signatures => {
+                        include_str!(concat!("../../queries/", $dir, "/signatures.scm"))
+                    }
+                }
+            };
+        }
+        match self {
+            Self::TypeScript | Self::Tsx => queries!("typescript"),
+            Self::JavaScript => queries!("javascript"),
+            Self::Python => queries!("python"),
+            Self::Go => queries!("go"),
+            Self::Rust => queries!("rust"),
+            Self::Java => queries!("java"),
+        }
+    }
+
+    /// The grammar's compiled queries, compiled on first use.
+    ///
+    /// # Panics
+    ///
+    /// If a built-in query does not compile, which the
+    /// `every_query_compiles_against_its_grammar` test rules out.
+    pub(crate) fn queries(self) -> &'static GrammarQueries {
+        static QUERIES: [OnceLock<GrammarQueries>; Grammar::ALL.len()] =
+            [const { OnceLock::new() }; Grammar::ALL.len()];
+        QUERIES[self.index()].get_or_init(|| {
+            GrammarQueries::compile(self).expect(
+                "built-in queries compile (checked by `every_query_compiles_against_its_grammar`)",
+            )
+        })
+    }
+}
+
+/// What a capture means to the providers, decided by its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// `@definition.<kind>`: the whole definition.
+    Definition(SymbolKind),
+    /// `@name`: the defined name.
+    Name,
+    /// `@doc`: a doc comment or docstring.
+    Doc,
+    /// `@body`: the part of a definition left out of its signature.
+    Body,
+    /// `@body.inline`: a declaration body kept in the signature when short.
+    InlineBody,
+    /// `@attribute`: a node that may sit between a doc comment and its item.
+    Attribute,
+    /// `@import`, `@import.reexport`, `@import.module`: the import statement.
+    Import(ImportKind),
+    /// `@import.source`: the specifier.
+    ImportSource,
+    /// `@import.symbol`: an imported name.
+    ImportSymbol,
+    /// `@import.tree`: a Rust `use` tree, flattened by the provider.
+    ImportTree,
+    /// `@_…`: a helper for predicates, ignored.
+    Ignored,
+}
+
+impl Role {
+    /// The role of a capture name in a query of `purpose`, `None` when the
+    /// name is not part of that query's vocabulary.
+    fn of(name: &str, purpose: Purpose) -> Option<Self> {
+        if name.starts_with('_') {
+            return Some(Self::Ignored);
+        }
+        let role = match (purpose, name) {
+            (Purpose::Imports, "import") => Self::Import(ImportKind::Import),
+            (Purpose::Imports, "import.reexport") => Self::Import(ImportKind::Reexport),
+            (Purpose::Imports, "import.module") => Self::Import(ImportKind::ModuleDeclaration),
+            (Purpose::Imports, "import.source") => Self::ImportSource,
+            (Purpose::Imports, "import.symbol") => Self::ImportSymbol,
+            (Purpose::Imports, "import.tree") => Self::ImportTree,
+            (Purpose::Names | Purpose::Signatures, "name") => Self::Name,
+            (Purpose::Signatures, "doc") => Self::Doc,
+            (Purpose::Signatures, "body") => Self::Body,
+            (Purpose::Signatures, "body.inline") => Self::InlineBody,
+            (Purpose::Signatures, "attribute") => Self::Attribute,
+            (Purpose::Signatures, "definition.implementation") => {
+                Self::Definition(SymbolKind::Type)
+            }
+            (Purpose::Names | Purpose::Signatures, _) => {
+                Self::Definition(definition_kind(name.strip_prefix("definition.")?)?)
+            }
+            (Purpose::Imports, _) => return None,
+        };
+        Some(role)
+    }
+}
+
+fn definition_kind(suffix: &str) -> Option<SymbolKind> {
+    Some(match suffix {
+        "function" => SymbolKind::Function,
+        "method" => SymbolKind::Method,
+        "class" => SymbolKind::Class,
+        "struct" => SymbolKind::Struct,
+        "enum" => SymbolKind::Enum,
+        "interface" => SymbolKind::Interface,
+        "trait" => SymbolKind::Trait,
+        "type" => SymbolKind::Type,
+        "constant" => SymbolKind::Constant,
+        "variable" => SymbolKind::Variable,
+        "module" => SymbolKind::Module,
+        "macro" => SymbolKind::Macro,
+        _ => return None,
+    })
+}
+
+/// A compiled query with the role of each of its captures.
+pub(crate) struct CompiledQuery {
+    pub(crate) query: Query,
+    /// Indexed by capture index.
+    roles: Vec<Role>,
+    /// Whether every pattern that captures a definition or an import
+    /// statement starts at the root node, so matching never has to look for
+    /// a pattern start below it.
+    pub(crate) rooted: bool,
+}
+
+impl CompiledQuery {
+    fn compile(grammar: Grammar, purpose: Purpose) -> Result<Self, QueryError> {
+        let file = purpose.file_name();
+        let language = grammar.name();
+        let source = grammar.query_source(purpose);
+        let query = Query::new(&grammar.tree_sitter_language(), source).map_err(|source| {
+            QueryError::Compile {
+                file,
+                language,
+                source,
+            }
+        })?;
+        let roles = query
+            .capture_names()
+            .iter()
+            .map(|name| {
+                Role::of(name, purpose).ok_or_else(|| QueryError::UnknownCapture {
+                    file,
+                    language,
+                    capture: (*name).to_owned(),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        for pattern in 0..query.pattern_count() {
+            let unsupported = query
+                .general_predicates(pattern)
+                .iter()
+                .map(|predicate| predicate.operator.to_string())
+                .chain(
+                    query
+                        .property_settings(pattern)
+                        .iter()
+                        .map(|property| format!("set! {}", property.key)),
+                )
+                .chain(
+                    query
+                        .property_predicates(pattern)
+                        .iter()
+                        .map(|(property, _)| format!("is? {}", property.key)),
+                )
+                .next();
+            if let Some(predicate) = unsupported {
+                return Err(QueryError::UnsupportedPredicate {
+                    file,
+                    language,
+                    predicate,
+                });
+            }
+        }
+        let rooted =
+            (0..query.pattern_count())
+                .filter(|&pattern| {
+                    query.capture_quantifiers(pattern).iter().zip(&roles).any(
+                        |(quantifier, role)| {
+                            *quantifier != CaptureQuantifier::Zero
+                                && matches!(role, Role::Definition(_) | Role::Import(_))
+                        },
+                    )
+                })
+                .all(|pattern| {
+                    let text = source.get(query.start_byte_for_pattern(pattern)..);
+                    text.is_some_and(|text| starts_with_node(text, grammar.root_kind()))
+                });
+        Ok(Self {
+            query,
+            roles,
+            rooted,
+        })
+    }
+
+    /// The role of a capture index reported by a match.
+    pub(crate) fn role(&self, capture_index: u32) -> Role {
+        self.roles
+            .get(capture_index as usize)
+            .copied()
+            .unwrap_or(Role::Ignored)
+    }
+
+    /// A cursor for matching the whole tree: when the query is rooted,
+    /// pattern starts are only looked for at the root node, which spares a
+    /// walk of every node (function bodies make up most of them).
+    pub(crate) fn cursor(&self) -> QueryCursor {
+        let mut cursor = QueryCursor::new();
+        if self.rooted {
+            cursor.set_max_start_depth(Some(0));
+        }
+        cursor
+    }
+}
+
+/// Whether a pattern's text starts with the node `kind`: `(source_file …`.
+fn starts_with_node(pattern: &str, kind: &str) -> bool {
+    pattern
+        .strip_prefix('(')
+        .map(str::trim_start)
+        .and_then(|rest| rest.strip_prefix(kind))
+        .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+}
+
+/// The three compiled queries of a grammar.
+pub(crate) struct GrammarQueries {
+    pub(crate) imports: CompiledQuery,
+    pub(crate) names: CompiledQuery,
+    pub(crate) signatures: CompiledQuery,
+}
+
+impl GrammarQueries {
+    fn compile(grammar: Grammar) -> Result<Self, QueryError> {
+        Ok(Self {
+            imports: CompiledQuery::compile(grammar, Purpose::Imports)?,
+            names: CompiledQuery::compile(grammar, Purpose::Names)?,
+            signatures: CompiledQuery::compile(grammar, Purpose::Signatures)?,
+        })
+    }
+}
+
+/// A built-in query that does not compile or uses something the providers do
+/// not understand. Always a bug in `stages/queries/`.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    /// tree-sitter rejected the query (syntax, unknown node type or field).
+    #[error("Failed to compile `{file}` for `{language}`")]
+    Compile {
+        /// The query file name, such as `signatures.scm`.
+        file: &'static str,
+        /// The grammar name, such as `rust`.
+        language: &'static str,
+        /// tree-sitter's error, with the row and column in the query.
+        #[source]
+        source: tree_sitter::QueryError,
+    },
+    /// A capture name outside the file's vocabulary (see
+    /// `stages/queries/README.md`).
+    #[error("Unknown capture `@{capture}` in `{file}` for `{language}`")]
+    UnknownCapture {
+        /// The query file name.
+        file: &'static str,
+        /// The grammar name.
+        language: &'static str,
+        /// The capture name, without `@`.
+        capture: String,
+    },
+    /// A predicate or property that tree-sitter does not evaluate itself
+    /// (anything but `#eq?`, `#match?`, `#any-of?` and their negations).
+    #[error("Unsupported predicate `#{predicate}` in `{file}` for `{language}`")]
+    UnsupportedPredicate {
+        /// The query file name.
+        file: &'static str,
+        /// The grammar name.
+        language: &'static str,
+        /// The predicate's operator.
+        predicate: String,
+    },
+}
+
+/// Compiles every built-in query against its grammar, the check helix runs as
+/// `cargo xtask query-check`. Providers compile their queries lazily and rely
+/// on this passing.
+///
+/// # Errors
+///
+/// The first query, in grammar then purpose order, that fails to compile or
+/// uses an unknown capture name or predicate.
+///
+/// # Examples
+///
+/// ```
+/// aic_stages::lang::compile_queries().unwrap();
+/// ```
+pub fn compile_queries() -> Result<(), QueryError> {
+    for grammar in Grammar::ALL {
+        for purpose in Purpose::ALL {
+            CompiledQuery::compile(grammar, purpose)?;
+        }
+    }
+    Ok(())
+}
+
+thread_local! {
+    /// One parser per grammar and thread: `Parser::parse` takes `&mut self`,
+    /// so rayon workers never share one.
+    static PARSERS: RefCell<[Option<Parser>; Grammar::ALL.len()]> =
+        const { RefCell::new([const { None }; Grammar::ALL.len()]) };
+}
+
+/// Parses `content` with this thread's parser for `grammar`. `None` when the
+/// file is over [`MAX_PARSE_BYTES`] or its work budget; a file with syntax
+/// errors still parses, with error nodes where it could not make sense of it.
+pub(crate) fn parse(grammar: Grammar, content: &str) -> Option<Tree> {
+    if content.len() > MAX_PARSE_BYTES {
+        return None;
+    }
+    let budget = BASE_PROGRESS_CHECKS + content.len() / BYTES_PER_PROGRESS_CHECK;
+    PARSERS.with(|parsers| {
+        let mut parsers = parsers.try_borrow_mut().ok()?;
+        let slot = &mut parsers[grammar.index()];
+        if slot.is_none() {
+            let mut parser = Parser::new();
+            parser.set_language(&grammar.tree_sitter_language()).ok()?;
+            *slot = Some(parser);
+        }
+        let parser = slot.as_mut()?;
+        let bytes = content.as_bytes();
+        let mut checks = 0_usize;
+        let mut progress = |_: &ParseState| {
+            checks += 1;
+            if checks > budget {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let tree = parser.parse_with_options(
+            &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
+            None,
+            Some(ParseOptions::new().progress_callback(&mut progress)),
+        );
+        if tree.is_none() {
+            // A cancelled parse would otherwise resume on the next call.
+            parser.reset();
+        }
+        tree
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capture_names_outside_a_files_vocabulary_are_rejected() {
+        assert_eq!(
+            Role::of("definition.struct", Purpose::Names),
+            Some(Role::Definition(SymbolKind::Struct))
+        );
+        assert_eq!(Role::of("definition.widget", Purpose::Names), None);
+        assert_eq!(Role::of("definition.implementation", Purpose::Names), None);
+        assert_eq!(Role::of("doc", Purpose::Names), None);
+        assert_eq!(Role::of("name", Purpose::Imports), None);
+        assert_eq!(Role::of("_require", Purpose::Imports), Some(Role::Ignored));
+        assert_eq!(
+            Role::of("import.reexport", Purpose::Imports),
+            Some(Role::Import(ImportKind::Reexport))
+        );
+    }
+
+    #[test]
+    fn a_pattern_is_rooted_when_it_opens_with_the_root_node() {
+        assert!(starts_with_node(
+            "(source_file (use_declaration))",
+            "source_file"
+        ));
+        assert!(starts_with_node("( program\n  (x))", "program"));
+        assert!(!starts_with_node("(source_file_x)", "source_file"));
+        assert!(!starts_with_node("((comment) @doc)", "program"));
+        assert!(!starts_with_node("[(program) (x)]", "program"));
+    }
+}

@@ -1,0 +1,220 @@
+//! Imports from a parsed file: the `imports.scm` matches grouped by import
+//! statement, and Rust `use` trees flattened into one import per module path.
+
+use std::collections::BTreeMap;
+
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Node, Tree};
+
+use super::grammar::{Grammar, Role};
+use super::{ImportKind, ImportRef};
+
+/// The captures of one import statement, gathered over all its matches.
+struct Statement<'tree> {
+    kind: ImportKind,
+    /// Specifier nodes by start byte.
+    sources: BTreeMap<usize, Node<'tree>>,
+    /// Imported-name nodes by start byte.
+    symbols: BTreeMap<usize, Node<'tree>>,
+    trees: BTreeMap<usize, Node<'tree>>,
+}
+
+/// The imports of a parsed file, in statement order.
+///
+/// Matches are grouped by their statement capture (`@import`,
+/// `@import.reexport`, `@import.module`); a statement captured as both an
+/// import and a re-export is a re-export. A statement with several sources
+/// (Python `import a, b`) gives one [`ImportRef`] per source, each with the
+/// statement's symbols. Matches without a statement capture are ignored.
+pub(crate) fn extract(grammar: Grammar, tree: &Tree, content: &str) -> Vec<ImportRef> {
+    let compiled = &grammar.queries().imports;
+    let mut statements: BTreeMap<(usize, usize), Statement<'_>> = BTreeMap::new();
+    let mut cursor = compiled.cursor();
+    let mut matches = cursor.matches(&compiled.query, tree.root_node(), content.as_bytes());
+    while let Some(found) = matches.next() {
+        let Some((statement, kind)) =
+            found
+                .captures()
+                .iter()
+                .find_map(|capture| match compiled.role(capture.index) {
+                    Role::Import(kind) => Some((capture.node, kind)),
+                    _ => None,
+                })
+        else {
+            continue;
+        };
+        let entry = statements
+            .entry((statement.start_byte(), statement.id()))
+            .or_insert_with(|| Statement {
+                kind,
+                sources: BTreeMap::new(),
+                symbols: BTreeMap::new(),
+                trees: BTreeMap::new(),
+            });
+        if kind == ImportKind::Reexport {
+            entry.kind = kind;
+        }
+        for capture in found.captures() {
+            let node = capture.node;
+            match compiled.role(capture.index) {
+                Role::ImportSource => {
+                    entry.sources.insert(node.start_byte(), node);
+                }
+                Role::ImportSymbol => {
+                    entry.symbols.insert(node.start_byte(), node);
+                }
+                Role::ImportTree => {
+                    entry.trees.insert(node.start_byte(), node);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    let mut imports = Vec::new();
+    for statement in statements.values() {
+        let mut symbols: Vec<String> = Vec::new();
+        for node in statement.symbols.values() {
+            push_unique(&mut symbols, text(*node, content));
+        }
+        for node in statement.sources.values() {
+            let source = text(*node, content);
+            if source.is_empty() {
+                continue;
+            }
+            imports.push(ImportRef {
+                is_relative: statement.kind == ImportKind::ModuleDeclaration
+                    || is_relative(grammar, &source),
+                source,
+                symbols: symbols.clone(),
+                kind: statement.kind,
+            });
+        }
+        for node in statement.trees.values() {
+            let mut paths = Vec::new();
+            flatten_use_tree(*node, "", content, &mut paths);
+            for (source, symbols) in paths {
+                imports.push(ImportRef {
+                    is_relative: is_relative(grammar, &source),
+                    source,
+                    symbols,
+                    kind: statement.kind,
+                });
+            }
+        }
+    }
+    imports
+}
+
+/// Whether a specifier points into the project rather than at a package.
+fn is_relative(grammar: Grammar, source: &str) -> bool {
+    match grammar {
+        Grammar::TypeScript | Grammar::Tsx | Grammar::JavaScript => {
+            source.starts_with('.') || source.starts_with('/')
+        }
+        Grammar::Python => source.starts_with('.'),
+        Grammar::Go => source.starts_with("./") || source.starts_with("../"),
+        Grammar::Rust => matches!(source.split("::").next(), Some("crate" | "self" | "super")),
+        Grammar::Java => false,
+    }
+}
+
+/// A node's text with all whitespace removed: specifiers and paths never
+/// contain any, but a path split over lines (`crate::a\n    ::b`) does.
+fn text(node: Node<'_>, content: &str) -> String {
+    content
+        .get(node.byte_range())
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}
+
+fn push_unique(values: &mut Vec<String>, value: String) {
+    if !value.is_empty() && !values.contains(&value) {
+        values.push(value);
+    }
+}
+
+fn join_path(prefix: &str, path: &str) -> String {
+    if prefix.is_empty() {
+        path.to_owned()
+    } else if path.is_empty() {
+        prefix.to_owned()
+    } else {
+        format!("{prefix}::{path}")
+    }
+}
+
+/// Adds `symbol` to the import of `source`, creating it if needed; an empty
+/// symbol only makes sure the import exists.
+fn add(paths: &mut Vec<(String, Vec<String>)>, source: String, symbol: String) {
+    if source.is_empty() {
+        return;
+    }
+    let index = if let Some(index) = paths.iter().position(|(existing, _)| *existing == source) {
+        index
+    } else {
+        paths.push((source, Vec::new()));
+        paths.len() - 1
+    };
+    push_unique(&mut paths[index].1, symbol);
+}
+
+/// Splits a path into its module and last segment: `a::b::C` → (`a::b`, `C`).
+fn split_last(path: &str) -> (&str, &str) {
+    path.rsplit_once("::").unwrap_or(("", path))
+}
+
+/// Flattens a Rust use tree under `prefix` into (module path, symbols) pairs
+/// in source order: `crate::a::{b::C, D, e::*}` gives `crate::a::b` with `C`,
+/// `crate::a` with `D` and `crate::a::e` with `*`. A bare `use foo;` imports
+/// the crate `foo` with no symbols; `self` in a list imports the list's module.
+fn flatten_use_tree(
+    node: Node<'_>,
+    prefix: &str,
+    content: &str,
+    paths: &mut Vec<(String, Vec<String>)>,
+) {
+    match node.kind() {
+        "use_as_clause" => {
+            if let Some(path) = node.child_by_field_name("path") {
+                flatten_use_tree(path, prefix, content, paths);
+            }
+        }
+        "use_wildcard" => {
+            let path = node
+                .named_child(0)
+                .map(|path| text(path, content))
+                .unwrap_or_default();
+            add(paths, join_path(prefix, &path), "*".to_owned());
+        }
+        "scoped_use_list" => {
+            let path = node
+                .child_by_field_name("path")
+                .map(|path| text(path, content))
+                .unwrap_or_default();
+            let inner = join_path(prefix, &path);
+            if let Some(list) = node.child_by_field_name("list") {
+                flatten_use_tree(list, &inner, content, paths);
+            }
+        }
+        "use_list" => {
+            let mut cursor = node.walk();
+            for child in node.named_children(&mut cursor) {
+                flatten_use_tree(child, prefix, content, paths);
+            }
+        }
+        "self" if !prefix.is_empty() => add(paths, prefix.to_owned(), String::new()),
+        "line_comment" | "block_comment" => {}
+        _ => {
+            let path = join_path(prefix, &text(node, content));
+            let (module, name) = split_last(&path);
+            if module.is_empty() {
+                add(paths, name.to_owned(), String::new());
+            } else {
+                add(paths, module.to_owned(), name.to_owned());
+            }
+        }
+    }
+}
