@@ -97,14 +97,13 @@ pub fn compute_facts(
         Err(_) => (String::from_utf8_lossy(bytes).into_owned(), true),
     };
     let guard = context.guard.scan_file(path, language, &text);
-    let original_tokens = context.tokens.count(&text);
     if guard.blocked {
         return FileFacts {
             path: path.clone(),
             language,
             content_hash,
             lossy_utf8,
-            original_tokens,
+            original_tokens: context.tokens.count(&text),
             transformed_tokens: TokenCount::ZERO,
             transforms_applied: Vec::new(),
             guard,
@@ -115,36 +114,37 @@ pub fn compute_facts(
         context
             .transformers
             .transform(path, language, &text, context.raw, bypass_format_specific);
-    let transformed_tokens = if transformed.text == text {
-        original_tokens
-    } else {
-        context.tokens.count(&transformed.text)
-    };
+    let unchanged = transformed.text == text;
     let mut l0_body = transformed.text;
     if l0_body.trim().is_empty() {
         "(empty file)\n".clone_into(&mut l0_body);
     }
+    // A block's cost is its wrapper (heading and fences, counted on an empty body)
+    // plus its body, so each body is tokenised once. Joining can shift a count by
+    // a token at the seams; the runner counts the assembled prompt and refits, so
+    // the budget still holds exactly.
     let render = |tier: InclusionTier, body: String| {
         let mut body = body.trim_end_matches('\n').to_owned();
         body.push('\n');
-        let block = PromptAssembler.file_block(&ContextFile {
+        let wrapper = PromptAssembler.file_block(&ContextFile {
             path: path.clone(),
             language,
             tier,
-            body: body.clone(),
+            body: String::new(),
         });
-        let block_tokens = context.tokens.count(&block);
-        TierRender { body, block_tokens }
+        let body_tokens = context.tokens.count(&body);
+        let block_tokens = TokenCount(context.tokens.count(&wrapper).0.saturating_add(body_tokens.0));
+        (TierRender { body, block_tokens }, body_tokens)
     };
     let analysis = analyze_file(path, language, &text);
     let l1 = analysis
         .signatures_with_docs
         .filter(|body| !body.trim().is_empty())
-        .map(|body| render(InclusionTier::L1, body));
+        .map(|body| render(InclusionTier::L1, body).0);
     let l2 = analysis
         .signatures_only
         .filter(|body| !body.trim().is_empty())
-        .map(|body| render(InclusionTier::L2, body));
+        .map(|body| render(InclusionTier::L2, body).0);
     let l3_body = if analysis.names.is_empty() {
         names_only(&l0_body)
     } else {
@@ -156,8 +156,13 @@ pub fn compute_facts(
             out
         })
     };
-    let l3 = render(InclusionTier::L3, l3_body);
-    let l0 = render(InclusionTier::L0, l0_body);
+    let (l3, _) = render(InclusionTier::L3, l3_body);
+    let (l0, transformed_tokens) = render(InclusionTier::L0, l0_body);
+    let original_tokens = if unchanged {
+        transformed_tokens
+    } else {
+        context.tokens.count(&text)
+    };
     FileFacts {
         path: path.clone(),
         language,
@@ -231,7 +236,7 @@ mod tests {
     }
 
     #[test]
-    fn block_cost_is_the_token_count_of_the_assembled_block() {
+    fn block_cost_is_within_a_seam_of_the_assembled_block() {
         let f = facts("a.py", b"def a():\n    return 1\n");
         let l0 = f.render(InclusionTier::L0).unwrap();
         let block = PromptAssembler.file_block(&ContextFile {
@@ -240,7 +245,8 @@ mod tests {
             tier: InclusionTier::L0,
             body: l0.body.clone(),
         });
-        assert_eq!(TokenCounter::cl100k().count(&block), l0.block_tokens);
+        let exact = TokenCounter::cl100k().count(&block).0;
+        assert!(exact.abs_diff(l0.block_tokens.0) <= 2, "{exact} vs {:?}", l0.block_tokens);
     }
 
     #[test]
