@@ -15,10 +15,10 @@ use aic_stages::assembler::{ContextFile, PromptAssembler, PromptParts};
 use aic_stages::budget::{BudgetAllocator, BudgetInputs, TokenBudget};
 use aic_stages::facts::{FactsContext, FileFacts, compute_facts};
 use aic_stages::guard::{ContextGuard, GuardResult};
-use aic_stages::import_graph::{ImportGraph, ImportGraphStats};
+use aic_stages::import_graph::{ImportGraph, ImportGraphStats, ProjectLayout};
 use aic_stages::intent::{IntentClassifier, TaskClassification};
 use aic_stages::ladder::{InclusionTier, LadderFile, SummarisationLadder, TierChoice};
-use aic_stages::lang::ImportRef;
+use aic_stages::lang::{ImportRef, provider_for};
 use aic_stages::repo_map::{Language, RelativePath, RepoMap, TokenCount};
 use aic_stages::rule_pack::{PackSource, RulePackResolver};
 use aic_stages::selector::{
@@ -400,10 +400,10 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         );
     }
     let layout = read_layout(&root, &repo);
-    let imports: Vec<Vec<ImportRef>> = repo.files.iter().map(|f| f.imports.clone()).collect();
-    let (graph, graph_stats) = ImportGraph::build(&repo, &imports, &layout);
+    let (graph, graph_stats, parsed) =
+        build_import_graph(&root, &mut repo, &layout, &selector, &task, &pinned);
     info!(
-        "[imports]   {} imports, {} resolved to repository files, {} edges",
+        "[imports]   {parsed} files parsed, {} imports, {} resolved to repository files, {} edges",
         graph_stats.imports, graph_stats.resolved, graph_stats.edges
     );
     let selection = selector.select(&repo, &task, max_files, &pinned, Some(&graph));
@@ -762,6 +762,88 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
 
 fn round3(value: f64) -> f64 {
     (value * 1000.0).round() / 1000.0
+}
+
+/// Candidates whose imports are parsed for the import graph: the best of them by
+/// every other signal. Files outside this set can only be reached as targets of
+/// their imports; they rarely rank in the selection anyway, and parsing every
+/// file of a large repository costs more than the rest of a compile.
+const IMPORT_PARSE_CANDIDATES: usize = 200;
+
+/// Builds the import graph lazily: parses the imports of the targets and the
+/// [`IMPORT_PARSE_CANDIDATES`] best candidates (by every signal but import
+/// proximity), then once more for the files those reach within two steps, so
+/// the search from the seeds can go on through them. Returns the graph, its
+/// statistics and the number of files parsed. Deterministic: which files are
+/// parsed depends only on scores and paths.
+fn build_import_graph(
+    root: &Path,
+    repo: &mut RepoMap,
+    layout: &ProjectLayout,
+    selector: &HeuristicSelector,
+    task: &TaskClassification,
+    pinned: &[RelativePath],
+) -> (ImportGraph, ImportGraphStats, usize) {
+    let preliminary = selector.select(repo, task, IMPORT_PARSE_CANDIDATES, pinned, None);
+    let index_of = |repo: &RepoMap, path: &RelativePath| {
+        repo.files.binary_search_by(|f| f.path.cmp(path)).ok()
+    };
+    let mut wanted: Vec<usize> = preliminary
+        .files
+        .iter()
+        .filter_map(|f| index_of(repo, &f.path))
+        .collect();
+    let mut parsed = vec![false; repo.files.len()];
+    let mut parsed_count = 0;
+    let mut round = 0;
+    loop {
+        wanted.sort_unstable();
+        wanted.dedup();
+        wanted.retain(|&i| !parsed[i]);
+        let imports: Vec<(usize, Vec<ImportRef>)> = wanted
+            .par_iter()
+            .map(|&i| {
+                let file = &repo.files[i];
+                (i, parse_imports(root, &file.path, file.language))
+            })
+            .collect();
+        for (i, file_imports) in imports {
+            parsed[i] = true;
+            parsed_count += 1;
+            repo.files[i].imports = file_imports;
+        }
+        let all: Vec<Vec<ImportRef>> = repo.files.iter().map(|f| f.imports.clone()).collect();
+        let (graph, stats) = ImportGraph::build(repo, &all, layout);
+        round += 1;
+        if round == 2 {
+            return (graph, stats, parsed_count);
+        }
+        // Files two steps from a parsed file are parsed in the second round.
+        let mut next = Vec::new();
+        for (i, done) in parsed.iter().enumerate() {
+            if !done {
+                continue;
+            }
+            for &first in &graph.forward[i] {
+                next.push(first as usize);
+                next.extend(graph.forward[first as usize].iter().map(|&j| j as usize));
+            }
+        }
+        wanted = next;
+    }
+}
+
+/// Reads one file and parses its imports with its language provider; no imports
+/// when it cannot be read or is not code.
+fn parse_imports(root: &Path, path: &RelativePath, language: Language) -> Vec<ImportRef> {
+    if !language.is_code() {
+        return Vec::new();
+    }
+    let Ok(bytes) = fs_err::read(root.join(path.as_str())) else {
+        return Vec::new();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    provider_for(path, language).parse_imports(&text, path)
 }
 
 /// Replaces each file's recency time with what git knows: uncommitted changes are

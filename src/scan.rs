@@ -19,11 +19,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
-use aic_stages::lang::provider_for;
 use aic_stages::repo_map::{
     ContentHash, FileEntry, Language, RelativePath, RepoMap, estimate_tokens,
 };
-use aic_stages::symbols::name_terms;
+use aic_stages::symbols::symbol_terms;
 use aic_stages::terms::TermStats;
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -280,13 +279,14 @@ fn scan_file(root: &Path, file: &Found, options: ScanOptions) -> FileOutcome {
     let size_bytes = bytes.len() as u64;
     let language = Language::detect(&file.path);
     let text = String::from_utf8_lossy(&bytes);
-    let (symbol_terms, imports) = if language.is_code() {
-        let provider = provider_for(&file.path, language);
-        let names = provider.extract_names(&text);
-        let imports = provider.parse_imports(&text, &file.path);
-        (name_terms(names.iter().map(|n| n.name.as_str())), imports)
+    // Names come from the generic definition pattern here: a tree-sitter parse of
+    // every file would cost more than the rest of the scan together (measured:
+    // 9 s instead of 1.2 s on 14k files). Imports are parsed later, for the files
+    // selection needs (`runner::parse_imports`).
+    let symbol_terms = if language.is_code() {
+        symbol_terms(&text)
     } else {
-        (Vec::new(), Vec::new())
+        Vec::new()
     };
     let term_stats = TermStats::of(file.path.as_str(), &text);
     FileOutcome::Entry(FileEntry {
@@ -299,7 +299,7 @@ fn scan_file(root: &Path, file: &Found, options: ScanOptions) -> FileOutcome {
         content_hash: ContentHash::of(&bytes),
         symbol_terms,
         term_stats,
-        imports,
+        imports: Vec::new(),
     })
 }
 

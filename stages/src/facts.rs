@@ -133,7 +133,13 @@ pub fn compute_facts(
             body: String::new(),
         });
         let body_tokens = context.tokens.count(&body);
-        let block_tokens = TokenCount(context.tokens.count(&wrapper).0.saturating_add(body_tokens.0));
+        let block_tokens = TokenCount(
+            context
+                .tokens
+                .count(&wrapper)
+                .0
+                .saturating_add(body_tokens.0),
+        );
         (TierRender { body, block_tokens }, body_tokens)
     };
     let analysis = analyze_file(path, language, &text);
@@ -246,7 +252,11 @@ mod tests {
             body: l0.body.clone(),
         });
         let exact = TokenCounter::cl100k().count(&block).0;
-        assert!(exact.abs_diff(l0.block_tokens.0) <= 2, "{exact} vs {:?}", l0.block_tokens);
+        assert!(
+            exact.abs_diff(l0.block_tokens.0) <= 2,
+            "{exact} vs {:?}",
+            l0.block_tokens
+        );
     }
 
     #[test]
