@@ -326,15 +326,32 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         budget.total, budget.source
     );
 
+    // The git history read is independent of the scan: run it on its own thread
+    // while the scan fans out over the rayon pool.
     let scan_started = Instant::now();
-    let scanned = scan(
-        &root,
-        ScanOptions {
-            max_file_bytes: config.repo_map.max_file_bytes,
-        },
-    );
+    let (scanned, git) = std::thread::scope(|scope| {
+        let git = scope.spawn(|| {
+            let started = Instant::now();
+            let git = read_git_recency(&root);
+            debug!("Read git history and index in {:?}", started.elapsed());
+            git
+        });
+        let scanned = scan(
+            &root,
+            ScanOptions {
+                max_file_bytes: config.repo_map.max_file_bytes,
+            },
+        );
+        debug!("Scanned files in {:?}", scan_started.elapsed());
+        (scanned, git.join().ok().flatten())
+    });
     let mut repo = scanned.repo;
-    let git = read_git_recency(&root);
+    debug!(
+        "Scan and git done in {:?}: {} files (skipped: {:?})",
+        scan_started.elapsed(),
+        repo.total_files(),
+        scanned.skipped
+    );
     if let Some(git) = &git {
         apply_git_recency(&mut repo, git);
         info!(
@@ -343,12 +360,6 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             git.last_commit.len()
         );
     }
-    debug!(
-        "Scanned {} files in {:?} (skipped: {:?})",
-        repo.total_files(),
-        scan_started.elapsed(),
-        scanned.skipped
-    );
 
     let max_files_auto = config.context_selector.max_files == 0;
     let max_files = if max_files_auto {
