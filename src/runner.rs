@@ -22,7 +22,7 @@ use aic_stages::lang::{ImportRef, provider_for};
 use aic_stages::repo_map::{Language, RelativePath, RepoMap, TokenCount};
 use aic_stages::rule_pack::{PackSource, RulePackResolver};
 use aic_stages::selector::{
-    ExcludedFile, ExclusionReason, HeuristicSelector, ScoredFile, SelectionSignals, SignalWeights,
+    ExcludedFile, ExclusionReason, HeuristicSelector, ScoredFile, SignalWeights,
 };
 use aic_stages::targets::{ResolvedTarget, TargetResolution, extract_targets, resolve_targets};
 use aic_stages::tokens::TokenCounter;
@@ -115,20 +115,10 @@ pub struct CompilationMeta {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SelectedFileTrace {
-    /// The file.
-    pub path: RelativePath,
-    /// Its language.
-    pub language: Language,
-    /// Selection score.
-    pub score: f64,
-    /// Raw signals.
-    pub signals: SelectionSignals,
-    /// Matched boost patterns.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub boosted_by: Vec<String>,
-    /// Matched penalize patterns.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub penalized_by: Vec<String>,
+    /// The file as the selector scored it: path, language, score, signals,
+    /// matched boost and penalize patterns, whether the intent named it.
+    #[serde(flatten)]
+    pub file: ScoredFile,
     /// Tier in the prompt; `None` when the ladder dropped it or the guard blocked it.
     pub tier: Option<InclusionTier>,
     /// Tokens of the file's block at its tier (0 when not in the prompt).
@@ -658,12 +648,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             }
         }
         selected_files.push(SelectedFileTrace {
-            path: file.path.clone(),
-            language: file.language,
-            score: file.score,
-            signals: file.signals,
-            boosted_by: file.boosted_by.clone(),
-            penalized_by: file.penalized_by.clone(),
+            file: file.clone(),
             tier,
             tokens: tokens_at_tier,
             original_tokens: facts.map_or(TokenCount::ZERO, |f| f.original_tokens),

@@ -102,7 +102,7 @@ pub fn render(compilation: &Compilation) -> String {
     let width = trace
         .selected_files
         .iter()
-        .map(|f| f.path.as_str().len())
+        .map(|f| f.file.path.as_str().len())
         .max()
         .unwrap_or(4)
         .max(4);
@@ -112,21 +112,21 @@ pub fn render(compilation: &Compilation) -> String {
         "#", "File", "Score", "Tokens", "Tier"
     );
     for (index, file) in trace.selected_files.iter().enumerate() {
-        let s = &file.signals;
+        let s = &file.file.signals;
         let tier = file.tier.map_or("-", |t| t.name());
         let mut note = file.reason.clone();
-        if !file.boosted_by.is_empty() {
-            let _ = write!(note, "; boosted by {}", file.boosted_by.join(", "));
+        if !file.file.boosted_by.is_empty() {
+            let _ = write!(note, "; boosted by {}", file.file.boosted_by.join(", "));
         }
-        if !file.penalized_by.is_empty() {
-            let _ = write!(note, "; penalized by {}", file.penalized_by.join(", "));
+        if !file.file.penalized_by.is_empty() {
+            let _ = write!(note, "; penalized by {}", file.file.penalized_by.join(", "));
         }
         let _ = writeln!(
             out,
             "  {:>3} | {:<width$} | {:>5.2} | {:>7} | {:<15} | {:.2}  {:.2}  {:.2}  {:.2}  {:.2}  {:.2} | {note}",
             index + 1,
-            file.path.as_str(),
-            file.score,
+            file.file.path.as_str(),
+            file.file.score,
             thousands(file.tokens.get()),
             tier,
             s.path_relevance,

@@ -642,30 +642,10 @@ mod tests {
     use test_case::test_case;
 
     use super::*;
-    use crate::repo_map::{ContentHash, FileEntry, estimate_tokens};
-    use crate::terms::TermStats;
+    use crate::repo_map::FileEntry;
 
     fn repo(paths: &[&str]) -> RepoMap {
-        RepoMap::new(
-            paths
-                .iter()
-                .map(|p| {
-                    let path = RelativePath::new(p).unwrap();
-                    FileEntry {
-                        language: Language::detect(&path),
-                        path,
-                        size_bytes: 1,
-                        estimated_tokens: estimate_tokens(1),
-                        last_modified_ms: 0,
-                        recency_ms: 0,
-                        content_hash: ContentHash::of(p.as_bytes()),
-                        symbol_terms: Vec::new(),
-                        term_stats: TermStats::default(),
-                        imports: Vec::new(),
-                    }
-                })
-                .collect(),
-        )
+        FileEntry::repo_for_test(paths)
     }
 
     fn import(source: &str, symbols: &[&str], kind: ImportKind) -> ImportRef {

@@ -419,6 +419,32 @@ impl RepoMap {
 }
 
 #[cfg(test)]
+impl FileEntry {
+    /// A file for unit tests: language from the path, the path's words as its
+    /// term statistics, nothing else known.
+    pub(crate) fn for_test(path: &str, size_bytes: u64, mtime_ms: i64) -> Self {
+        let relative = RelativePath::new(path).expect("test paths are valid");
+        Self {
+            language: Language::detect(&relative),
+            path: relative,
+            size_bytes,
+            estimated_tokens: estimate_tokens(size_bytes),
+            last_modified_ms: mtime_ms,
+            recency_ms: mtime_ms,
+            content_hash: ContentHash::of(path.as_bytes()),
+            symbol_terms: Vec::new(),
+            term_stats: TermStats::of(path, ""),
+            imports: Vec::new(),
+        }
+    }
+
+    /// A RepoMap of test files of one byte each.
+    pub(crate) fn repo_for_test(paths: &[&str]) -> RepoMap {
+        RepoMap::new(paths.iter().map(|p| Self::for_test(p, 1, 0)).collect())
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use test_case::test_case;
 
@@ -474,18 +500,7 @@ mod tests {
     }
 
     fn entry(path: &str, size: u64, mtime: i64) -> FileEntry {
-        FileEntry {
-            path: RelativePath::new(path).unwrap(),
-            language: Language::Rust,
-            size_bytes: size,
-            estimated_tokens: estimate_tokens(size),
-            last_modified_ms: mtime,
-            recency_ms: mtime,
-            content_hash: ContentHash::of(path.as_bytes()),
-            symbol_terms: Vec::new(),
-            term_stats: TermStats::default(),
-            imports: Vec::new(),
-        }
+        FileEntry::for_test(path, size, mtime)
     }
 
     #[test]

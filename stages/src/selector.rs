@@ -566,22 +566,9 @@ fn recency_ranks(candidates: &[&FileEntry]) -> Vec<f64> {
 mod tests {
     use super::*;
     use crate::intent::IntentClassifier;
-    use crate::repo_map::{ContentHash, estimate_tokens};
 
-    fn entry(path_text: &str, size: u64, mtime: i64) -> FileEntry {
-        let path = RelativePath::new(path_text).unwrap();
-        FileEntry {
-            language: Language::detect(&path),
-            path,
-            size_bytes: size,
-            estimated_tokens: estimate_tokens(size),
-            last_modified_ms: mtime,
-            recency_ms: mtime,
-            content_hash: ContentHash::of(&size.to_le_bytes()),
-            symbol_terms: Vec::new(),
-            term_stats: crate::terms::TermStats::of(path_text, ""),
-            imports: Vec::new(),
-        }
+    fn entry(path: &str, size: u64, mtime: i64) -> FileEntry {
+        FileEntry::for_test(path, size, mtime)
     }
 
     fn repo() -> RepoMap {
