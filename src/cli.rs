@@ -78,6 +78,7 @@ impl RequestArgs {
             model_id: None,
             editor_id: "cli".to_owned(),
             related_files: self.related.clone(),
+            trace_all: false,
         }
     }
 }
@@ -100,6 +101,10 @@ pub struct InspectArgs {
     /// Print the trace as JSON (no file contents) instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// List every file left out of the selection with its reason and score (in
+    /// the JSON trace), not only the counts and the near misses.
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// Runs the command line and returns the process exit code.

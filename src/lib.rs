@@ -19,6 +19,7 @@
 //!     model_id: None,
 //!     editor_id: "cli".to_owned(),
 //!     related_files: Vec::new(),
+//!     trace_all: false,
 //! })?;
 //! assert!(compilation.meta.tokens_compiled <= compilation.meta.budget);
 //! # Ok::<(), aic::error::CompileError>(())

@@ -65,6 +65,8 @@ pub struct CompilationRequest {
     /// Files a caller knows are related (seed §2.7 `toolOutputs.relatedFiles`):
     /// each adds a +0.2 boost pattern for that exact path.
     pub related_files: Vec<String>,
+    /// Keep every excluded file in the trace, not only counts and near misses.
+    pub trace_all: bool,
 }
 
 /// Metadata returned with every compiled prompt (seed §2.2 `CompilationMeta`).
@@ -204,6 +206,11 @@ pub struct PipelineTrace {
     pub excluded: ExclusionSummary,
     /// The best-scored files that missed the cut.
     pub near_misses: Vec<ExcludedFile>,
+    /// Every file left out of the selection with its reason and score, when the
+    /// request asked for it ([`CompilationRequest::trace_all`]): rule exclusions
+    /// and zero-signal files in path order, then the `maxFiles` cut in rank order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub excluded_files: Option<Vec<ExcludedFile>>,
     /// The guard's verdict.
     pub guard: GuardResult,
     /// Files per tier.
@@ -732,6 +739,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         selected_files,
         excluded,
         near_misses,
+        excluded_files: request.trace_all.then(|| selection.excluded.clone()),
         guard: guard_result,
         summarisation_tiers,
         targets,

@@ -295,3 +295,39 @@ fn files_imported_by_the_subject_are_selected_through_the_import_graph() {
     );
     assert!(trace["importGraph"]["edges"].as_u64().unwrap() >= 3);
 }
+
+#[test]
+fn inspect_all_accounts_for_every_file_once() {
+    let repo = fixture_repo("webapp", MTIMES);
+    let root = repo.path().to_str().unwrap();
+    let trace = aic(
+        &["inspect", "user service", "--root", root, "--json", "--all"],
+        &[],
+    )
+    .json();
+    let mut paths: Vec<String> = trace["selectedFiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(trace["excludedFiles"].as_array().unwrap())
+        .map(|f| f["path"].as_str().unwrap().to_owned())
+        .collect();
+    paths.sort();
+    let before = paths.len();
+    paths.dedup();
+    assert_eq!(before, paths.len(), "a file is listed twice");
+    assert_eq!(paths.len() as u64, trace["filesTotal"].as_u64().unwrap());
+    assert!(
+        trace["excludedFiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["reason"].is_string())
+    );
+    let table = aic(&["inspect", "user service", "--root", root, "--all"], &[]);
+    assert!(
+        table.stdout.contains("| package.json |"),
+        "{}",
+        table.stdout
+    );
+}

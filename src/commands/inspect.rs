@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use aic_stages::selector::ExclusionReason;
 use anyhow::Context;
 
 use crate::cli::InspectArgs;
@@ -11,7 +12,9 @@ use crate::runner::{Compilation, compile};
 
 /// Runs the pipeline and prints its trace.
 pub fn run(args: &InspectArgs) -> anyhow::Result<()> {
-    let compilation = compile(&args.request.request())?;
+    let mut request = args.request.request();
+    request.trace_all = args.all;
+    let compilation = compile(&request)?;
     let text = if args.json {
         let mut json = serde_json::to_string_pretty(&compilation.trace)
             .context("Failed to serialise the trace")?;
@@ -146,6 +149,26 @@ pub fn render(compilation: &Compilation) -> String {
         excluded.zero_semantic_signal,
         excluded.max_files
     );
+    if let Some(files) = &trace.excluded_files {
+        for file in files {
+            let score = file
+                .score
+                .map_or_else(|| "    -".to_owned(), |s| format!("{s:>5.2}"));
+            let reason = match &file.reason {
+                ExclusionReason::ExcludePattern { pattern } => {
+                    format!("excludePatterns `{pattern}`")
+                }
+                ExclusionReason::NotIncluded => "not in includePatterns".to_owned(),
+                ExclusionReason::ZeroSemanticSignal => {
+                    "no path, import, symbol or content signal".to_owned()
+                }
+                ExclusionReason::MaxFiles { max_files } => {
+                    format!("below the maxFiles cut ({max_files})")
+                }
+            };
+            let _ = writeln!(out, "    {score} | {} | {reason}", file.path);
+        }
+    }
     let guard = &trace.guard;
     let _ = writeln!(out, "\nGuard");
     if guard.findings.is_empty() {
