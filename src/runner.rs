@@ -254,6 +254,15 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         return Err(CompileError::EmptyIntent);
     }
     let raw = request.raw || intent.split_whitespace().any(|word| word == "#raw");
+    // `#raw` is a switch, not part of the task.
+    let task_text: String = intent
+        .split_whitespace()
+        .filter(|word| *word != "#raw")
+        .collect::<Vec<_>>()
+        .join(" ");
+    if task_text.is_empty() {
+        return Err(CompileError::EmptyIntent);
+    }
     let root = resolve_root(&request.project_root)?;
     let tokens = TokenCounter::cl100k();
 
@@ -273,7 +282,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         ));
     }
 
-    let (classified_text, target_refs) = extract_targets(intent);
+    let (classified_text, target_refs) = extract_targets(&task_text);
     let task = IntentClassifier.classify(&classified_text);
     info!("[classify]  Intent: {intent:?}");
     if !target_refs.is_empty() {
@@ -298,16 +307,11 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
     let resolved = RulePackResolver.resolve(task.task_class, &plan, |path| load_pack(&root, path));
     warnings.extend(resolved.warnings.iter().cloned());
     info!("[rules]     Loaded: {}", resolved.applied.join(", "));
-    let mut pack = resolved.pack;
-    for related in &request.related_files {
-        let pattern = globset::escape(related.trim_start_matches("./"));
-        if !pack.heuristic.boost_patterns.contains(&pattern) {
-            pack.heuristic.boost_patterns.push(pattern);
-        }
-    }
+    let pack = resolved.pack;
 
     let budget = BudgetAllocator.allocate(&BudgetInputs {
-        request_override: request.budget,
+        // `--budget 0` means auto, like `contextBudget.maxTokens: 0`.
+        request_override: request.budget.filter(|b| b.0 > 0),
         rule_pack_override: pack.budget_override_tokens(),
         per_task_class: config
             .context_budget
@@ -414,6 +418,18 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         "[imports]   {parsed} files parsed, {} imports, {} resolved to repository files, {} edges",
         graph_stats.imports, graph_stats.resolved, graph_stats.edges
     );
+    let mut related: Vec<RelativePath> = Vec::new();
+    for hint in &request.related_files {
+        match RelativePath::new(hint.trim_start_matches("./"))
+            .filter(|p| repo.files.binary_search_by(|f| f.path.cmp(p)).is_ok())
+        {
+            Some(path) => related.push(path),
+            None => warnings.push(format!(
+                "Related file `{hint}` is not in scope; it was ignored"
+            )),
+        }
+    }
+    let selector = selector.with_related(related);
     let selection = selector.select(&repo, &task, max_files, &pinned, Some(&graph));
     info!(
         "[context]   Scanned {} files, {} candidates, selected {} (maxFiles {}{})",
@@ -501,6 +517,34 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         .filter_map(|file| facts_of(&file.path).map(|f| (file, f)))
         .filter(|(_, f)| !f.guard.blocked)
         .collect();
+    if !guard_result.files_blocked.is_empty() || !guard_result.files_redacted.is_empty() {
+        let list = |files: &[RelativePath]| {
+            files
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut message = String::new();
+        if !guard_result.files_blocked.is_empty() {
+            message.push_str(&format!(
+                "Context Guard blocked {} selected file(s): {}",
+                guard_result.files_blocked.len(),
+                list(&guard_result.files_blocked)
+            ));
+        }
+        if !guard_result.files_redacted.is_empty() {
+            if !message.is_empty() {
+                message.push_str("; ");
+            }
+            message.push_str(&format!(
+                "redacted secrets in: {}",
+                list(&guard_result.files_redacted)
+            ));
+        }
+        message.push_str(" (details: meta.guard, or `aic inspect`)");
+        warnings.push(message);
+    }
     if safe.is_empty() {
         return Err(CompileError::GuardBlockedAll {
             blocked: guard_result
@@ -883,6 +927,10 @@ fn resolve_root(root: &Path) -> Result<PathBuf, CompileError> {
             path: root.to_path_buf(),
         });
     }
+    fs_err::read_dir(&canonical).map_err(|source| CompileError::RootUnreadable {
+        path: root.to_path_buf(),
+        source: std::io::Error::new(source.kind(), source.to_string()),
+    })?;
     Ok(canonical)
 }
 

@@ -68,14 +68,14 @@ fn meta_agrees_with_the_prompt() {
     );
     assert_eq!(meta["taskClass"], "bugfix");
 
-    // The service is the top file; the file holding a (fake) AWS key is blocked
-    // by the guard and reported, its key never printed.
+    // The service is the top file; the file holding a (fake) AWS key stays with
+    // the key redacted (the default `secretAction`), reported, never printed.
     assert_eq!(headings[0], "src/user/service.ts");
-    assert!(!headings.iter().any(|h| h.ends_with("legacy-user-keys.ts")));
     assert_eq!(
-        meta["guard"]["filesBlocked"][0],
+        meta["guard"]["filesRedacted"][0],
         "src/user/legacy-user-keys.ts"
     );
+    assert!(prompt.contains("accessKeyId: \"[REDACTED aws-access-key #1]\""));
     assert!(!run.stdout.contains("AKIAIOSFODNN7EXAMPLE"));
     assert!(!run.stderr.contains("AKIAIOSFODNN7EXAMPLE"));
 }
@@ -239,33 +239,51 @@ fn ambiguous_targets_are_never_guessed() {
 }
 
 #[test]
-fn related_files_are_boosted() {
+fn related_files_are_boosted_and_exempt_from_penalties() {
     let repo = fixture_repo("webapp", MTIMES);
     let root = repo.path().to_str().unwrap();
-    let plain = aic(&["inspect", "user service", "--root", root, "--json"], &[]).json();
-    let hinted = aic(
-        &[
-            "inspect",
-            "user service",
-            "--root",
-            root,
-            "--json",
-            "--related",
-            "src/user/model.ts",
-        ],
-        &[],
-    )
-    .json();
-    let score = |trace: &serde_json::Value| {
+    let find = |trace: &serde_json::Value, path: &str| {
         trace["selectedFiles"]
             .as_array()
             .unwrap()
             .iter()
-            .find(|f| f["path"] == "src/user/model.ts")
-            .map(|f| f["score"].as_f64().unwrap())
-            .unwrap()
+            .find(|f| f["path"] == path)
+            .cloned()
     };
-    assert!((score(&hinted) - score(&plain) - 0.2).abs() < 1e-6);
+    let plain = aic(
+        &["inspect", "fix the user service", "--root", root, "--json"],
+        &[],
+    )
+    .json();
+    let hinted = aic(
+        &[
+            "inspect",
+            "fix the user service",
+            "--root",
+            root,
+            "--json",
+            "--related",
+            "tests/service.test.ts",
+            "--related",
+            "nope.ts",
+        ],
+        &[],
+    );
+    let hinted_trace = hinted.json();
+    let test_file =
+        find(&hinted_trace, "tests/service.test.ts").expect("the related test is selected");
+    assert_eq!(test_file["boostedBy"][0], "related file");
+    assert!(test_file["penalizedBy"].is_null(), "{test_file}");
+    if let Some(before) = find(&plain, "tests/service.test.ts") {
+        assert!(test_file["score"].as_f64().unwrap() > before["score"].as_f64().unwrap());
+    }
+    assert!(
+        hinted
+            .stderr
+            .contains("Related file `nope.ts` is not in scope"),
+        "{}",
+        hinted.stderr
+    );
 }
 
 #[test]
@@ -329,5 +347,47 @@ fn inspect_all_accounts_for_every_file_once() {
         table.stdout.contains("| package.json |"),
         "{}",
         table.stdout
+    );
+}
+
+#[test]
+fn secret_action_block_drops_the_file_and_env_files_never_enter() {
+    let repo = fixture_repo("webapp", MTIMES);
+    fs_err::write(
+        repo.path().join("aic.config.json"),
+        r#"{"guard": {"secretAction": "block"}}"#,
+    )
+    .unwrap();
+    let root = repo.path().to_str().unwrap();
+    let run = aic(
+        &[
+            "compile",
+            "user keys and env settings @.env",
+            "--root",
+            root,
+            "--json",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = run.json();
+    let blocked = json["meta"]["guard"]["filesBlocked"].as_array().unwrap();
+    assert!(
+        blocked.iter().any(|f| f == "src/user/legacy-user-keys.ts"),
+        "{blocked:?}"
+    );
+    assert!(blocked.iter().any(|f| f == ".env"), "{blocked:?}");
+    let headings = prompt_headings(json["compiledPrompt"].as_str().unwrap());
+    assert!(
+        !headings
+            .iter()
+            .any(|h| h.ends_with("legacy-user-keys.ts") || h == ".env")
+    );
+    assert!(!run.stdout.contains("AKIAIOSFODNN7EXAMPLE"));
+    assert!(!run.stdout.contains("not-a-real-secret"));
+    assert!(
+        run.stderr.contains("warning: Context Guard blocked"),
+        "{}",
+        run.stderr
     );
 }

@@ -99,6 +99,24 @@ pub struct GuardConfig {
     pub additional_exclusions: Vec<String>,
     /// `allowPatterns`: globs whose files skip content scanners.
     pub allow_patterns: Vec<String>,
+    /// `secretAction`: what the guard does with a file whose content holds a
+    /// secret (default [`SecretAction::Redact`]).
+    pub secret_action: SecretAction,
+}
+
+/// `guard.secretAction`: what happens to a file whose content holds a secret.
+///
+/// Never-include paths (`.env`, key files) are blocked whatever this says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SecretAction {
+    /// `"redact"` (the default): the file stays in the context and each matched
+    /// secret is replaced by a typed placeholder such as
+    /// `[REDACTED aws-access-key #1]`.
+    #[default]
+    Redact,
+    /// `"block"`: the file leaves the context.
+    Block,
 }
 
 /// `contentTransformers.*` (seed §6, §8.5). All default to true.
@@ -152,6 +170,7 @@ impl Default for AicConfig {
                 enabled: true,
                 additional_exclusions: Vec::new(),
                 allow_patterns: Vec::new(),
+                secret_action: SecretAction::Redact,
             },
             content_transformers: ContentTransformersConfig {
                 enabled: true,
@@ -380,6 +399,15 @@ pub fn parse_config_value(value: &Value) -> Result<ParsedConfig, ConfigError> {
                         }
                         "allowPatterns" => {
                             guard.allow_patterns = reader.globs("guard.allowPatterns", value)?;
+                        }
+                        "secretAction" => {
+                            let action =
+                                reader.one_of("guard.secretAction", value, &["redact", "block"])?;
+                            guard.secret_action = if action == "block" {
+                                SecretAction::Block
+                            } else {
+                                SecretAction::Redact
+                            };
                         }
                         _ => return Ok(false),
                     }
@@ -670,6 +698,14 @@ mod tests {
         r#"guard.enabled: expected true or false, found "yes""#
     )]
     #[test_case(
+        r#"{"guard": {"secretAction": "x"}}"#,
+        r#"guard.secretAction: expected "redact" or "block", found "x""#
+    )]
+    #[test_case(
+        r#"{"guard": {"secretAction": true}}"#,
+        r#"guard.secretAction: expected "redact" or "block", found true"#
+    )]
+    #[test_case(
         r#"{"guard": {"allowPatterns": ["a/[b"]}}"#,
         "guard.allowPatterns[0]: expected a valid glob (unclosed character class; missing ']'), found \"a/[b\""
     )]
@@ -684,6 +720,25 @@ mod tests {
     #[test_case("[1, 2]", "(root): expected a JSON object, found [1,2]")]
     fn invalid_values_name_path_value_and_expectation(text: &str, message: &str) {
         assert_eq!(parse_config(text).unwrap_err().to_string(), message);
+    }
+
+    #[test_case("{}", SecretAction::Redact)]
+    #[test_case(r#"{"guard": {"secretAction": "redact"}}"#, SecretAction::Redact)]
+    #[test_case(r#"{"guard": {"secretAction": "block"}}"#, SecretAction::Block)]
+    fn parses_guard_secret_action(text: &str, expected: SecretAction) {
+        let config = parse_config(text).unwrap().config;
+        assert_eq!(config.guard.secret_action, expected);
+    }
+
+    #[test]
+    fn secret_action_changes_the_config_hash() {
+        let redact = parse_config(r#"{"guard": {"secretAction": "redact"}}"#).unwrap();
+        let block = parse_config(r#"{"guard": {"secretAction": "block"}}"#).unwrap();
+        assert_eq!(
+            redact.config.config_hash(),
+            AicConfig::default().config_hash()
+        );
+        assert_ne!(redact.config.config_hash(), block.config.config_hash());
     }
 
     #[test]

@@ -97,6 +97,9 @@ pub fn compute_facts(
         Err(_) => (String::from_utf8_lossy(bytes).into_owned(), true),
     };
     let guard = context.guard.scan_file(path, language, &text);
+    // In redact mode the file stays with each secret replaced by a placeholder;
+    // everything after the guard sees only the redacted text.
+    let text = guard.redacted.clone().unwrap_or(text);
     if guard.blocked {
         return FileFacts {
             path: path.clone(),

@@ -5,49 +5,106 @@
 //! file at a time with [`ContextGuard::scan_file`], from its repository-relative path,
 //! its [`Language`] and its text. The chain runs in the seed's order:
 //!
-//! 1. [`ExclusionScanner`] looks at the path only. A never-include hit blocks the file
-//!    and the content scanners are skipped: the content must not even be scanned.
+//! 1. [`ExclusionScanner`] looks at the path only. A never-include hit (built in, or
+//!    from `guard.additionalExclusions`) blocks the file whatever
+//!    `guard.secretAction` says, and the content scanners are skipped: the content
+//!    must not even be scanned.
 //! 2. `guard.allowPatterns`: a path that matches skips the content scanners (but never
 //!    the exclusion list).
-//! 3. The content scanners, [`SecretScanner`] and [`PromptInjectionScanner`].
+//! 3. The content scanners: [`SecretScanner`], [`PromptInjectionScanner`],
+//!    [`MarkdownInstructionScanner`] (markdown paths only: `.md`, `.mdc`, `.mdx`) and
+//!    [`CommandInjectionScanner`] (every other path).
 //!
 //! A file is blocked when any finding has [`GuardSeverity::Block`];
 //! [`ContextGuard::summarize`] folds the per-file outcomes into a [`GuardResult`].
 //! Findings never hold the matched text (STYLE.md §2.3.6): only the pattern id, the
 //! path and the one-based line.
 //!
-//! Deliberately left out of this first cut: the seed's `MarkdownInstructionScanner`
-//! and `CommandInjectionScanner`, and per-line redaction (`filesRedacted` stays
-//! empty). Scanners are pure: the runner reads the file and passes its text.
+//! # Secrets: redact or block
+//!
+//! `guard.secretAction` ([`SecretAction`]) decides what a secret does to its file.
+//! With `"redact"`, the default, secret findings are [`GuardSeverity::Warn`]: the
+//! file stays, and [`FileGuardOutcome::redacted`] holds its text with each secret
+//! value replaced by a typed placeholder, `[REDACTED aws-access-key #1]`, numbered
+//! per file in order of appearance (the same value twice gets the same number).
+//! The runner must put that text, not the original, into the prompt. With
+//! `"block"`, secret findings are [`GuardSeverity::Block`] and the file leaves the
+//! context. A file that is blocked for another reason (an injection in markdown)
+//! has no redacted text: it leaves the context anyway.
+//!
+//! # Injection: block or warn
+//!
+//! [`PromptInjectionScanner`] keeps its rule (any hit blocks a file that is not code;
+//! a code file needs two kinds of hit), [`MarkdownInstructionScanner`] blocks, and
+//! [`CommandInjectionScanner`] only warns: install scripts and CI files download
+//! and run installers. Its findings, and the prompt-injection findings of the same
+//! file, become blocks only when a file holds both a dangerous command and an
+//! instruction-override phrase (any finding of type
+//! [`GuardFindingType::PromptInjection`]).
+//!
+//! # False positives, measured
+//!
+//! The guard (default config) was run over every text file (up to 1 MiB, no NUL
+//! byte; `node_modules`, `.git` and `target` skipped). Blocked by path (`.env`,
+//! `*.pem`, `.npmrc`, …) is the never-include list doing its job and is counted
+//! apart. With `secretAction: "block"` the redacted files would be blocked.
+//!
+//! | Corpus | Files | By path | Blocked by content | Redacted | Warned |
+//! | --- | ---: | ---: | ---: | ---: | ---: |
+//! | click | 164 | 0 | 0 | 0 | 1 |
+//! | vite | 2,708 | 16 | 0 | 0 | 0 |
+//! | deno | 14,264 | 86 | 0 | 2 | 1 |
+//! | cargo registry (205 crates) | 7,942 | 0 | 0 | 0 | 2 |
+//! | moby (extra) | 12,984 | 16 | 0 | 6 | 13 |
+//!
+//! No ordinary file is blocked by content. The redactions are real key material
+//! (test private keys embedded in deno's and moby's crypto tests, 6 files), AWS's
+//! documented example key in an SDK doc comment, and one documentation placeholder
+//! assigned to an API key name (`abcdefghijk123456789`). The warnings are CI,
+//! Makefile and Dockerfile lines that pipe an installer download into a shell, a
+//! click test string holding a recursive delete of the root, and tiktoken's
+//! chat-template tokens. The whole chain ran at about 50 MB/s on one core,
+//! reading included.
+//!
+//! Scanners are pure: the runner reads the file and passes its text.
 //!
 //! # Examples
 //!
 //! ```
-//! use aic_stages::config::GuardConfig;
+//! use aic_stages::config::AicConfig;
 //! use aic_stages::guard::ContextGuard;
 //! use aic_stages::repo_map::{Language, RelativePath};
 //!
-//! let config = GuardConfig { enabled: true, additional_exclusions: vec![], allow_patterns: vec![] };
-//! let guard = ContextGuard::new(&config).unwrap();
+//! let guard = ContextGuard::new(&AicConfig::default().guard).unwrap();
 //! let env = RelativePath::new("deploy/.env").unwrap();
 //! assert!(guard.scan_file(&env, Language::Unknown, "").blocked);
 //! let code = RelativePath::new("src/lib.rs").unwrap();
 //! assert!(!guard.scan_file(&code, Language::Rust, "pub fn answer() -> u32 { 42 }").blocked);
+//!
+//! let settings = RelativePath::new("deploy/settings.yaml").unwrap();
+//! let key = ["AKIA", "IOSFODNN7", "FAKE123"].concat();
+//! let outcome = guard.scan_file(&settings, Language::Yaml, &format!("aws_key: {key}\n"));
+//! assert!(!outcome.blocked);
+//! assert_eq!(outcome.redacted.as_deref(), Some("aws_key: [REDACTED aws-access-key #1]\n"));
 //! ```
 
+pub mod command_injection;
 pub mod exclusion;
+pub mod markdown_instruction;
 pub mod prompt_injection;
 pub mod secret;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
-use crate::config::GuardConfig;
+use crate::config::{GuardConfig, SecretAction};
 use crate::repo_map::{Language, RelativePath};
 
+pub use command_injection::CommandInjectionScanner;
 pub use exclusion::ExclusionScanner;
+pub use markdown_instruction::MarkdownInstructionScanner;
 pub use prompt_injection::PromptInjectionScanner;
-pub use secret::SecretScanner;
+pub use secret::{SecretScan, SecretScanner};
 
 /// How serious a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -69,6 +126,9 @@ pub enum GuardFindingType {
     ExcludedFile,
     /// Text that tries to override the model's instructions.
     PromptInjection,
+    /// A shell command with no business in a prompt (a download piped into a
+    /// shell, a reverse shell).
+    CommandInjection,
 }
 
 /// One finding. Never holds the matched text (STYLE.md §2.3.6).
@@ -102,8 +162,7 @@ pub struct GuardResult {
     pub findings: Vec<GuardFinding>,
     /// Files removed from the context, sorted.
     pub files_blocked: Vec<RelativePath>,
-    /// Files whose content was redacted (none yet: redaction comes with the full
-    /// guard).
+    /// Files that stay in the context with their secrets redacted, sorted.
     pub files_redacted: Vec<RelativePath>,
 }
 
@@ -122,6 +181,12 @@ pub struct FileGuardOutcome {
     pub findings: Vec<GuardFinding>,
     /// Whether any finding blocks the file.
     pub blocked: bool,
+    /// The content with its secrets replaced by placeholders, when
+    /// `guard.secretAction` is `"redact"`, a secret was found and the file is not
+    /// blocked; `None` otherwise. When `Some`, this text replaces the file's
+    /// content in every later stage. Not serialized: it is content, not a verdict.
+    #[serde(skip)]
+    pub redacted: Option<String>,
 }
 
 /// An invalid guard configuration.
@@ -150,12 +215,15 @@ pub struct ContextGuard {
     enabled: bool,
     exclusion: ExclusionScanner,
     allow: PathGlobs,
+    secret: SecretScanner,
+    /// The injection scanners, after the secret scanner, in chain order.
     content_scanners: Vec<Box<dyn GuardScanner>>,
 }
 
 impl std::fmt::Debug for ContextGuard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let scanners: Vec<&str> = std::iter::once(self.exclusion.name())
+        let scanners: Vec<&str> = [self.exclusion.name(), self.secret.name()]
+            .into_iter()
             .chain(self.content_scanners.iter().map(|scanner| scanner.name()))
             .collect();
         f.debug_struct("ContextGuard")
@@ -168,7 +236,8 @@ impl std::fmt::Debug for ContextGuard {
 impl ContextGuard {
     /// Builds the guard from `guard.*` config.
     ///
-    /// `additionalExclusions` extend the never-include list and `allowPatterns` name
+    /// `secretAction` chooses between redacting and blocking files that hold a
+    /// secret (see the [module docs](self)). `additionalExclusions` extend the never-include list and `allowPatterns` name
     /// paths whose content is not scanned. Both are globs over the whole
     /// repository-relative path in which `*` never crosses a `/`; as in `.gitignore`,
     /// a pattern without `/` matches the file name at any depth (`*.pem` matches
@@ -184,9 +253,11 @@ impl ContextGuard {
             enabled: config.enabled,
             exclusion: ExclusionScanner::new(&config.additional_exclusions)?,
             allow: PathGlobs::new("guard.allowPatterns", &config.allow_patterns, false)?,
+            secret: SecretScanner::with_action(config.secret_action),
             content_scanners: vec![
-                Box::new(SecretScanner::new()),
                 Box::new(PromptInjectionScanner::new()),
+                Box::new(MarkdownInstructionScanner::new()),
+                Box::new(CommandInjectionScanner::new()),
             ],
         })
     }
@@ -198,7 +269,9 @@ impl ContextGuard {
     /// never-include path is blocked without its content being scanned; a path
     /// matching `guard.allowPatterns` skips the content scanners. The findings come
     /// back sorted, and `blocked` is true when any of them has
-    /// [`GuardSeverity::Block`].
+    /// [`GuardSeverity::Block`]. With `guard.secretAction: "redact"`, a file that
+    /// holds secrets and is not blocked comes back with
+    /// [`FileGuardOutcome::redacted`] set.
     pub fn scan_file(
         &self,
         path: &RelativePath,
@@ -209,16 +282,30 @@ impl ContextGuard {
             return FileGuardOutcome::default();
         }
         let mut findings = self.exclusion.scan(path, language, content);
+        let mut redacted = None;
         if findings.is_empty() && !self.allow.is_match(path) {
+            let secrets = self.secret.scan_and_redact(path, language, content);
+            findings = secrets.findings;
+            redacted = secrets.redacted;
             for scanner in &self.content_scanners {
                 findings.extend(scanner.scan(path, language, content));
             }
+            escalate_commands_with_injection(&mut findings);
         }
         findings.sort();
         let blocked = findings
             .iter()
             .any(|finding| finding.severity == GuardSeverity::Block);
-        FileGuardOutcome { findings, blocked }
+        FileGuardOutcome {
+            findings,
+            blocked,
+            redacted: if blocked { None } else { redacted },
+        }
+    }
+
+    /// The secret action this guard applies (`guard.secretAction`).
+    pub fn secret_action(&self) -> SecretAction {
+        self.secret.action()
     }
 
     /// Aggregates per-file outcomes into a [`GuardResult`] (sorted, deterministic).
@@ -233,13 +320,38 @@ impl ContextGuard {
             result.findings.extend(outcome.findings.iter().cloned());
             if outcome.blocked {
                 result.files_blocked.push(path.clone());
+            } else if outcome.redacted.is_some() {
+                result.files_redacted.push(path.clone());
             }
         }
         result.findings.sort();
         result.files_blocked.sort();
+        result.files_redacted.sort();
         result.passed = result.files_blocked.is_empty();
         result
     }
+}
+
+/// Makes the command-injection findings of a file, and its prompt-injection
+/// findings, blocks when it holds both (see the [module docs](self)).
+fn escalate_commands_with_injection(findings: &mut [GuardFinding]) {
+    let has = |kind| findings.iter().any(|finding| finding.finding_type == kind);
+    if has(GuardFindingType::CommandInjection) && has(GuardFindingType::PromptInjection) {
+        for finding in findings.iter_mut().filter(|finding| {
+            matches!(
+                finding.finding_type,
+                GuardFindingType::CommandInjection | GuardFindingType::PromptInjection
+            )
+        }) {
+            finding.severity = GuardSeverity::Block;
+        }
+    }
+}
+
+/// Whether `path` is a markdown file (`.md`, `.mdc`, `.mdx`, any case).
+pub(crate) fn is_markdown_path(path: &RelativePath) -> bool {
+    path.extension()
+        .is_some_and(|extension| matches!(extension.as_str(), "md" | "mdc" | "mdx"))
 }
 
 /// A compiled list of path globs that remembers which configured pattern each glob
@@ -360,6 +472,21 @@ impl<'a> LineIndex<'a> {
         Self { content, starts }
     }
 
+    /// The number of lines (at least 1, even for empty content).
+    pub(crate) fn line_count(&self) -> u32 {
+        u32::try_from(self.starts.len()).unwrap_or(u32::MAX)
+    }
+
+    /// The byte range of one-based line `number`, without its line ending; empty at
+    /// the end of the content when there is no such line.
+    pub(crate) fn line_range(&self, number: u32) -> std::ops::Range<usize> {
+        let index = (number as usize).saturating_sub(1);
+        let Some(&start) = self.starts.get(index) else {
+            return self.content.len()..self.content.len();
+        };
+        start..start + self.line(number).len()
+    }
+
     /// The one-based line holding byte `offset`.
     pub(crate) fn line_number(&self, offset: usize) -> u32 {
         let line = self.starts.partition_point(|&start| start <= offset);
@@ -396,6 +523,14 @@ mod tests {
                 .map(ToString::to_string)
                 .collect(),
             allow_patterns: allow_patterns.iter().map(ToString::to_string).collect(),
+            secret_action: SecretAction::Redact,
+        }
+    }
+
+    fn blocking() -> GuardConfig {
+        GuardConfig {
+            secret_action: SecretAction::Block,
+            ..config(&[], &[])
         }
     }
 
@@ -415,13 +550,21 @@ mod tests {
     const AWS: &str = include_str!("../tests/fixtures/guard/python/aws_access_key.py");
 
     #[test_case("src/api/client.ts", include_str!("../tests/fixtures/guard/typescript/template_literals.ts"))]
+    #[test_case("src/download.js", include_str!("../tests/fixtures/guard/javascript/shell_helpers.js"))]
     #[test_case("tools/report.py", include_str!("../tests/fixtures/guard/python/annotations_and_fstrings.py"))]
+    #[test_case("tools/cleanup.py", include_str!("../tests/fixtures/guard/python/subprocess_calls.py"))]
+    #[test_case("app/constants.py", include_str!("../tests/fixtures/guard/python/token_lookalikes.py"))]
     #[test_case("scripts/stats.sh", include_str!("../tests/fixtures/guard/shell/pipes_and_substitutions.sh"))]
+    #[test_case("scripts/clean.sh", include_str!("../tests/fixtures/guard/shell/curl_and_cleanup.sh"))]
     #[test_case(".github/workflows/ci.yaml", include_str!("../tests/fixtures/guard/yaml/ci_workflow.yaml"))]
+    #[test_case("docker-compose.yaml", include_str!("../tests/fixtures/guard/yaml/docker_compose.yaml"))]
     #[test_case("src/weather.rs", include_str!("../tests/fixtures/guard/rust/api_key_fields.rs"))]
-    fn ordinary_code_is_never_blocked(path: &str, content: &str) {
-        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
-        assert_eq!(scan(&guard, path, content), FileGuardOutcome::default());
+    #[test_case("README.md", include_str!("../tests/fixtures/guard/markdown/ordinary_readme.md"))]
+    fn ordinary_files_get_no_findings(path: &str, content: &str) {
+        for guard in [config(&[], &[]), blocking()] {
+            let guard = ContextGuard::new(&guard).unwrap();
+            assert_eq!(scan(&guard, path, content), FileGuardOutcome::default());
+        }
     }
 
     #[test]
@@ -435,11 +578,40 @@ mod tests {
     }
 
     #[test]
-    fn secret_blocks_the_file() {
+    fn secret_is_redacted_by_default() {
         let guard = ContextGuard::new(&config(&[], &[])).unwrap();
         let outcome = scan(&guard, "deploy/settings.py", AWS);
-        assert!(outcome.blocked);
+        assert!(!outcome.blocked);
         assert_eq!(patterns(&outcome), vec!["aws-access-key"]);
+        assert_eq!(outcome.findings[0].severity, GuardSeverity::Warn);
+        let redacted = outcome.redacted.as_deref().unwrap();
+        assert_eq!(
+            redacted,
+            AWS.replace(
+                &["AKIA", "IOSFODNN7EXAMPLE"].concat(),
+                "[REDACTED aws-access-key #1]"
+            )
+        );
+        assert_eq!(guard.secret_action(), SecretAction::Redact);
+    }
+
+    #[test]
+    fn secret_blocks_the_file_in_block_mode() {
+        let guard = ContextGuard::new(&blocking()).unwrap();
+        let outcome = scan(&guard, "deploy/settings.py", AWS);
+        assert!(outcome.blocked);
+        assert_eq!(outcome.redacted, None);
+        assert_eq!(patterns(&outcome), vec!["aws-access-key"]);
+        assert_eq!(outcome.findings[0].severity, GuardSeverity::Block);
+    }
+
+    #[test]
+    fn blocked_file_has_no_redacted_text() {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        let content = include_str!("../tests/fixtures/guard/markdown/secrets_and_injection.md");
+        let outcome = scan(&guard, "notes/todo.md", content);
+        assert!(outcome.blocked);
+        assert_eq!(outcome.redacted, None);
     }
 
     #[test_case(".env", true)]
@@ -449,8 +621,14 @@ mod tests {
     #[test_case("deploy/secrets.yaml", true)]
     #[test_case("passwords.txt", true)]
     fn never_include_paths(path: &str, blocked: bool) {
-        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
-        assert_eq!(scan(&guard, path, "").blocked, blocked, "{path}");
+        for guard in [config(&[], &[]), blocking()] {
+            let guard = ContextGuard::new(&guard).unwrap();
+            let outcome = scan(&guard, path, "");
+            assert_eq!(outcome.blocked, blocked, "{path}");
+            if blocked {
+                assert_eq!(outcome.redacted, None);
+            }
+        }
     }
 
     #[test]
@@ -458,6 +636,7 @@ mod tests {
         let guard = ContextGuard::new(&config(&[], &[])).unwrap();
         let outcome = scan(&guard, "keys/server.pem", AWS);
         assert_eq!(patterns(&outcome), vec!["never-include:*.pem"]);
+        assert!(outcome.blocked);
     }
 
     #[test]
@@ -465,7 +644,7 @@ mod tests {
         let guard = ContextGuard::new(&config(&[], &["fixtures/**", "*.pem"])).unwrap();
         let allowed = scan(&guard, "fixtures/settings.py", AWS);
         assert_eq!(allowed, FileGuardOutcome::default());
-        assert!(scan(&guard, "src/settings.py", AWS).blocked);
+        assert!(scan(&guard, "src/settings.py", AWS).redacted.is_some());
         assert!(scan(&guard, "keys/server.pem", "").blocked);
         assert!(scan(&guard, "fixtures/.env", "").blocked);
     }
@@ -524,16 +703,76 @@ mod tests {
     }
 
     #[test]
-    fn summarize_collects_blocked_files() {
+    fn markdown_instructions_block() {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        let content = include_str!("../tests/fixtures/guard/markdown/hidden_instructions.md");
+        let outcome = scan(&guard, "docs/setup.md", content);
+        assert!(outcome.blocked);
+        assert!(patterns(&outcome).contains(&"html-comment-instruction"));
+        assert!(!scan(&guard, "docs/setup.txt", content).blocked);
+    }
+
+    #[test]
+    fn install_script_warns_only() {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        let content = include_str!("../tests/fixtures/guard/shell/install_rust.sh");
+        let outcome = scan(&guard, "scripts/install_rust.sh", content);
+        assert!(!outcome.blocked);
+        assert_eq!(patterns(&outcome), vec!["download-pipe-shell"]);
+        assert_eq!(
+            outcome.findings[0].finding_type,
+            GuardFindingType::CommandInjection
+        );
+    }
+
+    #[test]
+    fn command_with_injection_phrase_blocks() {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        let content = include_str!("../tests/fixtures/guard/shell/injected_installer.sh");
+        let outcome = scan(&guard, "scripts/setup.sh", content);
+        assert!(outcome.blocked);
+        assert_eq!(
+            patterns(&outcome),
+            vec!["ignore-instructions", "download-pipe-shell"]
+        );
+        assert!(
+            outcome
+                .findings
+                .iter()
+                .all(|finding| finding.severity == GuardSeverity::Block)
+        );
+    }
+
+    #[test]
+    fn summarize_collects_blocked_and_redacted_files() {
         let guard = ContextGuard::new(&config(&[], &[])).unwrap();
         let env = RelativePath::new(".env").unwrap();
         let code = RelativePath::new("src/lib.rs").unwrap();
+        let settings = RelativePath::new("deploy/settings.py").unwrap();
         let env_outcome = guard.scan_file(&env, Language::Unknown, "");
         let code_outcome = guard.scan_file(&code, Language::Rust, "fn main() {}");
-        let result = ContextGuard::summarize([(&code, &code_outcome), (&env, &env_outcome)]);
+        let settings_outcome = guard.scan_file(&settings, Language::Python, AWS);
+        let result = ContextGuard::summarize([
+            (&settings, &settings_outcome),
+            (&code, &code_outcome),
+            (&env, &env_outcome),
+        ]);
         assert!(!result.passed);
         assert_eq!(result.files_blocked, vec![env]);
-        assert_eq!(result.findings.len(), 1);
+        assert_eq!(result.files_redacted, vec![settings]);
+        assert_eq!(result.findings.len(), 2);
+        let json = serde_json::to_string(&result).unwrap();
+        assert!(!json.contains(&["AKIA", "IOSFODNN7EXAMPLE"].concat()));
+    }
+
+    #[test]
+    fn summarize_passes_with_only_redactions() {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        let settings = RelativePath::new("deploy/settings.py").unwrap();
+        let outcome = guard.scan_file(&settings, Language::Python, AWS);
+        let result = ContextGuard::summarize([(&settings, &outcome)]);
+        assert!(result.passed);
+        assert_eq!(result.files_redacted, vec![settings]);
     }
 
     /// The guard's own sources keep their test data in fixture files, so aic can put
@@ -542,6 +781,8 @@ mod tests {
     #[test_case("stages/src/guard/exclusion.rs", include_str!("guard/exclusion.rs"))]
     #[test_case("stages/src/guard/secret.rs", include_str!("guard/secret.rs"))]
     #[test_case("stages/src/guard/prompt_injection.rs", include_str!("guard/prompt_injection.rs"))]
+    #[test_case("stages/src/guard/markdown_instruction.rs", include_str!("guard/markdown_instruction.rs"))]
+    #[test_case("stages/src/guard/command_injection.rs", include_str!("guard/command_injection.rs"))]
     fn guard_sources_pass_the_guard(path: &str, content: &str) {
         let guard = ContextGuard::new(&config(&[], &[])).unwrap();
         assert_eq!(scan(&guard, path, content), FileGuardOutcome::default());
@@ -560,5 +801,10 @@ mod tests {
         assert_eq!(lines.line(4), "ef");
         assert_eq!(lines.line(5), "");
         assert_eq!(lines.line(0), "ab");
+        assert_eq!(lines.line_count(), 4);
+        assert_eq!(lines.line_range(1), 0..2);
+        assert_eq!(lines.line_range(2), 4..6);
+        assert_eq!(lines.line_range(4), 8..10);
+        assert_eq!(lines.line_range(5), 10..10);
     }
 }

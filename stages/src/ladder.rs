@@ -122,7 +122,7 @@ impl SummarisationLadder {
                     tiers[index] = Some(target);
                     total = total - now.get() + next.get();
                     if total <= budget_tokens {
-                        return (tiers, TokenCount::from_u64(total));
+                        return self.fill(files, &order, tiers, total, budget_tokens);
                     }
                 }
             }
@@ -139,6 +139,43 @@ impl SummarisationLadder {
                 && let Some(cost) = files[index].costs[tier.index()]
             {
                 total -= cost.get();
+            }
+        }
+        self.fill(files, &order, tiers, total, budget_tokens)
+    }
+
+    /// Spends what compression left over: most relevant first, each file is raised
+    /// to the fullest tier that fits in the remaining budget (a dropped file comes
+    /// back at the fullest tier that fits). Compression works in coarse steps and
+    /// can overshoot — a large file squeezed to names frees more than needed — so
+    /// without this pass a budget can end half used.
+    fn fill(
+        &self,
+        files: &[LadderFile],
+        compression_order: &[usize],
+        mut tiers: Vec<TierChoice>,
+        mut total: u64,
+        budget: u64,
+    ) -> (Vec<TierChoice>, TokenCount) {
+        for &index in compression_order.iter().rev() {
+            let file = &files[index];
+            let current = tiers[index];
+            let current_cost = current
+                .and_then(|t| file.costs[t.index()])
+                .map_or(0, TokenCount::get);
+            for tier in InclusionTier::ALL {
+                if current.is_some_and(|c| tier >= c) {
+                    break;
+                }
+                let Some(cost) = file.costs[tier.index()] else {
+                    continue;
+                };
+                let next_total = total - current_cost + cost.get();
+                if next_total <= budget {
+                    tiers[index] = Some(tier);
+                    total = next_total;
+                    break;
+                }
             }
         }
         (tiers, TokenCount::from_u64(total))
@@ -249,6 +286,37 @@ mod tests {
         assert_eq!(total, TokenCount(120));
         let (tiers, _) = SummarisationLadder.fit(&files, TokenCount(185));
         assert_eq!(tiers, [Some(InclusionTier::L0), Some(InclusionTier::L1)]);
+    }
+
+    #[test]
+    fn leftover_budget_raises_the_most_relevant_files_again() {
+        // Squeezing `big` to names frees far more than needed; `small` and `mid`
+        // go back to full, most relevant first.
+        let files = [
+            file("small", 0.9, 50, 5),
+            file("mid", 0.5, 200, 10),
+            file("big", 0.1, 1000, 20),
+        ];
+        let (tiers, total) = SummarisationLadder.fit(&files, TokenCount(300));
+        assert_eq!(
+            tiers,
+            [
+                Some(InclusionTier::L0),
+                Some(InclusionTier::L0),
+                Some(InclusionTier::L3)
+            ]
+        );
+        assert_eq!(total, TokenCount(270));
+    }
+
+    #[test]
+    fn a_dropped_file_comes_back_when_a_smaller_one_fits() {
+        // The most relevant file cannot fit even as names; a less relevant small
+        // one still can.
+        let files = [file("huge", 0.9, 5000, 400), file("tiny", 0.1, 30, 5)];
+        let (tiers, total) = SummarisationLadder.fit(&files, TokenCount(100));
+        assert_eq!(tiers, [None, Some(InclusionTier::L0)]);
+        assert_eq!(total, TokenCount(30));
     }
 
     #[test]

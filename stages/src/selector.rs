@@ -31,6 +31,9 @@ use crate::repo_map::{FileEntry, Language, RelativePath, RepoMap, TokenCount};
 use crate::rule_pack::RulePack;
 use crate::terms::{path_terms, split_words, stem, term_id};
 
+/// The boost entry recorded for a related file in [`ScoredFile::boosted_by`].
+pub const RELATED_FILE: &str = "related file";
+
 /// How many of the best candidates seed the import-proximity search, besides the
 /// files the intent names.
 pub const IMPORT_SEEDS: usize = 5;
@@ -197,6 +200,7 @@ pub struct HeuristicSelector {
     exclude: PatternSet,
     boost: PatternSet,
     penalize: PatternSet,
+    related: Vec<RelativePath>,
 }
 
 impl HeuristicSelector {
@@ -225,7 +229,18 @@ impl HeuristicSelector {
                 "heuristic.penalizePatterns",
                 &rule_pack.heuristic.penalize_patterns,
             )?,
+            related: Vec::new(),
         })
+    }
+
+    /// Files a caller knows are related to the task (seed §2.7
+    /// `toolOutputs.relatedFiles`): each gets one +0.2 boost and is exempt from
+    /// penalize patterns (a failing test named by the caller is relevant even
+    /// though test files are penalised for a bugfix).
+    #[must_use]
+    pub fn with_related(mut self, related: Vec<RelativePath>) -> Self {
+        self.related = related;
+        self
     }
 
     /// Selects up to `max_files` files of `repo` for `task`.
@@ -299,18 +314,22 @@ impl HeuristicSelector {
                 recency,
                 size_penalty,
             });
-            let boosted_by = self
+            let mut boosted_by: Vec<String> = self
                 .boost
                 .matching(&file.path)
                 .into_iter()
                 .map(str::to_owned)
                 .collect();
-            let penalized_by = self
+            let mut penalized_by: Vec<String> = self
                 .penalize
                 .matching(&file.path)
                 .into_iter()
                 .map(str::to_owned)
                 .collect();
+            if self.related.contains(&file.path) {
+                boosted_by.push(RELATED_FILE.to_owned());
+                penalized_by.clear();
+            }
             modifiers.push((boosted_by, penalized_by));
         }
         let score_of = |signals: &SelectionSignals, boosts: usize, penalties: usize| {

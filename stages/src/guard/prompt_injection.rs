@@ -23,25 +23,25 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
         id: "ignore-instructions",
         message: "Instruction-override phrase",
         group: 0,
-        regex: r"(?i)\bignore\s+(?:all\s+)?(?:previous|above|prior)\s+instructions\b",
+        regex: r"(?i)(?-u:\b)ignore\s+(?:all\s+)?(?:previous|above|prior)\s+instructions(?-u:\b)",
     },
     InjectionPattern {
         id: "persona-override",
         message: "Persona-override phrase",
         group: 1,
-        regex: r"(?i)\byou\s+are\s+now\s+(?:a|an|acting\s+as)\b",
+        regex: r"(?i)(?-u:\b)you\s+are\s+now\s+(?:a|an|acting\s+as)(?-u:\b)",
     },
     InjectionPattern {
         id: "do-not-follow",
         message: "Rule-override phrase",
         group: 2,
-        regex: r"(?i)\bdo\s+not\s+follow\s+(?:any\s+)?(?:other|previous)\s+(?:rules|instructions|constraints)\b",
+        regex: r"(?i)(?-u:\b)do\s+not\s+follow\s+(?:any\s+)?(?:other|previous)\s+(?:rules|instructions|constraints)(?-u:\b)",
     },
     InjectionPattern {
         id: "fake-system-prompt",
         message: "Fake system prompt",
         group: 3,
-        regex: r"(?im)^[ \t]*(?:(?:#+|//+|/\*+|\*+|<!--|>+|--)[ \t]*)?system[ \t]*:[ \t]*(?:you[ \t]+are|ignore|disregard|forget|act[ \t]+as|from[ \t]+now[ \t]+on)\b",
+        regex: r"(?im)^[ \t]*(?:(?:#+|//+|/\*+|\*+|<!--|>+|--)[ \t]*)?system[ \t]*:[ \t]*(?:you[ \t]+are|ignore|disregard|forget|act[ \t]+as|from[ \t]+now[ \t]+on)(?-u:\b)",
     },
     InjectionPattern {
         id: "special-token",
@@ -106,11 +106,17 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 ///   string literals, so a code file is only warned about unless two distinct kinds
 ///   hit it. `special-token` and `inst-markup` count as one kind, chat-template
 ///   markup: chat-template tables hold both.
+/// - Word boundaries are ASCII (`(?-u:\b)`): a Unicode `\b` keeps the regex engine
+///   off its lazy DFA on non-ASCII text, which made this scan about 40 times slower
+///   (4 MB/s on deno's sources). A word next to a non-ASCII letter counts as
+///   bounded.
 ///
 /// Prose that discusses prompt injection (a security guide quoting "ignore previous
 /// instructions") and prompt configuration in YAML (`system: You are a reviewer`)
 /// are blocked; list such paths in `guard.allowPatterns`. Paraphrases ("disregard
-/// everything above") are not detected.
+/// everything above") are not detected here; in markdown,
+/// [`MarkdownInstructionScanner`](crate::guard::MarkdownInstructionScanner) catches
+/// the "… above and instead …" form.
 pub struct PromptInjectionScanner {
     /// All patterns at once, to find which ones occur in a single pass.
     set: RegexSet,
