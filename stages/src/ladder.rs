@@ -122,7 +122,7 @@ impl SummarisationLadder {
                     tiers[index] = Some(target);
                     total = total - now.get() + next.get();
                     if total <= budget_tokens {
-                        return self.fill(files, &order, tiers, total, budget_tokens);
+                        return Self::fill(files, &order, tiers, total, budget_tokens);
                     }
                 }
             }
@@ -141,7 +141,7 @@ impl SummarisationLadder {
                 total -= cost.get();
             }
         }
-        self.fill(files, &order, tiers, total, budget_tokens)
+        Self::fill(files, &order, tiers, total, budget_tokens)
     }
 
     /// Spends what compression left over: most relevant first, each file is raised
@@ -150,7 +150,6 @@ impl SummarisationLadder {
     /// can overshoot — a large file squeezed to names frees more than needed — so
     /// without this pass a budget can end half used.
     fn fill(
-        &self,
         files: &[LadderFile],
         compression_order: &[usize],
         mut tiers: Vec<TierChoice>,
