@@ -525,23 +525,21 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let mut message = String::new();
+        let mut parts = Vec::new();
         if !guard_result.files_blocked.is_empty() {
-            message.push_str(&format!(
+            parts.push(format!(
                 "Context Guard blocked {} selected file(s): {}",
                 guard_result.files_blocked.len(),
                 list(&guard_result.files_blocked)
             ));
         }
         if !guard_result.files_redacted.is_empty() {
-            if !message.is_empty() {
-                message.push_str("; ");
-            }
-            message.push_str(&format!(
-                "redacted secrets in: {}",
+            parts.push(format!(
+                "Context Guard redacted secrets in: {}",
                 list(&guard_result.files_redacted)
             ));
         }
+        let mut message = parts.join("; ");
         message.push_str(" (details: meta.guard, or `aic inspect`)");
         warnings.push(message);
     }
