@@ -37,12 +37,12 @@ pub enum ConfigLoadError {
         source: std::io::Error,
     },
     /// The file is not a valid configuration.
-    #[error("Invalid configuration in `{}`: {source}", path.display())]
+    #[error("Invalid configuration in `{}`: {problem}", path.display())]
     Invalid {
         /// The file.
         path: PathBuf,
         /// What is wrong.
-        source: ConfigError,
+        problem: ConfigError,
     },
     /// `extends` names something that cannot be followed.
     #[error("Cannot follow `extends` in `{}`: {reason}", path.display())]
@@ -94,7 +94,15 @@ pub fn load_config(root: &Path, explicit: Option<&Path>) -> Result<LoadedConfig,
             let reason = format!("the chain loops or is longer than {MAX_EXTENDS_DEPTH} files");
             return Err(ConfigLoadError::Extends { path, reason });
         }
-        let value = read_json(&path)?;
+        let value = match (read_json(&path), chain.last()) {
+            (Err(ConfigLoadError::Read { source, .. }), Some((child, _))) => {
+                return Err(ConfigLoadError::Extends {
+                    path: child.clone(),
+                    reason: format!("`{}` cannot be read: {source}", path.display()),
+                });
+            }
+            (result, _) => result?,
+        };
         if let Some(parent) = value.get("extends").and_then(Value::as_str) {
             if parent.contains("://") {
                 return Err(ConfigLoadError::Extends {
@@ -116,9 +124,9 @@ pub fn load_config(root: &Path, explicit: Option<&Path>) -> Result<LoadedConfig,
     }
     let mut unknown_keys = Vec::new();
     for (path, value) in &chain {
-        let parsed = parse_config_value(value).map_err(|source| ConfigLoadError::Invalid {
+        let parsed = parse_config_value(value).map_err(|problem| ConfigLoadError::Invalid {
             path: path.clone(),
-            source,
+            problem,
         })?;
         for key in parsed.unknown_keys {
             if !unknown_keys.contains(&key) {
@@ -126,9 +134,9 @@ pub fn load_config(root: &Path, explicit: Option<&Path>) -> Result<LoadedConfig,
             }
         }
     }
-    let parsed = parse_config_value(&merged).map_err(|source| ConfigLoadError::Invalid {
+    let parsed = parse_config_value(&merged).map_err(|problem| ConfigLoadError::Invalid {
         path: chain[0].0.clone(),
-        source,
+        problem,
     })?;
     Ok(LoadedConfig {
         config: parsed.config,
@@ -147,7 +155,7 @@ fn read_json(path: &Path) -> Result<Value, ConfigLoadError> {
     }
     serde_json::from_str(&text).map_err(|e| ConfigLoadError::Invalid {
         path: path.to_path_buf(),
-        source: ConfigError::Syntax {
+        problem: ConfigError::Syntax {
             line: e.line(),
             column: e.column(),
             message: e

@@ -127,6 +127,14 @@ impl CompileError {
             | Self::RootUnreadable { .. } => {
                 "pass the repository's directory with `--root DIR`".to_owned()
             }
+            Self::Config(ConfigLoadError::Read { path, .. }) => format!(
+                "check that `{}` exists and is readable (`--config FILE`), or leave `--config` out to search for aic.config.json",
+                path.display()
+            ),
+            Self::Config(ConfigLoadError::Extends { path, .. }) => format!(
+                "fix `extends` in `{}` to name a readable local file",
+                path.display()
+            ),
             Self::Config(error) => format!(
                 "fix the field in `{}`, or move the file aside to use the defaults",
                 error.path().display()

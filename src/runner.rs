@@ -354,7 +354,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         scanned.skipped
     );
     if let Some(git) = &git {
-        apply_git_recency(&mut repo, git);
+        apply_git_recency(&root, &mut repo, git);
         info!(
             "[recency]   git: {} commits read, {} files with history",
             git.commits_read,
@@ -895,11 +895,12 @@ fn parse_imports(root: &Path, path: &RelativePath, language: Language) -> Vec<Im
 /// Replaces each file's recency time with what git knows: uncommitted changes are
 /// newer than every commit, committed files take their last commit time, and
 /// files untouched in the commits read are older than all of those.
-fn apply_git_recency(repo: &mut RepoMap, git: &GitRecency) {
+fn apply_git_recency(root: &Path, repo: &mut RepoMap, git: &GitRecency) {
     let newest_commit_ms = git.last_commit.values().copied().max().unwrap_or(0) * 1000;
     for file in &mut repo.files {
         let path = file.path.as_str();
-        file.recency_ms = if git.is_dirty(path, file.size_bytes, file.last_modified_ms) {
+        let read = || fs_err::read(root.join(path)).ok();
+        file.recency_ms = if git.is_dirty(path, file.size_bytes, file.last_modified_ms, read) {
             file.last_modified_ms.max(newest_commit_ms + 1000)
         } else {
             git.last_commit

@@ -29,8 +29,9 @@ pub struct GitRecency {
     /// Last commit time (seconds since the epoch) per path relative to the project
     /// root, for paths changed in the commits read.
     pub last_commit: HashMap<String, i64>,
-    /// Index entries per path relative to the project root: (size, mtime seconds).
-    index: HashMap<String, (u32, u32)>,
+    /// Index entries per path relative to the project root: size, mtime seconds
+    /// and blob id.
+    index: HashMap<String, (u32, u32, gix::ObjectId)>,
     /// Whether the index could be read (when not, no file is reported dirty).
     has_index: bool,
     /// Commits read.
@@ -39,17 +40,34 @@ pub struct GitRecency {
 
 impl GitRecency {
     /// Whether a file differs from what the index recorded (or is not in it).
-    pub fn is_dirty(&self, path: &str, size_bytes: u64, mtime_ms: i64) -> bool {
+    ///
+    /// When the recorded size and modification second match, the file is clean
+    /// without reading it. When only the time differs (a copy, a fresh checkout
+    /// tool, `touch`), `read` is called and the content's blob id is compared with
+    /// the index's, as `git status` does, so the answer depends on content only.
+    pub fn is_dirty(
+        &self,
+        path: &str,
+        size_bytes: u64,
+        mtime_ms: i64,
+        read: impl FnOnce() -> Option<Vec<u8>>,
+    ) -> bool {
         if !self.has_index {
             return false;
         }
-        match self.index.get(path) {
+        let Some(&(size, mtime, id)) = self.index.get(path) else {
+            return true;
+        };
+        if u64::from(size) != (size_bytes & 0xffff_ffff) {
+            return true;
+        }
+        if i64::from(mtime) == mtime_ms.div_euclid(1000) {
+            return false;
+        }
+        match read() {
+            Some(bytes) => gix::objs::compute_hash(id.kind(), gix::objs::Kind::Blob, &bytes)
+                .map_or(true, |found| found != id),
             None => true,
-            Some(&(size, mtime)) => {
-                let size_differs = u64::from(size) != (size_bytes & 0xffff_ffff);
-                let mtime_differs = i64::from(mtime) != mtime_ms.div_euclid(1000);
-                size_differs || mtime_differs
-            }
         }
     }
 }
@@ -78,13 +96,13 @@ pub fn read_git_recency(root: &Path) -> Option<GitRecency> {
         recency.has_index = true;
         for entry in index.entries() {
             if let Some(path) = relative(entry.path(&index)) {
-                let stat = (entry.stat.size, entry.stat.mtime.secs);
                 // A conflicted path has several stages; any of them marks it dirty.
-                let stat = if entry.stage_raw() == 0 {
-                    stat
+                let size = if entry.stage_raw() == 0 {
+                    entry.stat.size
                 } else {
-                    (u32::MAX, 0)
+                    u32::MAX
                 };
+                let stat = (size, entry.stat.mtime.secs, entry.id);
                 recency.index.insert(path, stat);
             }
         }
@@ -257,9 +275,23 @@ mod tests {
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
             .as_millis() as i64;
-        assert!(!full.is_dirty("src/old.rs", meta.len(), mtime_ms));
-        assert!(full.is_dirty("src/old.rs", meta.len() + 1, mtime_ms));
-        assert!(full.is_dirty("untracked.rs", 1, mtime_ms));
+        let read = |path: &str| {
+            let path = root.join(path);
+            move || fs_err::read(path).ok()
+        };
+        assert!(!full.is_dirty("src/old.rs", meta.len(), mtime_ms, read("src/old.rs")));
+        assert!(full.is_dirty("src/old.rs", meta.len() + 1, mtime_ms, read("src/old.rs")));
+        assert!(full.is_dirty("untracked.rs", 1, mtime_ms, read("untracked.rs")));
+        // A touched file with the same content is clean; an edit of the same size
+        // is not.
+        assert!(!full.is_dirty(
+            "src/old.rs",
+            meta.len(),
+            mtime_ms + 60_000,
+            read("src/old.rs")
+        ));
+        fs_err::write(root.join("src/old.rs"), "new").unwrap();
+        assert!(full.is_dirty("src/old.rs", 3, mtime_ms + 60_000, read("src/old.rs")));
     }
 
     #[test]

@@ -558,6 +558,10 @@ pub struct ImportGraph {
     pub reverse: Vec<Vec<u32>>,
 }
 
+/// Files with more import edges than this (in and out) are hubs: the search for
+/// import proximity reaches them but does not continue through them.
+pub const HUB_DEGREE: usize = 24;
+
 /// Edge counts for traces.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -605,7 +609,8 @@ impl ImportGraph {
 
     /// ImportGraphProximityScorer: breadth-first search from `seeds` over forward
     /// and reverse edges; depth 0 scores 1.0, 1 scores 0.6, 2 scores 0.3, 3 scores
-    /// 0.1 (seed §8); deeper or unreachable files score 0.
+    /// 0.1 (seed §8); deeper or unreachable files score 0. The search does not
+    /// continue through hubs (more than [`HUB_DEGREE`] edges) other than seeds.
     pub fn proximity(&self, seeds: &[usize]) -> Vec<f64> {
         const SCORES: [f64; 4] = [1.0, 0.6, 0.3, 0.1];
         let n = self.forward.len();
@@ -620,6 +625,13 @@ impl ImportGraph {
         while let Some(node) = queue.pop_front() {
             let Some(d) = depth[node] else { continue };
             if d + 1 >= SCORES.len() {
+                continue;
+            }
+            // A hub (a crate root, a barrel `index.ts`, a package `__init__.py`)
+            // is reached like any file but does not pass proximity on: through it
+            // every file would be two steps from every other.
+            let degree = self.forward[node].len() + self.reverse[node].len();
+            if d > 0 && degree > HUB_DEGREE {
                 continue;
             }
             for &next in self.forward[node].iter().chain(&self.reverse[node]) {
@@ -842,6 +854,46 @@ mod tests {
         assert_eq!(resolved(&files, &layout, from, &wildcard).len(), 2);
         let external = import("java.util.List", &[], ImportKind::Import);
         assert!(resolved(&files, &layout, from, &external).is_empty());
+    }
+
+    #[test]
+    fn hubs_are_reached_but_do_not_connect_everything() {
+        // Thirty files import `hub.ts`; `seed.ts` imports it too.
+        let mut paths: Vec<String> = (0..30).map(|i| format!("f{i}.ts")).collect();
+        paths.push("hub.ts".to_owned());
+        paths.push("seed.ts".to_owned());
+        let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+        let repo = repo(&refs);
+        let imports: Vec<Vec<ImportRef>> = repo
+            .files
+            .iter()
+            .map(|f| {
+                if f.path.as_str() == "hub.ts" {
+                    Vec::new()
+                } else {
+                    vec![import("./hub", &[], ImportKind::Import)]
+                }
+            })
+            .collect();
+        let (graph, _) = ImportGraph::build(&repo, &imports, &ProjectLayout::default());
+        let seed = repo
+            .files
+            .iter()
+            .position(|f| f.path.as_str() == "seed.ts")
+            .unwrap();
+        let hub = repo
+            .files
+            .iter()
+            .position(|f| f.path.as_str() == "hub.ts")
+            .unwrap();
+        let scores = graph.proximity(&[seed]);
+        assert!((scores[hub] - 0.6).abs() < 1e-12);
+        let others = repo
+            .files
+            .iter()
+            .position(|f| f.path.as_str() == "f3.ts")
+            .unwrap();
+        assert!(scores[others].abs() < 1e-12, "{}", scores[others]);
     }
 
     #[test]

@@ -208,24 +208,31 @@ impl IntentClassifier {
     pub fn classify(&self, intent: &str) -> TaskClassification {
         let words: Vec<String> = split_words(intent);
         let stems: Vec<String> = words.iter().map(|w| stem(w)).collect();
-        let hits = find_keywords(&stems);
+        let hits = find_keywords(&words, &stems);
 
-        let mut best: Option<(TaskClass, usize)> = None;
-        let mut total_hits = 0usize;
+        // Score each class: the weights of its distinct keywords, plus 0.25 when the
+        // intent opens with one of them ("fix …", "add …").
+        let mut best: Option<(TaskClass, f64, f64, bool)> = None;
+        let mut total_score = 0.0;
         for class in TaskClass::ALL {
-            let count = distinct_keywords(&hits, class);
-            total_hits += count;
-            if count == 0 {
+            let weight = keyword_weight_sum(&hits, class);
+            if weight == 0.0 {
                 continue;
             }
+            let opens = hits.iter().any(|h| h.class == class && h.position == 0);
+            let score = weight + if opens { 0.25 } else { 0.0 };
+            total_score += score;
             best = match best {
-                Some((current, current_count))
-                    if current_count > count
-                        || (current_count == count && current.priority() < class.priority()) =>
+                Some(current)
+                    if current
+                        .1
+                        .total_cmp(&score)
+                        .then_with(|| class.priority().cmp(&current.0.priority()))
+                        .is_gt() =>
                 {
-                    Some((current, current_count))
+                    Some(current)
                 }
-                _ => Some((class, count)),
+                _ => Some((class, score, weight, opens)),
             };
         }
 
@@ -245,7 +252,7 @@ impl IntentClassifier {
             }
         }
 
-        let Some((task_class, count)) = best else {
+        let Some((task_class, score, weight, opens)) = best else {
             return TaskClassification {
                 task_class: TaskClass::General,
                 confidence: 0.0,
@@ -259,15 +266,11 @@ impl IntentClassifier {
                 matched_keywords.push(hit.keyword.to_owned());
             }
         }
-        let opens_with_keyword = hits
-            .iter()
-            .any(|h| h.class == task_class && h.position == 0);
-        let exponent = i32::try_from(count).unwrap_or(i32::MAX);
-        let mut confidence = 1.0 - 0.5f64.powi(exponent);
-        if opens_with_keyword {
+        let mut confidence = 1.0 - 0.5f64.powf(weight);
+        if opens {
             confidence += 0.25;
         }
-        confidence *= count as f64 / total_hits as f64;
+        confidence *= score / total_score;
         let confidence = (confidence.min(1.0) * 100.0).round() / 100.0;
         TaskClassification {
             task_class,
@@ -278,7 +281,18 @@ impl IntentClassifier {
     }
 }
 
-fn find_keywords(stems: &[String]) -> Vec<KeywordHit> {
+/// Whether `word` is an agent noun built on `keyword` ("resolver" on "resolve",
+/// "fixer" on "fix"): it names a thing, not the work, and must not match.
+fn is_agent_noun_of(word: &str, keyword: &str) -> bool {
+    let agent = |w: &str| {
+        ["er", "ers", "or", "ors"]
+            .iter()
+            .any(|suffix| w.ends_with(suffix))
+    };
+    word != keyword && agent(word) && !agent(keyword)
+}
+
+fn find_keywords(words: &[String], stems: &[String]) -> Vec<KeywordHit> {
     let mut hits = Vec::new();
     for &(class, keyword, role) in KEYWORDS {
         let keyword_stems: Vec<String> = split_words(keyword).iter().map(|w| stem(w)).collect();
@@ -287,7 +301,9 @@ fn find_keywords(stems: &[String]) -> Vec<KeywordHit> {
             continue;
         }
         for position in 0..=stems.len() - width {
-            if stems[position..position + width] == keyword_stems[..] {
+            if stems[position..position + width] == keyword_stems[..]
+                && !(width == 1 && is_agent_noun_of(&words[position], keyword))
+            {
                 hits.push(KeywordHit {
                     class,
                     keyword,
@@ -314,15 +330,29 @@ fn find_keywords(stems: &[String]) -> Vec<KeywordHit> {
     hits
 }
 
-fn distinct_keywords(hits: &[KeywordHit], class: TaskClass) -> usize {
-    let mut keywords: Vec<&str> = hits
-        .iter()
-        .filter(|h| h.class == class)
-        .map(|h| h.keyword)
-        .collect();
-    keywords.sort_unstable();
-    keywords.dedup();
-    keywords.len()
+/// The weight of a keyword hit: verbs that name the work weigh 1; generic
+/// creation verbs ("add", "create") 0.75, because "add a test" or "add docs" is
+/// about the object; test and docs nouns 1, other nouns ("error", "bug",
+/// "support") 0.5, because they often name the subject rather than the work.
+fn keyword_weight(hit: &KeywordHit) -> f64 {
+    match (hit.role, hit.class) {
+        (Verb, TaskClass::Feature) => 0.75,
+        (Verb, _) | (Noun, TaskClass::Test | TaskClass::Docs) => 1.0,
+        (Noun, _) => 0.5,
+    }
+}
+
+/// Sum of the weights of a class's distinct keywords in the intent.
+fn keyword_weight_sum(hits: &[KeywordHit], class: TaskClass) -> f64 {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut sum = 0.0;
+    for hit in hits.iter().filter(|h| h.class == class) {
+        if !seen.contains(&hit.keyword) {
+            seen.push(hit.keyword);
+            sum += keyword_weight(hit);
+        }
+    }
+    sum
 }
 
 #[cfg(test)]
@@ -340,6 +370,15 @@ mod tests {
     #[test_case("how does the selector score files", TaskClass::General)]
     #[test_case("", TaskClass::General)]
     #[test_case("prefix handling in debug output", TaskClass::General)]
+    #[test_case("refactor the npm resolver cache", TaskClass::Refactor)]
+    #[test_case("rename the resolver module", TaskClass::Refactor)]
+    #[test_case(
+        "add an option to the dev server to disable the error overlay",
+        TaskClass::Feature
+    )]
+    #[test_case("add integration test for login", TaskClass::Test)]
+    #[test_case("fix failing test in the parser", TaskClass::Bugfix)]
+    #[test_case("fix typo in the README", TaskClass::Docs)]
     fn classifies(intent: &str, expected: TaskClass) {
         assert_eq!(IntentClassifier.classify(intent).task_class, expected);
     }

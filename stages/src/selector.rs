@@ -1,26 +1,29 @@
-//! HeuristicSelector (seed §8 "HeuristicSelector Scoring Detail"), first cut.
+//! HeuristicSelector (seed §8 "HeuristicSelector Scoring Detail").
 //!
 //! Candidates are the RepoMap files that pass the merged rule pack's
-//! `includePatterns`/`excludePatterns`. Each gets five signals in `[0, 1]`:
+//! `includePatterns`/`excludePatterns` (files the intent names always pass). Each
+//! gets six signals in `[0, 1]`:
 //!
 //! - **path relevance**: the share of the intent's subject tokens that are whole
-//!   words of the path (file-name words count 1.0, directory words 0.6). Words are
-//!   compared stemmed ([`crate::terms`]), never as substrings, so "fix" does not
-//!   match `prefix.ts` or `fixtures/` and "bug" does not match `debug.py`;
+//!   words of the path (file-name words 1.0, directory words 0.6, the extension
+//!   0.5). Words are compared stemmed ([`crate::terms`]), never as substrings, so
+//!   "fix" does not match `prefix.ts` or `fixtures/` and "bug" does not match
+//!   `debug.py`;
+//! - **import proximity**: distance in the [`ImportGraph`] from the seed files
+//!   (targets and the [`IMPORT_SEEDS`] best candidates by the other signals);
 //! - **symbol relevance**: the share of subject tokens that are words of names the
-//!   file defines, found by the generic definition pattern of [`crate::symbols`]
-//!   (the seed's GenericProvider; tree-sitter providers come later);
-//! - **import proximity**: 0 in this first cut (it needs import resolution);
-//!   present in every trace;
-//! - **recency**: the rank of the file's modification time among candidates,
-//!   newest 1.0, oldest 0.0;
+//!   file defines ([`crate::symbols`]);
+//! - **content relevance**: BM25 of the subject tokens over the file's terms,
+//!   normalised by the best candidate;
+//! - **recency**: the rank of [`FileEntry::recency_ms`] among candidates, newest
+//!   1.0, oldest 0.0;
 //! - **size penalty**: inverted min-max of estimated tokens, smallest 1.0.
 //!
 //! `score = clamp01(Σ signal × weight + 0.2 × boosts − 0.2 × penalties)`, with
 //! the recency term halved when the classifier's confidence is below 0.5.
-//! Candidates whose path relevance, import proximity and symbol relevance are all
-//! zero are excluded (`zero_semantic_signal`). The rest are ordered by score
-//! descending, then path ascending, and cut at `maxFiles`.
+//! Candidates whose path, import, symbol and content signals are all zero are
+//! excluded (`zero_semantic_signal`). The rest are ordered by score descending,
+//! then path ascending, and cut at `maxFiles`; named targets come first.
 
 use serde::Serialize;
 
