@@ -889,7 +889,10 @@ fn parse_imports(root: &Path, path: &RelativePath, language: Language) -> Vec<Im
         return Vec::new();
     };
     let text = String::from_utf8_lossy(&bytes);
-    provider_for(path, language).parse_imports(&text, path)
+    isolate(path, || {
+        provider_for(path, language).parse_imports(&text, path)
+    })
+    .unwrap_or_default()
 }
 
 /// Replaces each file's recency time with what git knows: uncommitted changes are
@@ -947,11 +950,24 @@ fn load_pack(root: &Path, relative: &str) -> PackSource {
 /// be read (deleted or changed since the scan), which the trace reports.
 fn read_facts(root: &Path, context: &FactsContext<'_>, file: &ScoredFile) -> Option<FileFacts> {
     let bytes = fs_err::read(root.join(file.path.as_str())).ok()?;
-    Some(compute_facts(
-        context,
-        &file.path,
-        file.language,
-        &bytes,
-        file.target || file.score > BYPASS_SCORE,
-    ))
+    isolate(&file.path, || {
+        compute_facts(
+            context,
+            &file.path,
+            file.language,
+            &bytes,
+            file.target || file.score > BYPASS_SCORE,
+        )
+    })
+}
+
+/// Runs one file's work so that a panic in it (a bug in a stage, a parser failure)
+/// costs that file only: it is reported and left out, and the compile goes on
+/// (STYLE.md §2.3.3, after ruff's `catch_unwind` per file).
+fn isolate<T>(path: &RelativePath, work: impl FnOnce() -> T) -> Option<T> {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+    if outcome.is_err() {
+        warn!("Internal error while processing `{path}`; the file was left out (please report it)");
+    }
+    outcome.ok()
 }
