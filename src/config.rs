@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use aic_stages::config::{AicConfig, ConfigError, merge_config_values, parse_config_value};
+use aic_stages::config::{
+    AicConfig, ConfigError, merge_config_values, parse_config_value, parse_json,
+};
 use serde_json::Value;
 
 /// The config file's name.
@@ -153,18 +155,9 @@ fn read_json(path: &Path) -> Result<Value, ConfigLoadError> {
     if text.trim().is_empty() {
         return Ok(Value::Object(serde_json::Map::new()));
     }
-    serde_json::from_str(&text).map_err(|e| ConfigLoadError::Invalid {
+    parse_json(&text).map_err(|problem| ConfigLoadError::Invalid {
         path: path.to_path_buf(),
-        problem: ConfigError::Syntax {
-            line: e.line(),
-            column: e.column(),
-            message: e
-                .to_string()
-                .split(" at line ")
-                .next()
-                .unwrap_or_default()
-                .to_owned(),
-        },
+        problem,
     })
 }
 

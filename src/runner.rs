@@ -858,8 +858,7 @@ fn build_import_graph(
             parsed_count += 1;
             repo.files[i].imports = file_imports;
         }
-        let all: Vec<Vec<ImportRef>> = repo.files.iter().map(|f| f.imports.clone()).collect();
-        let (graph, stats) = ImportGraph::build(repo, &all, layout);
+        let (graph, stats) = ImportGraph::build(repo, layout);
         round += 1;
         if round == 2 {
             return (graph, stats, parsed_count);

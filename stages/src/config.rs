@@ -281,12 +281,22 @@ pub fn parse_config(text: &str) -> Result<ParsedConfig, ConfigError> {
             unknown_keys: Vec::new(),
         });
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| ConfigError::Syntax {
+    parse_config_value(&parse_json(text)?)
+}
+
+/// Decodes JSON text, reporting a syntax error with its one-based line and
+/// column (the loader decodes each file of an `extends` chain with this before
+/// merging them).
+///
+/// # Errors
+///
+/// [`ConfigError::Syntax`] when the text is not JSON.
+pub fn parse_json(text: &str) -> Result<Value, ConfigError> {
+    serde_json::from_str(text).map_err(|e| ConfigError::Syntax {
         line: e.line(),
         column: e.column(),
         message: strip_position(&e.to_string()),
-    })?;
-    parse_config_value(&value)
+    })
 }
 
 /// Parses an already-decoded JSON value (the loader merges `extends` chains as

@@ -575,18 +575,15 @@ pub struct ImportGraphStats {
 }
 
 impl ImportGraph {
-    /// Builds the graph. `imports[i]` holds the imports of `repo.files[i]`.
-    pub fn build(
-        repo: &RepoMap,
-        imports: &[Vec<ImportRef>],
-        layout: &ProjectLayout,
-    ) -> (Self, ImportGraphStats) {
+    /// Builds the graph from the imports each file of `repo` carries
+    /// ([`crate::repo_map::FileEntry::imports`]; empty for files not parsed).
+    pub fn build(repo: &RepoMap, layout: &ProjectLayout) -> (Self, ImportGraphStats) {
         let index = FileIndex::new(repo);
         let n = repo.files.len();
         let mut forward: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut stats = ImportGraphStats::default();
-        for (i, (file, file_imports)) in repo.files.iter().zip(imports).enumerate() {
-            for import in file_imports {
+        for (i, file) in repo.files.iter().enumerate() {
+            for import in &file.imports {
                 stats.imports += 1;
                 let targets = resolve(&index, layout, &file.path, file.language, import);
                 if !targets.is_empty() {
@@ -863,7 +860,7 @@ mod tests {
         paths.push("hub.ts".to_owned());
         paths.push("seed.ts".to_owned());
         let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
-        let repo = repo(&refs);
+        let mut repo = repo(&refs);
         let imports: Vec<Vec<ImportRef>> = repo
             .files
             .iter()
@@ -875,7 +872,10 @@ mod tests {
                 }
             })
             .collect();
-        let (graph, _) = ImportGraph::build(&repo, &imports, &ProjectLayout::default());
+        for (file, file_imports) in repo.files.iter_mut().zip(imports) {
+            file.imports = file_imports;
+        }
+        let (graph, _) = ImportGraph::build(&repo, &ProjectLayout::default());
         let seed = repo
             .files
             .iter()
@@ -899,7 +899,7 @@ mod tests {
     #[test]
     fn proximity_scores_by_depth_both_directions() {
         // a imports b, b imports c, c imports d, d imports e; x imports a.
-        let repo = repo(&["a.ts", "b.ts", "c.ts", "d.ts", "e.ts", "x.ts", "lonely.ts"]);
+        let mut repo = repo(&["a.ts", "b.ts", "c.ts", "d.ts", "e.ts", "x.ts", "lonely.ts"]);
         let imports: Vec<Vec<ImportRef>> = repo
             .files
             .iter()
@@ -915,7 +915,10 @@ mod tests {
                 _ => Vec::new(),
             })
             .collect();
-        let (graph, stats) = ImportGraph::build(&repo, &imports, &ProjectLayout::default());
+        for (file, file_imports) in repo.files.iter_mut().zip(imports) {
+            file.imports = file_imports;
+        }
+        let (graph, stats) = ImportGraph::build(&repo, &ProjectLayout::default());
         assert_eq!(
             stats,
             ImportGraphStats {
