@@ -45,10 +45,16 @@
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+mod cache;
 mod error;
 mod schema;
 mod store;
 
+pub use cache::{
+    BATCH_OPS, COMPRESS_FROM_BYTES, CacheReader, CacheStats, CacheWriter, Codec, EXPORT_FORMAT_VERSION,
+    ExchangeError, FactsKey, ImportReport, Lookup, PathRecord, TOUCH_INTERVAL_SECS, WriteReport,
+    WriterOptions, seal, unseal,
+};
 pub use error::StorageError;
 pub use schema::SCHEMA_VERSION;
 pub use store::Store;
