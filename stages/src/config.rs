@@ -20,6 +20,9 @@ use crate::repo_map::{ContentHash, TokenCount};
 /// The default cap on a file's size for the RepoMap scan: 1 MiB.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
 
+/// The default `cache.maxBytes`: 1 GiB of stored (compressed) per-file facts.
+pub const DEFAULT_CACHE_MAX_BYTES: u64 = 1 << 30;
+
 /// The effective configuration of one project.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -144,6 +147,9 @@ pub struct CacheConfig {
     pub ttl_minutes: u32,
     /// `invalidateOn` (default `["config-change", "file-change"]`).
     pub invalidate_on: Vec<String>,
+    /// `maxBytes`: the per-file facts cache is trimmed to this many stored
+    /// bytes, least recently used rows first (default 1 GiB; aic extension).
+    pub max_bytes: u64,
 }
 
 /// `repoMap.*`: limits of the RepoMap scan.
@@ -186,6 +192,7 @@ impl Default for AicConfig {
                 enabled: true,
                 ttl_minutes: 60,
                 invalidate_on: vec!["config-change".to_owned(), "file-change".to_owned()],
+                max_bytes: DEFAULT_CACHE_MAX_BYTES,
             },
             repo_map: RepoMapConfig {
                 max_file_bytes: DEFAULT_MAX_FILE_BYTES,
@@ -449,6 +456,9 @@ pub fn parse_config_value(value: &Value) -> Result<ParsedConfig, ConfigError> {
                         "enabled" => cache.enabled = reader.bool("cache.enabled", value)?,
                         "ttlMinutes" => {
                             cache.ttl_minutes = reader.u32("cache.ttlMinutes", value)?;
+                        }
+                        "maxBytes" => {
+                            cache.max_bytes = reader.u64("cache.maxBytes", value)?;
                         }
                         "invalidateOn" => {
                             let triggers = reader.strings("cache.invalidateOn", value)?;

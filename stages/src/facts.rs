@@ -43,7 +43,7 @@ pub struct FileFacts {
     /// Tokens of the content after transforms.
     pub transformed_tokens: TokenCount,
     /// Transformers that changed the content.
-    pub transforms_applied: Vec<&'static str>,
+    pub transforms_applied: Vec<String>,
     /// The guard's verdict.
     pub guard: FileGuardOutcome,
     /// Renders per tier (index = tier); `None` where the tier has no render.
@@ -96,10 +96,11 @@ pub fn compute_facts(
         Ok(valid) => (valid.to_owned(), false),
         Err(_) => (String::from_utf8_lossy(bytes).into_owned(), true),
     };
-    let guard = context.guard.scan_file(path, language, &text);
+    let mut guard = context.guard.scan_file(path, language, &text);
     // In redact mode the file stays with each secret replaced by a placeholder;
-    // everything after the guard sees only the redacted text.
-    let text = guard.redacted.clone().unwrap_or(text);
+    // everything after the guard sees only the redacted text, which the renders
+    // then hold (`guard.secrets_redacted` keeps the fact).
+    let text = guard.redacted.take().unwrap_or(text);
     if guard.blocked {
         return FileFacts {
             path: path.clone(),
@@ -179,7 +180,7 @@ pub fn compute_facts(
         lossy_utf8,
         original_tokens,
         transformed_tokens,
-        transforms_applied: transformed.applied,
+        transforms_applied: transformed.applied.iter().map(|&id| id.to_owned()).collect(),
         guard,
         renders: [Some(l0), l1, l2, Some(l3)],
     }

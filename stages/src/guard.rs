@@ -187,6 +187,9 @@ pub struct FileGuardOutcome {
     /// content in every later stage. Not serialized: it is content, not a verdict.
     #[serde(skip)]
     pub redacted: Option<String>,
+    /// Whether secrets were redacted: stays true after the per-file stage has
+    /// moved [`FileGuardOutcome::redacted`] into the renders.
+    pub secrets_redacted: bool,
 }
 
 /// An invalid guard configuration.
@@ -296,10 +299,12 @@ impl ContextGuard {
         let blocked = findings
             .iter()
             .any(|finding| finding.severity == GuardSeverity::Block);
+        let redacted = if blocked { None } else { redacted };
         FileGuardOutcome {
             findings,
             blocked,
-            redacted: if blocked { None } else { redacted },
+            secrets_redacted: redacted.is_some(),
+            redacted,
         }
     }
 
@@ -320,7 +325,7 @@ impl ContextGuard {
             result.findings.extend(outcome.findings.iter().cloned());
             if outcome.blocked {
                 result.files_blocked.push(path.clone());
-            } else if outcome.redacted.is_some() {
+            } else if outcome.secrets_redacted || outcome.redacted.is_some() {
                 result.files_redacted.push(path.clone());
             }
         }

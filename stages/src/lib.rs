@@ -25,6 +25,7 @@ pub mod assembler;
 pub mod budget;
 pub mod config;
 pub mod facts;
+pub mod facts_codec;
 pub mod guard;
 pub mod import_graph;
 pub mod intent;

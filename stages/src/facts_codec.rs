@@ -1,0 +1,434 @@
+//! The stable, versioned byte encoding of what the per-file stages learn, for the
+//! content-addressed cache (ARCHITECTURE.md §Storage), and the fingerprint that
+//! keys it.
+//!
+//! Three kinds of row, each a [`postcard`] encoding of a private wire struct after
+//! one version byte ([`WIRE_VERSION`]):
+//!
+//! - [`ScanFacts`]: what the RepoMap scan needs of a file (symbol terms, BM25 term
+//!   statistics), so a warm scan reads no file;
+//! - imports: the file's [`ImportRef`]s, parsed lazily for the import graph;
+//! - [`FileFacts`]: the guard verdict, transforms and the four tier renders.
+//!
+//! The wire structs hold plain values only, so adding a field to a public type
+//! never silently changes the encoding: the wire struct and [`WIRE_VERSION`]
+//! change together. What a row depends on besides the file's bytes goes into
+//! its key's variant hash ([`variant_key`]): the [`StageFingerprint`] (stage
+//! sources, tokenizer, the guard and transformer settings), the row kind, the
+//! path, the language and the flags. The path is part of the key because the
+//! guard's path rules, the transformers' file-name rules and the block headings
+//! all read it: a row is never reused by another path.
+
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::config::{ContentTransformersConfig, GuardConfig};
+use crate::facts::{FileFacts, TierRender};
+use crate::guard::{FileGuardOutcome, GuardFinding, GuardFindingType, GuardSeverity};
+use crate::lang::ImportRef;
+use crate::repo_map::{ContentHash, Language, RelativePath, TokenCount};
+use crate::terms::TermStats;
+
+/// Version of the wire encoding; a row with another first byte is undecodable
+/// (a cache miss that deletes the row).
+pub const WIRE_VERSION: u8 = 1;
+
+/// Fingerprint of the stage sources and `queries/` of this build (FNV-1a, from
+/// `build.rs`).
+pub const STAGES_SOURCE_HASH: &str = env!("AIC_STAGES_SOURCE_HASH");
+
+/// Name of the tokenizer whose counts the rows hold.
+const TOKENIZER: &str = "cl100k_base";
+
+/// A row that does not decode: wrong version, truncated or damaged.
+#[derive(Debug, thiserror::Error)]
+#[error("undecodable cached facts row")]
+pub struct DecodeError;
+
+/// Which kind of row a key is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RowKind {
+    /// [`ScanFacts`].
+    Scan,
+    /// Imports.
+    Imports,
+    /// [`FileFacts`], with the raw (`#raw`) and bypass (direct target or score
+    /// > 0.9) flags of the transform stage.
+    Facts {
+        /// `--raw`/`#raw`.
+        raw: bool,
+        /// Lossy transforms bypassed.
+        bypass: bool,
+    },
+}
+
+/// Everything besides a file's bytes and path that changes a cached row: the
+/// stage sources, the wire version, the tokenizer and the settings of the
+/// guard and the transformers. 128 bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StageFingerprint(pub u128);
+
+impl StageFingerprint {
+    /// The fingerprint for these settings.
+    pub fn new(guard: &GuardConfig, transformers: &ContentTransformersConfig) -> Self {
+        let mut hasher = Xxh3::new();
+        hasher.update(STAGES_SOURCE_HASH.as_bytes());
+        hasher.update(&[0, WIRE_VERSION, 0]);
+        hasher.update(TOKENIZER.as_bytes());
+        hasher.update(&[0]);
+        hasher.update(serde_json::to_string(guard).unwrap_or_default().as_bytes());
+        hasher.update(&[0]);
+        hasher.update(
+            serde_json::to_string(transformers)
+                .unwrap_or_default()
+                .as_bytes(),
+        );
+        Self(hasher.digest128())
+    }
+}
+
+/// The variant half of a cache key: a hash of the fingerprint, the row kind, the
+/// path and the language.
+pub fn variant_key(
+    fingerprint: StageFingerprint,
+    kind: RowKind,
+    path: &RelativePath,
+    language: Language,
+) -> u128 {
+    let mut hasher = Xxh3::new();
+    hasher.update(&fingerprint.0.to_le_bytes());
+    let kind_bytes: [u8; 3] = match kind {
+        RowKind::Scan => [1, 0, 0],
+        RowKind::Imports => [2, 0, 0],
+        RowKind::Facts { raw, bypass } => [3, u8::from(raw), u8::from(bypass)],
+    };
+    hasher.update(&kind_bytes);
+    hasher.update(path.as_str().as_bytes());
+    hasher.update(&[0]);
+    hasher.update(language.as_str().as_bytes());
+    hasher.digest128()
+}
+
+/// What the RepoMap scan computes from a file's text.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ScanFacts {
+    /// Identifier terms of defined names (see [`crate::symbols::symbol_terms`]).
+    pub symbol_terms: Vec<String>,
+    /// BM25 term statistics of path and content.
+    pub term_stats: TermStats,
+}
+
+#[derive(Serialize, Deserialize)]
+struct ScanWire {
+    symbol_terms: Vec<String>,
+    terms: Vec<(u32, u16)>,
+    length: u32,
+}
+
+#[derive(Serialize, Deserialize)]
+struct FindingWire {
+    block: bool,
+    kind: u8,
+    line: Option<u32>,
+    message: String,
+    pattern: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct FactsWire {
+    lossy_utf8: bool,
+    original_tokens: u32,
+    transformed_tokens: u32,
+    transforms_applied: Vec<String>,
+    findings: Vec<FindingWire>,
+    blocked: bool,
+    secrets_redacted: bool,
+    renders: [Option<(String, u32)>; 4],
+}
+
+fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    let mut out = vec![WIRE_VERSION];
+    // Encoding plain structs into a Vec cannot fail.
+    if let Ok(bytes) = postcard::to_stdvec(value) {
+        out.extend_from_slice(&bytes);
+    }
+    out
+}
+
+fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, DecodeError> {
+    match bytes.split_first() {
+        Some((&WIRE_VERSION, rest)) => {
+            let (value, left) = postcard::take_from_bytes(rest).map_err(|_| DecodeError)?;
+            if left.is_empty() {
+                Ok(value)
+            } else {
+                Err(DecodeError)
+            }
+        }
+        _ => Err(DecodeError),
+    }
+}
+
+/// Encodes [`ScanFacts`].
+pub fn encode_scan(facts: &ScanFacts) -> Vec<u8> {
+    encode(&ScanWire {
+        symbol_terms: facts.symbol_terms.clone(),
+        terms: facts.term_stats.terms.clone(),
+        length: facts.term_stats.length,
+    })
+}
+
+/// Decodes [`ScanFacts`].
+///
+/// # Errors
+///
+/// [`DecodeError`] for a row of another version or a damaged row.
+pub fn decode_scan(bytes: &[u8]) -> Result<ScanFacts, DecodeError> {
+    let wire: ScanWire = decode(bytes)?;
+    Ok(ScanFacts {
+        symbol_terms: wire.symbol_terms,
+        term_stats: TermStats {
+            terms: wire.terms,
+            length: wire.length,
+        },
+    })
+}
+
+/// Encodes a file's imports.
+pub fn encode_imports(imports: &[ImportRef]) -> Vec<u8> {
+    encode(&imports)
+}
+
+/// Decodes a file's imports.
+///
+/// # Errors
+///
+/// [`DecodeError`] for a row of another version or a damaged row.
+pub fn decode_imports(bytes: &[u8]) -> Result<Vec<ImportRef>, DecodeError> {
+    decode(bytes)
+}
+
+fn finding_kind(kind: GuardFindingType) -> u8 {
+    match kind {
+        GuardFindingType::Secret => 0,
+        GuardFindingType::ExcludedFile => 1,
+        GuardFindingType::PromptInjection => 2,
+        GuardFindingType::CommandInjection => 3,
+    }
+}
+
+fn finding_type(kind: u8) -> Result<GuardFindingType, DecodeError> {
+    Ok(match kind {
+        0 => GuardFindingType::Secret,
+        1 => GuardFindingType::ExcludedFile,
+        2 => GuardFindingType::PromptInjection,
+        3 => GuardFindingType::CommandInjection,
+        _ => return Err(DecodeError),
+    })
+}
+
+/// Encodes [`FileFacts`] (without the path, language and content hash, which
+/// the key holds). The redacted text itself is not stored: the renders already
+/// hold it.
+pub fn encode_facts(facts: &FileFacts) -> Vec<u8> {
+    encode(&FactsWire {
+        lossy_utf8: facts.lossy_utf8,
+        original_tokens: facts.original_tokens.0,
+        transformed_tokens: facts.transformed_tokens.0,
+        transforms_applied: facts.transforms_applied.clone(),
+        findings: facts
+            .guard
+            .findings
+            .iter()
+            .map(|finding| FindingWire {
+                block: finding.severity == GuardSeverity::Block,
+                kind: finding_kind(finding.finding_type),
+                line: finding.line,
+                message: finding.message.clone(),
+                pattern: finding.pattern.clone(),
+            })
+            .collect(),
+        blocked: facts.guard.blocked,
+        secrets_redacted: facts.guard.secrets_redacted,
+        renders: facts.renders.clone().map(|render| {
+            render.map(|TierRender { body, block_tokens }| (body, block_tokens.0))
+        }),
+    })
+}
+
+/// Decodes [`FileFacts`] for the file at `path`.
+///
+/// # Errors
+///
+/// [`DecodeError`] for a row of another version or a damaged row.
+pub fn decode_facts(
+    bytes: &[u8],
+    path: &RelativePath,
+    language: Language,
+    content_hash: ContentHash,
+) -> Result<FileFacts, DecodeError> {
+    let wire: FactsWire = decode(bytes)?;
+    let findings = wire
+        .findings
+        .into_iter()
+        .map(|finding| {
+            Ok(GuardFinding {
+                severity: if finding.block {
+                    GuardSeverity::Block
+                } else {
+                    GuardSeverity::Warn
+                },
+                finding_type: finding_type(finding.kind)?,
+                file: path.clone(),
+                line: finding.line,
+                message: finding.message,
+                pattern: finding.pattern,
+            })
+        })
+        .collect::<Result<Vec<_>, DecodeError>>()?;
+    Ok(FileFacts {
+        path: path.clone(),
+        language,
+        content_hash,
+        lossy_utf8: wire.lossy_utf8,
+        original_tokens: TokenCount(wire.original_tokens),
+        transformed_tokens: TokenCount(wire.transformed_tokens),
+        transforms_applied: wire.transforms_applied,
+        guard: FileGuardOutcome {
+            findings,
+            blocked: wire.blocked,
+            redacted: None,
+            secrets_redacted: wire.secrets_redacted,
+        },
+        renders: wire.renders.map(|render| {
+            render.map(|(body, tokens)| TierRender {
+                body,
+                block_tokens: TokenCount(tokens),
+            })
+        }),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::AicConfig;
+    use crate::facts::{FactsContext, compute_facts};
+    use crate::guard::ContextGuard;
+    use crate::tokens::TokenCounter;
+    use crate::transform::ContentTransformerPipeline;
+
+    fn computed(path: &str, bytes: &[u8]) -> FileFacts {
+        let config = AicConfig::default();
+        let guard = ContextGuard::new(&config.guard).unwrap();
+        let transformers = ContentTransformerPipeline::new(&config.content_transformers);
+        let context = FactsContext {
+            guard: &guard,
+            transformers: &transformers,
+            tokens: TokenCounter::cl100k(),
+            raw: false,
+        };
+        let path = RelativePath::new(path).unwrap();
+        compute_facts(&context, &path, Language::detect(&path), bytes, false)
+    }
+
+    #[test]
+    fn facts_round_trip_through_the_wire() {
+        let key = concat!("AKIA", "IOSFODNN7", "EXAMPLE");
+        let source = format!(
+            "/// Loads the config.\npub fn load() -> u32 {{ 1 }}\nconst KEY: &str = \"{key}\";\n"
+        );
+        let facts = computed("src/config.rs", source.as_bytes());
+        assert!(facts.guard.secrets_redacted);
+        let bytes = encode_facts(&facts);
+        let decoded =
+            decode_facts(&bytes, &facts.path, facts.language, facts.content_hash).unwrap();
+        assert_eq!(decoded, facts);
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(key),
+            "no secret in the row"
+        );
+    }
+
+    #[test]
+    fn blocked_facts_round_trip() {
+        let facts = computed(".env", b"TOKEN=abc\n");
+        assert!(facts.guard.blocked);
+        let bytes = encode_facts(&facts);
+        let decoded =
+            decode_facts(&bytes, &facts.path, facts.language, facts.content_hash).unwrap();
+        assert_eq!(decoded, facts);
+    }
+
+    #[test]
+    fn scan_and_imports_round_trip() {
+        let scan = ScanFacts {
+            symbol_terms: vec!["load".to_owned(), "config".to_owned()],
+            term_stats: TermStats::of("src/a.rs", "fn load_config() {}"),
+        };
+        assert_eq!(decode_scan(&encode_scan(&scan)).unwrap(), scan);
+        let imports = vec![ImportRef {
+            source: "./model".to_owned(),
+            symbols: vec!["User".to_owned()],
+            is_relative: true,
+            kind: crate::lang::ImportKind::Import,
+        }];
+        assert_eq!(decode_imports(&encode_imports(&imports)).unwrap(), imports);
+    }
+
+    #[test]
+    fn damaged_or_foreign_rows_do_not_decode() {
+        let facts = computed("src/a.rs", b"fn a() {}\n");
+        let bytes = encode_facts(&facts);
+        let path = &facts.path;
+        for bad in [
+            &bytes[..bytes.len() / 2],
+            &[][..],
+            &[WIRE_VERSION + 1, 0, 0][..],
+        ] {
+            assert!(decode_facts(bad, path, facts.language, facts.content_hash).is_err());
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(decode_facts(&longer, path, facts.language, facts.content_hash).is_err());
+        assert!(decode_scan(&bytes).is_err() || decode_imports(&bytes).is_err());
+    }
+
+    #[test]
+    fn the_variant_key_separates_kinds_paths_and_settings() {
+        let config = AicConfig::default();
+        let base = StageFingerprint::new(&config.guard, &config.content_transformers);
+        let mut other_guard = config.guard.clone();
+        other_guard.allow_patterns.push("docs/**".to_owned());
+        let changed = StageFingerprint::new(&other_guard, &config.content_transformers);
+        assert_ne!(base, changed);
+        let a = RelativePath::new("src/a.rs").unwrap();
+        let b = RelativePath::new("src/b.rs").unwrap();
+        let facts = RowKind::Facts {
+            raw: false,
+            bypass: false,
+        };
+        let keys = [
+            variant_key(base, RowKind::Scan, &a, Language::Rust),
+            variant_key(base, RowKind::Imports, &a, Language::Rust),
+            variant_key(base, facts, &a, Language::Rust),
+            variant_key(
+                base,
+                RowKind::Facts {
+                    raw: false,
+                    bypass: true,
+                },
+                &a,
+                Language::Rust,
+            ),
+            variant_key(base, facts, &b, Language::Rust),
+            variant_key(changed, facts, &a, Language::Rust),
+        ];
+        for (i, x) in keys.iter().enumerate() {
+            for y in &keys[i + 1..] {
+                assert_ne!(x, y);
+            }
+        }
+        assert_eq!(keys[2], variant_key(base, facts, &a, Language::Rust));
+    }
+}
