@@ -41,6 +41,55 @@ enum Command {
     /// Show how a prompt would be compiled: classification, rule packs, budget,
     /// every selected file with its signals, guard findings, tiers and tokens.
     Inspect(InspectArgs),
+    /// Fill the per-file cache for every file of a repository (for CI, or before
+    /// a first compile on a large tree).
+    Precompute(PrecomputeArgs),
+    /// Inspect or move the per-file cache: stats, clear, export, import.
+    Cache(CacheArgs),
+}
+
+/// `aic precompute`.
+#[derive(Debug, Args)]
+pub struct PrecomputeArgs {
+    /// The repository to precompute.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub root: PathBuf,
+    /// Use this config file instead of searching for aic.config.json.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print the report as JSON instead of one line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `aic cache`.
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    #[command(subcommand)]
+    pub command: CacheCommand,
+}
+
+/// The cache subcommands.
+#[derive(Debug, Subcommand)]
+pub enum CacheCommand {
+    /// Rows, stored and on-disk bytes, projects.
+    Stats {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete every cached row and the path index (logs and sessions stay).
+    Clear,
+    /// Write every cached row to FILE (e.g. a CI artifact).
+    Export {
+        /// The export file to write.
+        file: PathBuf,
+    },
+    /// Add the rows of an export FILE; rows that do not decode are skipped.
+    Import {
+        /// The export file to read.
+        file: PathBuf,
+    },
 }
 
 /// Inputs shared by `compile` and `inspect`.
@@ -64,6 +113,9 @@ pub struct RequestArgs {
     /// boosts its score. Repeatable.
     #[arg(long = "related", value_name = "PATH")]
     pub related: Vec<String>,
+    /// Neither read nor write the per-file cache.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 impl RequestArgs {
@@ -79,6 +131,7 @@ impl RequestArgs {
             editor_id: "cli".to_owned(),
             related_files: self.related.clone(),
             trace_all: false,
+            no_cache: self.no_cache,
         }
     }
 }
@@ -124,6 +177,8 @@ pub fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Compile(args) => commands::compile::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
+        Command::Precompute(args) => commands::precompute::run(args),
+        Command::Cache(args) => commands::cache::run(args),
     };
     match result {
         Ok(()) => ExitStatus::Success.into(),

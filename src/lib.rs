@@ -20,6 +20,7 @@
 //!     editor_id: "cli".to_owned(),
 //!     related_files: Vec::new(),
 //!     trace_all: false,
+//!     no_cache: false,
 //! })?;
 //! assert!(compilation.meta.tokens_compiled <= compilation.meta.budget);
 //! # Ok::<(), aic::error::CompileError>(())
@@ -29,6 +30,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod error;
+pub mod facts_cache;
 pub mod layout;
 pub mod logging;
 pub mod printer;

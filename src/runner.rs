@@ -13,13 +13,14 @@ use std::time::Instant;
 
 use aic_stages::assembler::{ContextFile, PromptAssembler, PromptParts};
 use aic_stages::budget::{BudgetAllocator, BudgetInputs, TokenBudget};
+use aic_stages::config::AicConfig;
 use aic_stages::facts::{FactsContext, FileFacts, compute_facts};
 use aic_stages::guard::{ContextGuard, GuardResult};
 use aic_stages::import_graph::{ImportGraph, ImportGraphStats, ProjectLayout};
 use aic_stages::intent::{IntentClassifier, TaskClassification};
 use aic_stages::ladder::{InclusionTier, LadderFile, SummarisationLadder, TierChoice};
 use aic_stages::lang::{ImportRef, provider_for};
-use aic_stages::repo_map::{Language, RelativePath, RepoMap, TokenCount};
+use aic_stages::repo_map::{ContentHash, Language, RelativePath, RepoMap, TokenCount};
 use aic_stages::rule_pack::{PackSource, RulePackResolver};
 use aic_stages::selector::{
     ExcludedFile, ExclusionReason, HeuristicSelector, ScoredFile, SignalWeights,
@@ -33,6 +34,7 @@ use tracing::{debug, info, warn};
 
 use crate::config::load_config;
 use crate::error::CompileError;
+use crate::facts_cache::{CacheReport, FactsCache, open_store};
 use crate::layout::read_layout;
 use crate::scan::{ScanOptions, SkippedFiles, scan};
 use crate::vcs::{GitRecency, read_git_recency};
@@ -67,6 +69,9 @@ pub struct CompilationRequest {
     pub related_files: Vec<String>,
     /// Keep every excluded file in the trace, not only counts and near misses.
     pub trace_all: bool,
+    /// Neither read nor write the per-file cache (`--no-cache`; also
+    /// `cache.enabled: false`).
+    pub no_cache: bool,
 }
 
 /// Metadata returned with every compiled prompt (seed §2.2 `CompilationMeta`).
@@ -128,7 +133,7 @@ pub struct SelectedFileTrace {
     /// Exact tokens of the content as read.
     pub original_tokens: TokenCount,
     /// Transformers applied.
-    pub transforms_applied: Vec<&'static str>,
+    pub transforms_applied: Vec<String>,
     /// Why the file is in or out: `selected`, `blocked by guard`, `dropped to fit
     /// the budget`.
     pub reason: String,
@@ -227,6 +232,8 @@ pub struct PipelineTrace {
     pub config_files: Vec<PathBuf>,
     /// Warnings, as in the meta.
     pub warnings: Vec<String>,
+    /// What the per-file cache did.
+    pub cache: CacheReport,
 }
 
 /// A finished compile.
@@ -327,6 +334,9 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         budget.total, budget.source
     );
 
+    let facts_cache = open_facts_cache(request.no_cache, &root, &config, &mut warnings);
+    let cache = facts_cache.as_ref();
+
     // The git history read is independent of the scan: run it on its own thread
     // while the scan fans out over the rayon pool.
     let scan_started = Instant::now();
@@ -342,6 +352,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             ScanOptions {
                 max_file_bytes: config.repo_map.max_file_bytes,
             },
+            cache,
         );
         debug!("Scanned files in {:?}", scan_started.elapsed());
         (scanned, git.join().ok().flatten())
@@ -413,7 +424,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
     }
     let layout = read_layout(&root, &repo);
     let (graph, graph_stats, parsed) =
-        build_import_graph(&root, &mut repo, &layout, &selector, &task, &pinned);
+        build_import_graph(&root, &mut repo, &layout, &selector, &task, &pinned, cache);
     info!(
         "[imports]   {parsed} files parsed, {} imports, {} resolved to repository files, {} edges",
         graph_stats.imports, graph_stats.resolved, graph_stats.edges
@@ -472,7 +483,14 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
     let mut facts: Vec<FileFacts> = selection
         .files
         .par_iter()
-        .filter_map(|file| read_facts(&root, &context, file))
+        .filter_map(|file| {
+            let hash = repo
+                .files
+                .binary_search_by(|f| f.path.cmp(&file.path))
+                .ok()
+                .map(|i| repo.files[i].content_hash);
+            read_facts(&root, &context, file, hash, cache)
+        })
         .collect();
     facts.sort_by(|a, b| a.path.cmp(&b.path));
     let facts_of = |path: &RelativePath| {
@@ -736,6 +754,24 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         "[assemble]  Compiled prompt: {} tokens (budget {}, overhead {})",
         prompt_tokens, budget.total, overhead
     );
+    let cache_report = match &facts_cache {
+        Some(cache) => {
+            let (report, warning) = cache.finish();
+            warnings.extend(warning);
+            report
+        }
+        None => CacheReport::default(),
+    };
+    info!(
+        "[cache]     scan {}/{} hits, imports {}/{}, facts {}/{}; {} rows written",
+        cache_report.scan.hits,
+        cache_report.scan.hits + cache_report.scan.computed,
+        cache_report.imports.hits,
+        cache_report.imports.hits + cache_report.imports.computed,
+        cache_report.facts.hits,
+        cache_report.facts.hits + cache_report.facts.computed,
+        cache_report.rows_written
+    );
     for warning in &warnings {
         warn!("{warning}");
     }
@@ -798,6 +834,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         file_tree_hash: repo.file_tree_hash().to_hex(),
         config_files: loaded.files,
         warnings,
+        cache: cache_report,
     };
     Ok(Compilation {
         prompt,
@@ -829,6 +866,7 @@ fn build_import_graph(
     selector: &HeuristicSelector,
     task: &TaskClassification,
     pinned: &[RelativePath],
+    cache: Option<&FactsCache>,
 ) -> (ImportGraph, ImportGraphStats, usize) {
     let preliminary = selector.select(repo, task, IMPORT_PARSE_CANDIDATES, pinned, None);
     let index_of = |repo: &RepoMap, path: &RelativePath| {
@@ -850,7 +888,10 @@ fn build_import_graph(
             .par_iter()
             .map(|&i| {
                 let file = &repo.files[i];
-                (i, parse_imports(root, &file.path, file.language))
+                (
+                    i,
+                    parse_imports(root, &file.path, file.language, file.content_hash, cache),
+                )
             })
             .collect();
         for (i, file_imports) in imports {
@@ -878,20 +919,54 @@ fn build_import_graph(
     }
 }
 
-/// Reads one file and parses its imports with its language provider; no imports
-/// when it cannot be read or is not code.
-fn parse_imports(root: &Path, path: &RelativePath, language: Language) -> Vec<ImportRef> {
+/// A file's imports, from the cache by its scanned content hash, else read and
+/// parsed with its language provider; no imports when it cannot be read or is
+/// not code.
+pub(crate) fn parse_imports(
+    root: &Path,
+    path: &RelativePath,
+    language: Language,
+    hash: ContentHash,
+    cache: Option<&FactsCache>,
+) -> Vec<ImportRef> {
     if !language.is_code() {
         return Vec::new();
+    }
+    if let Some(imports) = cache.and_then(|cache| cache.imports(hash, path, language)) {
+        return imports;
     }
     let Ok(bytes) = fs_err::read(root.join(path.as_str())) else {
         return Vec::new();
     };
     let text = String::from_utf8_lossy(&bytes);
-    isolate(path, || {
+    let imports = isolate(path, || {
         provider_for(path, language).parse_imports(&text, path)
-    })
-    .unwrap_or_default()
+    });
+    if let (Some(cache), Some(imports)) = (cache, &imports) {
+        cache.put_imports(ContentHash::of(&bytes), path, language, imports);
+    }
+    imports.unwrap_or_default()
+}
+
+/// Opens the per-file cache unless the request or config turns it off; a
+/// database that cannot be opened is a warning and a compile without a cache.
+pub(crate) fn open_facts_cache(
+    no_cache: bool,
+    root: &Path,
+    config: &AicConfig,
+    warnings: &mut Vec<String>,
+) -> Option<FactsCache> {
+    if no_cache || !config.cache.enabled {
+        return None;
+    }
+    let opened = open_store().and_then(|store| FactsCache::open(store, root, config));
+    match opened {
+        Ok(cache) => Some(cache),
+        Err(message) => {
+            warnings.push(format!("Compiling without the per-file cache: {message}"));
+            None
+        }
+    }
 }
 
 /// Replaces each file's recency time with what git knows: uncommitted changes are
@@ -945,19 +1020,30 @@ fn load_pack(root: &Path, relative: &str) -> PackSource {
     }
 }
 
-/// Reads one selected file and computes its facts; `None` when it can no longer
-/// be read (deleted or changed since the scan), which the trace reports.
-fn read_facts(root: &Path, context: &FactsContext<'_>, file: &ScoredFile) -> Option<FileFacts> {
+/// One selected file's facts: from the cache by its scanned content hash, else
+/// read and computed; `None` when it can no longer be read (deleted since the
+/// scan), which the trace reports.
+fn read_facts(
+    root: &Path,
+    context: &FactsContext<'_>,
+    file: &ScoredFile,
+    hash: Option<ContentHash>,
+    cache: Option<&FactsCache>,
+) -> Option<FileFacts> {
+    let bypass = file.target || file.score > BYPASS_SCORE;
+    if let (Some(cache), Some(hash)) = (cache, hash)
+        && let Some(facts) = cache.facts(hash, &file.path, file.language, context.raw, bypass)
+    {
+        return Some(facts);
+    }
     let bytes = fs_err::read(root.join(file.path.as_str())).ok()?;
-    isolate(&file.path, || {
-        compute_facts(
-            context,
-            &file.path,
-            file.language,
-            &bytes,
-            file.target || file.score > BYPASS_SCORE,
-        )
-    })
+    let facts = isolate(&file.path, || {
+        compute_facts(context, &file.path, file.language, &bytes, bypass)
+    })?;
+    if let Some(cache) = cache {
+        cache.put_facts(&facts, context.raw, bypass);
+    }
+    Some(facts)
 }
 
 /// Runs one file's work so that a panic in it (a bug in a stage, a parser failure)
@@ -969,4 +1055,104 @@ fn isolate<T>(path: &RelativePath, work: impl FnOnce() -> T) -> Option<T> {
         warn!("Internal error while processing `{path}`; the file was left out (please report it)");
     }
     outcome.ok()
+}
+
+/// `aic precompute`'s inputs.
+#[derive(Clone, Debug)]
+pub struct PrecomputeRequest {
+    /// The project root as given.
+    pub project_root: PathBuf,
+    /// An explicit config file instead of the walk-up search.
+    pub config_path: Option<PathBuf>,
+}
+
+/// What a precompute did.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrecomputeReport {
+    /// The project root.
+    pub project_root: PathBuf,
+    /// Files in the RepoMap.
+    pub files: usize,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Wall time in milliseconds.
+    pub duration_ms: u64,
+    /// What the cache did (hits were already cached).
+    pub cache: CacheReport,
+    /// Warnings (config, cache writes).
+    pub warnings: Vec<String>,
+}
+
+/// Fills the per-file cache for every file of a repository: the scan facts,
+/// the imports of code files and the FileFacts (guard, transforms, tier
+/// renders) at the default settings (no `#raw`, no bypass), all in parallel.
+/// `progress` is called with the number of files whose facts are done, from
+/// rayon workers; `on_total` once with the number of files.
+///
+/// # Errors
+///
+/// [`CompileError`] for a bad root or config, and [`CompileError::Internal`]
+/// when the database cannot be opened (precompute without a cache is useless).
+pub fn precompute(
+    request: &PrecomputeRequest,
+    on_total: &dyn Fn(u64),
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<PrecomputeReport, CompileError> {
+    let started = Instant::now();
+    let root = resolve_root(&request.project_root)?;
+    let loaded = load_config(&root, request.config_path.as_deref())?;
+    let config = loaded.config;
+    let mut warnings = Vec::new();
+    let cache = open_store()
+        .and_then(|store| FactsCache::open(store, &root, &config))
+        .map_err(|message| CompileError::Internal {
+            message: format!("The per-file cache cannot be opened: {message}"),
+        })?;
+    let scanned = scan(
+        &root,
+        ScanOptions {
+            max_file_bytes: config.repo_map.max_file_bytes,
+        },
+        Some(&cache),
+    );
+    let repo = scanned.repo;
+    on_total(repo.files.len() as u64);
+    let guard = ContextGuard::new(&config.guard).map_err(|e| CompileError::Internal {
+        message: e.to_string(),
+    })?;
+    let transformers = ContentTransformerPipeline::new(&config.content_transformers);
+    let context = FactsContext {
+        guard: &guard,
+        transformers: &transformers,
+        tokens: TokenCounter::cl100k(),
+        raw: false,
+    };
+    let done = std::sync::atomic::AtomicU64::new(0);
+    repo.files.par_iter().for_each(|file| {
+        let hash = file.content_hash;
+        let _ = parse_imports(&root, &file.path, file.language, hash, Some(&cache));
+        if cache
+            .facts(hash, &file.path, file.language, false, false)
+            .is_none()
+            && let Ok(bytes) = fs_err::read(root.join(file.path.as_str()))
+            && let Some(facts) = isolate(&file.path, || {
+                compute_facts(&context, &file.path, file.language, &bytes, false)
+            })
+        {
+            cache.put_facts(&facts, false, false);
+        }
+        let count = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        progress(count);
+    });
+    let (report, warning) = cache.finish();
+    warnings.extend(warning);
+    Ok(PrecomputeReport {
+        project_root: root,
+        files: repo.files.len(),
+        bytes: repo.files.iter().map(|f| f.size_bytes).sum(),
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        cache: report,
+        warnings,
+    })
 }

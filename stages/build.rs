@@ -35,7 +35,11 @@ fn main() {
         feed(text.as_bytes());
         feed(&[0]);
     }
-    feed(std::env::var("CARGO_PKG_VERSION").unwrap_or_default().as_bytes());
+    feed(
+        std::env::var("CARGO_PKG_VERSION")
+            .unwrap_or_default()
+            .as_bytes(),
+    );
     println!(
         "cargo:rustc-env=AIC_STAGES_SOURCE_HASH={:016x}{:016x}",
         lanes[0], lanes[1]

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
 /// The result of one run of the binary.
@@ -32,10 +33,23 @@ impl Run {
     }
 }
 
-/// Runs `aic` with `args` and extra environment variables.
+/// An `AIC_HOME` shared by the tests that do not set their own, so that no test
+/// writes to the user's `~/.aic`, and the tests exercise one database from many
+/// processes at once.
+fn shared_aic_home() -> &'static Path {
+    static HOME: OnceLock<tempfile::TempDir> = OnceLock::new();
+    HOME.get_or_init(|| tempfile::tempdir().expect("temp dir"))
+        .path()
+}
+
+/// Runs `aic` with `args` and extra environment variables (`AIC_HOME` defaults
+/// to a temp dir shared by the test binary).
 pub(crate) fn aic(args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_aic"));
-    command.args(args).env_remove("RUST_LOG");
+    command
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env("AIC_HOME", shared_aic_home());
     for (key, value) in env {
         command.env(key, value);
     }

@@ -180,7 +180,11 @@ pub fn compute_facts(
         lossy_utf8,
         original_tokens,
         transformed_tokens,
-        transforms_applied: transformed.applied.iter().map(|&id| id.to_owned()).collect(),
+        transforms_applied: transformed
+            .applied
+            .iter()
+            .map(|&id| id.to_owned())
+            .collect(),
         guard,
         renders: [Some(l0), l1, l2, Some(l3)],
     }

@@ -250,9 +250,10 @@ pub fn encode_facts(facts: &FileFacts) -> Vec<u8> {
             .collect(),
         blocked: facts.guard.blocked,
         secrets_redacted: facts.guard.secrets_redacted,
-        renders: facts.renders.clone().map(|render| {
-            render.map(|TierRender { body, block_tokens }| (body, block_tokens.0))
-        }),
+        renders: facts
+            .renders
+            .clone()
+            .map(|render| render.map(|TierRender { body, block_tokens }| (body, block_tokens.0))),
     })
 }
 

@@ -51,9 +51,9 @@ mod schema;
 mod store;
 
 pub use cache::{
-    BATCH_OPS, COMPRESS_FROM_BYTES, CacheReader, CacheStats, CacheWriter, Codec, EXPORT_FORMAT_VERSION,
-    ExchangeError, FactsKey, ImportReport, Lookup, PathRecord, TOUCH_INTERVAL_SECS, WriteReport,
-    WriterOptions, seal, unseal,
+    BATCH_OPS, COMPRESS_FROM_BYTES, CacheReader, CacheStats, CacheWriter, Codec,
+    EXPORT_FORMAT_VERSION, ExchangeError, FactsKey, ImportReport, Lookup, PathRecord,
+    TOUCH_INTERVAL_SECS, WriteReport, WriterOptions, seal, unseal,
 };
 pub use error::StorageError;
 pub use schema::SCHEMA_VERSION;

@@ -1,0 +1,62 @@
+//! `aic precompute [--root DIR] [--json]`: fills the per-file cache for a whole
+//! repository, with a progress bar on a terminal and a one-line summary.
+
+use std::io::IsTerminal;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::cli::PrecomputeArgs;
+use crate::printer::print_stdout;
+use crate::runner::{PrecomputeRequest, precompute};
+
+/// Runs the precompute and prints its summary.
+pub fn run(args: &PrecomputeArgs) -> anyhow::Result<()> {
+    let bar = ProgressBar::hidden();
+    if std::io::stderr().is_terminal() && !args.json {
+        bar.set_draw_target(ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} {msg} [{bar:30}] {pos}/{len} files ({per_sec}, {eta} left)",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        bar.set_message("Precomputing");
+    }
+    let report = precompute(
+        &PrecomputeRequest {
+            project_root: args.root.clone(),
+            config_path: args.config.clone(),
+        },
+        &|total| bar.set_length(total),
+        &|done| bar.set_position(done),
+    )?;
+    bar.finish_and_clear();
+    for warning in &report.warnings {
+        tracing::warn!("{warning}");
+    }
+    let text = if args.json {
+        let mut json =
+            serde_json::to_string_pretty(&report).context("Failed to serialise the report")?;
+        json.push('\n');
+        json
+    } else {
+        let seconds = (report.duration_ms as f64 / 1000.0).max(0.001);
+        let megabytes = report.bytes as f64 / 1_000_000.0;
+        let cache = &report.cache;
+        format!(
+            "Precomputed {} files ({megabytes:.1} MB) in {seconds:.2} s ({:.1} MB/s): {} computed, {} already cached; {} rows written to {}\n",
+            report.files,
+            megabytes / seconds,
+            cache.facts.computed,
+            cache.facts.hits,
+            cache.rows_written,
+            cache
+                .database
+                .as_ref()
+                .map_or_else(String::new, |path| path.display().to_string()),
+        )
+    };
+    print_stdout(&text).context("Failed to write to stdout")
+}

@@ -1,0 +1,214 @@
+//! The per-file cache end to end: warm compiles give the same bytes as cold
+//! ones, an edit recomputes only the edited files, a damaged database costs a
+//! warning and not the compile, two processes share one database, and export
+//! and import move the cache between homes.
+
+use std::path::Path;
+
+use crate::support::{aic, fixture_repo};
+
+const INTENT: &str = "fix the null check in the user service";
+
+fn inspect(root: &Path, home: &Path) -> serde_json::Value {
+    let run = aic(
+        &[
+            "inspect",
+            INTENT,
+            "--root",
+            root.to_str().unwrap(),
+            "--json",
+        ],
+        &[("AIC_HOME", home.to_str().unwrap())],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.json()
+}
+
+fn compile(root: &Path, home: &Path, extra: &[&str]) -> crate::support::Run {
+    let mut args = vec!["compile", INTENT, "--root", root.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    aic(&args, &[("AIC_HOME", home.to_str().unwrap())])
+}
+
+fn counts(trace: &serde_json::Value, stage: &str) -> (u64, u64) {
+    let stage = &trace["cache"][stage];
+    (
+        stage["hits"].as_u64().unwrap(),
+        stage["computed"].as_u64().unwrap(),
+    )
+}
+
+#[test]
+fn a_warm_compile_recomputes_nothing_and_gives_the_same_bytes() {
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    let cold = compile(repo.path(), home.path(), &[]);
+    assert_eq!(cold.code, 0, "{}", cold.stderr);
+    let warm = compile(repo.path(), home.path(), &[]);
+    assert_eq!(warm.code, 0, "{}", warm.stderr);
+    assert_eq!(cold.stdout, warm.stdout);
+    let uncached = compile(repo.path(), home.path(), &["--no-cache"]);
+    assert_eq!(uncached.stdout, cold.stdout);
+
+    let trace = inspect(repo.path(), home.path());
+    assert_eq!(trace["cache"]["enabled"], true);
+    let files = trace["filesTotal"].as_u64().unwrap();
+    assert_eq!(counts(&trace, "scan"), (files, 0), "{}", trace["cache"]);
+    assert_eq!(counts(&trace, "facts").1, 0, "{}", trace["cache"]);
+    assert_eq!(counts(&trace, "imports").1, 0, "{}", trace["cache"]);
+    assert_eq!(trace["cache"]["pathIndexHits"].as_u64().unwrap(), files);
+    assert_eq!(trace["cache"]["recomputed"], serde_json::json!([]));
+}
+
+#[test]
+fn editing_three_files_recomputes_those_three_only() {
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    let first = inspect(repo.path(), home.path());
+    let files = first["filesTotal"].as_u64().unwrap();
+    assert_eq!(counts(&first, "scan"), (0, files));
+
+    let edited = ["src/user/service.ts", "src/auth/jwt.ts", "README.md"];
+    for path in edited {
+        let full = repo.path().join(path);
+        let mut text = fs_err::read_to_string(&full).unwrap();
+        text.push_str("\n// edited for the incremental test\n");
+        fs_err::write(&full, text).unwrap();
+    }
+    let second = inspect(repo.path(), home.path());
+    assert_eq!(
+        counts(&second, "scan"),
+        (files - 3, 3),
+        "{}",
+        second["cache"]
+    );
+    let recomputed: Vec<&str> = second["cache"]["recomputed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    let mut expected = edited.to_vec();
+    expected.sort_unstable();
+    assert_eq!(recomputed, expected, "{}", second["cache"]);
+    // Facts are computed only for edited files that are selected.
+    let (_, facts_computed) = counts(&second, "facts");
+    assert!(facts_computed <= 3, "{}", second["cache"]);
+    assert!(
+        counts(&second, "facts").0 > 0,
+        "unedited selected files hit: {}",
+        second["cache"]
+    );
+}
+
+#[test]
+fn a_damaged_database_costs_a_warning_not_the_compile() {
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    fs_err::write(home.path().join("aic.redb"), b"this is not a redb database").unwrap();
+    let run = compile(repo.path(), home.path(), &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("warning: Compiling without the per-file cache"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("aic.redb"), "{}", run.stderr);
+    let clean = compile(repo.path(), tempfile::tempdir().unwrap().path(), &[]);
+    assert_eq!(run.stdout, clean.stdout);
+}
+
+#[test]
+fn two_processes_share_one_database() {
+    let repos = [fixture_repo("webapp", &[]), fixture_repo("webapp", &[])];
+    let home = tempfile::tempdir().unwrap();
+    let home_path = home.path().to_str().unwrap().to_owned();
+    let runs: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = repos
+            .iter()
+            .map(|repo| {
+                let home = home_path.clone();
+                scope.spawn(move || {
+                    aic(
+                        &[
+                            "precompute",
+                            "--root",
+                            repo.path().to_str().unwrap(),
+                            "--json",
+                        ],
+                        &[("AIC_HOME", home.as_str())],
+                    )
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for run in &runs {
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    // Same relative paths and bytes: the second process's rows were either
+    // written by it or found present; together they hold one copy.
+    for repo in &repos {
+        let trace = inspect(repo.path(), home.path());
+        assert_eq!(counts(&trace, "scan").1, 0, "{}", trace["cache"]);
+        assert_eq!(counts(&trace, "facts").1, 0, "{}", trace["cache"]);
+    }
+    let stats = aic(
+        &["cache", "stats", "--json"],
+        &[("AIC_HOME", home_path.as_str())],
+    );
+    assert_eq!(stats.code, 0, "{}", stats.stderr);
+    assert_eq!(stats.json()["projects"], 2);
+}
+
+#[test]
+fn export_and_import_move_the_cache_to_another_home() {
+    let repo = fixture_repo("webapp", &[]);
+    let ci_home = tempfile::tempdir().unwrap();
+    let ci = ci_home.path().to_str().unwrap();
+    let run = aic(
+        &["precompute", "--root", repo.path().to_str().unwrap()],
+        &[("AIC_HOME", ci)],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.starts_with("Precomputed "), "{}", run.stdout);
+    let artifact = ci_home.path().join("cache.bin");
+    let run = aic(
+        &["cache", "export", artifact.to_str().unwrap()],
+        &[("AIC_HOME", ci)],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+
+    let dev_home = tempfile::tempdir().unwrap();
+    let dev = dev_home.path().to_str().unwrap();
+    let run = aic(
+        &["cache", "import", artifact.to_str().unwrap()],
+        &[("AIC_HOME", dev)],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("0 skipped"), "{}", run.stdout);
+    // The developer's first compile computes nothing: only reads and hashes.
+    let trace = inspect(repo.path(), dev_home.path());
+    assert_eq!(counts(&trace, "scan").1, 0, "{}", trace["cache"]);
+    assert_eq!(counts(&trace, "facts").1, 0, "{}", trace["cache"]);
+    assert_eq!(trace["cache"]["pathIndexHits"], 0);
+
+    let bogus = dev_home.path().join("bogus.bin");
+    fs_err::write(&bogus, b"not an export").unwrap();
+    let run = aic(
+        &["cache", "import", bogus.to_str().unwrap()],
+        &[("AIC_HOME", dev)],
+    );
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("not an aic cache export"),
+        "{}",
+        run.stderr
+    );
+
+    let run = aic(&["cache", "clear"], &[("AIC_HOME", dev)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let stats = aic(&["cache", "stats", "--json"], &[("AIC_HOME", dev)]);
+    assert_eq!(stats.json()["entries"], 0);
+}
