@@ -31,6 +31,14 @@ const RACY_NS: i64 = 2_000_000_000;
 /// The most recomputed paths a [`CacheReport`] lists.
 const RECOMPUTED_LISTED: usize = 100;
 
+/// The key of a [`FactsCache::blob`] row.
+fn blob_key(content: &[u8], kind: &str) -> FactsKey {
+    FactsKey::new(
+        xxhash_rust::xxh3::xxh3_128(content),
+        xxhash_rust::xxh3::xxh3_128(kind.as_bytes()),
+    )
+}
+
 /// The directory aic keeps its state in: `AIC_HOME`, else `~/.aic`.
 pub fn aic_home() -> Option<PathBuf> {
     if let Some(home) = std::env::var_os("AIC_HOME").filter(|v| !v.is_empty()) {
@@ -381,6 +389,20 @@ impl FactsCache {
         );
         let payload = encode_facts(facts);
         self.with_writer(|writer| writer.put_facts(key, &payload));
+    }
+
+    /// A row of another kind than the per-file ones, keyed by `content` (what
+    /// the row is derived from, e.g. a commit id) and `kind` (a name with a
+    /// version).
+    pub fn blob(&self, content: &[u8], kind: &str) -> Option<Vec<u8>> {
+        let key = blob_key(content, kind);
+        self.lookup(key, |bytes| Some(bytes.to_vec()))
+    }
+
+    /// Stores a row read back by [`FactsCache::blob`].
+    pub fn put_blob(&self, content: &[u8], kind: &str, payload: &[u8]) {
+        let key = blob_key(content, kind);
+        self.with_writer(|writer| writer.put_facts(key, payload));
     }
 
     /// Commits what is left to write and reports. A write failure is returned as

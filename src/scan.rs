@@ -166,6 +166,7 @@ enum FileOutcome {
 
 /// Scans `root` (an existing directory, already canonicalised).
 pub fn scan(root: &Path, options: ScanOptions, cache: Option<&FactsCache>) -> ScanOutput {
+    let walk_started = std::time::Instant::now();
     let base = base_ignore_stack(root);
     let walk = WalkDirGeneric::<ScanState>::new(root)
         .skip_hidden(false)
@@ -220,6 +221,11 @@ pub fn scan(root: &Path, options: ScanOptions, cache: Option<&FactsCache>) -> Sc
         });
     }
 
+    tracing::debug!(
+        "Walked {} files in {:?}",
+        found.len(),
+        walk_started.elapsed()
+    );
     let outcomes: Vec<FileOutcome> = found
         .par_iter()
         .map(|file| scan_file(root, file, options, cache))

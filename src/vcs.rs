@@ -20,8 +20,22 @@ use gix::bstr::ByteSlice;
 use gix::prelude::ObjectIdExt;
 use tracing::debug;
 
+use crate::facts_cache::FactsCache;
+
 /// The most commits read from history.
 pub const MAX_COMMITS: usize = 1_000;
+
+/// The cache row kind of a history read; the version changes with [`History`]
+/// or with the way history is read.
+const HISTORY_ROW: &str = "git-history-v1:max-commits=1000";
+
+/// What a history read found, as cached: commits read, and the last commit
+/// time per path, sorted by path.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct History {
+    commits_read: u32,
+    last_commit: Vec<(String, i64)>,
+}
 
 /// What git says about the files of a project.
 #[derive(Debug, Default)]
@@ -75,7 +89,11 @@ impl GitRecency {
 /// Reads history and the index for the repository enclosing `root`; `None` when
 /// `root` is not inside a git repository with a work tree or `HEAD` cannot be
 /// read (a repository with no commit still reports its dirty files).
-pub fn read_git_recency(root: &Path) -> Option<GitRecency> {
+///
+/// The history part depends only on the `HEAD` commit and the root's place in
+/// the work tree, so with a `cache` it is read once per `HEAD` and kept in the
+/// per-file cache (keyed by the commit id); the index is read every time.
+pub fn read_git_recency(root: &Path, cache: Option<&FactsCache>) -> Option<GitRecency> {
     let repo = gix::discover(root).ok()?;
     let workdir = repo.workdir()?.to_path_buf();
     let workdir = fs_err::canonicalize(&workdir).unwrap_or(workdir);
@@ -111,6 +129,21 @@ pub fn read_git_recency(root: &Path) -> Option<GitRecency> {
     let Ok(head) = repo.head_id() else {
         return Some(recency);
     };
+    let mut history_key = head.as_bytes().to_vec();
+    history_key.extend_from_slice(prefix.as_bytes());
+    if let Some(history) = cache
+        .and_then(|cache| cache.blob(&history_key, HISTORY_ROW))
+        .and_then(|bytes| postcard::from_bytes::<History>(&bytes).ok())
+    {
+        recency.commits_read = history.commits_read as usize;
+        recency.last_commit = history.last_commit.into_iter().collect();
+        debug!(
+            "git: history of {} commits from the cache, {} index entries",
+            recency.commits_read,
+            recency.index.len()
+        );
+        return Some(recency);
+    }
     let Ok(walk) = repo
         .rev_walk([head.detach()])
         .sorting(gix::revision::walk::Sorting::ByCommitTime(
@@ -145,6 +178,21 @@ pub fn read_git_recency(root: &Path) -> Option<GitRecency> {
             if let Some(path) = relative(&path) {
                 recency.last_commit.entry(path).or_insert(time);
             }
+        }
+    }
+    if let Some(cache) = cache {
+        let mut last_commit: Vec<(String, i64)> = recency
+            .last_commit
+            .iter()
+            .map(|(path, time)| (path.clone(), *time))
+            .collect();
+        last_commit.sort_unstable();
+        let history = History {
+            commits_read: recency.commits_read as u32,
+            last_commit,
+        };
+        if let Ok(bytes) = postcard::to_stdvec(&history) {
+            cache.put_blob(&history_key, HISTORY_ROW, &bytes);
         }
     }
     debug!(
@@ -262,12 +310,12 @@ mod tests {
         );
         fs_err::write(root.join("untracked.rs"), "u").unwrap();
 
-        let recency = read_git_recency(&root.join("src")).unwrap();
+        let recency = read_git_recency(&root.join("src"), None).unwrap();
         assert_eq!(recency.commits_read, 2);
         assert_eq!(recency.last_commit.get("old.rs"), Some(&1_704_067_200));
         assert_eq!(recency.last_commit.get("deep/new.rs"), Some(&1_717_200_000));
 
-        let full = read_git_recency(&root).unwrap();
+        let full = read_git_recency(&root, None).unwrap();
         let meta = fs_err::metadata(root.join("src/old.rs")).unwrap();
         let mtime_ms = meta
             .modified()
@@ -297,6 +345,8 @@ mod tests {
     #[test]
     fn no_repository_gives_none() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(read_git_recency(dir.path()).is_none() || std::env::var_os("GIT_DIR").is_some());
+        assert!(
+            read_git_recency(dir.path(), None).is_none() || std::env::var_os("GIT_DIR").is_some()
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! (ripgrep's `tests/tests.rs` layout).
 
 mod bad_input;
+mod budget;
 mod cache;
 mod determinism;
 mod git_recency;

@@ -80,10 +80,35 @@ fn split_identifier(chunk: &str, out: &mut Vec<String>) {
 /// ```
 pub fn stem(word: &str) -> String {
     static STEMMER: OnceLock<Stemmer> = OnceLock::new();
-    STEMMER
-        .get_or_init(|| Stemmer::create(Algorithm::English))
-        .stem(word)
-        .into_owned()
+    // Path and identifier words repeat across thousands of files, so each
+    // thread memoises the stems it computed; the memo is a pure function's
+    // cache and is cleared when it reaches its cap.
+    const MEMO_CAP: usize = 1 << 16;
+    thread_local! {
+        static MEMO: std::cell::RefCell<HashMap<String, String>> =
+            std::cell::RefCell::new(HashMap::new());
+    }
+    if word.len() > 32 {
+        return STEMMER
+            .get_or_init(|| Stemmer::create(Algorithm::English))
+            .stem(word)
+            .into_owned();
+    }
+    MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        if let Some(stemmed) = memo.get(word) {
+            return stemmed.clone();
+        }
+        let stemmed = STEMMER
+            .get_or_init(|| Stemmer::create(Algorithm::English))
+            .stem(word)
+            .into_owned();
+        if memo.len() >= MEMO_CAP {
+            memo.clear();
+        }
+        memo.insert(word.to_owned(), stemmed.clone());
+        stemmed
+    })
 }
 
 /// The stemmed words of a path: every segment split with [`split_words`], then

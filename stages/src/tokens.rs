@@ -35,6 +35,13 @@ impl TokenCounter {
         TokenCount::from_usize(encoder.count_ordinary(text))
     }
 
+    /// Builds the encoder now if it is not built yet. A caller that knows it
+    /// will count later (every compile counts its prompt) calls this on a
+    /// spare thread at the start, so the build overlaps other work.
+    pub fn preload() {
+        ENCODER.get_or_init(tiktoken_rs::cl100k_base_singleton);
+    }
+
     /// Whether the encoder has been built in this process (for tests and traces
     /// that check a compile did not pay for it).
     pub fn is_loaded() -> bool {

@@ -3,14 +3,14 @@
 //!
 //! The model (ARCHITECTURE.md §Storage):
 //!
-//! - `file_facts-v1`: [`FactsKey`] (32 bytes) → an envelope around an opaque payload that the
-//!   caller encodes (the runner stores `aic_stages` FileFacts there). The envelope is one codec
-//!   byte, then for [`Codec::Zstd`] the uncompressed length (u32, little endian) and the zstd
-//!   frame, for [`Codec::Plain`] the payload itself. Payloads of [`COMPRESS_FROM_BYTES`] or more
-//!   are compressed, on the caller's thread, so that rayon workers share that cost.
-//! - `file_facts_meta-v1`: [`FactsKey`] → `(last used, unix seconds; stored bytes)`, for
-//!   least-recently-used eviction. A hit refreshes "last used" at most once per
-//!   [`TOUCH_INTERVAL_SECS`], so a warm compile normally writes nothing.
+//! - `file_facts-v2`: [`FactsKey`] (32 bytes) → "last used" (unix seconds, u64 little endian,
+//!   for least-recently-used eviction) followed by an envelope around an opaque payload that
+//!   the caller encodes (the runner stores `aic_stages` FileFacts there). The envelope is one
+//!   codec byte, then for [`Codec::Zstd`] the uncompressed length (u32, little endian) and the
+//!   zstd frame, for [`Codec::Plain`] the payload itself. Payloads of [`COMPRESS_FROM_BYTES`] or
+//!   more are compressed, on the caller's thread, so that rayon workers share that cost. A hit
+//!   refreshes "last used" at most once per [`TOUCH_INTERVAL_SECS`], so a warm compile
+//!   normally writes nothing; keeping the stamp in the row makes a look-up one read.
 //! - `cache_totals-v1`: `"bytes"` and `"entries"` → u64, kept in step with the two tables above
 //!   inside every write transaction, so the size check costs one read.
 //! - `path_index-v1`: project id (16 bytes) ‖ relative path (UTF-8) → [`PathRecord`] (33 bytes):
@@ -36,9 +36,9 @@ use redb::{
 use crate::{StorageError, Store};
 
 /// Content-addressed facts: [`FactsKey`] → envelope.
-const FACTS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("file_facts-v1");
-/// [`FactsKey`] → (last used, unix seconds; stored bytes).
-const FACTS_META: TableDefinition<&[u8], (u64, u64)> = TableDefinition::new("file_facts_meta-v1");
+const FACTS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("file_facts-v2");
+/// Bytes of the "last used" stamp in front of each facts row's envelope.
+const STAMP: usize = 8;
 /// Running totals of the facts tables.
 const TOTALS: TableDefinition<&str, u64> = TableDefinition::new("cache_totals-v1");
 /// Project id ‖ relative path → [`PathRecord`].
@@ -153,6 +153,14 @@ pub fn seal(payload: &[u8]) -> Vec<u8> {
     out
 }
 
+/// A facts row: the "last used" stamp, then the envelope.
+fn stamped(now_secs: u64, envelope: &[u8]) -> Vec<u8> {
+    let mut row = Vec::with_capacity(STAMP + envelope.len());
+    row.extend_from_slice(&now_secs.to_le_bytes());
+    row.extend_from_slice(envelope);
+    row
+}
+
 /// Opens an envelope; `None` when it is damaged or of an unknown codec.
 pub fn unseal(envelope: &[u8]) -> Option<Vec<u8>> {
     let (&codec, rest) = envelope.split_first()?;
@@ -160,7 +168,20 @@ pub fn unseal(envelope: &[u8]) -> Option<Vec<u8>> {
         0 => Some(rest.to_vec()),
         1 => {
             let length = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
-            let payload = zstd::bulk::decompress(rest.get(4..)?, length).ok()?;
+            // One decompression context per thread: creating one costs more than
+            // decompressing a typical row.
+            thread_local! {
+                static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+                    const { std::cell::RefCell::new(None) };
+            }
+            let frame = rest.get(4..)?;
+            let payload = DECOMPRESSOR.with(|cell| {
+                let mut slot = cell.borrow_mut();
+                if slot.is_none() {
+                    *slot = zstd::bulk::Decompressor::new().ok();
+                }
+                slot.as_mut()?.decompress(frame, length).ok()
+            })?;
             (payload.len() == length).then_some(payload)
         }
         _ => None,
@@ -187,7 +208,6 @@ pub enum Lookup {
 pub struct CacheReader {
     path: std::path::PathBuf,
     facts: Option<redb::ReadOnlyTable<&'static [u8], &'static [u8]>>,
-    meta: Option<redb::ReadOnlyTable<&'static [u8], (u64, u64)>>,
     paths: Option<redb::ReadOnlyTable<&'static [u8], &'static [u8]>>,
     now_secs: u64,
     _transaction: ReadTransaction,
@@ -228,7 +248,6 @@ impl CacheReader {
         Ok(Self {
             path: path.to_path_buf(),
             facts: open_read(&transaction, FACTS, path)?,
-            meta: open_read(&transaction, FACTS_META, path)?,
             paths: open_read(&transaction, PATH_INDEX, path)?,
             now_secs,
             _transaction: transaction,
@@ -250,16 +269,11 @@ impl CacheReader {
         let Some(envelope) = envelope else {
             return Ok(Lookup::Miss);
         };
-        let Some(payload) = unseal(envelope.value()) else {
+        let row = envelope.value();
+        let Some(payload) = row.get(STAMP..).and_then(unseal) else {
             return Ok(Lookup::Corrupt);
         };
-        let last_used = match &self.meta {
-            Some(meta) => meta
-                .get(key.0.as_slice())
-                .map_err(|error| StorageError::storage(&self.path, error))?
-                .map_or(0, |row| row.value().0),
-            None => 0,
-        };
+        let last_used = u64::from_le_bytes(row[..STAMP].try_into().unwrap_or_default());
         Ok(Lookup::Hit {
             payload,
             touch: self.now_secs.saturating_sub(last_used) >= TOUCH_INTERVAL_SECS,
@@ -453,7 +467,6 @@ fn apply(
     let mut over_budget = false;
     {
         let mut facts = open_write(&transaction, FACTS, path)?;
-        let mut meta = open_write(&transaction, FACTS_META, path)?;
         let mut totals = open_write(&transaction, TOTALS, path)?;
         let mut paths = open_write(&transaction, PATH_INDEX, path)?;
         let storage = |error| StorageError::storage(path, error);
@@ -472,13 +485,11 @@ fn apply(
                         report.facts_present += 1;
                         continue;
                     }
+                    let row = stamped(options.now_secs, &envelope);
                     facts
-                        .insert(key.0.as_slice(), envelope.as_slice())
+                        .insert(key.0.as_slice(), row.as_slice())
                         .map_err(storage)?;
-                    let stored = envelope.len() as u64;
-                    meta.insert(key.0.as_slice(), (options.now_secs, stored))
-                        .map_err(storage)?;
-                    bytes += stored;
+                    bytes += row.len() as u64;
                     entries += 1;
                     report.facts_written += 1;
                 }
@@ -489,21 +500,23 @@ fn apply(
                     report.paths_written += 1;
                 }
                 WriteOp::Touch { key } => {
-                    let stored = meta
+                    let envelope = facts
                         .get(key.0.as_slice())
                         .map_err(storage)?
-                        .map(|row| row.value().1);
-                    if let Some(stored) = stored {
-                        meta.insert(key.0.as_slice(), (options.now_secs, stored))
+                        .and_then(|row| row.value().get(STAMP..).map(<[u8]>::to_vec));
+                    if let Some(envelope) = envelope {
+                        let row = stamped(options.now_secs, &envelope);
+                        facts
+                            .insert(key.0.as_slice(), row.as_slice())
                             .map_err(storage)?;
                     }
                 }
                 WriteOp::Remove { key } => {
-                    if facts.remove(key.0.as_slice()).map_err(storage)?.is_some() {
-                        let stored = meta
-                            .remove(key.0.as_slice())
-                            .map_err(storage)?
-                            .map_or(0, |row| row.value().1);
+                    let removed = facts
+                        .remove(key.0.as_slice())
+                        .map_err(storage)?
+                        .map(|row| row.value().len() as u64);
+                    if let Some(stored) = removed {
                         bytes = bytes.saturating_sub(stored);
                         entries = entries.saturating_sub(1);
                         report.removed += 1;
@@ -540,16 +553,19 @@ fn open_write<'txn, K: redb::Key + 'static, V: redb::Value + 'static>(
 fn evict(transaction: &WriteTransaction, path: &Path, max_bytes: u64) -> Result<u64, StorageError> {
     let storage = |error| StorageError::storage(path, error);
     let mut facts = open_write(transaction, FACTS, path)?;
-    let mut meta = open_write(transaction, FACTS_META, path)?;
     let mut totals = open_write(transaction, TOTALS, path)?;
     let mut rows: Vec<(u64, [u8; 32], u64)> = Vec::new();
-    for row in meta.iter().map_err(storage)? {
+    for row in facts.iter().map_err(storage)? {
         let (key, value) = row.map_err(storage)?;
         let Ok(key) = <[u8; 32]>::try_from(key.value()) else {
             continue;
         };
-        let (last_used, stored) = value.value();
-        rows.push((last_used, key, stored));
+        let value = value.value();
+        let last_used = value
+            .get(..STAMP)
+            .and_then(|stamp| stamp.try_into().ok())
+            .map_or(0, u64::from_le_bytes);
+        rows.push((last_used, key, value.len() as u64));
     }
     rows.sort_unstable();
     let mut bytes = totals
@@ -567,7 +583,6 @@ fn evict(transaction: &WriteTransaction, path: &Path, max_bytes: u64) -> Result<
             break;
         }
         facts.remove(key.as_slice()).map_err(storage)?;
-        meta.remove(key.as_slice()).map_err(storage)?;
         bytes = bytes.saturating_sub(stored);
         entries = entries.saturating_sub(1);
         evicted += 1;
@@ -668,9 +683,6 @@ impl Store {
                 .map_err(|error| StorageError::table(path, &name.to_string(), error))?;
         }
         write
-            .delete_table(FACTS_META)
-            .map_err(|error| StorageError::table(path, &FACTS_META.to_string(), error))?;
-        write
             .delete_table(TOTALS)
             .map_err(|error| StorageError::table(path, &TOTALS.to_string(), error))?;
         self.commit(write)
@@ -696,7 +708,9 @@ impl Store {
                 .map_err(|error| StorageError::storage(path, error))?
             {
                 let (key, value) = row.map_err(|error| StorageError::storage(path, error))?;
-                let value = value.value();
+                let Some(value) = value.value().get(STAMP..) else {
+                    continue;
+                };
                 let Ok(length) = u32::try_from(value.len()) else {
                     continue;
                 };
@@ -930,7 +944,10 @@ mod tests {
         write
             .open_table(FACTS)
             .unwrap()
-            .insert(key(5).0.as_slice(), [1u8, 200, 0, 0, 0, 9, 9].as_slice())
+            .insert(
+                key(5).0.as_slice(),
+                [0u8, 0, 0, 0, 0, 0, 0, 0, 1, 200, 0, 0, 0, 9, 9].as_slice(),
+            )
             .unwrap();
         store.commit(write).unwrap();
         let reader = CacheReader::open(&store, 0).unwrap();
@@ -955,9 +972,9 @@ mod tests {
         let writer = CacheWriter::spawn(store.clone(), options(u64::MAX, 40));
         writer.touch(key(1));
         writer.finish().unwrap();
-        // A fourth row makes 4 rows of 101 bytes; a budget of 350 keeps at most
-        // 315 bytes, i.e. three rows: the oldest, row 2, goes.
-        let writer = CacheWriter::spawn(store.clone(), options(350, 50));
+        // A fourth row makes 4 rows of 109 bytes; a budget of 380 keeps at most
+        // 342 bytes, i.e. three rows: the oldest, row 2, goes.
+        let writer = CacheWriter::spawn(store.clone(), options(380, 50));
         writer.put_facts(key(4), &[b'a'; 100]);
         let report = writer.finish().unwrap();
         assert_eq!(report.evicted, 1);
