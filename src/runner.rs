@@ -132,6 +132,9 @@ pub struct SelectedFileTrace {
     pub tokens: TokenCount,
     /// Exact tokens of the content as read.
     pub original_tokens: TokenCount,
+    /// Exact tokens after the content transformers (`originalTokens −
+    /// transformedTokens` is what they saved on this file).
+    pub transformed_tokens: TokenCount,
     /// Transformers applied.
     pub transforms_applied: Vec<String>,
     /// Why the file is in or out: `selected`, `blocked by guard`, `dropped to fit
@@ -732,6 +735,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             tier,
             tokens: tokens_at_tier,
             original_tokens: facts.map_or(TokenCount::ZERO, |f| f.original_tokens),
+            transformed_tokens: facts.map_or(TokenCount::ZERO, |f| f.transformed_tokens),
             transforms_applied: facts
                 .map(|f| f.transforms_applied.clone())
                 .unwrap_or_default(),

@@ -110,6 +110,7 @@ pub fn read_git_recency(root: &Path, cache: Option<&FactsCache>) -> Option<GitRe
     };
 
     let mut recency = GitRecency::default();
+    let index_started = std::time::Instant::now();
     if let Ok(index) = repo.index_or_empty() {
         recency.has_index = true;
         for entry in index.entries() {
@@ -126,6 +127,11 @@ pub fn read_git_recency(root: &Path, cache: Option<&FactsCache>) -> Option<GitRe
         }
     }
 
+    debug!(
+        "git: read {} index entries in {:?}",
+        recency.index.len(),
+        index_started.elapsed()
+    );
     let Ok(head) = repo.head_id() else {
         return Some(recency);
     };
