@@ -902,6 +902,7 @@ fn build_import_graph(
     let mut parsed = vec![false; repo.files.len()];
     let mut parsed_count = 0;
     let mut round = 0;
+    let mut memo = Vec::new();
     loop {
         wanted.sort_unstable();
         wanted.dedup();
@@ -920,8 +921,11 @@ fn build_import_graph(
             parsed[i] = true;
             parsed_count += 1;
             repo.files[i].imports = file_imports;
+            if let Some(slot) = memo.get_mut(i) {
+                *slot = None;
+            }
         }
-        let (graph, stats) = ImportGraph::build(repo, layout);
+        let (graph, stats) = ImportGraph::build_reusing(repo, layout, &mut memo);
         round += 1;
         if round == 2 {
             return (graph, stats, parsed_count);

@@ -75,6 +75,17 @@ pub struct ProjectLayout {
 }
 
 /// The files of a RepoMap, indexed for resolution.
+/// One file's resolved imports, for [`ImportGraph::build_reusing`].
+#[derive(Clone, Debug, Default)]
+pub struct ResolvedImports {
+    /// Files it imports (indices into the RepoMap), sorted, without itself.
+    pub targets: Vec<u32>,
+    /// Imports it has.
+    pub imports: usize,
+    /// Imports that resolved to at least one file.
+    pub resolved: usize,
+}
+
 struct FileIndex<'a> {
     paths: HashMap<&'a str, usize>,
     /// Directory → indices of the files directly in it.
@@ -578,21 +589,49 @@ impl ImportGraph {
     /// Builds the graph from the imports each file of `repo` carries
     /// ([`crate::repo_map::FileEntry::imports`]; empty for files not parsed).
     pub fn build(repo: &RepoMap, layout: &ProjectLayout) -> (Self, ImportGraphStats) {
-        let index = FileIndex::new(repo);
+        Self::build_reusing(repo, layout, &mut Vec::new())
+    }
+
+    /// [`ImportGraph::build`], reusing the resolution of files resolved by an
+    /// earlier call over the same files: `memo[i]` holds file `i`'s edges and
+    /// import counts once resolved (the memo grows to the number of files). A
+    /// caller that changes a file's imports between calls must reset
+    /// `memo[i]` to `None`.
+    pub fn build_reusing(
+        repo: &RepoMap,
+        layout: &ProjectLayout,
+        memo: &mut Vec<Option<ResolvedImports>>,
+    ) -> (Self, ImportGraphStats) {
         let n = repo.files.len();
-        let mut forward: Vec<Vec<u32>> = vec![Vec::new(); n];
+        memo.resize(n, None);
+        let mut index = None;
         let mut stats = ImportGraphStats::default();
         for (i, file) in repo.files.iter().enumerate() {
-            for import in &file.imports {
-                stats.imports += 1;
-                let targets = resolve(&index, layout, &file.path, file.language, import);
-                if !targets.is_empty() {
-                    stats.resolved += 1;
+            if memo[i].is_none() {
+                let index = index.get_or_insert_with(|| FileIndex::new(repo));
+                let mut resolved = ResolvedImports::default();
+                for import in &file.imports {
+                    resolved.imports += 1;
+                    let targets = resolve(index, layout, &file.path, file.language, import);
+                    if !targets.is_empty() {
+                        resolved.resolved += 1;
+                    }
+                    resolved
+                        .targets
+                        .extend(targets.into_iter().filter(|&t| t != i).map(|t| t as u32));
                 }
-                forward[i].extend(targets.into_iter().filter(|&t| t != i).map(|t| t as u32));
+                resolved.targets.sort_unstable();
+                resolved.targets.dedup();
+                memo[i] = Some(resolved);
             }
-            forward[i].sort_unstable();
-            forward[i].dedup();
+        }
+        let mut forward: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (i, resolved) in memo.iter().enumerate() {
+            if let Some(resolved) = resolved {
+                stats.imports += resolved.imports;
+                stats.resolved += resolved.resolved;
+                forward[i].clone_from(&resolved.targets);
+            }
         }
         let mut reverse: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (i, targets) in forward.iter().enumerate() {

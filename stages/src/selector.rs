@@ -25,6 +25,8 @@
 //! excluded (`zero_semantic_signal`). The rest are ordered by score descending,
 //! then path ascending, and cut at `maxFiles`; named targets come first.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::import_graph::ImportGraph;
@@ -303,14 +305,23 @@ impl HeuristicSelector {
         // First pass: every signal but import proximity.
         let mut signals: Vec<SelectionSignals> = Vec::with_capacity(files.len());
         let mut modifiers: Vec<(Vec<String>, Vec<String>)> = Vec::with_capacity(files.len());
+        let mut directory_terms: HashMap<&str, Vec<String>> = HashMap::new();
         for ((file, recency), content_relevance) in files.iter().zip(recency).zip(content) {
+            let directory = file
+                .path
+                .as_str()
+                .rsplit_once('/')
+                .map_or("", |(directory, _)| directory);
+            let directory_terms = directory_terms
+                .entry(directory)
+                .or_insert_with(|| path_terms(directory));
             let size_penalty = if max_tokens > min_tokens {
                 f64::from(max_tokens - file.estimated_tokens.0) / f64::from(max_tokens - min_tokens)
             } else {
                 1.0
             };
             signals.push(SelectionSignals {
-                path_relevance: path_relevance(subject, &file.path),
+                path_relevance: path_relevance_in(subject, &file.path, directory_terms),
                 import_proximity: 0.0,
                 symbol_relevance: symbol_relevance(subject, &file.symbol_terms),
                 content_relevance,
@@ -459,6 +470,21 @@ fn round_score(score: f64) -> f64 {
 /// assert!((score - 0.8).abs() < 1e-9);
 /// ```
 pub fn path_relevance(subject_tokens: &[String], path: &RelativePath) -> f64 {
+    let directory = path
+        .as_str()
+        .rsplit_once('/')
+        .map_or("", |(directory, _)| directory);
+    path_relevance_in(subject_tokens, path, &path_terms(directory))
+}
+
+/// [`path_relevance`] with the stemmed words of the path's directory already
+/// computed: files of one directory share them, so a selection over a large
+/// repository splits and stems each directory once.
+fn path_relevance_in(
+    subject_tokens: &[String],
+    path: &RelativePath,
+    directory_terms: &[String],
+) -> f64 {
     if subject_tokens.is_empty() {
         return 0.0;
     }
@@ -470,11 +496,6 @@ pub fn path_relevance(subject_tokens: &[String], path: &RelativePath) -> f64 {
     };
     let name_terms: Vec<String> = split_words(stem_part).iter().map(|w| stem(w)).collect();
     let extension_term = extension.map(|e| stem(&e));
-    let directory = path
-        .as_str()
-        .rsplit_once('/')
-        .map_or("", |(directory, _)| directory);
-    let directory_terms = path_terms(directory);
     let total: f64 = subject_tokens
         .iter()
         .map(|token| {
