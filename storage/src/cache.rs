@@ -799,43 +799,6 @@ impl Store {
         report.present = write_report.facts_present;
         Ok(report)
     }
-
-    /// The project id of the project rooted at `root` (an absolute, canonical path), created
-    /// (UUIDv7) on first use.
-    ///
-    /// # Errors
-    ///
-    /// [`StorageError`] when the read or the write fails.
-    pub fn project_id(&self, root: &str) -> Result<[u8; 16], StorageError> {
-        const PROJECTS: TableDefinition<&str, &[u8]> = TableDefinition::new("project_ids-v1");
-        let path = self.path();
-        let storage = |error| StorageError::storage(path, error);
-        let read = self.begin_read()?;
-        if let Some(table) = open_read(&read, PROJECTS, path)?
-            && let Some(row) = table.get(root).map_err(storage)?
-            && let Ok(id) = <[u8; 16]>::try_from(row.value())
-        {
-            return Ok(id);
-        }
-        drop(read);
-        let write = self.begin_write()?;
-        let id = {
-            let mut table = open_write(&write, PROJECTS, path)?;
-            let existing = table
-                .get(root)
-                .map_err(storage)?
-                .and_then(|row| <[u8; 16]>::try_from(row.value()).ok());
-            if let Some(id) = existing {
-                id
-            } else {
-                let id = *uuid::Uuid::now_v7().as_bytes();
-                table.insert(root, id.as_slice()).map_err(storage)?;
-                id
-            }
-        };
-        self.commit(write)?;
-        Ok(id)
-    }
 }
 
 /// Lower-case hex of `bytes`.
@@ -1052,15 +1015,6 @@ mod tests {
         assert_eq!((stats.entries, stats.stored_bytes), (0, 0));
         let reader = CacheReader::open(&store, 0).unwrap();
         assert!(matches!(reader.get(&key(1)).unwrap(), Lookup::Miss));
-    }
-
-    #[test]
-    fn project_ids_are_stable_per_root() {
-        let (_home, store) = store();
-        let a = store.project_id("/repo/a").unwrap();
-        let b = store.project_id("/repo/b").unwrap();
-        assert_ne!(a, b);
-        assert_eq!(store.project_id("/repo/a").unwrap(), a);
     }
 
     #[test]

@@ -47,6 +47,7 @@
 
 mod cache;
 mod error;
+mod records;
 mod schema;
 mod store;
 
@@ -56,5 +57,9 @@ pub use cache::{
     TOUCH_INTERVAL_SECS, WriteReport, WriterOptions, seal, unseal,
 };
 pub use error::StorageError;
+pub use records::{
+    Id, LogKey, LogRow, LogTable, ProjectRecord, PromptCacheEntry, PromptLookup, PruneReport,
+    id_string, new_id, parse_id,
+};
 pub use schema::SCHEMA_VERSION;
 pub use store::Store;
