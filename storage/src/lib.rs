@@ -58,8 +58,8 @@ pub use cache::{
 };
 pub use error::StorageError;
 pub use records::{
-    Id, LogKey, LogRow, LogTable, ProjectRecord, PromptCacheEntry, PromptLookup, PruneReport,
-    id_string, new_id, parse_id,
+    Archiver, Id, LogKey, LogRow, LogTable, ProjectRecord, PromptCacheEntry, PromptLookup,
+    PruneReport, id_string, new_id, parse_id,
 };
 pub use schema::SCHEMA_VERSION;
 pub use store::Store;

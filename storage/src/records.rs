@@ -33,6 +33,10 @@ const ARCHIVE: TableDefinition<&[u8], &[u8]> = TableDefinition::new("archive_sum
 /// A 16-byte id (project, compilation, session): the bytes of a UUIDv7.
 pub type Id = [u8; 16];
 
+/// Summarises the compilation rows of one project about to be pruned into one
+/// archive row (`None`: nothing to keep).
+pub type Archiver<'a> = dyn Fn(&Id, &[Vec<u8>]) -> Option<Vec<u8>> + 'a;
+
 /// A new UUIDv7, time-ordered.
 pub fn new_id() -> Id {
     *uuid::Uuid::now_v7().as_bytes()
@@ -611,7 +615,7 @@ impl Store {
         &self,
         before_ms: u64,
         now_ms: u64,
-        archive: &dyn Fn(&Id, &[Vec<u8>]) -> Option<Vec<u8>>,
+        archive: &Archiver<'_>,
     ) -> Result<PruneReport, StorageError> {
         let path = self.path();
         let storage = |error| StorageError::storage(path, error);
@@ -690,12 +694,12 @@ impl Store {
             let mut expired = Vec::new();
             for row in prompts.iter().map_err(storage)? {
                 let (key, value) = row.map_err(storage)?;
-                let expires = value
+                let expiry = value
                     .value()
                     .get(8..16)
                     .and_then(|b| b.try_into().ok())
                     .map_or(0, u64::from_be_bytes);
-                if expires <= now_ms {
+                if expiry <= now_ms {
                     expired.push(key.value().to_vec());
                 }
             }
