@@ -46,6 +46,49 @@ enum Command {
     Precompute(PrecomputeArgs),
     /// Inspect or move the per-file cache: stats, clear, export, import.
     Cache(CacheArgs),
+    /// Project summary: compilations, token savings, cache hit rate, guard
+    /// findings, budget use, server sessions.
+    Status(DiagnosticsArgs),
+    /// The most recent compilation of the project and its selection.
+    Last(DiagnosticsArgs),
+    /// Every project aic has compiled.
+    Projects(DiagnosticsArgs),
+    /// Compilations of one agent conversation (the latest by default).
+    ChatSummary(DiagnosticsArgs),
+    /// Rolling-window quality metrics (default 7 days; --days 1..365).
+    Quality(DiagnosticsArgs),
+}
+
+/// The diagnostics subcommands.
+#[derive(Clone, Copy, Debug)]
+pub enum DiagnosticsCommand {
+    /// `aic status`.
+    Status,
+    /// `aic last`.
+    Last,
+    /// `aic projects`.
+    Projects,
+    /// `aic chat-summary`.
+    ChatSummary,
+    /// `aic quality`.
+    Quality,
+}
+
+/// Arguments of the diagnostics subcommands.
+#[derive(Debug, Args)]
+pub struct DiagnosticsArgs {
+    /// The project.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub root: PathBuf,
+    /// Only the last N days (status: 1..3660; quality: 1..365, default 7).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=3660))]
+    pub days: Option<u32>,
+    /// The conversation (chat-summary).
+    #[arg(long, value_name = "ID")]
+    pub conversation: Option<String>,
+    /// Print JSON (the MCP tool payload) instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `aic precompute`.
@@ -132,6 +175,8 @@ impl RequestArgs {
             related_files: self.related.clone(),
             trace_all: false,
             no_cache: self.no_cache,
+            use_prompt_cache: !self.no_cache,
+            session_key: String::new(),
         }
     }
 }
@@ -179,6 +224,13 @@ pub fn main() -> ExitCode {
         Command::Inspect(args) => commands::inspect::run(args),
         Command::Precompute(args) => commands::precompute::run(args),
         Command::Cache(args) => commands::cache::run(args),
+        Command::Status(args) => commands::diagnostics::run(&DiagnosticsCommand::Status, args),
+        Command::Last(args) => commands::diagnostics::run(&DiagnosticsCommand::Last, args),
+        Command::Projects(args) => commands::diagnostics::run(&DiagnosticsCommand::Projects, args),
+        Command::ChatSummary(args) => {
+            commands::diagnostics::run(&DiagnosticsCommand::ChatSummary, args)
+        }
+        Command::Quality(args) => commands::diagnostics::run(&DiagnosticsCommand::Quality, args),
     };
     match result {
         Ok(()) => ExitStatus::Success.into(),

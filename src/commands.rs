@@ -2,5 +2,6 @@
 
 pub mod cache;
 pub mod compile;
+pub mod diagnostics;
 pub mod inspect;
 pub mod precompute;

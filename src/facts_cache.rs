@@ -19,7 +19,9 @@ use aic_stages::facts_codec::{
 };
 use aic_stages::lang::ImportRef;
 use aic_stages::repo_map::{ContentHash, Language, RelativePath};
-use aic_storage::{CacheReader, CacheWriter, FactsKey, Lookup, PathRecord, Store, WriterOptions};
+use aic_storage::{
+    CacheReader, CacheWriter, FactsKey, Lookup, PathRecord, PromptLookup, Store, WriterOptions,
+};
 use serde::Serialize;
 use tracing::debug;
 
@@ -68,14 +70,37 @@ pub fn open_store() -> Result<Arc<Store>, String> {
     };
     // redb trusts its pages; a file damaged outside redb can make it panic
     // rather than return an error. Treat that like a corrupt file.
-    match std::panic::catch_unwind(|| Store::open(&path)) {
-        Ok(Ok(store)) => Ok(Arc::new(store)),
+    match std::panic::catch_unwind(|| Store::open_compatible(&path)) {
+        Ok(Ok((store, warning))) => {
+            if let Some(aic_storage::StorageError::SchemaTooNew {
+                found, supported, ..
+            }) = warning
+            {
+                warn_once(&format!(
+                    "Database schema version ({found}) is newer than this aic version supports ({supported}). Some features may not work correctly."
+                ));
+            }
+            Ok(Arc::new(store))
+        }
         Ok(Err(error)) => Err(format!("{error} ({})", error.hint())),
         Err(_) => Err(format!(
             "The aic database `{}` is damaged (remove or move it aside to start with an empty cache)",
             path.display()
         )),
     }
+}
+
+/// Prints a warning once per process.
+fn warn_once(message: &str) {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| tracing::warn!("{message}"));
+}
+
+/// Current time in unix milliseconds.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// Current time in unix seconds.
@@ -403,6 +428,38 @@ impl FactsCache {
     pub fn put_blob(&self, content: &[u8], kind: &str, payload: &[u8]) {
         let key = blob_key(content, kind);
         self.with_writer(|writer| writer.put_facts(key, payload));
+    }
+
+    /// A live whole-prompt cache entry (seed §11); an undecodable entry is
+    /// deleted (a miss).
+    pub fn prompt(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
+        match self.store.prompt_cache_get(key, now_ms()) {
+            Ok(PromptLookup::Hit(entry)) => Some(entry.payload),
+            Ok(PromptLookup::Miss | PromptLookup::Corrupt) => None,
+            Err(error) => {
+                debug!("Prompt cache read failed: {error}");
+                None
+            }
+        }
+    }
+
+    /// Stores a whole-prompt cache entry living `ttl_ms`; a failure is logged.
+    pub fn put_prompt(&self, key: &[u8; 32], payload: &[u8], ttl_ms: u64) {
+        let now = now_ms();
+        if let Err(error) = self.store.prompt_cache_put(
+            key,
+            &self.project,
+            now,
+            now.saturating_add(ttl_ms),
+            payload,
+        ) {
+            debug!("Prompt cache write failed: {error}");
+        }
+    }
+
+    /// The database.
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
     }
 
     /// Commits what is left to write and reports. A write failure is returned as

@@ -21,6 +21,8 @@
 //!     related_files: Vec::new(),
 //!     trace_all: false,
 //!     no_cache: false,
+//!     use_prompt_cache: false,
+//!     session_key: String::new(),
 //! })?;
 //! assert!(compilation.meta.tokens_compiled <= compilation.meta.budget);
 //! # Ok::<(), aic::error::CompileError>(())
@@ -29,11 +31,14 @@
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod diagnostics;
 pub mod error;
 pub mod facts_cache;
 pub mod layout;
 pub mod logging;
 pub mod printer;
+pub mod records;
 pub mod runner;
 pub mod scan;
+pub mod server_sessions;
 pub mod vcs;

@@ -69,13 +69,21 @@ pub struct CompilationRequest {
     pub related_files: Vec<String>,
     /// Keep every excluded file in the trace, not only counts and near misses.
     pub trace_all: bool,
-    /// Neither read nor write the per-file cache (`--no-cache`; also
-    /// `cache.enabled: false`).
+    /// Neither read nor write the per-file cache or the prompt cache
+    /// (`--no-cache`; also `cache.enabled: false`).
     pub no_cache: bool,
+    /// Answer from the whole-prompt cache when an identical request was
+    /// compiled over the same files and config within `cache.ttlMinutes`, and
+    /// store the result otherwise (seed §11). A hit has no
+    /// [`Compilation::trace`], so `inspect` leaves this off.
+    pub use_prompt_cache: bool,
+    /// Extra key material for the prompt cache: a session and step (seed §2.7
+    /// "Cache Keying for Sessions"), empty when there is none.
+    pub session_key: String,
 }
 
 /// Metadata returned with every compiled prompt (seed §2.2 `CompilationMeta`).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompilationMeta {
     /// The intent, verbatim.
@@ -239,6 +247,22 @@ pub struct PipelineTrace {
     pub cache: CacheReport,
 }
 
+/// One file of the selection as logged and cached: no content.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SelectionEntry {
+    /// The file.
+    pub path: RelativePath,
+    /// Its score in `[0, 1]`.
+    pub score: f64,
+    /// Its tier in the prompt, if it made it.
+    pub tier: Option<InclusionTier>,
+    /// Tokens of its block (0 when not in the prompt).
+    pub tokens: TokenCount,
+    /// Why it is in or out.
+    pub reason: String,
+}
+
 /// A finished compile.
 #[derive(Clone, Debug)]
 pub struct Compilation {
@@ -246,8 +270,28 @@ pub struct Compilation {
     pub prompt: String,
     /// Its metadata.
     pub meta: CompilationMeta,
-    /// The decision record.
-    pub trace: PipelineTrace,
+    /// The selected files, best first, with their fate (no content).
+    pub selection: Vec<SelectionEntry>,
+    /// The canonical project root.
+    pub project_root: PathBuf,
+    /// xxh3-128 of the resolved config's canonical JSON, hex.
+    pub config_hash: String,
+    /// The resolved config's canonical JSON (for `config_history`).
+    pub config_json: String,
+    /// The classifier's confidence in the task class, in `[0, 1]`.
+    pub classifier_confidence: f64,
+    /// The decision record; `None` for an answer from the prompt cache.
+    pub trace: Option<PipelineTrace>,
+}
+
+/// What the prompt cache stores for one compile.
+#[derive(Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CachedPrompt {
+    prompt: String,
+    meta: CompilationMeta,
+    selection: Vec<SelectionEntry>,
+    classifier_confidence: f64,
 }
 
 /// Runs one compile.
@@ -379,6 +423,51 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             git.commits_read,
             git.last_commit.len()
         );
+    }
+
+    let config_json = serde_json::to_string(&config).unwrap_or_default();
+    let config_hash = ContentHash::of(config_json.as_bytes()).to_hex();
+    let prompt_key = (request.use_prompt_cache && facts_cache.is_some()).then(|| {
+        prompt_cache_key(&PromptKeyParts {
+            intent,
+            targets: &target_refs
+                .iter()
+                .map(|t| t.raw.clone())
+                .collect::<Vec<_>>(),
+            task_class: task.task_class.as_str(),
+            root: &root,
+            file_tree_hash: &repo.file_tree_hash().to_hex(),
+            config_hash: &config_hash,
+            budget: request.budget.map_or(0, |b| b.0),
+            raw,
+            related: &request.related_files,
+            session: &request.session_key,
+        })
+    });
+    if let (Some(key), Some(cache)) = (&prompt_key, &facts_cache)
+        && let Some(hit) = cache.prompt(key)
+        && let Ok(cached) = serde_json::from_slice::<CachedPrompt>(&hit)
+    {
+        let (_, warning) = cache.finish();
+        let mut meta = cached.meta;
+        meta.cache_hit = true;
+        meta.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        meta.editor_id.clone_from(&request.editor_id);
+        meta.warnings.extend(warning);
+        info!("[cache]     Prompt cache hit");
+        for warning in &meta.warnings {
+            warn!("{warning}");
+        }
+        return Ok(Compilation {
+            prompt: cached.prompt,
+            meta,
+            selection: cached.selection,
+            project_root: root,
+            config_hash,
+            config_json,
+            classifier_confidence: cached.classifier_confidence,
+            trace: None,
+        });
     }
 
     let max_files_auto = config.context_selector.max_files == 0;
@@ -776,6 +865,16 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         "[assemble]  Compiled prompt: {} tokens (budget {}, overhead {})",
         prompt_tokens, budget.total, overhead
     );
+    let selection_entries: Vec<SelectionEntry> = selected_files
+        .iter()
+        .map(|file| SelectionEntry {
+            path: file.file.path.clone(),
+            score: file.file.score,
+            tier: file.tier,
+            tokens: file.tokens,
+            reason: file.reason.clone(),
+        })
+        .collect();
     let cache_report = match &facts_cache {
         Some(cache) => {
             let (report, warning) = cache.finish();
@@ -858,11 +957,82 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         warnings,
         cache: cache_report,
     };
+    let classifier_confidence = trace.task_class.confidence;
+    if let (Some(key), Some(cache)) = (&prompt_key, &facts_cache) {
+        let cached = CachedPrompt {
+            prompt: prompt.clone(),
+            meta: meta.clone(),
+            selection: selection_entries.clone(),
+            classifier_confidence,
+        };
+        if let Ok(bytes) = serde_json::to_vec(&cached) {
+            let ttl_ms = u64::from(config.cache.ttl_minutes) * 60_000;
+            cache.put_prompt(key, &bytes, ttl_ms);
+        }
+    }
     Ok(Compilation {
         prompt,
         meta,
-        trace,
+        selection: selection_entries,
+        project_root: trace.project_root.clone(),
+        config_hash,
+        config_json,
+        classifier_confidence,
+        trace: Some(trace),
     })
+}
+
+/// What a prompt cache key is made of (seed §11, §2.7 "Cache Keying for
+/// Sessions"). Unlike the seed's key, the normalised intent is part of it: two
+/// intents of one task class never share an entry.
+struct PromptKeyParts<'a> {
+    intent: &'a str,
+    targets: &'a [String],
+    task_class: &'a str,
+    root: &'a Path,
+    file_tree_hash: &'a str,
+    config_hash: &'a str,
+    budget: u32,
+    raw: bool,
+    related: &'a [String],
+    session: &'a str,
+}
+
+/// The 32-byte prompt cache key: two xxh3-128 digests (seeds 0 and 1) of the
+/// parts, each length-prefixed; the intent with its whitespace collapsed, the
+/// targets and related files sorted and deduplicated.
+fn prompt_cache_key(parts: &PromptKeyParts<'_>) -> [u8; 32] {
+    let intent = parts
+        .intent
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut targets = parts.targets.to_vec();
+    targets.sort();
+    targets.dedup();
+    let mut related = parts.related.to_vec();
+    related.sort();
+    related.dedup();
+    let mut material = Vec::new();
+    let mut push = |field: &str| {
+        material.extend_from_slice(&(field.len() as u64).to_le_bytes());
+        material.extend_from_slice(field.as_bytes());
+    };
+    push("aic-prompt-v1");
+    push(&intent);
+    push(&targets.join("\n"));
+    push(parts.task_class);
+    push(&parts.root.to_string_lossy());
+    push(parts.file_tree_hash);
+    push(parts.config_hash);
+    push(&parts.budget.to_string());
+    push(if parts.raw { "raw" } else { "" });
+    push(&related.join("\n"));
+    push(parts.session);
+    let mut key = [0u8; 32];
+    key[..16].copy_from_slice(&xxhash_rust::xxh3::xxh3_128_with_seed(&material, 0).to_be_bytes());
+    key[16..].copy_from_slice(&xxhash_rust::xxh3::xxh3_128_with_seed(&material, 1).to_be_bytes());
+    key
 }
 
 fn round3(value: f64) -> f64 {

@@ -20,6 +20,8 @@ fn request(root: std::path::PathBuf, intent: &str, budget: u32) -> CompilationRe
         related_files: Vec::new(),
         trace_all: false,
         no_cache: true,
+        use_prompt_cache: false,
+        session_key: String::new(),
     }
 }
 

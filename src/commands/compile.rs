@@ -4,7 +4,9 @@ use anyhow::Context;
 use serde::Serialize;
 
 use crate::cli::CompileArgs;
+use crate::facts_cache::open_store;
 use crate::printer::print_stdout;
+use crate::records::{CompileOrigin, record_compilation};
 use crate::runner::{CompilationMeta, compile};
 
 #[derive(Serialize)]
@@ -14,9 +16,23 @@ struct CompileOutput<'a> {
     meta: &'a CompilationMeta,
 }
 
+/// Logs the compile in the database (seed §9.1): a failure is a warning.
+fn record(compilation: &crate::runner::Compilation) {
+    let origin = CompileOrigin {
+        trigger_source: "cli".to_owned(),
+        ..CompileOrigin::default()
+    };
+    let outcome = open_store().and_then(|store| record_compilation(&store, compilation, &origin));
+    if let Err(message) = outcome {
+        tracing::warn!("The compile was not logged: {message}");
+    }
+}
+
 /// Compiles and prints the prompt (or `{compiledPrompt, meta}` as JSON).
 pub fn run(args: &CompileArgs) -> anyhow::Result<()> {
-    let compilation = compile(&args.request.request())?;
+    let request = args.request.request();
+    let compilation = compile(&request)?;
+    record(&compilation);
     let text = if args.json {
         let mut json = serde_json::to_string_pretty(&CompileOutput {
             compiled_prompt: &compilation.prompt,

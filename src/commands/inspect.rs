@@ -14,6 +14,7 @@ use crate::runner::{Compilation, compile};
 pub fn run(args: &InspectArgs) -> anyhow::Result<()> {
     let mut request = args.request.request();
     request.trace_all = args.all;
+    request.use_prompt_cache = false;
     let compilation = compile(&request)?;
     let text = if args.json {
         let mut json = serde_json::to_string_pretty(&compilation.trace)
@@ -28,7 +29,9 @@ pub fn run(args: &InspectArgs) -> anyhow::Result<()> {
 
 /// Renders the trace as the report of seed §14 "`aic_inspect` Output".
 pub fn render(compilation: &Compilation) -> String {
-    let trace = &compilation.trace;
+    let Some(trace) = &compilation.trace else {
+        return String::from("(answered from the prompt cache: no trace)\n");
+    };
     let mut out = String::new();
     let task = &trace.task_class;
     let _ = writeln!(out, "Task Classification");

@@ -45,6 +45,9 @@ pub struct AicConfig {
     pub cache: CacheConfig,
     /// `repoMap.*`: scan limits (an `aic` addition to the seed's reference).
     pub repo_map: RepoMapConfig,
+    /// `retention.*`: how long per-project logs are kept (seed §20 "Local table
+    /// retention").
+    pub retention: RetentionConfig,
     /// `extends`: local path of a parent config, resolved by the loader.
     pub extends: Option<String>,
     /// `devMode` (integration layer, seed §2.2.1).
@@ -161,6 +164,16 @@ pub struct RepoMapConfig {
     pub max_file_bytes: u64,
 }
 
+/// `retention.*`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RetentionConfig {
+    /// `days`: compilation, finding, telemetry and server-session rows older
+    /// than this many days are summarised into an archive row and pruned when a
+    /// server starts (default 90).
+    pub days: u32,
+}
+
 impl Default for AicConfig {
     fn default() -> Self {
         Self {
@@ -197,6 +210,7 @@ impl Default for AicConfig {
             repo_map: RepoMapConfig {
                 max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             },
+            retention: RetentionConfig { days: 90 },
             extends: None,
             dev_mode: false,
             skip_compile_gate: false,
@@ -473,6 +487,15 @@ pub fn parse_config_value(value: &Value) -> Result<ParsedConfig, ConfigError> {
                             }
                             cache.invalidate_on = triggers;
                         }
+                        _ => return Ok(false),
+                    }
+                    Ok(true)
+                })?;
+            }
+            "retention" => {
+                reader.object("retention", value, |reader, key, value| {
+                    match key {
+                        "days" => config.retention.days = reader.u32("retention.days", value)?,
                         _ => return Ok(false),
                     }
                     Ok(true)

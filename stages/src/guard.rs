@@ -107,7 +107,9 @@ pub use prompt_injection::PromptInjectionScanner;
 pub use secret::{SecretScan, SecretScanner};
 
 /// How serious a finding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum GuardSeverity {
     /// The file leaves the context.
@@ -117,7 +119,9 @@ pub enum GuardSeverity {
 }
 
 /// What a finding is about (seed §2.2 `GuardFindingType`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum GuardFindingType {
     /// A credential in the content.
@@ -132,7 +136,7 @@ pub enum GuardFindingType {
 }
 
 /// One finding. Never holds the matched text (STYLE.md §2.3.6).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GuardFinding {
     /// Block or warn.
@@ -153,7 +157,7 @@ pub struct GuardFinding {
 }
 
 /// The guard's verdict on a set of files (seed §2.2 `GuardResult`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GuardResult {
     /// True when no file was blocked.

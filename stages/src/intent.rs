@@ -13,7 +13,9 @@ use serde::Serialize;
 use crate::terms::{is_stopword, split_words, stem};
 
 /// The kind of task an intent asks for (seed §3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum TaskClass {
     /// Restructure code without changing behaviour.

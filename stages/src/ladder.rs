@@ -22,7 +22,9 @@ use crate::repo_map::{RelativePath, TokenCount};
 use crate::symbols::defined_names;
 
 /// How much of a file goes into the prompt (seed §3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 pub enum InclusionTier {
     /// Full (transformed) content.
     L0,

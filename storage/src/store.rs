@@ -75,6 +75,44 @@ impl Store {
         Self::open_with_schema(path, Schema::CURRENT)
     }
 
+    /// Like [`Store::open`], but a database written by a newer aic is opened
+    /// anyway (seed §20 "Downgrade behaviour"): the tables this build knows keep
+    /// working, the newer ones are ignored, and the [`StorageError::SchemaTooNew`]
+    /// comes back beside the store as a warning to show the user.
+    ///
+    /// # Errors
+    ///
+    /// Every error of [`Store::open`] except [`StorageError::SchemaTooNew`].
+    pub fn open_compatible(path: &Path) -> Result<(Self, Option<StorageError>), StorageError> {
+        match Self::open(path) {
+            Ok(store) => Ok((store, None)),
+            Err(StorageError::SchemaTooNew {
+                path: error_path,
+                found,
+                supported,
+            }) => {
+                let database = redb::Builder::new()
+                    .set_concurrency_mode(redb::ConcurrencyMode::MultiWriter)
+                    .create(path)
+                    .map_err(|error| StorageError::from_open(path, error))?;
+                let store = Self {
+                    path: path.to_path_buf(),
+                    database,
+                    schema_version: found,
+                };
+                Ok((
+                    store,
+                    Some(StorageError::SchemaTooNew {
+                        path: error_path,
+                        found,
+                        supported,
+                    }),
+                ))
+            }
+            Err(error) => Err(error),
+        }
+    }
+
     pub(crate) fn open_with_schema(path: &Path, schema: Schema) -> Result<Self, StorageError> {
         if let Some(parent) = path
             .parent()
@@ -319,6 +357,15 @@ mod tests {
         let store = Store::open_with_schema(&path, newer).unwrap();
         assert_eq!(recorded_version(&store), Some(SCHEMA_VERSION + 1));
         assert_eq!(note(&store, "written by").as_deref(), Some("a newer aic"));
+        drop(store);
+
+        // The compatible open reads and writes what it knows, and warns.
+        let (store, warning) = Store::open_compatible(&path).unwrap();
+        assert!(matches!(warning, Some(StorageError::SchemaTooNew { .. })));
+        assert_eq!(store.schema_version(), SCHEMA_VERSION + 1);
+        assert_eq!(note(&store, "written by").as_deref(), Some("a newer aic"));
+        insert_note(&store, "read by", "an older aic");
+        assert_eq!(recorded_version(&store), Some(SCHEMA_VERSION + 1));
     }
 
     #[test]

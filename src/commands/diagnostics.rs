@@ -1,0 +1,133 @@
+//! `aic status | last | projects | chat-summary | quality`: what aic did for a
+//! project, as a table or `--json` (the payloads the MCP tools return).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, anyhow};
+use comfy_table::{Table, presets::UTF8_BORDERS_ONLY};
+use serde_json::Value;
+
+use crate::cli::{DiagnosticsArgs, DiagnosticsCommand};
+use crate::diagnostics;
+use crate::facts_cache::open_store;
+use crate::printer::print_stdout;
+
+/// Runs a diagnostics subcommand.
+pub fn run(command: &DiagnosticsCommand, args: &DiagnosticsArgs) -> anyhow::Result<()> {
+    let store = open_store().map_err(|message| anyhow!(message))?;
+    let root = canonical_root(&args.root)?;
+    let payload: Value = match command {
+        DiagnosticsCommand::Status => {
+            let loaded = crate::config::load_config(&root, None).ok();
+            let budget = loaded.map_or(0, |l| l.config.context_budget.max_tokens.0);
+            diagnostics::status(&store, &root, args.days, budget).map_err(|m| anyhow!(m))?
+        }
+        DiagnosticsCommand::Last => diagnostics::last(&store, &root).map_err(|m| anyhow!(m))?,
+        DiagnosticsCommand::Projects => {
+            serde_json::to_value(diagnostics::projects(&store).map_err(|m| anyhow!(m))?)?
+        }
+        DiagnosticsCommand::ChatSummary => {
+            diagnostics::chat_summary(&store, &root, args.conversation.as_deref())
+                .map_err(|m| anyhow!(m))?
+        }
+        DiagnosticsCommand::Quality => {
+            diagnostics::quality(&store, &root, args.days.unwrap_or(7)).map_err(|m| anyhow!(m))?
+        }
+    };
+    let text = if args.json {
+        let mut json = serde_json::to_string_pretty(&payload)?;
+        json.push('\n');
+        json
+    } else {
+        render(*command, &payload)
+    };
+    print_stdout(&text).context("Failed to write to stdout")
+}
+
+fn canonical_root(root: &Path) -> anyhow::Result<PathBuf> {
+    fs_err::canonicalize(root).with_context(|| {
+        format!(
+            "The project root `{}` does not exist; pass an existing directory with --root",
+            root.display()
+        )
+    })
+}
+
+/// A value as a table cell: strings bare, null as `–`, numbers and the rest as JSON.
+fn cell(value: &Value) -> String {
+    match value {
+        Value::Null => "–".to_owned(),
+        Value::String(text) => text.clone(),
+        Value::Array(items) if items.is_empty() => "–".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+/// A two-column table of the payload's scalar fields and one-level objects.
+fn key_values(payload: &Value, skip: &[&str]) -> String {
+    let mut table = Table::new();
+    table.load_style(UTF8_BORDERS_ONLY);
+    if let Value::Object(map) = payload {
+        for (key, value) in map {
+            if skip.contains(&key.as_str()) {
+                continue;
+            }
+            match value {
+                Value::Object(inner) => {
+                    for (inner_key, inner_value) in inner {
+                        table.add_row(vec![format!("{key}.{inner_key}"), cell(inner_value)]);
+                    }
+                }
+                other => {
+                    table.add_row(vec![key.clone(), cell(other)]);
+                }
+            }
+        }
+    }
+    format!("{table}\n")
+}
+
+fn render(command: DiagnosticsCommand, payload: &Value) -> String {
+    match command {
+        DiagnosticsCommand::Projects => {
+            let mut table = Table::new();
+            table.load_style(UTF8_BORDERS_ONLY);
+            table.set_header(vec!["project", "compilations", "last seen", "id"]);
+            for project in payload.as_array().into_iter().flatten() {
+                table.add_row(vec![
+                    cell(&project["projectRoot"]),
+                    cell(&project["compilations"]),
+                    cell(&project["lastSeenAt"]),
+                    cell(&project["projectId"]),
+                ]);
+            }
+            format!("{table}\n")
+        }
+        DiagnosticsCommand::Last => {
+            let mut out = key_values(payload, &["selection"]);
+            if let Some(files) = payload["selection"]["files"].as_array() {
+                let mut table = Table::new();
+                table.load_style(UTF8_BORDERS_ONLY);
+                table.set_header(vec!["file", "score", "tier", "tokens", "reason"]);
+                for file in files {
+                    table.add_row(vec![
+                        cell(&file["path"]),
+                        file["score"]
+                            .as_f64()
+                            .map_or("–".to_owned(), |s| format!("{s:.2}")),
+                        cell(&file["tier"]),
+                        cell(&file["tokens"]),
+                        cell(&file["reason"]),
+                    ]);
+                }
+                out.push_str(&table.to_string());
+                out.push('\n');
+            }
+            out
+        }
+        DiagnosticsCommand::Quality => key_values(payload, &["byTaskClass", "seriesDaily"]),
+        DiagnosticsCommand::Status | DiagnosticsCommand::ChatSummary => {
+            key_values(payload, &["topTaskClasses"])
+        }
+    }
+}
