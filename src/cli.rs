@@ -46,6 +46,8 @@ enum Command {
     Precompute(PrecomputeArgs),
     /// Inspect or move the per-file cache: stats, clear, export, import.
     Cache(CacheArgs),
+    /// Write a starter aic.config.json into the project (never done otherwise).
+    Init(InitArgs),
     /// Project summary: compilations, token savings, cache hit rate, guard
     /// findings, budget use, server sessions.
     Status(DiagnosticsArgs),
@@ -57,6 +59,17 @@ enum Command {
     ChatSummary(DiagnosticsArgs),
     /// Rolling-window quality metrics (default 7 days; --days 1..365).
     Quality(DiagnosticsArgs),
+}
+
+/// `aic init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The project.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub root: PathBuf,
+    /// Replace an existing aic.config.json.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The diagnostics subcommands.
@@ -224,6 +237,7 @@ pub fn main() -> ExitCode {
         Command::Inspect(args) => commands::inspect::run(args),
         Command::Precompute(args) => commands::precompute::run(args),
         Command::Cache(args) => commands::cache::run(args),
+        Command::Init(args) => commands::init::run(args),
         Command::Status(args) => commands::diagnostics::run(&DiagnosticsCommand::Status, args),
         Command::Last(args) => commands::diagnostics::run(&DiagnosticsCommand::Last, args),
         Command::Projects(args) => commands::diagnostics::run(&DiagnosticsCommand::Projects, args),

@@ -3,5 +3,6 @@
 pub mod cache;
 pub mod compile;
 pub mod diagnostics;
+pub mod init;
 pub mod inspect;
 pub mod precompute;
