@@ -432,6 +432,20 @@ mod tests {
     }
 
     #[test]
+    fn spans_remembered_by_the_comment_stripper_match_a_fresh_scan() {
+        for (path, text) in all_fixtures() {
+            let language = Language::detect(&path);
+            if !CommentStripper.applies(&path, language, text) {
+                continue;
+            }
+            let out = CommentStripper.transform(&path, text);
+            let remembered = source_spans::scan_cached(&path, language, &out);
+            let fresh = source_spans::scan(&path, language, &out);
+            assert_eq!(remembered, fresh, "{path}");
+        }
+    }
+
+    #[test]
     fn the_pipeline_is_idempotent_on_every_fixture() {
         let pipeline = pipeline();
         for (path, text) in all_fixtures() {

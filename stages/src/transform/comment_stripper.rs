@@ -2,7 +2,7 @@ use std::ops::Range;
 
 use crate::repo_map::{Language, RelativePath};
 use crate::transform::ContentTransformer;
-use crate::transform::source_spans::{self, CommentSyntax, SourceSpans};
+use crate::transform::source_spans::{self, Comment, CommentSyntax, SourceSpans, StringLiteral};
 
 /// ## What it does
 /// Removes ordinary comments from source files: TypeScript, JavaScript, Python,
@@ -58,10 +58,49 @@ impl ContentTransformer for CommentStripper {
 
     fn transform(&self, path: &RelativePath, content: &str) -> String {
         let language = Language::detect(path);
-        match source_spans::scan(path, language, content) {
-            Some(spans) => strip_comments(content, &removable(content, &spans)),
-            None => content.to_owned(),
+        let Some(spans) = source_spans::scan_cached(path, language, content) else {
+            return content.to_owned();
+        };
+        let removed = removable(content, &spans);
+        if removed.is_empty() {
+            return content.to_owned();
         }
+        let (out, checkpoints) = strip_comments(content, &removed);
+        // The strings and kept comments are copied unchanged; their new
+        // offsets spare the next transformer a parse of the output.
+        let map = |position: usize| {
+            let index = checkpoints.partition_point(|&(from, _)| from <= position) - 1;
+            let (from, to) = checkpoints[index];
+            to + (position - from)
+        };
+        let map_range = |range: &Range<usize>| map(range.start)..map(range.end);
+        let kept = SourceSpans {
+            syntax: spans.syntax,
+            comments: spans
+                .comments
+                .iter()
+                .filter(|comment| {
+                    removed
+                        .binary_search_by_key(&comment.range.start, |r| r.start)
+                        .is_err()
+                })
+                .map(|comment| Comment {
+                    range: map_range(&comment.range),
+                    above_declaration: comment.above_declaration,
+                })
+                .collect(),
+            strings: spans
+                .strings
+                .iter()
+                .map(|literal| StringLiteral {
+                    range: map_range(&literal.range),
+                    content: map_range(&literal.content),
+                    truncatable: literal.truncatable,
+                })
+                .collect(),
+        };
+        source_spans::remember(path, language, &out, kept);
+        out
     }
 }
 
@@ -130,13 +169,14 @@ fn previous_line_blank(out: &str) -> bool {
 }
 
 /// `content` without the `removed` byte ranges (sorted, not overlapping),
-/// each taken out with the layout around it as [`CommentStripper`] describes.
-fn strip_comments(content: &str, removed: &[Range<usize>]) -> String {
-    if removed.is_empty() {
-        return content.to_owned();
-    }
+/// each taken out with the layout around it as [`CommentStripper`] describes,
+/// and checkpoints `(offset in content, offset in the output)`, sorted, from
+/// which every byte outside the removed ranges and the whitespace next to them
+/// is copied unchanged up to the next checkpoint.
+fn strip_comments(content: &str, removed: &[Range<usize>]) -> (String, Vec<(usize, usize)>) {
     let bytes = content.as_bytes();
     let mut out = String::with_capacity(content.len());
+    let mut checkpoints = vec![(0, 0)];
     let mut at = 0;
     for (index, range) in removed.iter().enumerate() {
         if range.start < at {
@@ -183,9 +223,10 @@ fn strip_comments(content: &str, removed: &[Range<usize>]) -> String {
                 at = range.end;
             }
         }
+        checkpoints.push((at, out.len()));
     }
     out.push_str(&content[at..]);
-    out
+    (out, checkpoints)
 }
 
 #[cfg(test)]

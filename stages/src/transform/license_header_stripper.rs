@@ -59,9 +59,10 @@ const DOC_LICENSE_WORDS: &[&str] = &[
 /// becomes `package main\n`.
 ///
 /// ## Known problems
-/// Lossy: direct targets and `#raw` bypass it. A first comment block that
-/// only mentions a license in passing ("see the license check below") goes
-/// too.
+/// Lossy: direct targets and `#raw` bypass it. The whole block goes, so a
+/// description that shares the block's lines with a one-line copyright
+/// (`// Copyright 2024 Acme. MIT license.\n// This module parses …`) goes with
+/// it, and so does a header block that only mentions a license in passing.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LicenseHeaderStripper;
 

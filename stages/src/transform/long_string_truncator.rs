@@ -62,7 +62,7 @@ impl ContentTransformer for LongStringTruncator {
 
     fn transform(&self, path: &RelativePath, content: &str) -> String {
         let language = Language::detect(path);
-        let Some(spans) = source_spans::scan(path, language, content) else {
+        let Some(spans) = source_spans::scan_cached(path, language, content) else {
             return content.to_owned();
         };
         let mut out = String::with_capacity(content.len());

@@ -132,6 +132,70 @@ impl Grammar {
     }
 }
 
+/// The spans of the last text scanned or remembered on this thread, keyed by
+/// its language and xxh3-128 hash: [`CommentStripper`](super::CommentStripper)
+/// remembers the spans of its output, so the
+/// [`LongStringTruncator`](super::LongStringTruncator) that runs next on the
+/// same text does not parse it again.
+struct Remembered {
+    language: Language,
+    tsx: bool,
+    hash: u128,
+    length: usize,
+    spans: SourceSpans,
+}
+
+thread_local! {
+    static LAST: RefCell<Option<Remembered>> = const { RefCell::new(None) };
+}
+
+fn is_tsx(path: &RelativePath) -> bool {
+    path.extension().as_deref() == Some("tsx")
+}
+
+/// Remembers the spans of `content` for the next [`scan_cached`] on this
+/// thread. The spans must be exactly those [`scan`] would find, or a subset
+/// of them that a transformer relying on the cache may safely act on.
+pub(crate) fn remember(path: &RelativePath, language: Language, content: &str, spans: SourceSpans) {
+    let entry = Remembered {
+        language,
+        tsx: is_tsx(path),
+        hash: xxhash_rust::xxh3::xxh3_128(content.as_bytes()),
+        length: content.len(),
+        spans,
+    };
+    LAST.with(|last| {
+        if let Ok(mut last) = last.try_borrow_mut() {
+            *last = Some(entry);
+        }
+    });
+}
+
+/// [`scan`], answered from the last remembered spans when they are for the
+/// same text.
+pub(crate) fn scan_cached(
+    path: &RelativePath,
+    language: Language,
+    content: &str,
+) -> Option<SourceSpans> {
+    let hash = xxhash_rust::xxh3::xxh3_128(content.as_bytes());
+    let hit = LAST.with(|last| {
+        let last = last.try_borrow().ok()?;
+        let entry = last.as_ref()?;
+        (entry.language == language
+            && entry.tsx == is_tsx(path)
+            && entry.hash == hash
+            && entry.length == content.len())
+        .then(|| entry.spans.clone())
+    });
+    if hit.is_some() {
+        return hit;
+    }
+    let spans = scan(path, language, content)?;
+    remember(path, language, content, spans.clone());
+    Some(spans)
+}
+
 /// Whether `scan` can find the comments and strings of a language.
 pub(crate) fn supported(path: &RelativePath, language: Language) -> bool {
     Grammar::of(path, language).is_some()
