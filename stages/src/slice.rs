@@ -1,0 +1,375 @@
+//! Slices of an oversized file: the lines around the places that mention the
+//! intent's terms, cut to fit a token budget (issue 4: "a single file larger
+//! than the whole budget is not dropped silently: it goes in … as the slice
+//! around the symbols that matched the intent, with a note saying what was
+//! cut").
+//!
+//! [`slice_to_fit`] is pure and deterministic: the same body, terms, budget
+//! and counter always give the same slice. It works on whole lines and knows
+//! nothing of the file's language; the caller decides when a file needs it
+//! (typically when even its smallest tier is over the budget) and puts
+//! [`Sliced::text`] in the file's block.
+//!
+//! # Example
+//!
+//! ```
+//! use aic_stages::repo_map::TokenCount;
+//! use aic_stages::slice::slice_to_fit;
+//! use aic_stages::tokens::TokenCounter;
+//!
+//! let body: String = (1..=400)
+//!     .map(|n| if n == 200 { "fn load_config() {}\n".to_owned() } else { format!("let x{n} = {n};\n") })
+//!     .collect();
+//! let sliced = slice_to_fit(&body, &["config".to_owned()], TokenCount(120), TokenCounter::cl100k())
+//!     .unwrap();
+//! assert!(sliced.text.contains("fn load_config() {}"));
+//! assert!(sliced.tokens <= TokenCount(120));
+//! assert!(sliced.kept.iter().any(|lines| lines.contains(&200)));
+//! assert!(sliced.text.starts_with("[sliced: kept lines "));
+//! ```
+
+use std::fmt::Write as _;
+use std::ops::RangeInclusive;
+
+use crate::repo_map::TokenCount;
+use crate::tokens::TokenCounter;
+
+/// Lines of context tried around each matching line, widest first; the
+/// first that fits the budget wins.
+const CONTEXT_LINES: [usize; 9] = [128, 64, 32, 16, 8, 4, 2, 1, 0];
+
+/// A slice of a file that fits a budget.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sliced {
+    /// The text to show: a one-line note first (`[sliced: kept lines 12–40,
+    /// 88–95 of 1,234; the other 1,197 lines were cut to fit the budget]`),
+    /// then the kept lines in file order, with a `… lines 41–87 cut (47
+    /// lines) …` line wherever lines were left out. Ends with a newline.
+    pub text: String,
+    /// The kept line ranges, one-based and inclusive, in file order, never
+    /// touching or overlapping.
+    pub kept: Vec<RangeInclusive<usize>>,
+    /// Lines in the whole body.
+    pub total_lines: usize,
+    /// Tokens of [`Sliced::text`] in the counter's encoding; at most the
+    /// budget.
+    pub tokens: TokenCount,
+}
+
+/// The slice of `body` around the lines that mention `matched_terms`, as wide
+/// as fits `budget`.
+///
+/// A line matches when it contains a term, compared case-insensitively as a
+/// substring (`config` matches `load_config` and `ConfigError`); empty terms
+/// are ignored. Each matching line is kept with the same number of context
+/// lines above and below — the widest of 128, 64, 32, … 1, 0 whose slice fits
+/// — and overlapping or adjacent windows merge. When even the matching lines
+/// alone are over the budget, the lines matching the most distinct terms are
+/// kept (earlier lines first among equals), as many as fit.
+///
+/// `budget` bounds the tokens of the whole [`Sliced::text`], note and
+/// separators included, counted with `tokens`. A body that fits whole comes
+/// back whole, still with its note.
+///
+/// Returns `None` when no line matches, or when not even one matching line
+/// with the note fits the budget.
+pub fn slice_to_fit(
+    body: &str,
+    matched_terms: &[String],
+    budget: TokenCount,
+    tokens: TokenCounter,
+) -> Option<Sliced> {
+    let lines: Vec<&str> = body.lines().collect();
+    let terms: Vec<String> = matched_terms
+        .iter()
+        .map(|term| term.trim().to_lowercase())
+        .filter(|term| !term.is_empty())
+        .collect();
+    if terms.is_empty() {
+        return None;
+    }
+    // (line index, distinct terms on the line)
+    let hits: Vec<(usize, usize)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(index, line)| {
+            let lower = line.to_lowercase();
+            let count = terms
+                .iter()
+                .filter(|term| lower.contains(term.as_str()))
+                .count();
+            (count > 0).then_some((index, count))
+        })
+        .collect();
+    if hits.is_empty() {
+        return None;
+    }
+    let fit = |kept: Vec<RangeInclusive<usize>>| {
+        let text = render(&lines, &kept);
+        let count = tokens.count(&text);
+        (count <= budget).then(|| Sliced {
+            text,
+            kept: kept
+                .iter()
+                .map(|range| range.start() + 1..=range.end() + 1)
+                .collect(),
+            total_lines: lines.len(),
+            tokens: count,
+        })
+    };
+    if let Some(whole) = fit(vec![0..=lines.len() - 1]) {
+        return Some(whole);
+    }
+    let centres: Vec<usize> = hits.iter().map(|&(index, _)| index).collect();
+    for context in CONTEXT_LINES {
+        if let Some(sliced) = fit(windows(&centres, context, lines.len())) {
+            return Some(sliced);
+        }
+    }
+    // Not even every matching line fits: keep the best ones, as many as fit.
+    let mut ranked = hits;
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let chosen = |count: usize| {
+        let mut centres: Vec<usize> = ranked[..count].iter().map(|&(index, _)| index).collect();
+        centres.sort_unstable();
+        windows(&centres, 0, lines.len())
+    };
+    fit(chosen(1))?;
+    // Invariant: the `low` best lines fit and the `high` best do not (all of
+    // them at no context did not, above).
+    let (mut low, mut high) = (1, ranked.len());
+    while high - low > 1 {
+        let middle = low + (high - low) / 2;
+        if fit(chosen(middle)).is_some() {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    fit(chosen(low))
+}
+
+/// Merged zero-based inclusive windows of `context` lines around each centre
+/// (sorted), clamped to `line_count`; windows that touch are merged.
+fn windows(centres: &[usize], context: usize, line_count: usize) -> Vec<RangeInclusive<usize>> {
+    let mut merged: Vec<RangeInclusive<usize>> = Vec::new();
+    for &centre in centres {
+        let start = centre.saturating_sub(context);
+        let end = (centre + context).min(line_count.saturating_sub(1));
+        match merged.last_mut() {
+            Some(last) if start <= last.end() + 1 => {
+                *last = *last.start()..=end.max(*last.end());
+            }
+            _ => merged.push(start..=end),
+        }
+    }
+    merged
+}
+
+/// Formats a count with thousands separators: `1,234`.
+fn thousands(count: usize) -> String {
+    let digits = count.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+fn render(lines: &[&str], kept: &[RangeInclusive<usize>]) -> String {
+    let kept_lines: usize = kept
+        .iter()
+        .map(|range| range.end() - range.start() + 1)
+        .sum();
+    let cut = lines.len() - kept_lines;
+    let ranges: Vec<String> = kept
+        .iter()
+        .map(|range| {
+            if range.start() == range.end() {
+                (range.start() + 1).to_string()
+            } else {
+                format!("{}–{}", range.start() + 1, range.end() + 1)
+            }
+        })
+        .collect();
+    let mut text = if cut == 0 {
+        format!(
+            "[sliced: kept lines {} of {}; nothing was cut]\n",
+            ranges.join(", "),
+            thousands(lines.len())
+        )
+    } else {
+        format!(
+            "[sliced: kept lines {} of {}; the other {} lines were cut to fit the budget]\n",
+            ranges.join(", "),
+            thousands(lines.len()),
+            thousands(cut)
+        )
+    };
+    let mut next = 0;
+    let gap = |text: &mut String, from: usize, to: usize| {
+        let count = to - from;
+        if count == 1 {
+            let _ = writeln!(text, "… line {} cut …", from + 1);
+        } else {
+            let _ = writeln!(
+                text,
+                "… lines {}–{} cut ({} lines) …",
+                from + 1,
+                to,
+                thousands(count)
+            );
+        }
+    };
+    for range in kept {
+        if *range.start() > next {
+            gap(&mut text, next, *range.start());
+        }
+        for line in &lines[*range.start()..=*range.end()] {
+            text.push_str(line);
+            text.push('\n');
+        }
+        next = range.end() + 1;
+    }
+    if next < lines.len() {
+        gap(&mut text, next, lines.len());
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn numbered(count: usize, special: &[(usize, &str)]) -> String {
+        (1..=count)
+            .map(|n| {
+                special.iter().find(|(line, _)| *line == n).map_or_else(
+                    || format!("let value_{n} = compute({n});\n"),
+                    |(_, text)| format!("{text}\n"),
+                )
+            })
+            .collect()
+    }
+
+    fn terms(words: &[&str]) -> Vec<String> {
+        words.iter().map(|word| (*word).to_owned()).collect()
+    }
+
+    #[test]
+    fn keeps_the_widest_windows_that_fit_in_file_order() {
+        let body = numbered(
+            2000,
+            &[(100, "fn parse_config() {"), (1500, "struct ConfigError;")],
+        );
+        let counter = TokenCounter::cl100k();
+        let sliced = slice_to_fit(&body, &terms(&["config"]), TokenCount(600), counter).unwrap();
+        assert!(sliced.tokens <= TokenCount(600));
+        assert_eq!(sliced.total_lines, 2000);
+        assert_eq!(sliced.kept.len(), 2);
+        assert!(sliced.kept[0].contains(&100) && sliced.kept[1].contains(&1500));
+        let width = sliced.kept[0].end() - sliced.kept[0].start();
+        assert_eq!(
+            sliced.kept[1].end() - sliced.kept[1].start(),
+            width,
+            "same context"
+        );
+        let first = sliced.text.lines().next().unwrap();
+        assert!(first.starts_with("[sliced: kept lines "), "{first}");
+        assert!(first.contains(" of 2,000; the other "), "{first}");
+        assert!(sliced.text.contains("fn parse_config() {\n"));
+        assert!(sliced.text.find("parse_config") < sliced.text.find("ConfigError"));
+        assert!(sliced.text.contains(" cut ("));
+        // Deterministic.
+        assert_eq!(
+            slice_to_fit(&body, &terms(&["config"]), TokenCount(600), counter),
+            Some(sliced)
+        );
+    }
+
+    #[test]
+    fn the_note_names_the_kept_ranges() {
+        let body = numbered(50, &[(10, "// the config loader")]);
+        let sliced = slice_to_fit(
+            &body,
+            &terms(&["CONFIG"]),
+            TokenCount(150),
+            TokenCounter::cl100k(),
+        )
+        .unwrap();
+        let context = (sliced.kept[0].end() - sliced.kept[0].start()) / 2;
+        assert!(context > 0, "{}", sliced.text);
+        assert_eq!(sliced.kept, [10 - context..=10 + context]);
+        assert!(sliced.text.starts_with(&format!(
+            "[sliced: kept lines {}–{} of 50; the other {} lines were cut to fit the budget]\n… lines 1–{} cut ({} lines) …\n",
+            10 - context,
+            10 + context,
+            50 - (2 * context + 1),
+            9 - context,
+            9 - context,
+        )), "{}", sliced.text);
+        assert!(sliced.text.ends_with(&format!(
+            "… lines {}–50 cut ({} lines) …\n",
+            11 + context,
+            40 - context
+        )));
+    }
+
+    #[test]
+    fn when_every_match_is_too_much_the_best_matches_stay() {
+        let special: Vec<(usize, String)> = (1..=200)
+            .map(|n| (n * 5, format!("config_{n}()")))
+            .chain([(777, "load config and cache together".to_owned())])
+            .collect();
+        let special: Vec<(usize, &str)> = special.iter().map(|(n, t)| (*n, t.as_str())).collect();
+        let body = numbered(1000, &special);
+        let sliced = slice_to_fit(
+            &body,
+            &terms(&["config", "cache"]),
+            TokenCount(80),
+            TokenCounter::cl100k(),
+        )
+        .unwrap();
+        assert!(sliced.tokens <= TokenCount(80));
+        assert!(sliced.text.contains("load config and cache together"));
+        assert!(sliced.kept.iter().all(|range| range.start() == range.end()));
+    }
+
+    #[test]
+    fn nothing_matching_or_nothing_fitting_gives_none() {
+        let body = numbered(100, &[]);
+        let counter = TokenCounter::cl100k();
+        assert_eq!(
+            slice_to_fit(&body, &terms(&["missing"]), TokenCount(1000), counter),
+            None
+        );
+        assert_eq!(
+            slice_to_fit(&body, &terms(&["", "  "]), TokenCount(1000), counter),
+            None
+        );
+        assert_eq!(
+            slice_to_fit(&body, &terms(&["value_5"]), TokenCount(5), counter),
+            None
+        );
+    }
+
+    #[test]
+    fn a_body_that_fits_comes_back_whole() {
+        let body = "fn config() {}\nfn other() {}\n";
+        let sliced = slice_to_fit(
+            body,
+            &terms(&["config"]),
+            TokenCount(1000),
+            TokenCounter::cl100k(),
+        )
+        .unwrap();
+        assert_eq!(sliced.kept, [1..=2]);
+        assert_eq!(
+            sliced.text,
+            "[sliced: kept lines 1–2 of 2; nothing was cut]\nfn config() {}\nfn other() {}\n"
+        );
+    }
+}

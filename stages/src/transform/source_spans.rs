@@ -1,0 +1,787 @@
+//! Where the comments and string literals of a source file are, for the
+//! transformers that edit one and must never touch the other
+//! ([`CommentStripper`](super::CommentStripper),
+//! [`LongStringTruncator`](super::LongStringTruncator)).
+//!
+//! Languages with a tree-sitter grammar (TypeScript, TSX, JavaScript, Python,
+//! Go, Rust, Java) are parsed; a file whose parse has an error anywhere, or
+//! that is over [`MAX_PARSE_BYTES`] or its work budget, gets no spans, so the
+//! transformers leave it alone. C, C++ and CSS have a hand-written lexer (C and
+//! C++ share one; CSS has only `/* */` comments). Every other language gets no
+//! spans.
+//!
+//! Spans are byte ranges into the scanned text, sorted and never overlapping.
+//! Nothing inside a string literal is ever reported as a comment, and nothing
+//! inside a comment as a string.
+
+use std::cell::RefCell;
+use std::ops::{ControlFlow, Range};
+
+use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
+
+use crate::repo_map::{Language, RelativePath};
+
+/// The largest file, in bytes, that is scanned.
+pub(crate) const MAX_PARSE_BYTES: usize = 2 * 1024 * 1024;
+
+/// Parser work allowed per input byte, as in the language providers: one
+/// progress check (every 100 parse operations) per this many bytes.
+const BYTES_PER_PROGRESS_CHECK: usize = 4;
+
+/// Progress checks allowed on top of the per-byte share, for small files.
+const BASE_PROGRESS_CHECKS: usize = 10_000;
+
+/// How comments are written in a language, which decides what a doc comment
+/// and a directive look like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CommentSyntax {
+    /// `//` and `/* */` (C, C++, Java, JavaScript, TypeScript, Go, Rust, CSS).
+    Slashes,
+    /// `#` (Python).
+    Hash,
+}
+
+/// One comment: its bytes, from the opener to the closer (a line comment ends
+/// before its newline).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Comment {
+    pub(crate) range: Range<usize>,
+    /// Go only: the comment is part of a run of comment lines that ends on the
+    /// line just above a declaration (a Go doc comment).
+    pub(crate) above_declaration: bool,
+}
+
+/// One string literal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct StringLiteral {
+    /// The whole literal, prefixes and quotes included.
+    pub(crate) range: Range<usize>,
+    /// The text between the delimiters.
+    pub(crate) content: Range<usize>,
+    /// Whether the literal may be shortened: not when it interpolates
+    /// expressions (`${…}`, f-strings), when it is a Python docstring, or when
+    /// it sits in a Rust attribute (`#[doc = "…"]`).
+    pub(crate) truncatable: bool,
+}
+
+/// The comments and string literals of one file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SourceSpans {
+    pub(crate) syntax: Option<CommentSyntax>,
+    pub(crate) comments: Vec<Comment>,
+    pub(crate) strings: Vec<StringLiteral>,
+}
+
+/// A grammar the transformers parse with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Grammar {
+    TypeScript,
+    Tsx,
+    JavaScript,
+    Python,
+    Go,
+    Rust,
+    Java,
+}
+
+impl Grammar {
+    const COUNT: usize = 7;
+
+    fn of(path: &RelativePath, language: Language) -> Option<Self> {
+        Some(match language {
+            Language::TypeScript if path.extension().as_deref() == Some("tsx") => Self::Tsx,
+            Language::TypeScript => Self::TypeScript,
+            Language::JavaScript => Self::JavaScript,
+            Language::Python => Self::Python,
+            Language::Go => Self::Go,
+            Language::Rust => Self::Rust,
+            Language::Java => Self::Java,
+            _ => return None,
+        })
+    }
+
+    fn tree_sitter_language(self) -> tree_sitter::Language {
+        match self {
+            Self::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Self::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+            Self::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Self::Python => tree_sitter_python::LANGUAGE.into(),
+            Self::Go => tree_sitter_go::LANGUAGE.into(),
+            Self::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Self::Java => tree_sitter_java::LANGUAGE.into(),
+        }
+    }
+
+    fn is_comment(self, kind: &str) -> bool {
+        match self {
+            Self::Rust | Self::Java => matches!(kind, "line_comment" | "block_comment"),
+            _ => kind == "comment",
+        }
+    }
+
+    fn is_string(self, kind: &str) -> bool {
+        match self {
+            Self::TypeScript | Self::Tsx | Self::JavaScript => {
+                matches!(kind, "string" | "template_string")
+            }
+            Self::Python => kind == "string",
+            Self::Go => matches!(kind, "interpreted_string_literal" | "raw_string_literal"),
+            Self::Rust => matches!(kind, "string_literal" | "raw_string_literal"),
+            Self::Java => kind == "string_literal",
+        }
+    }
+}
+
+/// The spans of the last text scanned or remembered on this thread, keyed by
+/// its language and xxh3-128 hash: [`CommentStripper`](super::CommentStripper)
+/// remembers the spans of its output, so the
+/// [`LongStringTruncator`](super::LongStringTruncator) that runs next on the
+/// same text does not parse it again.
+struct Remembered {
+    language: Language,
+    tsx: bool,
+    hash: u128,
+    length: usize,
+    spans: SourceSpans,
+}
+
+thread_local! {
+    static LAST: RefCell<Option<Remembered>> = const { RefCell::new(None) };
+}
+
+fn is_tsx(path: &RelativePath) -> bool {
+    path.extension().as_deref() == Some("tsx")
+}
+
+/// Remembers the spans of `content` for the next [`scan_cached`] on this
+/// thread. The spans must be exactly those [`scan`] would find, or a subset
+/// of them that a transformer relying on the cache may safely act on.
+pub(crate) fn remember(path: &RelativePath, language: Language, content: &str, spans: SourceSpans) {
+    let entry = Remembered {
+        language,
+        tsx: is_tsx(path),
+        hash: xxhash_rust::xxh3::xxh3_128(content.as_bytes()),
+        length: content.len(),
+        spans,
+    };
+    LAST.with(|last| {
+        if let Ok(mut last) = last.try_borrow_mut() {
+            *last = Some(entry);
+        }
+    });
+}
+
+/// [`scan`], answered from the last remembered spans when they are for the
+/// same text.
+pub(crate) fn scan_cached(
+    path: &RelativePath,
+    language: Language,
+    content: &str,
+) -> Option<SourceSpans> {
+    let hash = xxhash_rust::xxh3::xxh3_128(content.as_bytes());
+    let hit = LAST.with(|last| {
+        let last = last.try_borrow().ok()?;
+        let entry = last.as_ref()?;
+        (entry.language == language
+            && entry.tsx == is_tsx(path)
+            && entry.hash == hash
+            && entry.length == content.len())
+        .then(|| entry.spans.clone())
+    });
+    if hit.is_some() {
+        return hit;
+    }
+    let spans = scan(path, language, content)?;
+    remember(path, language, content, spans.clone());
+    Some(spans)
+}
+
+/// Whether `scan` can find the comments and strings of a language.
+pub(crate) fn supported(path: &RelativePath, language: Language) -> bool {
+    Grammar::of(path, language).is_some()
+        || matches!(language, Language::C | Language::Cpp | Language::Css)
+}
+
+/// The comments and string literals of `content`, or `None` when the language
+/// is not supported or the file could not be read with confidence (a parse
+/// error, an unterminated comment, over [`MAX_PARSE_BYTES`]).
+pub(crate) fn scan(path: &RelativePath, language: Language, content: &str) -> Option<SourceSpans> {
+    if content.len() > MAX_PARSE_BYTES {
+        return None;
+    }
+    if let Some(grammar) = Grammar::of(path, language) {
+        let tree = parse(grammar, content)?;
+        if tree.root_node().has_error() {
+            return None;
+        }
+        return Some(walk(grammar, &tree, content));
+    }
+    match language {
+        Language::C | Language::Cpp => lex(content, Dialect::C),
+        Language::Css => lex(content, Dialect::Css),
+        _ => None,
+    }
+}
+
+thread_local! {
+    /// One parser per grammar and thread: `Parser::parse` takes `&mut self`.
+    static PARSERS: RefCell<[Option<Parser>; Grammar::COUNT]> =
+        const { RefCell::new([const { None }; Grammar::COUNT]) };
+}
+
+fn parse(grammar: Grammar, content: &str) -> Option<Tree> {
+    let budget = BASE_PROGRESS_CHECKS + content.len() / BYTES_PER_PROGRESS_CHECK;
+    PARSERS.with(|parsers| {
+        let mut parsers = parsers.try_borrow_mut().ok()?;
+        let slot = &mut parsers[grammar as usize];
+        if slot.is_none() {
+            let mut parser = Parser::new();
+            parser.set_language(&grammar.tree_sitter_language()).ok()?;
+            *slot = Some(parser);
+        }
+        let parser = slot.as_mut()?;
+        let bytes = content.as_bytes();
+        let mut checks = 0_usize;
+        let mut progress = |_: &ParseState| {
+            checks += 1;
+            if checks > budget {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let tree = parser.parse_with_options(
+            &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
+            None,
+            Some(ParseOptions::new().progress_callback(&mut progress)),
+        );
+        if tree.is_none() {
+            // A cancelled parse would otherwise resume on the next call.
+            parser.reset();
+        }
+        tree
+    })
+}
+
+/// Node kinds a Go doc comment may sit above.
+const GO_DECLARATIONS: &[&str] = &[
+    "package_clause",
+    "import_declaration",
+    "function_declaration",
+    "method_declaration",
+    "type_declaration",
+    "const_declaration",
+    "var_declaration",
+    "type_spec",
+    "type_alias",
+    "const_spec",
+    "var_spec",
+    "field_declaration",
+    "method_elem",
+];
+
+fn walk(grammar: Grammar, tree: &Tree, content: &str) -> SourceSpans {
+    let syntax = if grammar == Grammar::Python {
+        CommentSyntax::Hash
+    } else {
+        CommentSyntax::Slashes
+    };
+    let mut spans = SourceSpans {
+        syntax: Some(syntax),
+        ..SourceSpans::default()
+    };
+    let mut cursor = tree.walk();
+    loop {
+        let node = cursor.node();
+        let kind = node.kind();
+        let mut descend = true;
+        if grammar.is_comment(kind) {
+            descend = false;
+            let mut range = node.byte_range();
+            // A Rust line comment may include its newline.
+            while range.end > range.start
+                && matches!(content.as_bytes()[range.end - 1], b'\n' | b'\r')
+            {
+                range.end -= 1;
+            }
+            let above_declaration = grammar == Grammar::Go && go_doc_comment(node);
+            spans.comments.push(Comment {
+                range,
+                above_declaration,
+            });
+        } else if grammar.is_string(kind) {
+            descend = false;
+            spans.strings.push(string_literal(grammar, node));
+        }
+        if descend && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return spans;
+            }
+        }
+    }
+}
+
+/// Whether a Go comment, with the comment lines right below it, ends on the
+/// line just above a declaration.
+fn go_doc_comment(node: Node<'_>) -> bool {
+    let mut row = node.end_position().row;
+    let mut next = node.next_sibling();
+    while let Some(sibling) = next {
+        if sibling.kind() == "comment" && sibling.start_position().row == row + 1 {
+            row = sibling.end_position().row;
+            next = sibling.next_sibling();
+            continue;
+        }
+        return sibling.start_position().row == row + 1
+            && GO_DECLARATIONS.contains(&sibling.kind());
+    }
+    false
+}
+
+fn string_literal(grammar: Grammar, node: Node<'_>) -> StringLiteral {
+    let range = node.byte_range();
+    if node.kind() == "raw_string_literal" && grammar == Grammar::Rust {
+        // Its delimiters are not nodes: the one child is the text between them.
+        let content = node
+            .named_child(0)
+            .filter(|child| child.kind() == "string_content");
+        return StringLiteral {
+            range: range.clone(),
+            content: content.map_or(range.start..range.start, |child| child.byte_range()),
+            truncatable: content.is_some() && !in_rust_attribute(node),
+        };
+    }
+    let count = node.child_count();
+    let first = node.child(0);
+    let last = count.checked_sub(1).and_then(|index| node.child(index));
+    let content = match (first, last) {
+        (Some(first), Some(last)) if count >= 2 && first.end_byte() <= last.start_byte() => {
+            first.end_byte()..last.start_byte()
+        }
+        _ => range.start..range.start,
+    };
+    let mut truncatable = count >= 2;
+    let mut child_cursor = node.walk();
+    if node.children(&mut child_cursor).any(|child| {
+        matches!(
+            child.kind(),
+            "interpolation" | "template_substitution" | "string_interpolation"
+        )
+    }) {
+        truncatable = false;
+    }
+    let docstring = grammar == Grammar::Python
+        && node
+            .parent()
+            .is_some_and(|parent| parent.kind() == "expression_statement");
+    if docstring || (grammar == Grammar::Rust && in_rust_attribute(node)) {
+        truncatable = false;
+    }
+    StringLiteral {
+        range,
+        content,
+        truncatable,
+    }
+}
+
+/// Whether a Rust node sits in an attribute (`#[doc = "…"]`), looking at
+/// most 16 levels up.
+fn in_rust_attribute(node: Node<'_>) -> bool {
+    let mut ancestor = node.parent();
+    for _ in 0..16 {
+        let Some(current) = ancestor else { break };
+        if matches!(current.kind(), "attribute_item" | "inner_attribute_item") {
+            return true;
+        }
+        ancestor = current.parent();
+    }
+    false
+}
+
+/// The lexer's language family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dialect {
+    /// C and C++: `//` (continued by a trailing backslash), `/* */`, strings,
+    /// character literals, C++ raw strings `R"d(…)d"` and digit separators
+    /// (`1'000`).
+    C,
+    /// CSS: `/* */` only, strings in either quote.
+    Css,
+}
+
+fn lex(content: &str, dialect: Dialect) -> Option<SourceSpans> {
+    let bytes = content.as_bytes();
+    let mut spans = SourceSpans {
+        syntax: Some(CommentSyntax::Slashes),
+        ..SourceSpans::default()
+    };
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'/' if dialect == Dialect::C && bytes.get(at + 1) == Some(&b'/') => {
+                let mut end = at + 2;
+                loop {
+                    let Some(offset) = memchr::memchr(b'\n', &bytes[end..]) else {
+                        end = bytes.len();
+                        break;
+                    };
+                    let newline = end + offset;
+                    let line = &bytes[..newline];
+                    let line = line.strip_suffix(b"\r").unwrap_or(line);
+                    if line.ends_with(b"\\") {
+                        end = newline + 1;
+                        continue;
+                    }
+                    end = line.len();
+                    break;
+                }
+                spans.comments.push(Comment {
+                    range: at..end,
+                    above_declaration: false,
+                });
+                at = end;
+            }
+            b'/' if bytes.get(at + 1) == Some(&b'*') => {
+                let close = memchr::memmem::find(&bytes[at + 2..], b"*/")?;
+                let end = at + 2 + close + 2;
+                spans.comments.push(Comment {
+                    range: at..end,
+                    above_declaration: false,
+                });
+                at = end;
+            }
+            b'"' => {
+                if dialect == Dialect::C
+                    && let Some(literal) = raw_string(content, at)
+                {
+                    at = literal.range.end;
+                    spans.strings.push(literal);
+                    continue;
+                }
+                let literal = quoted(content, at, b'"', prefix_start(bytes, at));
+                at = literal.range.end;
+                spans.strings.push(literal);
+            }
+            b'\'' if dialect == Dialect::Css => {
+                let literal = quoted(content, at, b'\'', at);
+                at = literal.range.end;
+                spans.strings.push(literal);
+            }
+            b'\'' => {
+                let start = prefix_start(bytes, at);
+                let digit_separator = start == at
+                    && at > 0
+                    && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+                if digit_separator {
+                    at += 1;
+                } else {
+                    // A character literal: skipped, never shortened.
+                    at = quoted(content, at, b'\'', start).range.end;
+                }
+            }
+            byte if byte.is_ascii_alphanumeric() || byte == b'_' => {
+                at += 1;
+                while at < bytes.len() && (bytes[at].is_ascii_alphanumeric() || bytes[at] == b'_') {
+                    at += 1;
+                }
+            }
+            _ => at += 1,
+        }
+    }
+    Some(spans)
+}
+
+/// Where a literal starts once its encoding prefix (`L`, `u`, `U`, `u8`) is
+/// included: `at` itself when the identifier before the quote is not one.
+fn prefix_start(bytes: &[u8], at: usize) -> usize {
+    let mut start = at;
+    while start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_') {
+        start -= 1;
+    }
+    match &bytes[start..at] {
+        b"L" | b"u" | b"U" | b"u8" => start,
+        _ => at,
+    }
+}
+
+/// A literal closed by `quote`, with backslash escapes, that ends at an
+/// unescaped newline when left open (C strings cannot span lines).
+fn quoted(content: &str, quote_at: usize, quote: u8, start: usize) -> StringLiteral {
+    let bytes = content.as_bytes();
+    let mut at = quote_at + 1;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 2,
+            b'\n' => {
+                return StringLiteral {
+                    range: start..at,
+                    content: quote_at + 1..at,
+                    truncatable: false,
+                };
+            }
+            byte if byte == quote => {
+                return StringLiteral {
+                    range: start..at + 1,
+                    content: quote_at + 1..at,
+                    truncatable: true,
+                };
+            }
+            _ => at += 1,
+        }
+    }
+    let end = bytes.len();
+    StringLiteral {
+        range: start..end,
+        content: (quote_at + 1).min(end)..end,
+        truncatable: false,
+    }
+}
+
+/// A C++ raw string `R"delimiter(…)delimiter"` whose quote is at `quote_at`,
+/// with an optional encoding prefix before the `R`.
+fn raw_string(content: &str, quote_at: usize) -> Option<StringLiteral> {
+    let bytes = content.as_bytes();
+    let mut start = quote_at;
+    while start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_') {
+        start -= 1;
+    }
+    if !matches!(
+        &bytes[start..quote_at],
+        b"R" | b"LR" | b"uR" | b"UR" | b"u8R"
+    ) {
+        return None;
+    }
+    let open = quote_at + 1 + memchr::memchr(b'(', bytes.get(quote_at + 1..)?)?;
+    let delimiter = &content[quote_at + 1..open];
+    if delimiter.len() > 16
+        || delimiter
+            .bytes()
+            .any(|b| b.is_ascii_whitespace() || matches!(b, b'\\' | b'(' | b')' | b'"'))
+    {
+        return None;
+    }
+    let closer = format!("){delimiter}\"");
+    let close = open + 1 + memchr::memmem::find(&bytes[open + 1..], closer.as_bytes())?;
+    Some(StringLiteral {
+        range: start..close + closer.len(),
+        content: open + 1..close,
+        truncatable: true,
+    })
+}
+
+/// Whether a comment's text is a doc comment that tier renders and readers
+/// rely on: `///` (not `////`), `//!`, `/**` (not `/**/` or `/***`), `/*!`.
+pub(crate) fn is_doc_comment(text: &str, syntax: CommentSyntax) -> bool {
+    if syntax != CommentSyntax::Slashes {
+        return false;
+    }
+    (text.starts_with("///") && !text.starts_with("////"))
+        || text.starts_with("//!")
+        || (text.starts_with("/**") && !text.starts_with("/**/") && !text.starts_with("/***"))
+        || text.starts_with("/*!")
+}
+
+/// Comment bodies that start like this are directives to a compiler, linter,
+/// formatter or bundler, and change what the code means or how it is checked.
+const DIRECTIVE_PREFIXES: &[&str] = &[
+    "@",
+    "eslint",
+    "prettier-ignore",
+    "istanbul ignore",
+    "c8 ignore",
+    "v8 ignore",
+    "jshint",
+    "jslint",
+    "global ",
+    "globals ",
+    "exported ",
+    "tslint:",
+    "biome-ignore",
+    "deno-lint-ignore",
+    "deno-fmt-ignore",
+    "dprint-ignore",
+    "webpack",
+    "+build",
+    "nolint",
+    "lint:",
+    "NOLINT",
+    "clang-format",
+    "IWYU pragma",
+    "NOTREACHED",
+    "FALLTHROUGH",
+    "FALLTHRU",
+    "NOSONAR",
+    "noinspection",
+    "CHECKSTYLE",
+    "checkstyle:",
+    "language=",
+    "swiftlint:",
+    "ReSharper",
+    "type:",
+    "noqa",
+    "pylint:",
+    "pyright:",
+    "pyre-",
+    "mypy:",
+    "fmt:",
+    "isort:",
+    "ruff:",
+    "yapf:",
+    "pragma",
+    "nosec",
+    "-*-",
+    "coding:",
+    "coding=",
+    "vim:",
+    "cspell:",
+    "spellchecker:",
+    "ignore-tidy",
+    "Code generated",
+    "syntax=",
+    "escape=",
+    "check=",
+    "yaml-language-server",
+    "shellcheck",
+    "rubocop:",
+    "frozen_string_literal",
+    "encoding:",
+    "typed:",
+];
+
+/// Text that marks a directive wherever it appears in a comment.
+const DIRECTIVE_MARKERS: &[&str] = &[
+    "noqa",
+    "NOLINT",
+    "nosec",
+    "type: ignore",
+    "pragma: no",
+    "eslint-disable",
+    "eslint-enable",
+    "@ts-",
+    "prettier-ignore",
+    "istanbul ignore",
+    "fallthrough",
+    "fall through",
+    "falls through",
+    "fall-through",
+    "NOSONAR",
+    "noinspection",
+    "DO NOT EDIT",
+    "@generated",
+];
+
+/// Whether a comment is a directive that changes meaning or tooling and so is
+/// kept: a Go-style `//name:` directive with no space after the slashes,
+/// `//export`, `//line`, or a body starting with or containing one of the
+/// known pragma words (`@ts-…`, `eslint-…`, `# noqa`, `# type:`, `# -*- coding`,
+/// `/*#__PURE__*/`, `// NOLINT`, `// fallthrough`, …).
+pub(crate) fn is_directive(text: &str, syntax: CommentSyntax) -> bool {
+    let body = match syntax {
+        CommentSyntax::Slashes => {
+            if let Some(rest) = text.strip_prefix("//") {
+                let name_end = rest
+                    .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
+                    .unwrap_or(rest.len());
+                if (name_end > 0 && rest[name_end..].starts_with(':'))
+                    || rest.starts_with("export ")
+                    || rest.starts_with("extern ")
+                    || rest.starts_with("line ")
+                {
+                    return true;
+                }
+                rest
+            } else {
+                let rest = text.strip_prefix("/*").unwrap_or(text);
+                rest.strip_suffix("*/").unwrap_or(rest)
+            }
+        }
+        CommentSyntax::Hash => text.strip_prefix('#').unwrap_or(text),
+    };
+    let body = body.trim_start_matches(|c: char| c.is_whitespace() || c == '*');
+    if syntax == CommentSyntax::Slashes && body.starts_with('#') {
+        // `//# sourceMappingURL=…`, `/*#__PURE__*/`, `//#region`.
+        return true;
+    }
+    DIRECTIVE_PREFIXES
+        .iter()
+        .any(|prefix| body.starts_with(prefix))
+        || DIRECTIVE_MARKERS.iter().any(|marker| body.contains(marker))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(path: &str, content: &str) -> (Vec<String>, Vec<String>) {
+        let path = RelativePath::new(path).unwrap();
+        let spans = scan(&path, Language::detect(&path), content).unwrap();
+        (
+            spans
+                .comments
+                .iter()
+                .map(|c| content[c.range.clone()].to_owned())
+                .collect(),
+            spans
+                .strings
+                .iter()
+                .map(|s| content[s.content.clone()].to_owned())
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn rust_raw_strings_and_char_literals_hide_comment_openers() {
+        let (comments, strings) = texts(
+            "a.rs",
+            "let a = r#\"// no \"# ; // yes\nlet c = '/'; /* b */ let d = \"/*x*/\";\n",
+        );
+        assert_eq!(comments, ["// yes", "/* b */"]);
+        assert_eq!(strings, ["// no ", "/*x*/"]);
+    }
+
+    #[test]
+    fn c_lexer_knows_raw_strings_digit_separators_and_continuations() {
+        let (comments, strings) = texts(
+            "a.cpp",
+            "int n = 1'000; // one \\\n still\nauto s = R\"x(// )\" no)x\"; char c = '\"'; /* b */\n",
+        );
+        assert_eq!(comments, ["// one \\\n still", "/* b */"]);
+        assert_eq!(strings, ["// )\" no"]);
+    }
+
+    #[test]
+    fn a_parse_error_gives_no_spans() {
+        let path = RelativePath::new("a.py").unwrap();
+        assert!(scan(&path, Language::Python, "def (:\n  # c\n").is_none());
+    }
+
+    #[test]
+    fn directives_and_docs_are_recognised() {
+        use CommentSyntax::{Hash, Slashes};
+        for text in [
+            "//go:build linux",
+            "// @ts-expect-error",
+            "/*#__PURE__*/",
+            "/* eslint-disable no-console */",
+            "// NOLINT(bugprone)",
+            "// fallthrough",
+        ] {
+            assert!(is_directive(text, Slashes), "{text}");
+        }
+        for text in ["# type: ignore", "# noqa: E501", "# -*- coding: utf-8 -*-"] {
+            assert!(is_directive(text, Hash), "{text}");
+        }
+        assert!(!is_directive("// Note: see below", Slashes));
+        assert!(!is_directive("# TODO: remove", Hash));
+        assert!(is_doc_comment("/// Docs", Slashes));
+        assert!(is_doc_comment("/** Docs */", Slashes));
+        assert!(!is_doc_comment("/**/", Slashes));
+        assert!(!is_doc_comment("//// banner", Slashes));
+    }
+}
