@@ -25,6 +25,7 @@ use aic_stages::rule_pack::{PackSource, RulePackResolver};
 use aic_stages::selector::{
     ExcludedFile, ExclusionReason, HeuristicSelector, ScoredFile, SignalWeights,
 };
+use aic_stages::slice::slice_to_fit;
 use aic_stages::targets::{ResolvedTarget, TargetResolution, extract_targets, resolve_targets};
 use aic_stages::tokens::TokenCounter;
 use aic_stages::transform::ContentTransformerPipeline;
@@ -707,7 +708,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
     // Fit, assemble, count; if joining blocks cost more than their parts, shrink
     // the code budget by the excess and fit again.
     let mut code_budget = BudgetAllocator.code_budget(budget.total, overhead);
-    let (prompt, tiers, prompt_tokens) = loop {
+    let (mut prompt, mut tiers, mut prompt_tokens) = loop {
         let (tiers, _) = SummarisationLadder.fit(&ladder_files, code_budget);
         let blocks: Vec<ContextFile> = safe
             .iter()
@@ -731,6 +732,59 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         let excess = prompt_tokens.0 - budget.total.0;
         code_budget = TokenCount(code_budget.0.saturating_sub(excess.max(1)));
     };
+    // The best file does not fit even as signatures (every file is dropped or
+    // names only): rather than drop it silently or show only names, keep the
+    // lines of the best file around the intent's words that fit the code
+    // budget, with a note saying what was cut.
+    let mut sliced_path: Option<RelativePath> = None;
+    if tiers
+        .iter()
+        .all(|tier| matches!(tier, None | Some(InclusionTier::L3)))
+        && let Some((file, facts)) = safe.first()
+        && let Some(full) = facts.render(InclusionTier::L0)
+    {
+        let wrapper = tokens.count(&assembler.file_block(&ContextFile {
+            path: file.path.clone(),
+            language: file.language,
+            tier: InclusionTier::L0,
+            body: String::new(),
+        }));
+        let mut room = BudgetAllocator
+            .code_budget(budget.total, overhead)
+            .0
+            .saturating_sub(wrapper.0);
+        while room > 0 {
+            let Some(sliced) =
+                slice_to_fit(&full.body, &task.subject_tokens, TokenCount(room), tokens)
+            else {
+                break;
+            };
+            let block = ContextFile {
+                path: file.path.clone(),
+                language: file.language,
+                tier: InclusionTier::L0,
+                body: sliced.text.clone(),
+            };
+            let candidate = assembler.assemble(&parts, std::slice::from_ref(&block));
+            let candidate_tokens = tokens.count(&candidate);
+            if candidate_tokens <= budget.total {
+                warnings.push(format!(
+                    "`{}` is larger than the budget of {} tokens: only {} of its {} lines, around the intent's words, are in the prompt",
+                    file.path,
+                    budget.total,
+                    sliced.kept.iter().map(|r| r.end() + 1 - r.start()).sum::<usize>(),
+                    sliced.total_lines
+                ));
+                prompt = candidate;
+                prompt_tokens = candidate_tokens;
+                tiers = vec![None; safe.len()];
+                tiers[0] = Some(InclusionTier::L0);
+                sliced_path = Some(file.path.clone());
+                break;
+            }
+            room = room.saturating_sub(candidate_tokens.0 - budget.total.0);
+        }
+    }
     let included = tiers.iter().filter(|t| t.is_some()).count();
     if included == 0 || prompt_tokens > budget.total {
         return Err(CompileError::BudgetTooSmall {
@@ -786,6 +840,10 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             (None, _) => (TokenCount::ZERO, "unreadable".to_owned()),
             (Some(f), _) if f.guard.blocked => (TokenCount::ZERO, "blocked by guard".to_owned()),
             (Some(_), None) => (TokenCount::ZERO, "dropped to fit the budget".to_owned()),
+            (Some(_), Some(_)) if sliced_path.as_ref() == Some(&file.path) => (
+                TokenCount(prompt_tokens.0.saturating_sub(overhead.0)),
+                "sliced to fit the budget: the lines around the intent's words".to_owned(),
+            ),
             (Some(f), Some(tier)) => (
                 f.render(tier).map_or(TokenCount::ZERO, |r| r.block_tokens),
                 if file.target {
@@ -1019,6 +1077,10 @@ fn prompt_cache_key(parts: &PromptKeyParts<'_>) -> [u8; 32] {
         material.extend_from_slice(field.as_bytes());
     };
     push("aic-prompt-v1");
+    // A new aic (or new stages) may compile differently: never reuse its
+    // predecessor's prompts.
+    push(env!("CARGO_PKG_VERSION"));
+    push(aic_stages::facts_codec::STAGES_SOURCE_HASH);
     push(&intent);
     push(&targets.join("\n"));
     push(parts.task_class);

@@ -59,3 +59,37 @@ fn every_budget_is_respected_or_refused() {
         "fitted {fitted}, refused {refused}"
     );
 }
+
+#[test]
+fn a_file_larger_than_the_budget_goes_in_as_a_slice_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text: Vec<String> = (0..6000)
+        .map(|i| format!("Line {i}: ordinary words about nothing in particular here."))
+        .collect();
+    text[3000] = "The parse config file step reads settings from disk.".to_owned();
+    fs_err::write(dir.path().join("notes.txt"), text.join("\n")).unwrap();
+    let compilation = compile(&request(
+        dir.path().to_path_buf(),
+        "fix parse config file",
+        3000,
+    ))
+    .unwrap();
+    assert!(compilation.meta.tokens_compiled.0 <= 3000);
+    assert!(
+        compilation
+            .prompt
+            .contains("The parse config file step reads settings from disk."),
+        "{}",
+        compilation.prompt
+    );
+    assert!(compilation.prompt.contains("[sliced: kept lines "));
+    assert!(
+        compilation
+            .meta
+            .warnings
+            .iter()
+            .any(|w| w.contains("notes.txt") && w.contains("larger than the budget")),
+        "{:?}",
+        compilation.meta.warnings
+    );
+}
