@@ -749,7 +749,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             tier: InclusionTier::L0,
             body: String::new(),
         }));
-        let mut room = BudgetAllocator
+        let mut slice_budget = BudgetAllocator
             .code_budget(budget.total, overhead)
             .0
             .saturating_sub(wrapper.0);
@@ -782,7 +782,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
                 sliced_path = Some(file.path.clone());
                 break;
             }
-            room = room.saturating_sub(candidate_tokens.0 - budget.total.0);
+            slice_budget = slice_budget.saturating_sub(candidate_tokens.0 - budget.total.0);
         }
     }
     let included = tiers.iter().filter(|t| t.is_some()).count();
