@@ -753,10 +753,13 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             .code_budget(budget.total, overhead)
             .0
             .saturating_sub(wrapper.0);
-        while room > 0 {
-            let Some(sliced) =
-                slice_to_fit(&full.body, &task.subject_tokens, TokenCount(room), tokens)
-            else {
+        while slice_budget > 0 {
+            let Some(sliced) = slice_to_fit(
+                &full.body,
+                &task.subject_tokens,
+                TokenCount(slice_budget),
+                tokens,
+            ) else {
                 break;
             };
             let block = ContextFile {
