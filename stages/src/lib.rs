@@ -7,6 +7,8 @@
 //! [`guard::ContextGuard`] → [`transform::ContentTransformerPipeline`] →
 //! [`ladder::SummarisationLadder`] → [`assembler::PromptAssembler`]. The runner in
 //! the `aic` crate walks the repository, reads files and moves data between them.
+//! [`slice::slice_to_fit`] cuts a file that is over the whole budget down to the
+//! lines around the intent's terms.
 //!
 //! # Example
 //!
