@@ -35,6 +35,7 @@ pub mod pattern;
 pub mod repo_map;
 pub mod rule_pack;
 pub mod selector;
+pub mod spec;
 pub mod symbols;
 pub mod targets;
 pub mod terms;

@@ -80,7 +80,9 @@ impl fmt::Debug for RelativePath {
 }
 
 /// A number of tokens in the `cl100k_base` encoding, the unit of every budget.
-#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(transparent)]
 pub struct TokenCount(pub u32);
 
