@@ -46,6 +46,31 @@ enum Command {
     Precompute(PrecomputeArgs),
     /// Inspect or move the per-file cache: stats, clear, export, import.
     Cache(CacheArgs),
+    /// Compile a task specification (types, code blocks, prose) into one briefing that fits a
+    /// token budget: prints the briefing, or `{compiledSpec, meta}` with --json.
+    Spec(SpecArgs),
+}
+
+/// `aic spec`.
+#[derive(Debug, Args)]
+pub struct SpecArgs {
+    /// The specification: a JSON file holding `{types, codeBlocks, prose}`, or an
+    /// `aic_compile_spec` request `{spec, budget}`; `-` reads stdin. See docs/spec-compiler.md.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Token budget of the compiled spec (default: the request's `budget`, else 4000).
+    #[arg(long, value_name = "TOKENS")]
+    pub budget: Option<u32>,
+    /// Print `{compiledSpec, meta}` as JSON instead of the briefing.
+    #[arg(long)]
+    pub json: bool,
+    /// Neither read nor write the spec compile cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Use this config file instead of searching for aic.config.json from the current
+    /// directory up.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 /// `aic precompute`.
@@ -78,7 +103,7 @@ pub enum CacheCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Delete every cached row and the path index (logs and sessions stay).
+    /// Delete every cached row, the path index and the spec cache (logs and sessions stay).
     Clear,
     /// Write every cached row to FILE (e.g. a CI artifact).
     Export {
@@ -179,6 +204,7 @@ pub fn main() -> ExitCode {
         Command::Inspect(args) => commands::inspect::run(args),
         Command::Precompute(args) => commands::precompute::run(args),
         Command::Cache(args) => commands::cache::run(args),
+        Command::Spec(args) => commands::spec::run(args),
     };
     match result {
         Ok(()) => ExitStatus::Success.into(),

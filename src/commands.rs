@@ -4,3 +4,4 @@ pub mod cache;
 pub mod compile;
 pub mod inspect;
 pub mod precompute;
+pub mod spec;

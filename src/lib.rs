@@ -36,4 +36,5 @@ pub mod logging;
 pub mod printer;
 pub mod runner;
 pub mod scan;
+pub mod spec_cache;
 pub mod vcs;

@@ -8,4 +8,5 @@ mod determinism;
 mod git_recency;
 mod golden;
 mod real_sources;
+mod spec;
 mod support;

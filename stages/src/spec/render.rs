@@ -114,22 +114,15 @@ pub(super) fn signature_section(
         1 => "1 method.".to_owned(),
         n => format!("{n} methods."),
     };
-    match (&outline.purpose, methods.is_empty()) {
-        (Some(purpose), true) => {
-            out.push_str(purpose);
-            out.push('\n');
+    if let Some(purpose) = &outline.purpose {
+        out.push_str(purpose);
+        if !methods.is_empty() {
+            out.push_str(if purpose.ends_with('.') { " " } else { ". " });
         }
-        (Some(purpose), false) => {
-            out.push_str(purpose);
-            out.push(' ');
-            out.push_str(&methods);
-            out.push('\n');
-        }
-        (None, false) => {
-            out.push_str(&methods);
-            out.push('\n');
-        }
-        (None, true) => {}
+    }
+    out.push_str(&methods);
+    if outline.purpose.is_some() || !methods.is_empty() {
+        out.push('\n');
     }
     fenced(
         &mut out,
@@ -228,31 +221,56 @@ impl Outline {
     }
 }
 
-/// The one-line purpose: the first doc line of the first definition. That is the first line of
-/// the with-docs render that the signatures-only render lacks, either before the first
-/// signature line (a doc comment) or, as a docstring (`"""`, `'''`), between the first and the
-/// second (Python).
+/// The longest purpose shown, in characters; a longer first sentence is cut with `…`.
+const MAX_PURPOSE_CHARS: usize = 240;
+
+/// The one-line purpose: the first sentence of the doc comment of the first definition.
+///
+/// Doc lines are the lines of the with-docs render that the signatures-only render lacks: a
+/// doc comment before the first signature line, or a docstring (`"""`, `'''`) right after it
+/// (Python). The first paragraph of them (up to an empty doc line or the next signature line)
+/// is joined into one line and cut after its first sentence (`.` followed by a space or the
+/// end).
 fn purpose(with_docs: &str, signatures_only: &str) -> Option<String> {
     let signature_lines: Vec<&str> = signatures_only.lines().collect();
     let mut matched = 0;
+    let mut paragraph: Vec<&str> = Vec::new();
     for line in with_docs.lines() {
         if matched >= 2 {
             break;
         }
         if signature_lines.get(matched) == Some(&line) {
+            if !paragraph.is_empty() {
+                break;
+            }
             matched += 1;
             continue;
         }
         let trimmed = line.trim_start();
-        if matched == 1 && !(trimmed.starts_with("\"\"\"") || trimmed.starts_with("'''")) {
+        let docstring = trimmed.starts_with("\"\"\"") || trimmed.starts_with("'''");
+        if matched == 1 && paragraph.is_empty() && !docstring {
             continue;
         }
         let text = strip_comment_markers(line);
         if text.chars().any(char::is_alphanumeric) {
-            return Some(text.to_owned());
+            paragraph.push(text);
+        } else if !paragraph.is_empty() {
+            break;
         }
     }
-    None
+    if paragraph.is_empty() {
+        return None;
+    }
+    let joined = paragraph.join(" ");
+    let sentence = joined
+        .match_indices(". ")
+        .next()
+        .map_or(joined.as_str(), |(at, _)| &joined[..=at]);
+    if sentence.chars().count() > MAX_PURPOSE_CHARS {
+        let cut: String = sentence.chars().take(MAX_PURPOSE_CHARS - 1).collect();
+        return Some(cut.trim_end().to_owned() + "…");
+    }
+    Some(sentence.to_owned())
 }
 
 /// A doc line without its comment markers and surrounding whitespace.
@@ -390,6 +408,19 @@ mod tests {
         let outline = Outline::of(&analysis("a.py", python));
         assert_eq!(outline.purpose.as_deref(), Some("One node."));
         assert_eq!(outline.factory, None);
+
+        let multi_line = "/// The language of a file, detected from its\n/// extension. More text.\npub enum L { A }\n";
+        let outline = Outline::of(&analysis("a.rs", multi_line));
+        assert_eq!(
+            outline.purpose.as_deref(),
+            Some("The language of a file, detected from its extension.")
+        );
+        let python = "class P:\n    \"\"\"Parse a stream\n    into nodes\n\n    More.\n    \"\"\"\n    def parse(self):\n        pass\n";
+        let outline = Outline::of(&analysis("a.py", python));
+        assert_eq!(
+            outline.purpose.as_deref(),
+            Some("Parse a stream into nodes")
+        );
 
         let undocumented = "pub struct Plain;\n/// Not the type's doc.\npub fn helper() {}\n";
         let outline = Outline::of(&analysis("a.rs", undocumented));
