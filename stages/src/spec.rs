@@ -507,15 +507,10 @@ impl SpecificationCompiler {
             };
             let signature = (initial != SpecInclusionTier::PathOnly)
                 .then(|| self.section(signature_text(&signatures, InclusionTier::L0)));
-            let mut verbatim = None;
             match initial {
                 SpecInclusionTier::Verbatim => {
                     let rows = self.verbatim_levels(source, language, &analysis, &body);
                     verbatim_rows.push((types.len(), rows));
-                    verbatim = Some(Section {
-                        text: String::new(),
-                        tokens: 0,
-                    });
                 }
                 SpecInclusionTier::SignaturePath => {
                     let names = self.section(signature_text(
@@ -532,41 +527,19 @@ impl SpecificationCompiler {
                 language,
                 imports,
                 initial,
-                verbatim,
+                // Set from the verbatim ladder batch below.
+                verbatim: None,
                 signature,
                 path_only,
             });
         }
 
-        let scores: Vec<f64> = verbatim_rows
-            .iter()
-            .map(|(index, _)| f64::from(demotion::demotion_rank(types[*index].source.usage)))
-            .collect();
-        let paths: Vec<RelativePath> = verbatim_rows
-            .iter()
-            .map(|(index, _)| types[*index].source.path.clone())
-            .collect();
-        let rows: Vec<LadderRow> = verbatim_rows.iter().map(|(_, rows)| rows.clone()).collect();
-        for ((index, _), section) in verbatim_rows
-            .iter()
-            .zip(ladder_pass(&rows, &scores, &paths, budget))
-        {
-            types[*index].verbatim = Some(section);
+        let rank = |t: &PreparedType<'_>| f64::from(demotion::demotion_rank(t.source.usage));
+        for (index, section) in type_batch(&types, verbatim_rows, rank, budget) {
+            types[index].verbatim = Some(section);
         }
-        let scores = vec![1.0; signature_rows.len()];
-        let paths: Vec<RelativePath> = signature_rows
-            .iter()
-            .map(|(index, _)| types[*index].source.path.clone())
-            .collect();
-        let rows: Vec<LadderRow> = signature_rows
-            .iter()
-            .map(|(_, rows)| rows.clone())
-            .collect();
-        for ((index, _), section) in signature_rows
-            .iter()
-            .zip(ladder_pass(&rows, &scores, &paths, budget))
-        {
-            types[*index].signature = Some(section);
+        for (index, section) in type_batch(&types, signature_rows, |_| 1.0, budget) {
+            types[index].signature = Some(section);
         }
 
         let (code, prose) =
@@ -689,6 +662,29 @@ impl SpecificationCompiler {
             .collect();
         (code, prose)
     }
+}
+
+/// Fits a batch of types (`(index into types, renders)`) with [`ladder_pass`], each scored by
+/// `score`, and returns each type's chosen render.
+fn type_batch(
+    types: &[PreparedType<'_>],
+    batch: Vec<(usize, LadderRow)>,
+    score: impl Fn(&PreparedType<'_>) -> f64,
+    budget: u64,
+) -> Vec<(usize, Section)> {
+    let scores: Vec<f64> = batch
+        .iter()
+        .map(|(index, _)| score(&types[*index]))
+        .collect();
+    let paths: Vec<RelativePath> = batch
+        .iter()
+        .map(|(index, _)| types[*index].source.path.clone())
+        .collect();
+    let (indices, rows): (Vec<usize>, Vec<LadderRow>) = batch.into_iter().unzip();
+    indices
+        .into_iter()
+        .zip(ladder_pass(&rows, &scores, &paths, budget))
+        .collect()
 }
 
 /// Fits one batch with the [`SummarisationLadder`] under the capped batch budget
