@@ -31,7 +31,7 @@
 //! 2. **Tiers** from usage; **imports** of the verbatim types merged without duplicates.
 //! 3. **Assembly** in a fixed section order: merged imports, verbatim types, signature-path
 //!    types, the path-only list (types each in path-then-name order), code blocks, prose.
-//! 4. **Demotion** while over budget, in the fixed order of [`demotion`]: verbatim types to
+//! 4. **Demotion** while over budget, in a fixed order of steps: verbatim types to
 //!    signature-path (`constructs` before `calls-methods` before `implements`; then the larger
 //!    section, the path, the name), then signature-path types to path-only (`passes-through`
 //!    first, same keys), then the largest code block, then the largest prose block, and when
