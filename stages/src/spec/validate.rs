@@ -134,7 +134,8 @@ fn parse_text(text: &str) -> Result<Value, SpecValidationError> {
 ///
 /// # Errors
 ///
-/// [`SpecValidationError`] naming the first invalid field, in document order.
+/// [`SpecValidationError`] naming the first invalid field found (`types`, then `codeBlocks`,
+/// then `prose`, each item in order).
 ///
 /// # Examples
 ///
