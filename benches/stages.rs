@@ -103,3 +103,19 @@ fn path_relevance_10k_paths(bencher: Bencher) {
             .sum::<f64>()
     });
 }
+
+/// The worked example of docs/spec-compiler.md, compiled at the default budget and at a budget
+/// that demotes every verbatim type (the tokenizer is built before timing starts).
+#[divan::bench(args = [4000, 1500])]
+fn spec_compile_worked_example(bencher: Bencher, budget: u32) {
+    use aic_stages::config::AicConfig;
+    use aic_stages::repo_map::TokenCount;
+    use aic_stages::spec::{SpecificationCompiler, parse_specification};
+
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/spec/stage-traits.json");
+    let input = parse_specification(&fs_err::read_to_string(path).expect("fixture"))
+        .expect("valid fixture");
+    let compiler = SpecificationCompiler::new(&AicConfig::default().content_transformers);
+    TokenCounter::preload();
+    bencher.bench(|| compiler.compile(black_box(&input), TokenCount(budget)));
+}

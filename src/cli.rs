@@ -59,6 +59,9 @@ enum Command {
     ChatSummary(DiagnosticsArgs),
     /// Rolling-window quality metrics (default 7 days; --days 1..365).
     Quality(DiagnosticsArgs),
+    /// Compile a task specification (types, code blocks, prose) into one briefing that fits a
+    /// token budget: prints the briefing, or `{compiledSpec, meta}` with --json.
+    Spec(SpecArgs),
 }
 
 /// `aic init`.
@@ -104,6 +107,28 @@ pub struct DiagnosticsArgs {
     pub json: bool,
 }
 
+/// `aic spec`.
+#[derive(Debug, Args)]
+pub struct SpecArgs {
+    /// The specification: a JSON file holding `{types, codeBlocks, prose}`, or an
+    /// `aic_compile_spec` request `{spec, budget}`; `-` reads stdin. See docs/spec-compiler.md.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Token budget of the compiled spec (default: the request's `budget`, else 4000).
+    #[arg(long, value_name = "TOKENS")]
+    pub budget: Option<u32>,
+    /// Print `{compiledSpec, meta}` as JSON instead of the briefing.
+    #[arg(long)]
+    pub json: bool,
+    /// Neither read nor write the spec compile cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Use this config file instead of searching for aic.config.json from the current
+    /// directory up.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
 /// `aic precompute`.
 #[derive(Debug, Args)]
 pub struct PrecomputeArgs {
@@ -134,7 +159,7 @@ pub enum CacheCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Delete every cached row and the path index (logs and sessions stay).
+    /// Delete every cached row, the path index and the spec cache (logs and sessions stay).
     Clear,
     /// Write every cached row to FILE (e.g. a CI artifact).
     Export {
@@ -245,6 +270,7 @@ pub fn main() -> ExitCode {
             commands::diagnostics::run(&DiagnosticsCommand::ChatSummary, args)
         }
         Command::Quality(args) => commands::diagnostics::run(&DiagnosticsCommand::Quality, args),
+        Command::Spec(args) => commands::spec::run(args),
     };
     match result {
         Ok(()) => ExitStatus::Success.into(),

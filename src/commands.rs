@@ -6,3 +6,4 @@ pub mod diagnostics;
 pub mod init;
 pub mod inspect;
 pub mod precompute;
+pub mod spec;

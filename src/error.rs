@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use aic_stages::repo_map::TokenCount;
+use aic_stages::spec::SpecValidationError;
 
 use crate::config::ConfigLoadError;
 
@@ -91,6 +92,23 @@ pub enum CompileError {
         /// Tokens of the cheapest file block.
         smallest: TokenCount,
     },
+    /// The specification file of `aic spec` could not be read.
+    #[error("Failed to read the specification `{}`", path.display())]
+    SpecUnreadable {
+        /// The file as given (`-` for stdin).
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The specification of `aic spec` is not valid.
+    #[error("Invalid specification in `{}`: {problem}", path.display())]
+    InvalidSpecification {
+        /// The file as given (`-` for stdin).
+        path: PathBuf,
+        /// What is wrong, naming the field.
+        problem: SpecValidationError,
+    },
     /// A bug: an invariant the runner relies on did not hold.
     #[error("Internal error: {message}")]
     Internal {
@@ -106,7 +124,9 @@ impl CompileError {
             Self::EmptyIntent
             | Self::RootNotFound { .. }
             | Self::RootNotDirectory { .. }
-            | Self::RootUnreadable { .. } => ExitStatus::InvalidInput,
+            | Self::RootUnreadable { .. }
+            | Self::SpecUnreadable { .. }
+            | Self::InvalidSpecification { .. } => ExitStatus::InvalidInput,
             Self::Config(_) => ExitStatus::InvalidConfig,
             Self::NoRelevantFiles { .. } => ExitStatus::NoRelevantFiles,
             Self::GuardBlockedAll { .. } => ExitStatus::GuardBlockedAll,
@@ -161,6 +181,23 @@ impl CompileError {
                 "raise the budget to at least {} tokens (`--budget`, contextBudget.maxTokens)",
                 overhead.0.saturating_add(smallest.0)
             ),
+            Self::SpecUnreadable { .. } => {
+                "pass a readable JSON file, or `-` to read the specification from stdin".to_owned()
+            }
+            Self::InvalidSpecification {
+                path,
+                problem: SpecValidationError::Syntax { .. },
+            } => format!("fix the JSON syntax of `{}`", path.display()),
+            Self::InvalidSpecification { path, problem } => match problem.field() {
+                Some(field) => format!(
+                    "fix `{field}` in `{}`; the format is described in docs/spec-compiler.md",
+                    path.display()
+                ),
+                None => format!(
+                    "give `{}` at least one type, code block or prose block; see docs/spec-compiler.md",
+                    path.display()
+                ),
+            },
             Self::Internal { .. } => return None,
         })
     }

@@ -3,7 +3,9 @@
 //! The pure pipeline stages live in [`aic_stages`]; this crate resolves the project,
 //! loads configuration and rule packs, scans the repository ([`scan`]), runs the
 //! per-file stage in parallel and the single-threaded selection, ladder and
-//! assembly ([`runner`]), and exposes it all as the `aic` command line ([`cli`]).
+//! assembly ([`runner`]), and exposes it all as the `aic` command line ([`cli`]). Task
+//! specifications compile through [`aic_stages::spec`] and the database cache in
+//! [`spec_cache`] (`aic spec`).
 //!
 //! # Example
 //!
@@ -41,4 +43,5 @@ pub mod records;
 pub mod runner;
 pub mod scan;
 pub mod server_sessions;
+pub mod spec_cache;
 pub mod vcs;

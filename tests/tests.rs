@@ -9,4 +9,5 @@ mod git_recency;
 mod golden;
 mod real_sources;
 mod records;
+mod spec;
 mod support;

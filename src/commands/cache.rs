@@ -64,7 +64,11 @@ pub fn run(args: &CacheArgs) -> anyhow::Result<()> {
         }
         CacheCommand::Clear => {
             store.clear_cache()?;
-            format!("Cleared the per-file cache in {}\n", store.path().display())
+            store.clear_spec_cache()?;
+            format!(
+                "Cleared the per-file cache and the spec cache in {}\n",
+                store.path().display()
+            )
         }
         CacheCommand::Export { file } => {
             let out = fs_err::File::create(file)?;

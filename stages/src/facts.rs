@@ -191,7 +191,7 @@ pub fn compute_facts(
 }
 
 /// The word an L3 line starts with for a kind of name.
-fn kind_word(kind: SymbolKind) -> &'static str {
+pub(crate) fn kind_word(kind: SymbolKind) -> &'static str {
     match kind {
         SymbolKind::Function => "function",
         SymbolKind::Method => "method",

@@ -38,6 +38,7 @@ pub mod repo_map;
 pub mod rule_pack;
 pub mod selector;
 pub mod slice;
+pub mod spec;
 pub mod symbols;
 pub mod targets;
 pub mod terms;

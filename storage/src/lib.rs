@@ -9,6 +9,9 @@
 //!   processes and the CLI can share it, and brings it to [`SCHEMA_VERSION`].
 //! - [`StorageError`] is every failure. Each variant names the database file, and
 //!   [`StorageError::hint`] says how to fix it: usually, move the file aside, since it is a cache.
+//! - The compiled-specification cache (`spec_compile_cache-v1`) is read and written through
+//!   [`Store::spec_cache_get`] and [`Store::spec_cache_put`] with a caller-computed
+//!   [`SpecCacheKey`].
 //!
 //! Table names carry a version suffix (`file_facts-v1`) that changes whenever the table's
 //! encoding does; the old table is then ignored rather than migrated. `schema_version` is the one
@@ -49,6 +52,7 @@ mod cache;
 mod error;
 mod records;
 mod schema;
+mod spec_cache;
 mod store;
 
 pub use cache::{
@@ -62,4 +66,5 @@ pub use records::{
     PruneReport, id_string, new_id, parse_id,
 };
 pub use schema::SCHEMA_VERSION;
+pub use spec_cache::{SpecCacheKey, SpecCacheLookup};
 pub use store::Store;

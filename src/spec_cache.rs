@@ -1,0 +1,193 @@
+//! Specification compiles through the `spec_compile_cache` (seed §2.7): the canonical cache key,
+//! the look-up before [`SpecificationCompiler::compile`] and the write after it.
+//!
+//! The key is xxh3-128 over a length-prefixed canonical encoding of everything the result
+//! depends on: a format tag, the stage sources' fingerprint (so a changed compiler never reuses
+//! an old result), the tokenizer, the `contentTransformers` settings, the budget, and the input
+//! with its types sorted by (path, name) — their order carries no meaning — and its code and
+//! prose blocks in their given order, which does. `estimatedTokens` is left out: the compiler
+//! never reads it.
+//!
+//! Like the per-file cache this is an accelerator: a database that cannot be opened, a failed
+//! read or write, or a stored result that does not decode is a warning (or a debug line) and a
+//! compile without the cache; the command never fails because of it.
+
+use aic_stages::config::AicConfig;
+use aic_stages::facts_codec::STAGES_SOURCE_HASH;
+use aic_stages::repo_map::TokenCount;
+use aic_stages::spec::{SpecCompilationResult, SpecificationCompiler, SpecificationInput};
+use aic_storage::{SpecCacheKey, SpecCacheLookup, Store};
+use tracing::{debug, warn};
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::facts_cache::{now_secs, open_store};
+
+/// First field of every key; bump it when the encoding below changes.
+const KEY_FORMAT: &str = "aic-spec-compile-v1";
+
+/// Feeds one length-prefixed field to the hasher.
+fn field(hasher: &mut Xxh3, bytes: &[u8]) {
+    hasher.update(&(bytes.len() as u64).to_le_bytes());
+    hasher.update(bytes);
+}
+
+/// The cache key of compiling `input` to `budget` with `config` (see the module documentation).
+pub fn spec_cache_key(
+    input: &SpecificationInput,
+    budget: TokenCount,
+    config: &AicConfig,
+) -> SpecCacheKey {
+    let mut hasher = Xxh3::new();
+    field(&mut hasher, KEY_FORMAT.as_bytes());
+    field(&mut hasher, STAGES_SOURCE_HASH.as_bytes());
+    field(&mut hasher, b"cl100k_base");
+    let transformers = serde_json::to_string(&config.content_transformers).unwrap_or_default();
+    field(&mut hasher, transformers.as_bytes());
+    hasher.update(&budget.0.to_le_bytes());
+    let mut types: Vec<_> = input.types.iter().collect();
+    types.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.name.cmp(&b.name)));
+    hasher.update(&(types.len() as u64).to_le_bytes());
+    for t in types {
+        field(&mut hasher, t.name.as_bytes());
+        field(&mut hasher, t.path.as_str().as_bytes());
+        field(&mut hasher, t.usage.as_str().as_bytes());
+        field(&mut hasher, t.content.as_bytes());
+    }
+    hasher.update(&(input.code_blocks.len() as u64).to_le_bytes());
+    for block in &input.code_blocks {
+        field(&mut hasher, block.label.as_bytes());
+        field(&mut hasher, block.content.as_bytes());
+    }
+    hasher.update(&(input.prose.len() as u64).to_le_bytes());
+    for block in &input.prose {
+        field(&mut hasher, block.label.as_bytes());
+        field(&mut hasher, block.content.as_bytes());
+    }
+    SpecCacheKey::new(hasher.digest128())
+}
+
+/// A compiled specification and where it came from.
+#[derive(Debug)]
+pub struct SpecCompile {
+    /// The result.
+    pub result: SpecCompilationResult,
+    /// Whether it was read from the cache rather than compiled.
+    pub cache_hit: bool,
+}
+
+/// Compiles `input` to fit `budget`, reading and writing the cache unless `no_cache` or
+/// `cache.enabled: false` says not to. Results live `cache.ttlMinutes`.
+pub fn compile_spec(
+    input: &SpecificationInput,
+    budget: TokenCount,
+    config: &AicConfig,
+    no_cache: bool,
+) -> SpecCompile {
+    let compile =
+        || SpecificationCompiler::new(&config.content_transformers).compile(input, budget);
+    if no_cache || !config.cache.enabled {
+        return SpecCompile {
+            result: compile(),
+            cache_hit: false,
+        };
+    }
+    let store = match open_store() {
+        Ok(store) => store,
+        Err(message) => {
+            warn!("Compiling without the spec cache: {message}");
+            return SpecCompile {
+                result: compile(),
+                cache_hit: false,
+            };
+        }
+    };
+    let key = spec_cache_key(input, budget, config);
+    let now = now_secs();
+    let ttl = u64::from(config.cache.ttl_minutes) * 60;
+    if let Some(result) = lookup(&store, &key, now, ttl) {
+        return SpecCompile {
+            result,
+            cache_hit: true,
+        };
+    }
+    let result = compile();
+    if ttl > 0 {
+        match serde_json::to_vec(&result) {
+            Ok(payload) => {
+                if let Err(error) = store.spec_cache_put(&key, &payload, now, ttl) {
+                    warn!("Failed to store the compiled spec in the cache: {error}");
+                }
+            }
+            Err(error) => debug!("Failed to encode the compiled spec for the cache: {error}"),
+        }
+    }
+    SpecCompile {
+        result,
+        cache_hit: false,
+    }
+}
+
+/// A fresh, decodable cached result; a row that does not decode is deleted.
+fn lookup(store: &Store, key: &SpecCacheKey, now: u64, ttl: u64) -> Option<SpecCompilationResult> {
+    match store.spec_cache_get(key, now, ttl) {
+        Ok(SpecCacheLookup::Hit(payload)) => match serde_json::from_slice(&payload) {
+            Ok(result) => Some(result),
+            Err(error) => {
+                debug!("Deleting an undecodable spec cache row: {error}");
+                if let Err(error) = store.spec_cache_remove(key) {
+                    warn!("Failed to delete an undecodable spec cache row: {error}");
+                }
+                None
+            }
+        },
+        Ok(SpecCacheLookup::Miss | SpecCacheLookup::Expired) => None,
+        Err(error) => {
+            warn!("Compiling without the spec cache: {error}");
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aic_stages::spec::parse_specification;
+
+    const SPEC: &str = r#"{
+      "types": [
+        {"name": "A", "path": "src/a.rs", "content": "pub struct A;", "usage": "implements"},
+        {"name": "B", "path": "src/b.rs", "content": "pub struct B;", "usage": "names-only",
+         "estimatedTokens": 3}
+      ],
+      "codeBlocks": [{"label": "One", "content": "1"}, {"label": "Two", "content": "2"}],
+      "prose": [{"label": "Task", "content": "Do it."}]
+    }"#;
+
+    #[test]
+    fn the_key_ignores_type_order_and_estimates_but_not_block_order_or_budget() {
+        let config = AicConfig::default();
+        let input = parse_specification(SPEC).unwrap();
+        let key = spec_cache_key(&input, TokenCount(100), &config);
+
+        let mut reordered = input.clone();
+        reordered.types.reverse();
+        reordered.types[0].estimated_tokens = None;
+        assert_eq!(spec_cache_key(&reordered, TokenCount(100), &config), key);
+
+        assert_ne!(spec_cache_key(&input, TokenCount(101), &config), key);
+        let mut blocks = input.clone();
+        blocks.code_blocks.reverse();
+        assert_ne!(spec_cache_key(&blocks, TokenCount(100), &config), key);
+        let mut usage = input.clone();
+        usage.types[1].usage = aic_stages::spec::SpecTypeUsage::PassesThrough;
+        assert_ne!(spec_cache_key(&usage, TokenCount(100), &config), key);
+        let mut other = config.clone();
+        other.content_transformers.compact_json = false;
+        assert_ne!(spec_cache_key(&input, TokenCount(100), &other), key);
+        // Length prefixes keep field boundaries apart.
+        let mut shifted = input.clone();
+        shifted.prose[0].label = "Tas".to_owned();
+        shifted.prose[0].content = "kDo it.".to_owned();
+        assert_ne!(spec_cache_key(&shifted, TokenCount(100), &config), key);
+    }
+}
