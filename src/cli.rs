@@ -53,7 +53,7 @@ enum Command {
     Status(DiagnosticsArgs),
     /// The most recent compilation of the project and its selection.
     Last(DiagnosticsArgs),
-    /// Every project aic has compiled.
+    /// Every project aic has seen (compiled, inspected or precomputed).
     Projects(DiagnosticsArgs),
     /// Compilations of one agent conversation (the latest by default).
     ChatSummary(DiagnosticsArgs),
@@ -194,7 +194,8 @@ pub struct RequestArgs {
     /// boosts its score. Repeatable.
     #[arg(long = "related", value_name = "PATH")]
     pub related: Vec<String>,
-    /// Neither read nor write the per-file cache.
+    /// Neither read nor write the caches (per-file and whole-prompt); the
+    /// compile is still logged for `aic status`.
     #[arg(long)]
     pub no_cache: bool,
 }
@@ -257,6 +258,7 @@ pub fn main() -> ExitCode {
         }
     };
     crate::logging::init(cli.global.verbose, cli.global.quiet);
+    quiet_database_panics();
     let result = match &cli.command {
         Command::Compile(args) => commands::compile::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
@@ -278,6 +280,24 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// redb panics, rather than returning an error, on pages damaged outside it;
+/// aic catches those and turns them into one warning naming the file and the
+/// fix, so the default hook's report (a redb source location and a backtrace
+/// hint) is noise there. Every other panic is reported as before.
+fn quiet_database_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let in_redb = info
+            .location()
+            .is_some_and(|location| location.file().contains("/redb-"));
+        if in_redb {
+            tracing::debug!("redb panicked on a damaged database: {info}");
+        } else {
+            default(info);
+        }
+    }));
+}
+
 /// Prints an error chain and its hint to stderr; returns its exit status.
 fn report(error: &anyhow::Error) -> ExitStatus {
     use std::fmt::Write;
@@ -286,9 +306,15 @@ fn report(error: &anyhow::Error) -> ExitStatus {
         let _ = writeln!(text, "  Caused by: {cause}");
     }
     let compile_error = error.downcast_ref::<CompileError>();
+    let user_error = error.downcast_ref::<crate::error::UserError>();
     if let Some(hint) = compile_error.and_then(CompileError::hint) {
         let _ = write!(text, "\nhint: {hint}\n");
+    } else if let Some(user_error) = user_error {
+        let _ = write!(text, "\nhint: {}\n", user_error.hint);
     }
     let _ = std::io::Write::write_all(&mut std::io::stderr(), text.as_bytes());
+    if user_error.is_some() {
+        return ExitStatus::InvalidInput;
+    }
     compile_error.map_or(ExitStatus::Internal, CompileError::exit_status)
 }

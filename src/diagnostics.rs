@@ -221,8 +221,8 @@ pub struct ProjectSummary {
     pub project_root: String,
     /// First seen, ISO 8601 UTC.
     pub created_at: String,
-    /// Last compiled, ISO 8601 UTC.
-    pub last_seen_at: String,
+    /// Last compiled, ISO 8601 UTC; `None` when only precomputed or inspected.
+    pub last_seen_at: Option<String>,
     /// Compilations logged (within retention).
     pub compilations: u64,
 }
@@ -240,7 +240,7 @@ pub fn projects(store: &Store) -> DiagnosticsResult<Vec<ProjectSummary>> {
             project_id: id_string(&project.id),
             project_root: project.root.clone(),
             created_at: iso(project.created_ms),
-            last_seen_at: iso(project.last_seen_ms),
+            last_seen_at: (project.last_seen_ms > 0).then(|| iso(project.last_seen_ms)),
             compilations: store
                 .count_log(LogTable::Compilations, &project.id)
                 .map_err(|e| describe(&e))?,

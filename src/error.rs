@@ -202,3 +202,25 @@ impl CompileError {
         })
     }
 }
+
+/// A command's input is wrong in a way the user can fix (a missing file, a
+/// file that is not what it should be, an out-of-range value, a damaged
+/// database): exit code 3 with a hint, not an internal error.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct UserError {
+    /// What went wrong, naming the input.
+    pub message: String,
+    /// How to fix it.
+    pub hint: String,
+}
+
+impl UserError {
+    /// A user error with its fix.
+    pub fn new(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+}

@@ -7,7 +7,7 @@
 //! not decode is deleted and recomputed; a failed write is a warning.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -90,6 +90,34 @@ pub fn open_store() -> Result<Arc<Store>, String> {
     }
 }
 
+/// Opens the database and runs `work` on it for a command that needs it
+/// (`cache`, `precompute`, diagnostics): an unopenable or damaged database is
+/// a [`crate::error::UserError`] naming the file and the fix (exit 3), even
+/// when redb panics on damaged pages.
+///
+/// # Errors
+///
+/// `work`'s own errors, and the user errors above.
+pub fn with_store<T>(work: impl FnOnce(&Arc<Store>) -> anyhow::Result<T>) -> anyhow::Result<T> {
+    let store = open_store().map_err(|message| {
+        crate::error::UserError::new(
+            message,
+            "set `AIC_HOME` to a writable directory, or move the damaged database aside",
+        )
+    })?;
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&store))) {
+        Ok(result) => result,
+        Err(_) => Err(crate::error::UserError::new(
+            format!("The aic database `{}` is damaged", store.path().display()),
+            format!(
+                "remove or move `{}` aside; aic recreates it empty (caches and logs are lost)",
+                store.path().display()
+            ),
+        )
+        .into()),
+    }
+}
+
 /// Prints a warning once per process.
 fn warn_once(message: &str) {
     static WARNED: std::sync::Once = std::sync::Once::new();
@@ -168,6 +196,7 @@ pub struct FactsCache {
     fingerprint: StageFingerprint,
     scan_started_ns: i64,
     path_hits: AtomicU64,
+    damaged: AtomicBool,
     scan: Counter,
     imports: Counter,
     facts: Counter,
@@ -192,7 +221,7 @@ impl FactsCache {
     pub fn open(store: Arc<Store>, root: &Path, config: &AicConfig) -> Result<Self, String> {
         let describe = |error: aic_storage::StorageError| format!("{error} ({})", error.hint());
         let project = store
-            .project_id(&root.to_string_lossy())
+            .project_id(&root.to_string_lossy(), now_ms())
             .map_err(describe)?;
         let now = now_secs();
         let reader = CacheReader::open(&store, now).map_err(describe)?;
@@ -214,6 +243,7 @@ impl FactsCache {
             fingerprint: StageFingerprint::new(&config.guard, &config.content_transformers),
             scan_started_ns,
             path_hits: AtomicU64::new(0),
+            damaged: AtomicBool::new(false),
             scan: Counter::default(),
             imports: Counter::default(),
             facts: Counter::default(),
@@ -247,7 +277,8 @@ impl FactsCache {
 
     /// Looks a row up; a row that does not decode is deleted.
     fn lookup<T>(&self, key: FactsKey, decode: impl FnOnce(&[u8]) -> Option<T>) -> Option<T> {
-        match self.reader.get(&key) {
+        let found = self.guarded(|| self.reader.get(&key))?;
+        match found {
             Ok(Lookup::Hit { payload, touch }) => {
                 let value = decode(&payload);
                 if value.is_none() {
@@ -269,6 +300,29 @@ impl FactsCache {
         }
     }
 
+    /// Runs a database read. redb trusts its pages: a file damaged outside
+    /// redb can make it panic instead of returning an error. The first such
+    /// panic turns the cache off for the rest of the run, with one warning
+    /// naming the file and the fix; the run goes on uncached.
+    fn guarded<T>(&self, read: impl FnOnce() -> T) -> Option<T> {
+        if self.damaged.load(Ordering::Relaxed) {
+            return None;
+        }
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read));
+        if outcome.is_err() && !self.damaged.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                "The aic database `{}` is damaged; compiling without the per-file cache (remove or move it aside to start with an empty cache)",
+                self.store.path().display()
+            );
+        }
+        outcome.ok()
+    }
+
+    /// Whether a damaged database turned the cache off during this run.
+    pub fn is_damaged(&self) -> bool {
+        self.damaged.load(Ordering::Relaxed)
+    }
+
     fn note_recomputed(&self, path: &RelativePath) {
         let mut list = self
             .recomputed
@@ -286,8 +340,7 @@ impl FactsCache {
         mtime_ns: i64,
     ) -> Option<(ContentHash, bool)> {
         let record = self
-            .reader
-            .path_record(&self.project, path.as_str())
+            .guarded(|| self.reader.path_record(&self.project, path.as_str()))?
             .ok()??;
         if record.size != size || record.mtime_ns != mtime_ns {
             return None;
@@ -433,7 +486,7 @@ impl FactsCache {
     /// A live whole-prompt cache entry (seed §11); an undecodable entry is
     /// deleted (a miss).
     pub fn prompt(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
-        match self.store.prompt_cache_get(key, now_ms()) {
+        match self.guarded(|| self.store.prompt_cache_get(key, now_ms()))? {
             Ok(PromptLookup::Hit(entry)) => Some(entry.payload),
             Ok(PromptLookup::Miss | PromptLookup::Corrupt) => None,
             Err(error) => {
@@ -445,6 +498,9 @@ impl FactsCache {
 
     /// Stores a whole-prompt cache entry living `ttl_ms`; a failure is logged.
     pub fn put_prompt(&self, key: &[u8; 32], payload: &[u8], ttl_ms: u64) {
+        if self.is_damaged() {
+            return;
+        }
         let now = now_ms();
         if let Err(error) = self.store.prompt_cache_put(
             key,

@@ -1220,7 +1220,18 @@ pub(crate) fn open_facts_cache(
     if no_cache || !config.cache.enabled {
         return None;
     }
-    let opened = open_store().and_then(|store| FactsCache::open(store, root, config));
+    // redb can panic on a damaged file instead of returning an error.
+    let opened = std::panic::catch_unwind(|| {
+        open_store().and_then(|store| FactsCache::open(store, root, config))
+    })
+    .unwrap_or_else(|_| {
+        Err(format!(
+            "the aic database under `{}` is damaged (remove or move it aside to start with an empty cache)",
+            crate::facts_cache::aic_home()
+                .map(|home| home.display().to_string())
+                .unwrap_or_default()
+        ))
+    });
     match opened {
         Ok(cache) => Some(cache),
         Err(message) => {

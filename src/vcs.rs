@@ -29,6 +29,11 @@ pub const MAX_COMMITS: usize = 1_000;
 /// or with the way history is read.
 const HISTORY_ROW: &str = "git-history-v1:max-commits=1000";
 
+/// Whether a cached row is a history row this aic wrote (for `aic cache import`).
+pub(crate) fn is_history_row(payload: &[u8]) -> bool {
+    postcard::from_bytes::<History>(payload).is_ok()
+}
+
 /// What a history read found, as cached: commits read, and the last commit
 /// time per path, sorted by path.
 #[derive(serde::Serialize, serde::Deserialize)]

@@ -212,3 +212,43 @@ fn export_and_import_move_the_cache_to_another_home() {
     let stats = aic(&["cache", "stats", "--json"], &[("AIC_HOME", dev)]);
     assert_eq!(stats.json()["entries"], 0);
 }
+
+#[test]
+fn damaged_pages_cost_a_warning_and_exports_never_overwrite_the_database() {
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    let first = compile(repo.path(), home.path(), &[]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+
+    let database = home.path().join("aic.redb");
+    let run = aic(
+        &["cache", "export", database.to_str().unwrap()],
+        &[("AIC_HOME", home.path().to_str().unwrap())],
+    );
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("is the aic database itself"),
+        "{}",
+        run.stderr
+    );
+    assert!(fs_err::metadata(&database).unwrap().len() > 1000);
+
+    // Damage pages in the middle of the file, as a disk fault would.
+    let mut bytes = fs_err::read(&database).unwrap();
+    let mut state = 0x9e37_79b9_u32;
+    let mut offset = 8192;
+    while offset + 512 < bytes.len() {
+        for byte in &mut bytes[offset..offset + 512] {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            *byte = state as u8;
+        }
+        offset += 16384;
+    }
+    fs_err::write(&database, bytes).unwrap();
+    let run = compile(repo.path(), home.path(), &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, first.stdout);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+}

@@ -2,14 +2,18 @@
 //! the database under `AIC_HOME` (default `~/.aic/aic.redb`).
 
 use std::io::{BufReader, BufWriter, Write};
+use std::path::Path;
+
+use aic_storage::Store;
 
 use aic_stages::facts_codec::{decode_facts, decode_imports, decode_scan};
 use aic_stages::repo_map::{ContentHash, Language, RelativePath};
-use anyhow::{Context, anyhow};
+use anyhow::Context;
 use serde::Serialize;
 
 use crate::cli::{CacheArgs, CacheCommand};
-use crate::facts_cache::{now_secs, open_store};
+use crate::error::UserError;
+use crate::facts_cache::{now_secs, with_store};
 use crate::printer::print_stdout;
 
 #[derive(Serialize)]
@@ -29,12 +33,22 @@ fn decodes(payload: &[u8]) -> bool {
     decode_scan(payload).is_ok()
         || decode_imports(payload).is_ok()
         || decode_facts(payload, &path, Language::Rust, ContentHash([0; 16])).is_ok()
+        || crate::vcs::is_history_row(payload)
 }
 
 /// Runs a cache subcommand.
 pub fn run(args: &CacheArgs) -> anyhow::Result<()> {
-    let store = open_store().map_err(|message| anyhow!(message))?;
-    let text = match &args.command {
+    let text = with_store(|store| command(store, args))?;
+    print_stdout(&text).context("Failed to write to stdout")
+}
+
+/// A user error for a file argument that cannot be used.
+fn bad_file(file: &Path, what: &str, hint: &str) -> anyhow::Error {
+    UserError::new(format!("`{}` {what}", file.display()), hint).into()
+}
+
+fn command(store: &Store, args: &CacheArgs) -> anyhow::Result<String> {
+    Ok(match &args.command {
         CacheCommand::Stats { json } => {
             let stats = store.cache_stats()?;
             let output = StatsOutput {
@@ -65,26 +79,81 @@ pub fn run(args: &CacheArgs) -> anyhow::Result<()> {
         CacheCommand::Clear => {
             store.clear_cache()?;
             store.clear_spec_cache()?;
+            store.clear_prompt_cache()?;
             format!(
-                "Cleared the per-file cache and the spec cache in {}\n",
+                "Cleared the per-file cache, the prompt cache and the spec cache in {} (logs are kept)\n",
                 store.path().display()
             )
         }
         CacheCommand::Export { file } => {
-            let out = fs_err::File::create(file)?;
-            let mut out = BufWriter::new(out);
+            let database =
+                fs_err::canonicalize(store.path()).unwrap_or_else(|_| store.path().to_path_buf());
+            if fs_err::canonicalize(file).is_ok_and(|target| target == database) {
+                return Err(bad_file(
+                    file,
+                    "is the aic database itself",
+                    "export to another file, e.g. `aic cache export aic-cache.bin`",
+                ));
+            }
+            let directory = file
+                .parent()
+                .filter(|parent| !parent.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            if !directory.is_dir() {
+                return Err(bad_file(
+                    file,
+                    "cannot be written: its directory does not exist",
+                    "create the directory first, or export elsewhere",
+                ));
+            }
+            // Written next to the target and renamed into place: a failed
+            // export leaves no partial file, and the file is private (0600)
+            // like the database, since it holds source code.
+            let temporary = tempfile::Builder::new()
+                .prefix(".aic-export-")
+                .tempfile_in(directory)
+                .with_context(|| format!("Failed to create a file in `{}`", directory.display()))?;
+            let mut out = BufWriter::new(temporary.as_file());
             let rows = store
                 .export_cache(&mut out)
                 .with_context(|| format!("Failed to export the cache to `{}`", file.display()))?;
             out.flush()?;
+            drop(out);
+            temporary
+                .persist(file)
+                .with_context(|| format!("Failed to write `{}`", file.display()))?;
             format!("Exported {rows} rows to {}\n", file.display())
         }
         CacheCommand::Import { file } => {
-            let input = fs_err::File::open(file)?;
+            if file.is_dir() {
+                return Err(bad_file(
+                    file,
+                    "is a directory",
+                    "pass the file `aic cache export` wrote",
+                ));
+            }
+            let input = fs_err::File::open(file).map_err(|error| {
+                bad_file(
+                    file,
+                    &format!("cannot be read ({})", error.kind()),
+                    "pass the file `aic cache export` wrote",
+                )
+            })?;
             let mut input = BufReader::new(input);
             let report = store
                 .import_cache(&mut input, u64::MAX, now_secs(), &decodes)
-                .with_context(|| format!("Failed to import the cache from `{}`", file.display()))?;
+                .map_err(|error| match error {
+                    aic_storage::ExchangeError::NotAnExport
+                    | aic_storage::ExchangeError::Version { .. } => bad_file(
+                        file,
+                        &error.to_string(),
+                        "pass a file written by `aic cache export` of this aic version",
+                    ),
+                    other => anyhow::Error::new(other).context(format!(
+                        "Failed to import the cache from `{}`",
+                        file.display()
+                    )),
+                })?;
             format!(
                 "Imported {} rows from {} ({} already present, {} skipped as undecodable)\n",
                 report.imported,
@@ -93,6 +162,5 @@ pub fn run(args: &CacheArgs) -> anyhow::Result<()> {
                 report.skipped
             )
         }
-    };
-    print_stdout(&text).context("Failed to write to stdout")
+    })
 }

@@ -22,7 +22,10 @@ fn record(compilation: &crate::runner::Compilation) {
         trigger_source: "cli".to_owned(),
         ..CompileOrigin::default()
     };
-    let outcome = open_store().and_then(|store| record_compilation(&store, compilation, &origin));
+    let outcome = std::panic::catch_unwind(|| {
+        open_store().and_then(|store| record_compilation(&store, compilation, &origin))
+    })
+    .unwrap_or_else(|_| Err("the aic database is damaged (remove or move it aside)".to_owned()));
     if let Err(message) = outcome {
         tracing::warn!("The compile was not logged: {message}");
     }

@@ -3,37 +3,30 @@
 
 use std::path::{Path, PathBuf};
 
+use aic_storage::Store;
 use anyhow::{Context, anyhow};
 use comfy_table::{Table, presets::UTF8_BORDERS_ONLY};
 use serde_json::Value;
 
 use crate::cli::{DiagnosticsArgs, DiagnosticsCommand};
 use crate::diagnostics;
-use crate::facts_cache::open_store;
+use crate::error::UserError;
+use crate::facts_cache::with_store;
 use crate::printer::print_stdout;
 
 /// Runs a diagnostics subcommand.
 pub fn run(command: &DiagnosticsCommand, args: &DiagnosticsArgs) -> anyhow::Result<()> {
-    let store = open_store().map_err(|message| anyhow!(message))?;
     let root = canonical_root(&args.root)?;
-    let payload: Value = match command {
-        DiagnosticsCommand::Status => {
-            let loaded = crate::config::load_config(&root, None).ok();
-            let budget = loaded.map_or(0, |l| l.config.context_budget.max_tokens.0);
-            diagnostics::status(&store, &root, args.days, budget).map_err(|m| anyhow!(m))?
-        }
-        DiagnosticsCommand::Last => diagnostics::last(&store, &root).map_err(|m| anyhow!(m))?,
-        DiagnosticsCommand::Projects => {
-            serde_json::to_value(diagnostics::projects(&store).map_err(|m| anyhow!(m))?)?
-        }
-        DiagnosticsCommand::ChatSummary => {
-            diagnostics::chat_summary(&store, &root, args.conversation.as_deref())
-                .map_err(|m| anyhow!(m))?
-        }
-        DiagnosticsCommand::Quality => {
-            diagnostics::quality(&store, &root, args.days.unwrap_or(7)).map_err(|m| anyhow!(m))?
-        }
-    };
+    if matches!(command, DiagnosticsCommand::Quality)
+        && let Some(days) = args.days.filter(|days| *days > 365)
+    {
+        return Err(UserError::new(
+            format!("--days {days} is out of range for `aic quality`"),
+            "pass --days between 1 and 365",
+        )
+        .into());
+    }
+    let payload = with_store(|store| payload(*command, args, store, &root))?;
     let text = if args.json {
         let mut json = serde_json::to_string_pretty(&payload)?;
         json.push('\n');
@@ -44,13 +37,44 @@ pub fn run(command: &DiagnosticsCommand, args: &DiagnosticsArgs) -> anyhow::Resu
     print_stdout(&text).context("Failed to write to stdout")
 }
 
-fn canonical_root(root: &Path) -> anyhow::Result<PathBuf> {
-    fs_err::canonicalize(root).with_context(|| {
-        format!(
-            "The project root `{}` does not exist; pass an existing directory with --root",
-            root.display()
-        )
+fn payload(
+    command: DiagnosticsCommand,
+    args: &DiagnosticsArgs,
+    store: &Store,
+    root: &Path,
+) -> anyhow::Result<Value> {
+    Ok(match command {
+        DiagnosticsCommand::Status => {
+            let loaded = crate::config::load_config(root, None).ok();
+            let budget = loaded.map_or(0, |l| l.config.context_budget.max_tokens.0);
+            diagnostics::status(store, root, args.days, budget).map_err(|m| anyhow!(m))?
+        }
+        DiagnosticsCommand::Last => diagnostics::last(store, root).map_err(|m| anyhow!(m))?,
+        DiagnosticsCommand::Projects => {
+            serde_json::to_value(diagnostics::projects(store).map_err(|m| anyhow!(m))?)?
+        }
+        DiagnosticsCommand::ChatSummary => {
+            diagnostics::chat_summary(store, root, args.conversation.as_deref())
+                .map_err(|m| anyhow!(m))?
+        }
+        DiagnosticsCommand::Quality => {
+            diagnostics::quality(store, root, args.days.unwrap_or(7)).map_err(|m| anyhow!(m))?
+        }
     })
+}
+
+fn canonical_root(root: &Path) -> anyhow::Result<PathBuf> {
+    match fs_err::canonicalize(root) {
+        Ok(path) if path.is_dir() => Ok(path),
+        _ => Err(UserError::new(
+            format!(
+                "The project root `{}` is not an existing directory",
+                root.display()
+            ),
+            "pass the project's directory with --root",
+        )
+        .into()),
+    }
 }
 
 /// A value as a table cell: strings bare, null as `–`, numbers and the rest as JSON.
@@ -92,11 +116,18 @@ fn render(command: DiagnosticsCommand, payload: &Value) -> String {
         DiagnosticsCommand::Projects => {
             let mut table = Table::new();
             table.load_style(UTF8_BORDERS_ONLY);
-            table.set_header(vec!["project", "compilations", "last seen", "id"]);
+            table.set_header(vec![
+                "project",
+                "compilations",
+                "first seen",
+                "last compiled",
+                "id",
+            ]);
             for project in payload.as_array().into_iter().flatten() {
                 table.add_row(vec![
                     cell(&project["projectRoot"]),
                     cell(&project["compilations"]),
+                    cell(&project["createdAt"]),
                     cell(&project["lastSeenAt"]),
                     cell(&project["projectId"]),
                 ]);

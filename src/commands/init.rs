@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 
 use crate::cli::InitArgs;
 use crate::printer::print_stdout;
@@ -40,14 +40,15 @@ pub fn run(args: &InitArgs) -> anyhow::Result<()> {
     })?;
     let path = root.join("aic.config.json");
     if path.exists() && !args.force {
-        bail!(
-            "`{}` already exists; edit it, or pass --force to replace it with the starter config",
-            path.display()
-        );
+        return Err(crate::error::UserError::new(
+            format!("`{}` already exists", path.display()),
+            "edit it, or pass --force to replace it with the starter config",
+        )
+        .into());
     }
     fs_err::write(&path, STARTER_CONFIG)?;
     print_stdout(&format!(
-        "Wrote {} (all fields: docs/configuration.md)\n",
+        "Wrote {} (every field is described in the aic documentation, docs/configuration.md)\n",
         path.display()
     ))
     .context("Failed to write to stdout")

@@ -240,11 +240,41 @@ impl Store {
     /// # Errors
     ///
     /// [`StorageError`] when the read or the write fails.
-    pub fn project_id(&self, root: &str) -> Result<Id, StorageError> {
+    pub fn project_id(&self, root: &str, now_ms: u64) -> Result<Id, StorageError> {
         if let Some(project) = self.project(root)? {
             return Ok(project.id);
         }
-        self.touch_project(root, 0).map(|p| p.id)
+        self.register_project(root, now_ms).map(|p| p.id)
+    }
+
+    /// Registers the project at `root` first seen at `now_ms` without marking it
+    /// as compiled (its last-seen time stays 0 until a compile).
+    fn register_project(&self, root: &str, now_ms: u64) -> Result<ProjectRecord, StorageError> {
+        let path = self.path();
+        let write = self.begin_write()?;
+        let record = {
+            let mut table = open_write(&write, PROJECTS, path)?;
+            let existing = table
+                .get(root)
+                .map_err(|error| StorageError::storage(path, error))?
+                .and_then(|row| ProjectRecord::decode(root, row.value()));
+            if let Some(record) = existing {
+                record
+            } else {
+                let record = ProjectRecord {
+                    id: new_id(),
+                    root: root.to_owned(),
+                    created_ms: now_ms,
+                    last_seen_ms: 0,
+                };
+                table
+                    .insert(root, record.encode().as_slice())
+                    .map_err(|error| StorageError::storage(path, error))?;
+                record
+            }
+        };
+        self.commit(write)?;
+        Ok(record)
     }
 
     /// The project rooted at `root`, if known.
@@ -282,6 +312,9 @@ impl Store {
             let record = match existing {
                 Some(mut record) => {
                     record.last_seen_ms = record.last_seen_ms.max(now_ms);
+                    if record.created_ms == 0 {
+                        record.created_ms = now_ms;
+                    }
                     record
                 }
                 None => ProjectRecord {
@@ -589,6 +622,20 @@ impl Store {
         self.commit(write)
     }
 
+    /// Deletes every prompt cache entry.
+    ///
+    /// # Errors
+    ///
+    /// [`StorageError`] when the write fails.
+    pub fn clear_prompt_cache(&self) -> Result<(), StorageError> {
+        let path = self.path();
+        let write = self.begin_write()?;
+        write
+            .delete_table(PROMPT_CACHE)
+            .map_err(|error| StorageError::table(path, &PROMPT_CACHE.to_string(), error))?;
+        self.commit(write)
+    }
+
     /// Deletes a prompt cache entry.
     ///
     /// # Errors
@@ -769,8 +816,8 @@ mod tests {
         let again = store.touch_project("/repo/a", 200).unwrap();
         assert_eq!(a.id, again.id);
         assert_eq!((again.created_ms, again.last_seen_ms), (100, 200));
-        assert_eq!(store.project_id("/repo/a").unwrap(), a.id);
-        let b = store.project_id("/repo/b").unwrap();
+        assert_eq!(store.project_id("/repo/a", 300).unwrap(), a.id);
+        let b = store.project_id("/repo/b", 300).unwrap();
         assert_ne!(a.id, b);
         let roots: Vec<String> = store
             .projects()
