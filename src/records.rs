@@ -207,7 +207,7 @@ fn compilation_rows(
         id: id_text.clone(),
         project_id: id_string(&project),
         created_at: created_at.clone(),
-        intent: meta.intent.clone(),
+        intent: redacted_intent(&meta.intent),
         task_class: meta.task_class,
         classifier_confidence: compilation.classifier_confidence,
         files_selected: meta.files_selected,
@@ -306,6 +306,27 @@ fn compilation_rows(
         }),
     });
     rows
+}
+
+/// The intent as logged: a secret pasted into an intent is replaced by the
+/// guard's typed placeholder, so the log (and `aic last`, `aic status`) never
+/// holds it. The prompt keeps the intent verbatim: the user sent it.
+fn redacted_intent(intent: &str) -> String {
+    let config = aic_stages::config::GuardConfig {
+        enabled: true,
+        additional_exclusions: Vec::new(),
+        allow_patterns: Vec::new(),
+        secret_action: aic_stages::config::SecretAction::Redact,
+    };
+    let Ok(guard) = aic_stages::guard::ContextGuard::new(&config) else {
+        return intent.to_owned();
+    };
+    let path = aic_stages::repo_map::RelativePath::new("intent.txt")
+        .unwrap_or_else(|| unreachable!("a constant relative path"));
+    guard
+        .scan_file(&path, aic_stages::repo_map::Language::detect(&path), intent)
+        .redacted
+        .unwrap_or_else(|| intent.to_owned())
 }
 
 /// A row's JSON bytes (the row types always serialise).

@@ -203,3 +203,20 @@ fn diagnostics_of_an_unknown_project_say_so() {
         quality.stderr
     );
 }
+
+#[test]
+fn a_secret_pasted_into_an_intent_is_not_logged() {
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    let key = concat!("AKIA", "IOSFODNN7", "EXAMPLE");
+    let intent = format!("fix the user service, the key {key} is rejected");
+    compile_json(home.path(), repo.path(), &intent);
+    let root = repo.path().to_str().unwrap();
+    let last = run_in(home.path(), &["last", "--root", root, "--json"]);
+    assert!(!last.stdout.contains(key), "{}", last.stdout);
+    assert!(
+        last.stdout.contains("[REDACTED aws-access-key"),
+        "{}",
+        last.stdout
+    );
+}
