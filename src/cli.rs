@@ -50,15 +50,15 @@ enum Command {
     Init(InitArgs),
     /// Project summary: compilations, token savings, cache hit rate, guard
     /// findings, budget use, server sessions.
-    Status(DiagnosticsArgs),
+    Status(StatusArgs),
     /// The most recent compilation of the project and its selection.
-    Last(DiagnosticsArgs),
+    Last(ProjectArgs),
     /// Every project aic has seen (compiled, inspected or precomputed).
-    Projects(DiagnosticsArgs),
+    Projects(JsonArgs),
     /// Compilations of one agent conversation (the latest by default).
-    ChatSummary(DiagnosticsArgs),
+    ChatSummary(ChatSummaryArgs),
     /// Rolling-window quality metrics (default 7 days; --days 1..365).
-    Quality(DiagnosticsArgs),
+    Quality(QualityArgs),
     /// Compile a task specification (types, code blocks, prose) into one briefing that fits a
     /// token budget: prints the briefing, or `{compiledSpec, meta}` with --json.
     Spec(SpecArgs),
@@ -90,21 +90,76 @@ pub enum DiagnosticsCommand {
     Quality,
 }
 
-/// Arguments of the diagnostics subcommands.
-#[derive(Debug, Args)]
+/// What the diagnostics subcommands read: each subcommand's own flags
+/// (below) fill the ones it has.
+#[derive(Debug, Default)]
 pub struct DiagnosticsArgs {
     /// The project.
-    #[arg(long, default_value = ".", value_name = "DIR")]
     pub root: PathBuf,
-    /// Only the last N days (status: 1..3660; quality: 1..365, default 7).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=3660))]
+    /// Only the last N days.
     pub days: Option<u32>,
-    /// The conversation (chat-summary).
-    #[arg(long, value_name = "ID")]
+    /// The conversation.
     pub conversation: Option<String>,
+    /// Print JSON instead of a table.
+    pub json: bool,
+}
+
+/// `--json`.
+#[derive(Debug, Args)]
+pub struct JsonArgs {
     /// Print JSON (the MCP tool payload) instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `--root` and `--json`.
+#[derive(Debug, Args)]
+pub struct ProjectArgs {
+    /// The project.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub root: PathBuf,
+    #[command(flatten)]
+    pub output: JsonArgs,
+}
+
+/// `aic status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    pub project: ProjectArgs,
+    /// Only the last N days (1..3660; default: all time).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=3660))]
+    pub days: Option<u32>,
+}
+
+/// `aic quality`.
+#[derive(Debug, Args)]
+pub struct QualityArgs {
+    #[command(flatten)]
+    pub project: ProjectArgs,
+    /// The window in days (1..365).
+    #[arg(long, value_name = "N", default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..=365))]
+    pub days: u32,
+}
+
+/// `aic chat-summary`.
+#[derive(Debug, Args)]
+pub struct ChatSummaryArgs {
+    #[command(flatten)]
+    pub project: ProjectArgs,
+    /// The conversation (default: the project's latest).
+    #[arg(long, value_name = "ID")]
+    pub conversation: Option<String>,
+}
+
+impl ProjectArgs {
+    fn diagnostics(&self) -> DiagnosticsArgs {
+        DiagnosticsArgs {
+            root: self.root.clone(),
+            json: self.output.json,
+            ..DiagnosticsArgs::default()
+        }
+    }
 }
 
 /// `aic spec`.
@@ -265,13 +320,38 @@ pub fn main() -> ExitCode {
         Command::Precompute(args) => commands::precompute::run(args),
         Command::Cache(args) => commands::cache::run(args),
         Command::Init(args) => commands::init::run(args),
-        Command::Status(args) => commands::diagnostics::run(&DiagnosticsCommand::Status, args),
-        Command::Last(args) => commands::diagnostics::run(&DiagnosticsCommand::Last, args),
-        Command::Projects(args) => commands::diagnostics::run(&DiagnosticsCommand::Projects, args),
-        Command::ChatSummary(args) => {
-            commands::diagnostics::run(&DiagnosticsCommand::ChatSummary, args)
+        Command::Status(args) => commands::diagnostics::run(
+            &DiagnosticsCommand::Status,
+            &DiagnosticsArgs {
+                days: args.days,
+                ..args.project.diagnostics()
+            },
+        ),
+        Command::Last(args) => {
+            commands::diagnostics::run(&DiagnosticsCommand::Last, &args.diagnostics())
         }
-        Command::Quality(args) => commands::diagnostics::run(&DiagnosticsCommand::Quality, args),
+        Command::Projects(args) => commands::diagnostics::run(
+            &DiagnosticsCommand::Projects,
+            &DiagnosticsArgs {
+                root: PathBuf::from("."),
+                json: args.json,
+                ..DiagnosticsArgs::default()
+            },
+        ),
+        Command::ChatSummary(args) => commands::diagnostics::run(
+            &DiagnosticsCommand::ChatSummary,
+            &DiagnosticsArgs {
+                conversation: args.conversation.clone(),
+                ..args.project.diagnostics()
+            },
+        ),
+        Command::Quality(args) => commands::diagnostics::run(
+            &DiagnosticsCommand::Quality,
+            &DiagnosticsArgs {
+                days: Some(args.days),
+                ..args.project.diagnostics()
+            },
+        ),
         Command::Spec(args) => commands::spec::run(args),
     };
     match result {
