@@ -198,7 +198,7 @@ fn diagnostics_of_an_unknown_project_say_so() {
     );
     assert_ne!(quality.code, 0);
     assert!(
-        quality.stderr.contains("between 1 and 365"),
+        quality.stderr.contains("1..=365"),
         "{}",
         quality.stderr
     );
