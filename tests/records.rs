@@ -197,11 +197,7 @@ fn diagnostics_of_an_unknown_project_say_so() {
         &["quality", "--root", root, "--json", "--days", "400"],
     );
     assert_ne!(quality.code, 0);
-    assert!(
-        quality.stderr.contains("1..=365"),
-        "{}",
-        quality.stderr
-    );
+    assert!(quality.stderr.contains("1..=365"), "{}", quality.stderr);
 }
 
 #[test]
