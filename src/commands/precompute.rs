@@ -12,6 +12,8 @@ use crate::runner::{PrecomputeRequest, precompute};
 
 /// Runs the precompute and prints its summary.
 pub fn run(args: &PrecomputeArgs) -> anyhow::Result<()> {
+    // Without a database there is nothing to fill: say so as a user error.
+    crate::facts_cache::with_store(|_| Ok(()))?;
     let bar = ProgressBar::hidden();
     if std::io::stderr().is_terminal() && !args.json {
         bar.set_draw_target(ProgressDrawTarget::stderr());
