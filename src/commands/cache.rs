@@ -154,6 +154,12 @@ fn command(store: &Store, args: &CacheArgs) -> anyhow::Result<String> {
                         file.display()
                     )),
                 })?;
+            if report.truncated {
+                tracing::warn!(
+                    "`{}` ends in the middle of a row: it was cut short; the rows before the cut were imported",
+                    file.display()
+                );
+            }
             format!(
                 "Imported {} rows from {} ({} already present, {} skipped as undecodable)\n",
                 report.imported,

@@ -614,6 +614,9 @@ pub struct ImportReport {
     pub present: u64,
     /// Rows skipped because their envelope or payload did not decode.
     pub skipped: u64,
+    /// Whether the file ended in the middle of a row (it was cut short); the
+    /// rows before the cut were imported.
+    pub truncated: bool,
 }
 
 /// An export file that is not one, or of another format version.
@@ -763,13 +766,16 @@ impl Store {
         let mut write_report = WriteReport::default();
         loop {
             let mut key = [0u8; 32];
-            match input.read_exact(&mut key) {
-                Ok(()) => {}
-                Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => break,
+            // A clean end of file falls between rows; anywhere else the file
+            // was cut short.
+            match input.read(&mut key[..1]) {
+                Ok(0) => break,
+                Ok(_) => {}
                 Err(error) => return Err(error.into()),
             }
             let mut length = [0u8; 4];
-            if input.read_exact(&mut length).is_err() {
+            if input.read_exact(&mut key[1..]).is_err() || input.read_exact(&mut length).is_err() {
+                report.truncated = true;
                 break;
             }
             let length = u32::from_le_bytes(length) as usize;
@@ -780,6 +786,7 @@ impl Store {
             }
             let mut envelope = vec![0u8; length];
             if input.read_exact(&mut envelope).is_err() {
+                report.truncated = true;
                 break;
             }
             if !unseal(&envelope).is_some_and(|payload| valid(&payload)) {
@@ -974,9 +981,17 @@ mod tests {
             ImportReport {
                 imported: 2,
                 present: 0,
-                skipped: 1
+                skipped: 1,
+                truncated: false,
             }
         );
+        let cut = &exported[..exported.len() - 3];
+        let (_third_home, third) = store_pair();
+        let report = third
+            .import_cache(&mut &cut[..], u64::MAX, 1, &|_| true)
+            .unwrap();
+        assert!(report.truncated);
+        assert_eq!(report.imported, 2);
         let again = other
             .import_cache(&mut exported.as_slice(), u64::MAX, 1, &|_| true)
             .unwrap();
