@@ -58,7 +58,7 @@ use crate::repo_map::{Language, RelativePath};
 pub use generic::GenericProvider;
 pub use grammar::{MAX_PARSE_BYTES, QueryError, compile_queries};
 
-use grammar::Grammar;
+pub(crate) use grammar::{Grammar, parse as parse_tree};
 use tree_sitter_provider::TreeSitterProvider;
 
 /// How an import entered the file.
@@ -221,15 +221,15 @@ static GENERIC: GenericProvider = GenericProvider;
 /// assert_eq!(provider_for(&path, Language::detect(&path)).id(), "generic");
 /// ```
 pub fn provider_for(path: &RelativePath, language: Language) -> &'static dyn LanguageProvider {
-    match language {
-        Language::TypeScript if path.extension().as_deref() == Some("tsx") => &TSX,
-        Language::TypeScript => &TYPESCRIPT,
-        Language::JavaScript => &JAVASCRIPT,
-        Language::Python => &PYTHON,
-        Language::Go => &GO,
-        Language::Rust => &RUST,
-        Language::Java => &JAVA,
-        _ => &GENERIC,
+    match Grammar::for_file(path, language) {
+        Some(Grammar::TypeScript) => &TYPESCRIPT,
+        Some(Grammar::Tsx) => &TSX,
+        Some(Grammar::JavaScript) => &JAVASCRIPT,
+        Some(Grammar::Python) => &PYTHON,
+        Some(Grammar::Go) => &GO,
+        Some(Grammar::Rust) => &RUST,
+        Some(Grammar::Java) => &JAVA,
+        None => &GENERIC,
     }
 }
 

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use tree_sitter::{CaptureQuantifier, ParseOptions, ParseState, Parser, Query, QueryCursor, Tree};
 
 use super::{ImportKind, SymbolKind};
-use crate::repo_map::Language;
+use crate::repo_map::{Language, RelativePath};
 
 /// The largest file, in bytes, that is parsed; larger files get the
 /// [`GenericProvider`](super::GenericProvider)'s analysis. Files the runner
@@ -90,6 +90,21 @@ impl Grammar {
             Self::Rust => "rust",
             Self::Java => "java",
         }
+    }
+
+    /// The grammar that parses a file: by language, `.tsx` files getting the
+    /// TSX grammar; `None` for languages without one.
+    pub(crate) fn for_file(path: &RelativePath, language: Language) -> Option<Self> {
+        Some(match language {
+            Language::TypeScript if path.extension().as_deref() == Some("tsx") => Self::Tsx,
+            Language::TypeScript => Self::TypeScript,
+            Language::JavaScript => Self::JavaScript,
+            Language::Python => Self::Python,
+            Language::Go => Self::Go,
+            Language::Rust => Self::Rust,
+            Language::Java => Self::Java,
+            _ => return None,
+        })
     }
 
     /// The [`Language`] whose files this grammar parses.

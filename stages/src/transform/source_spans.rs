@@ -15,21 +15,14 @@
 //! inside a comment as a string.
 
 use std::cell::RefCell;
-use std::ops::{ControlFlow, Range};
+use std::ops::Range;
 
-use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
+use tree_sitter::{Node, Tree};
 
+use crate::lang::{Grammar, parse_tree};
 use crate::repo_map::{Language, RelativePath};
 
-/// The largest file, in bytes, that is scanned.
-pub(crate) const MAX_PARSE_BYTES: usize = 2 * 1024 * 1024;
-
-/// Parser work allowed per input byte, as in the language providers: one
-/// progress check (every 100 parse operations) per this many bytes.
-const BYTES_PER_PROGRESS_CHECK: usize = 4;
-
-/// Progress checks allowed on top of the per-byte share, for small files.
-const BASE_PROGRESS_CHECKS: usize = 10_000;
+pub(crate) use crate::lang::MAX_PARSE_BYTES;
 
 /// How comments are written in a language, which decides what a doc comment
 /// and a directive look like.
@@ -72,46 +65,9 @@ pub(crate) struct SourceSpans {
     pub(crate) strings: Vec<StringLiteral>,
 }
 
-/// A grammar the transformers parse with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Grammar {
-    TypeScript,
-    Tsx,
-    JavaScript,
-    Python,
-    Go,
-    Rust,
-    Java,
-}
-
+/// What the transformers need of the language providers' grammars: which
+/// node kinds are comments and string literals.
 impl Grammar {
-    const COUNT: usize = 7;
-
-    fn of(path: &RelativePath, language: Language) -> Option<Self> {
-        Some(match language {
-            Language::TypeScript if path.extension().as_deref() == Some("tsx") => Self::Tsx,
-            Language::TypeScript => Self::TypeScript,
-            Language::JavaScript => Self::JavaScript,
-            Language::Python => Self::Python,
-            Language::Go => Self::Go,
-            Language::Rust => Self::Rust,
-            Language::Java => Self::Java,
-            _ => return None,
-        })
-    }
-
-    fn tree_sitter_language(self) -> tree_sitter::Language {
-        match self {
-            Self::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            Self::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-            Self::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-            Self::Python => tree_sitter_python::LANGUAGE.into(),
-            Self::Go => tree_sitter_go::LANGUAGE.into(),
-            Self::Rust => tree_sitter_rust::LANGUAGE.into(),
-            Self::Java => tree_sitter_java::LANGUAGE.into(),
-        }
-    }
-
     fn is_comment(self, kind: &str) -> bool {
         match self {
             Self::Rust | Self::Java => matches!(kind, "line_comment" | "block_comment"),
@@ -198,7 +154,7 @@ pub(crate) fn scan_cached(
 
 /// Whether `scan` can find the comments and strings of a language.
 pub(crate) fn supported(path: &RelativePath, language: Language) -> bool {
-    Grammar::of(path, language).is_some()
+    Grammar::for_file(path, language).is_some()
         || matches!(language, Language::C | Language::Cpp | Language::Css)
 }
 
@@ -209,8 +165,8 @@ pub(crate) fn scan(path: &RelativePath, language: Language, content: &str) -> Op
     if content.len() > MAX_PARSE_BYTES {
         return None;
     }
-    if let Some(grammar) = Grammar::of(path, language) {
-        let tree = parse(grammar, content)?;
+    if let Some(grammar) = Grammar::for_file(path, language) {
+        let tree = parse_tree(grammar, content)?;
         if tree.root_node().has_error() {
             return None;
         }
@@ -221,46 +177,6 @@ pub(crate) fn scan(path: &RelativePath, language: Language, content: &str) -> Op
         Language::Css => lex(content, Dialect::Css),
         _ => None,
     }
-}
-
-thread_local! {
-    /// One parser per grammar and thread: `Parser::parse` takes `&mut self`.
-    static PARSERS: RefCell<[Option<Parser>; Grammar::COUNT]> =
-        const { RefCell::new([const { None }; Grammar::COUNT]) };
-}
-
-fn parse(grammar: Grammar, content: &str) -> Option<Tree> {
-    let budget = BASE_PROGRESS_CHECKS + content.len() / BYTES_PER_PROGRESS_CHECK;
-    PARSERS.with(|parsers| {
-        let mut parsers = parsers.try_borrow_mut().ok()?;
-        let slot = &mut parsers[grammar as usize];
-        if slot.is_none() {
-            let mut parser = Parser::new();
-            parser.set_language(&grammar.tree_sitter_language()).ok()?;
-            *slot = Some(parser);
-        }
-        let parser = slot.as_mut()?;
-        let bytes = content.as_bytes();
-        let mut checks = 0_usize;
-        let mut progress = |_: &ParseState| {
-            checks += 1;
-            if checks > budget {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        };
-        let tree = parser.parse_with_options(
-            &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
-            None,
-            Some(ParseOptions::new().progress_callback(&mut progress)),
-        );
-        if tree.is_none() {
-            // A cancelled parse would otherwise resume on the next call.
-            parser.reset();
-        }
-        tree
-    })
 }
 
 /// Node kinds a Go doc comment may sit above.
