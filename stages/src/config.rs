@@ -286,15 +286,21 @@ pub enum ConfigError {
 
 impl ConfigError {
     fn invalid(path: &str, expected: &str, found: &Value) -> Self {
-        let mut found = found.to_string();
-        if found.chars().count() > 60 {
-            found = found.chars().take(57).collect::<String>() + "...";
-        }
         Self::InvalidValue {
             path: path.to_owned(),
             expected: expected.to_owned(),
-            found,
+            found: shown_value(found),
         }
+    }
+}
+
+/// A value as an error message shows it: its JSON, cut to 60 characters.
+pub(crate) fn shown_value(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() > 60 {
+        text.chars().take(57).collect::<String>() + "..."
+    } else {
+        text
     }
 }
 

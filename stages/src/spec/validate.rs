@@ -100,14 +100,10 @@ impl SpecValidationError {
     }
 
     fn invalid(path: &str, expected: &str, found: &Value) -> Self {
-        let mut found = found.to_string();
-        if found.chars().count() > 60 {
-            found = found.chars().take(57).collect::<String>() + "...";
-        }
         Self::InvalidValue {
             path: path.to_owned(),
             expected: expected.to_owned(),
-            found,
+            found: crate::config::shown_value(found),
         }
     }
 }
