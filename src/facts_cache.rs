@@ -62,15 +62,31 @@ pub fn database_path() -> Option<PathBuf> {
 ///
 /// A message naming the database and how to reset it.
 pub fn open_store() -> Result<Arc<Store>, String> {
+    static OPENED: Mutex<Option<(PathBuf, Arc<Store>)>> = Mutex::new(None);
     let Some(path) = database_path() else {
         return Err(
             "No home directory: set `AIC_HOME` to a writable directory to enable the cache"
                 .to_owned(),
         );
     };
+    // One handle per process and file: a compile opens the cache, then logs
+    // the compile, through the same handle (and the same page cache).
+    let mut opened = OPENED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((opened_path, store)) = opened.as_ref()
+        && *opened_path == path
+    {
+        return Ok(store.clone());
+    }
+    let store = open_store_at(&path)?;
+    *opened = Some((path, store.clone()));
+    Ok(store)
+}
+
+/// Opens the database at `path`; see [`open_store`].
+fn open_store_at(path: &Path) -> Result<Arc<Store>, String> {
     // redb trusts its pages; a file damaged outside redb can make it panic
     // rather than return an error. Treat that like a corrupt file.
-    match std::panic::catch_unwind(|| Store::open_compatible(&path)) {
+    match std::panic::catch_unwind(|| Store::open_compatible(path)) {
         Ok(Ok((store, warning))) => {
             if let Some(aic_storage::StorageError::SchemaTooNew {
                 found, supported, ..
