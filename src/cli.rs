@@ -271,6 +271,7 @@ impl RequestArgs {
             no_cache: self.no_cache,
             use_prompt_cache: !self.no_cache,
             session_key: String::new(),
+            ..CompilationRequest::default()
         }
     }
 }

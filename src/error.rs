@@ -109,6 +109,10 @@ pub enum CompileError {
         /// What is wrong, naming the field.
         problem: SpecValidationError,
     },
+    /// The caller cancelled the compile (an MCP timeout or
+    /// `notifications/cancelled`); nothing was cached or logged.
+    #[error("The compile was cancelled")]
+    Cancelled,
     /// A bug: an invariant the runner relies on did not hold.
     #[error("Internal error: {message}")]
     Internal {
@@ -131,7 +135,7 @@ impl CompileError {
             Self::NoRelevantFiles { .. } => ExitStatus::NoRelevantFiles,
             Self::GuardBlockedAll { .. } => ExitStatus::GuardBlockedAll,
             Self::BudgetTooSmall { .. } => ExitStatus::BudgetTooSmall,
-            Self::Internal { .. } => ExitStatus::Internal,
+            Self::Internal { .. } | Self::Cancelled => ExitStatus::Internal,
         }
     }
 
@@ -198,7 +202,7 @@ impl CompileError {
                     path.display()
                 ),
             },
-            Self::Internal { .. } => return None,
+            Self::Internal { .. } | Self::Cancelled => return None,
         })
     }
 }

@@ -24,7 +24,7 @@
 //!     trace_all: false,
 //!     no_cache: false,
 //!     use_prompt_cache: false,
-//!     session_key: String::new(),
+//!     ..CompilationRequest::default()
 //! })?;
 //! assert!(compilation.meta.tokens_compiled <= compilation.meta.budget);
 //! # Ok::<(), aic::error::CompileError>(())

@@ -9,6 +9,8 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use aic_stages::assembler::{ContextFile, PromptAssembler, PromptParts};
@@ -47,8 +49,8 @@ const BYPASS_SCORE: f64 = 0.90;
 /// The most near-miss files listed in a trace.
 const NEAR_MISSES: usize = 20;
 
-/// One compile's inputs (seed §2.2 `CompilationRequest`, the fields the CLI uses).
-#[derive(Clone, Debug)]
+/// One compile's inputs (seed §2.2 `CompilationRequest`).
+#[derive(Clone, Debug, Default)]
 pub struct CompilationRequest {
     /// The user's intent, verbatim.
     pub intent: String,
@@ -81,6 +83,52 @@ pub struct CompilationRequest {
     /// Extra key material for the prompt cache: a session and step (seed §2.7
     /// "Cache Keying for Sessions"), empty when there is none.
     pub session_key: String,
+    /// What the agentic session layer adds (seed §2.7); empty for a
+    /// single-shot compile.
+    pub session: SessionInput,
+    /// Set by the caller to stop the compile between stages: the compile then
+    /// returns [`CompileError::Cancelled`] and caches nothing.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// What the agentic session layer hands the pipeline (seed §2.7): the
+/// `## Session context` header, the files already shown in the session, and the
+/// tokens the conversation already holds.
+#[derive(Clone, Debug, Default)]
+pub struct SessionInput {
+    /// Body of the `## Session context` section (the ConversationCompressor's
+    /// step list), when the session has recorded steps.
+    pub header: Option<String>,
+    /// Files shown in earlier steps of the session, by path.
+    pub previously_shown: BTreeMap<RelativePath, PreviousFile>,
+    /// Tokens already in the agent's context window: the BudgetAllocator clamps
+    /// the budget to the window's headroom (seed §2.7 "Budget allocation").
+    pub conversation_tokens: Option<TokenCount>,
+}
+
+/// A file an earlier step of the session showed (seed §2.7 `PreviousFile`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreviousFile {
+    /// xxh3-128 of the content that was shown, hex.
+    pub hash: String,
+    /// The tier it was shown at.
+    pub tier: InclusionTier,
+    /// The step that showed it.
+    pub step: u32,
+}
+
+/// A file whose content is in the prompt, with the hash of that content: what
+/// the session layer records so a later step can mark it "previously shown".
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShownFile {
+    /// The file.
+    pub path: RelativePath,
+    /// Its tier in the prompt.
+    pub tier: InclusionTier,
+    /// xxh3-128 of its content, hex.
+    pub hash: String,
 }
 
 /// Metadata returned with every compiled prompt (seed §2.2 `CompilationMeta`).
@@ -125,6 +173,10 @@ pub struct CompilationMeta {
     /// Things the user should know: unknown config keys, skipped rule packs, heavy
     /// truncation.
     pub warnings: Vec<String>,
+    /// Files shown unchanged in an earlier step of the agentic session: each is
+    /// a one-line "previously shown" marker instead of its body (seed §2.7).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub previously_shown: Vec<RelativePath>,
 }
 
 /// One file of the prompt, for traces (no content).
@@ -283,6 +335,8 @@ pub struct Compilation {
     pub classifier_confidence: f64,
     /// The decision record; `None` for an answer from the prompt cache.
     pub trace: Option<PipelineTrace>,
+    /// The files whose content (or marker) is in the prompt, with content hashes.
+    pub shown: Vec<ShownFile>,
 }
 
 /// What the prompt cache stores for one compile.
@@ -293,6 +347,8 @@ struct CachedPrompt {
     meta: CompilationMeta,
     selection: Vec<SelectionEntry>,
     classifier_confidence: f64,
+    #[serde(default)]
+    shown: Vec<ShownFile>,
 }
 
 /// Runs one compile.
@@ -304,6 +360,10 @@ struct CachedPrompt {
 /// file.
 pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError> {
     let started = Instant::now();
+    let check_cancel = || match &request.cancel {
+        Some(flag) if flag.load(Ordering::Relaxed) => Err(CompileError::Cancelled),
+        _ => Ok(()),
+    };
     let intent = request.intent.trim();
     if intent.is_empty() {
         return Err(CompileError::EmptyIntent);
@@ -380,7 +440,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             .copied(),
         max_tokens: config.context_budget.max_tokens,
         context_window: config.context_budget.context_window,
-        conversation_tokens: None,
+        conversation_tokens: request.session.conversation_tokens,
     });
     info!(
         "[budget]    Resolved: {} tokens ({:?})",
@@ -410,6 +470,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         debug!("Scanned files in {:?}", scan_started.elapsed());
         (scanned, git.join().ok().flatten())
     });
+    check_cancel()?;
     let mut repo = scanned.repo;
     debug!(
         "Scan and git done in {:?}: {} files (skipped: {:?})",
@@ -456,6 +517,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         meta.editor_id.clone_from(&request.editor_id);
         meta.warnings.extend(warning);
         info!("[cache]     Prompt cache hit");
+        let shown = cached.shown;
         for warning in &meta.warnings {
             warn!("{warning}");
         }
@@ -468,6 +530,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             config_json,
             classifier_confidence: cached.classifier_confidence,
             trace: None,
+            shown,
         });
     }
 
@@ -543,6 +606,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             )),
         }
     }
+    check_cancel()?;
     let selector = selector.with_related(related);
     let selection = selector.select(&repo, &task, max_files, &pinned, Some(&graph));
     debug!("Stage timing: {} done at {:?}", "select", started.elapsed());
@@ -597,6 +661,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         })
         .collect();
     facts.sort_by(|a, b| a.path.cmp(&b.path));
+    check_cancel()?;
     let facts_of = |path: &RelativePath| {
         facts
             .binary_search_by(|f| f.path.cmp(path))
@@ -680,6 +745,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         intent,
         classification: Some(&task),
         constraints: &pack.constraints,
+        session_context: request.session.header.as_deref(),
         ..PromptParts::default()
     };
     let assembler = PromptAssembler;
@@ -690,13 +756,70 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         assembler.tail(&parts)
     );
     let overhead = tokens.count(&fixed);
+    // Session deduplication (seed §2.7): a file an earlier step showed, unchanged
+    // since, costs only a one-line marker at the tier it was shown at (and any
+    // more compressed tier). A file the intent names is always shown.
+    let content_hash_of = |path: &RelativePath| {
+        repo.files
+            .binary_search_by(|f| f.path.cmp(path))
+            .ok()
+            .map(|i| repo.files[i].content_hash.to_hex())
+    };
+    let markers: BTreeMap<RelativePath, PreviousMarker> = safe
+        .iter()
+        .filter(|(file, _)| !file.target)
+        .filter_map(|(file, _)| {
+            let previous = request.session.previously_shown.get(&file.path)?;
+            (content_hash_of(&file.path)? == previous.hash).then(|| {
+                let body = format!(
+                    "[previously shown in step {} at {}; unchanged since, not repeated]",
+                    previous.step,
+                    previous.tier.name()
+                );
+                let cost = tokens.count(&assembler.file_block(&ContextFile {
+                    path: file.path.clone(),
+                    language: file.language,
+                    tier: previous.tier,
+                    body: body.clone(),
+                }));
+                (
+                    file.path.clone(),
+                    PreviousMarker {
+                        from: previous.tier,
+                        body,
+                        cost,
+                    },
+                )
+            })
+        })
+        .collect();
+    let block_of = |path: &RelativePath, facts: &FileFacts, tier: InclusionTier| {
+        match markers.get(path) {
+            Some(marker) if tier >= marker.from => Some((marker.body.clone(), marker.cost)),
+            _ => facts
+                .render(tier)
+                .map(|render| (render.body.clone(), render.block_tokens)),
+        }
+    };
     let ladder_files: Vec<LadderFile> = safe
         .iter()
-        .map(|(file, facts)| LadderFile {
-            path: file.path.clone(),
-            score: file.score,
-            costs: facts.costs(),
-            floor: file.target.then_some(InclusionTier::L0),
+        .map(|(file, facts)| {
+            let mut costs = facts.costs();
+            if let Some(marker) = markers.get(&file.path) {
+                for (tier, cost) in InclusionTier::ALL.iter().zip(costs.iter_mut()) {
+                    if *tier == marker.from {
+                        *cost = Some(marker.cost);
+                    } else if *tier > marker.from {
+                        *cost = None;
+                    }
+                }
+            }
+            LadderFile {
+                path: file.path.clone(),
+                score: file.score,
+                costs,
+                floor: file.target.then_some(InclusionTier::L0),
+            }
         })
         .collect();
     let smallest = ladder_files
@@ -709,18 +832,19 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
     // the code budget by the excess and fit again.
     let mut code_budget = BudgetAllocator.code_budget(budget.total, overhead);
     let (mut prompt, mut tiers, mut prompt_tokens) = loop {
+        check_cancel()?;
         let (tiers, _) = SummarisationLadder.fit(&ladder_files, code_budget);
         let blocks: Vec<ContextFile> = safe
             .iter()
             .zip(&tiers)
             .filter_map(|((file, facts), tier)| {
                 let tier = (*tier)?;
-                let render = facts.render(tier)?;
+                let (body, _) = block_of(&file.path, facts, tier)?;
                 Some(ContextFile {
                     path: file.path.clone(),
                     language: file.language,
                     tier,
-                    body: render.body.clone(),
+                    body,
                 })
             })
             .collect();
@@ -848,8 +972,11 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
                 "sliced to fit the budget: the lines around the intent's words".to_owned(),
             ),
             (Some(f), Some(tier)) => (
-                f.render(tier).map_or(TokenCount::ZERO, |r| r.block_tokens),
-                if file.target {
+                block_of(&file.path, f, tier).map_or(TokenCount::ZERO, |(_, cost)| cost),
+                if markers.get(&file.path).is_some_and(|m| tier >= m.from) {
+                    "previously shown in this session, unchanged: a marker instead of the body"
+                        .to_owned()
+                } else if file.target {
                     "named in the intent".to_owned()
                 } else if tier == InclusionTier::L0 {
                     "selected".to_owned()
@@ -980,7 +1107,25 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         context_completeness,
         budget: budget.total,
         warnings: warnings.clone(),
+        previously_shown: selected_files
+            .iter()
+            .filter(|f| {
+                f.tier
+                    .is_some_and(|t| markers.get(&f.file.path).is_some_and(|m| t >= m.from))
+            })
+            .map(|f| f.file.path.clone())
+            .collect(),
     };
+    let shown: Vec<ShownFile> = selected_files
+        .iter()
+        .filter_map(|f| {
+            Some(ShownFile {
+                path: f.file.path.clone(),
+                tier: f.tier?,
+                hash: content_hash_of(&f.file.path)?,
+            })
+        })
+        .collect();
     let trace = PipelineTrace {
         intent: request.intent.clone(),
         project_root: root,
@@ -1025,6 +1170,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             meta: meta.clone(),
             selection: selection_entries.clone(),
             classifier_confidence,
+            shown: shown.clone(),
         };
         if let Ok(bytes) = serde_json::to_vec(&cached) {
             let ttl_ms = u64::from(config.cache.ttl_minutes) * 60_000;
@@ -1040,7 +1186,19 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         config_json,
         classifier_confidence,
         trace: Some(trace),
+        shown,
     })
+}
+
+/// A "previously shown" marker of session deduplication.
+struct PreviousMarker {
+    /// The tier the file was shown at: this tier and more compressed ones show
+    /// the marker.
+    from: InclusionTier,
+    /// The marker line.
+    body: String,
+    /// Tokens of the marker's block.
+    cost: TokenCount,
 }
 
 /// What a prompt cache key is made of (seed §11, §2.7 "Cache Keying for

@@ -21,7 +21,7 @@ fn request(root: std::path::PathBuf, intent: &str, budget: u32) -> CompilationRe
         trace_all: false,
         no_cache: true,
         use_prompt_cache: false,
-        session_key: String::new(),
+        ..CompilationRequest::default()
     }
 }
 

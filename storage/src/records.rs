@@ -29,6 +29,9 @@ const CONFIG_HISTORY: TableDefinition<&[u8], &[u8]> = TableDefinition::new("conf
 const SERVER_SESSIONS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("server_sessions-v1");
 const PROMPT_CACHE: TableDefinition<&[u8], &[u8]> = TableDefinition::new("prompt_cache-v1");
 const ARCHIVE: TableDefinition<&[u8], &[u8]> = TableDefinition::new("archive_summary-v1");
+/// Agentic session history (seed §2.7 `session_state`): `project id ‖ session
+/// id (UTF-8)` → the caller's encoded step list.
+const SESSION_STATE: TableDefinition<&[u8], &[u8]> = TableDefinition::new("session_state-v1");
 
 /// A 16-byte id (project, compilation, session): the bytes of a UUIDv7.
 pub type Id = [u8; 16];
@@ -498,6 +501,41 @@ impl Store {
         let write = self.begin_write()?;
         open_write(&write, SERVER_SESSIONS, path)?
             .insert(id.as_slice(), value)
+            .map_err(|error| StorageError::storage(path, error))?;
+        self.commit(write)
+    }
+
+    /// The recorded steps of one agentic session of a project (seed §2.7
+    /// `session_state`), as the caller encoded them; `None` for a new session.
+    ///
+    /// # Errors
+    ///
+    /// [`StorageError`] when the read fails.
+    pub fn session_state(&self, project: &Id, session: &str) -> Result<Option<Vec<u8>>, StorageError> {
+        let path = self.path();
+        let storage = |error| StorageError::storage(path, error);
+        let read = self.begin_read()?;
+        let Some(table) = open_read(&read, SESSION_STATE, path)? else {
+            return Ok(None);
+        };
+        let key = [project.as_slice(), session.as_bytes()].concat();
+        Ok(table
+            .get(key.as_slice())
+            .map_err(storage)?
+            .map(|value| value.value().to_vec()))
+    }
+
+    /// Replaces the recorded steps of one agentic session.
+    ///
+    /// # Errors
+    ///
+    /// [`StorageError`] when the write fails; then nothing was written.
+    pub fn put_session_state(&self, project: &Id, session: &str, value: &[u8]) -> Result<(), StorageError> {
+        let path = self.path();
+        let write = self.begin_write()?;
+        let key = [project.as_slice(), session.as_bytes()].concat();
+        open_write(&write, SESSION_STATE, path)?
+            .insert(key.as_slice(), value)
             .map_err(|error| StorageError::storage(path, error))?;
         self.commit(write)
     }
