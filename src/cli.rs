@@ -16,8 +16,10 @@ use crate::runner::CompilationRequest;
 #[derive(Debug, Parser)]
 #[command(name = "aic", version, about, long_about = None)]
 pub struct Cli {
+    /// With no subcommand and stdin not a terminal (an MCP client started the
+    /// binary), `aic` runs the MCP server.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
     #[command(flatten)]
     global: GlobalArgs,
 }
@@ -35,6 +37,9 @@ struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the MCP server on stdin/stdout (what an editor starts; the default
+    /// when an MCP client runs `aic` with no subcommand).
+    Mcp,
     /// Compile a prompt for an intent: prints the prompt, or `{compiledPrompt, meta}`
     /// with --json.
     Compile(CompileArgs),
@@ -315,7 +320,17 @@ pub fn main() -> ExitCode {
     };
     crate::logging::init(cli.global.verbose, cli.global.quiet);
     quiet_database_panics();
-    let result = match &cli.command {
+    let Some(command) = &cli.command else {
+        use std::io::IsTerminal;
+        if std::io::stdin().is_terminal() {
+            use clap::CommandFactory;
+            let _ = Cli::command().print_help();
+            return ExitStatus::Usage.into();
+        }
+        return finish(crate::mcp::serve());
+    };
+    let result = match command {
+        Command::Mcp => crate::mcp::serve(),
         Command::Compile(args) => commands::compile::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
         Command::Precompute(args) => commands::precompute::run(args),
@@ -355,6 +370,10 @@ pub fn main() -> ExitCode {
         ),
         Command::Spec(args) => commands::spec::run(args),
     };
+    finish(result)
+}
+
+fn finish(result: anyhow::Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitStatus::Success.into(),
         Err(error) => report(&error).into(),

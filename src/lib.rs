@@ -42,6 +42,8 @@ pub mod printer;
 pub mod records;
 pub mod runner;
 pub mod scan;
+pub mod mcp;
 pub mod server_sessions;
+pub mod session;
 pub mod spec_cache;
 pub mod vcs;

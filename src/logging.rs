@@ -24,9 +24,16 @@ pub fn init(verbose: u8, quiet: u8) {
         _ => "trace",
     };
     let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new(format!("aic={level},aic_stages={level},warn")));
+        .unwrap_or_else(|_| {
+            // rmcp logs every error response it sends at `warn`: the client
+            // already gets those, so the server's stderr keeps rmcp's errors only.
+            EnvFilter::new(format!(
+                "aic={level},aic_stages={level},rmcp=error,warn"
+            ))
+        });
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr)
         .event_format(PlainFormat)
         .try_init();

@@ -1418,7 +1418,12 @@ fn apply_git_recency(root: &Path, repo: &mut RepoMap, git: &GitRecency) {
 }
 
 /// Canonicalises the root and checks it is a directory.
-fn resolve_root(root: &Path) -> Result<PathBuf, CompileError> {
+///
+/// # Errors
+///
+/// [`CompileError::RootNotFound`], [`CompileError::RootUnreadable`] or
+/// [`CompileError::RootNotDirectory`], naming the root as given.
+pub fn resolve_root(root: &Path) -> Result<PathBuf, CompileError> {
     if !root.exists() {
         return Err(CompileError::RootNotFound {
             path: root.to_path_buf(),

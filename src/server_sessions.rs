@@ -37,6 +37,12 @@ pub struct ServerSessionRecord {
     pub installation_notes: Vec<String>,
 }
 
+/// Whether another process with this pid is running (always `false` for this
+/// process's own pid, and where `/proc` does not exist).
+fn process_alive(pid: u32) -> bool {
+    pid != std::process::id() && Path::new(&format!("/proc/{pid}")).exists()
+}
+
 /// Counts over the recorded server sessions, for `status`.
 #[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
@@ -80,6 +86,23 @@ impl ServerSession {
         notes: Vec<String>,
         retention_days: u32,
     ) -> Result<(Self, StartReport), aic_storage::StorageError> {
+        Self::start_with_id(store, &id_string(&new_id()), notes, retention_days)
+    }
+
+    /// As [`ServerSession::start`], with the session id chosen by the caller (a
+    /// UUIDv7 string; a new one when it does not parse). A session of another
+    /// process that is still running (Linux: `/proc/<pid>` exists) is not a
+    /// crash: several editors each run their own server.
+    ///
+    /// # Errors
+    ///
+    /// [`aic_storage::StorageError`] when the database cannot be written.
+    pub fn start_with_id(
+        store: &Store,
+        session_id: &str,
+        notes: Vec<String>,
+        retention_days: u32,
+    ) -> Result<(Self, StartReport), aic_storage::StorageError> {
         let now = now_ms();
         let started_at = iso(now);
         let mut crashes = 0;
@@ -87,14 +110,14 @@ impl ServerSession {
             let Ok(mut record) = serde_json::from_slice::<ServerSessionRecord>(&bytes) else {
                 continue;
             };
-            if record.stopped_at.is_none() {
+            if record.stopped_at.is_none() && !process_alive(record.pid) {
                 record.stopped_at = Some(started_at.clone());
                 record.stop_reason = Some("crash".to_owned());
                 store.put_server_session(&id, &serde_json::to_vec(&record).unwrap_or_default())?;
                 crashes += 1;
             }
         }
-        let id = new_id();
+        let id = aic_storage::parse_id(session_id).unwrap_or_else(new_id);
         let record = ServerSessionRecord {
             session_id: id_string(&id),
             started_at,

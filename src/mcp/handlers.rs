@@ -1,0 +1,485 @@
+//! The tool bodies of the MCP server: synchronous, run off the async runtime
+//! (`spawn_blocking`), each returning the tool's JSON or a [`ToolFailure`].
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use aic_stages::repo_map::{ContentHash, TokenCount};
+use aic_stages::spec::{DEFAULT_SPEC_BUDGET, compile_request_from_value};
+use aic_storage::Store;
+use serde_json::{Value, json};
+
+use crate::config::load_config;
+use crate::diagnostics;
+use crate::error::CompileError;
+use crate::facts_cache::{now_ms, open_store};
+use crate::records::{CompileOrigin, record_compilation};
+use crate::runner::{CompilationRequest, compile as run_compile, resolve_root};
+use crate::session::{
+    self, TOOL_OUTPUT_TYPES, TRIGGER_SOURCES, is_weak_intent, session_input, step_of,
+};
+use crate::spec_cache::compile_spec as run_compile_spec;
+
+use super::tools::{
+    ChatSummaryArgs, CompileArgs, CompileSpecArgs, InspectArgs, MAX_ID_CHARS, MAX_INTENT_CHARS,
+    ModelTestArgs, QualityArgs, StatusArgs,
+};
+
+/// How long a model-test probe stays valid, in milliseconds.
+const PROBE_TTL_MS: u64 = 120_000;
+
+/// Why a tool call failed.
+#[derive(Debug)]
+pub enum ToolFailure {
+    /// Bad input, a missing repository, a budget problem: a tool result with
+    /// `isError`, which the model reads and can act on.
+    Tool(String),
+    /// The same with a structured body (e.g. `aic_compile_spec`'s
+    /// `validation-error`).
+    ToolStructured(Value),
+    /// The compile was cancelled (timeout or `notifications/cancelled`).
+    Cancelled,
+    /// A bug or an environment failure: JSON-RPC −32603 with this (sanitised)
+    /// message.
+    Internal(String),
+}
+
+/// A tool's result.
+pub type ToolResult = Result<Value, ToolFailure>;
+
+/// What the server knows of the connection, for the handlers.
+#[derive(Clone, Debug, Default)]
+pub struct Connection {
+    /// The MCP connection's session id (UUIDv7): `compilation_log.session_id`,
+    /// and the effective agentic session when a compile sends `stepIndex` but no
+    /// `conversationId`.
+    pub session_id: String,
+    /// The editor, from the client's name or the environment.
+    pub editor_id: String,
+}
+
+fn failure_of(error: CompileError) -> ToolFailure {
+    match error {
+        CompileError::Cancelled => ToolFailure::Cancelled,
+        CompileError::Internal { message } => ToolFailure::Internal(message),
+        other => {
+            let mut text = other.to_string();
+            if let Some(hint) = other.hint() {
+                text.push_str("\nhint: ");
+                text.push_str(&hint);
+            }
+            ToolFailure::Tool(text)
+        }
+    }
+}
+
+fn store() -> Result<Arc<Store>, ToolFailure> {
+    open_store().map_err(|message| ToolFailure::Tool(format!("The aic database cannot be used: {message}")))
+}
+
+fn check_id(field: &str, value: Option<&str>) -> Result<(), ToolFailure> {
+    match value {
+        Some(id) if id.trim().is_empty() || id.chars().count() > MAX_ID_CHARS || id.chars().any(char::is_control) => {
+            Err(ToolFailure::Tool(format!(
+                "`{field}` must be 1 to {MAX_ID_CHARS} printable characters"
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn check_intent(intent: &str) -> Result<(), ToolFailure> {
+    let chars = intent.chars().count();
+    if chars > MAX_INTENT_CHARS {
+        return Err(ToolFailure::Tool(format!(
+            "`intent` has {chars} characters; at most {MAX_INTENT_CHARS} are accepted: describe the task, do not paste files (aic reads the repository)"
+        )));
+    }
+    Ok(())
+}
+
+fn validate_compile(args: &CompileArgs) -> Result<(), ToolFailure> {
+    check_intent(&args.intent)?;
+    for (field, value) in [
+        ("conversationId", args.conversation_id.as_deref()),
+        ("reparentFromConversationId", args.reparent_from_conversation_id.as_deref()),
+        ("modelId", args.model_id.as_deref()),
+        ("editorId", args.editor_id.as_deref()),
+    ] {
+        check_id(field, value)?;
+    }
+    if let Some(source) = &args.trigger_source
+        && !TRIGGER_SOURCES.contains(&source.as_str())
+    {
+        return Err(ToolFailure::Tool(format!(
+            "`triggerSource` `{source}` is not one of: {}",
+            TRIGGER_SOURCES.join(", ")
+        )));
+    }
+    for (index, output) in args.tool_outputs.iter().flatten().enumerate() {
+        if !TOOL_OUTPUT_TYPES.contains(&output.output_type.as_str()) {
+            return Err(ToolFailure::Tool(format!(
+                "`toolOutputs[{index}].type` `{}` is not one of: {}",
+                output.output_type,
+                TOOL_OUTPUT_TYPES.join(", ")
+            )));
+        }
+    }
+    if args.reparent_from_conversation_id.is_some()
+        && args.trigger_source.as_deref() == Some("subagent_stop")
+        && args.conversation_id.is_none()
+    {
+        return Err(ToolFailure::Tool(
+            "`reparentFromConversationId` needs `conversationId`: the parent conversation to move the compilations to".to_owned(),
+        ));
+    }
+    Ok(())
+}
+
+/// `aic_compile`: the session layer around one compile, then the log.
+pub fn compile(
+    args: &CompileArgs,
+    root: &Path,
+    connection: &Connection,
+    cancel: Arc<AtomicBool>,
+) -> ToolResult {
+    validate_compile(args)?;
+    let root = resolve_root(root).map_err(failure_of)?;
+    if let (Some("subagent_stop"), Some(from), Some(to)) = (
+        args.trigger_source.as_deref(),
+        args.reparent_from_conversation_id.as_deref(),
+        args.conversation_id.as_deref(),
+    ) {
+        let store = store()?;
+        let rows = session::reparent(&store, &root, from, to)
+            .map_err(|e| ToolFailure::Tool(format!("{e} ({})", e.hint())))?;
+        return Ok(json!({"reparented": true, "rowsUpdated": rows}));
+    }
+    // The session layer applies when the caller names a conversation or a step;
+    // a bare call is a single-shot compile (seed §2.7).
+    let session_id = args.conversation_id.clone().or_else(|| {
+        args.step_index
+            .is_some()
+            .then(|| connection.session_id.clone())
+    });
+    let store = open_store().ok();
+    let mut intent = args.intent.clone();
+    if is_weak_intent(&intent)
+        && let (Some(conversation), Some(store)) = (&args.conversation_id, &store)
+        && let Ok(Some(previous)) = session::weak_intent_fallback(store, &root, conversation)
+    {
+        intent = previous;
+    }
+    if intent.trim().is_empty() {
+        return Err(ToolFailure::Tool(
+            "`intent` is empty: describe the task, e.g. \"fix the null check in the user service\"".to_owned(),
+        ));
+    }
+    let steps = match (&session_id, &store) {
+        (Some(session), Some(store)) => session::steps(store, &root, session).unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let input = if session_id.is_some() {
+        session_input(&steps, args.conversation_tokens)
+    } else {
+        crate::runner::SessionInput {
+            conversation_tokens: args.conversation_tokens.map(TokenCount),
+            ..Default::default()
+        }
+    };
+    let session_key = session_id.as_ref().map_or_else(String::new, |session| {
+        let shown: Vec<String> = input
+            .previously_shown
+            .iter()
+            .map(|(path, file)| format!("{path}\t{}\t{}", file.hash, file.tier.name()))
+            .collect();
+        let material = format!(
+            "{session}\0{:?}\0{}\0{}\0{:?}",
+            args.step_index,
+            input.header.as_deref().unwrap_or_default(),
+            shown.join("\n"),
+            input.conversation_tokens
+        );
+        ContentHash::of(material.as_bytes()).to_hex()
+    });
+    let tool_outputs = args.tool_outputs.clone().unwrap_or_default();
+    let mut related: Vec<String> = tool_outputs
+        .iter()
+        .flat_map(|output| output.related_files.iter().cloned())
+        .collect();
+    related.sort();
+    related.dedup();
+    let request = CompilationRequest {
+        intent,
+        project_root: root.clone(),
+        config_path: args.config_path.as_ref().map(PathBuf::from),
+        budget: args.budget.map(TokenCount),
+        model_id: args.model_id.clone(),
+        editor_id: args
+            .editor_id
+            .clone()
+            .unwrap_or_else(|| connection.editor_id.clone()),
+        related_files: related,
+        use_prompt_cache: true,
+        session_key,
+        session: input,
+        cancel: Some(cancel),
+        ..CompilationRequest::default()
+    };
+    let compilation = run_compile(&request).map_err(failure_of)?;
+    if let Some(store) = &store {
+        let origin = CompileOrigin {
+            trigger_source: args
+                .trigger_source
+                .clone()
+                .unwrap_or_else(|| "model_initiated".to_owned()),
+            conversation_id: args.conversation_id.clone(),
+            session_id: Some(connection.session_id.clone()),
+        };
+        if let Err(message) = record_compilation(store, &compilation, &origin) {
+            tracing::warn!("The compile was not logged: {message}");
+        }
+        if let Some(session) = &session_id {
+            let step = step_of(
+                &compilation,
+                args.step_index,
+                args.step_intent.as_deref(),
+                &tool_outputs,
+                &steps,
+            );
+            if let Err(error) = session::record_step(store, &compilation.project_root, session, step) {
+                tracing::warn!("The session step was not recorded: {error}");
+            }
+        }
+    }
+    let mut out = json!({
+        "compiledPrompt": compilation.prompt,
+        "meta": compilation.meta,
+        "conversationId": args.conversation_id,
+        "updateMessage": Value::Null,
+    });
+    if !compilation.meta.warnings.is_empty() {
+        out["warnings"] = json!(compilation.meta.warnings);
+    }
+    Ok(out)
+}
+
+/// `aic_inspect`: the trace of a compile, without file contents; not logged.
+pub fn inspect(args: &InspectArgs, root: &Path, cancel: Arc<AtomicBool>) -> ToolResult {
+    check_intent(&args.intent)?;
+    let request = CompilationRequest {
+        intent: args.intent.clone(),
+        project_root: root.to_path_buf(),
+        config_path: args.config_path.as_ref().map(PathBuf::from),
+        budget: args.budget.map(TokenCount),
+        editor_id: "mcp".to_owned(),
+        cancel: Some(cancel),
+        ..CompilationRequest::default()
+    };
+    let compilation = run_compile(&request).map_err(failure_of)?;
+    let trace = compilation
+        .trace
+        .ok_or_else(|| ToolFailure::Internal("the compile returned no trace".to_owned()))?;
+    Ok(json!({ "trace": trace }))
+}
+
+fn canonical(root: &Path) -> Result<PathBuf, ToolFailure> {
+    resolve_root(root).map_err(failure_of)
+}
+
+fn diagnostic(result: Result<Value, String>) -> ToolResult {
+    result.map_err(ToolFailure::Tool)
+}
+
+/// `aic_status`.
+pub fn status(args: &StatusArgs, root: &Path) -> ToolResult {
+    if let Some(days) = args.time_range_days
+        && !(1..=3660).contains(&days)
+    {
+        return Err(ToolFailure::Tool(format!(
+            "`timeRangeDays` {days} is out of range: pass 1..3660, or leave it out for all time"
+        )));
+    }
+    let root = canonical(root)?;
+    let budget = load_config(&root, None).map_or(0, |l| l.config.context_budget.max_tokens.0);
+    diagnostic(diagnostics::status(&*store()?, &root, args.time_range_days, budget))
+}
+
+/// `aic_last`.
+pub fn last(root: &Path) -> ToolResult {
+    let root = canonical(root)?;
+    diagnostic(diagnostics::last(&*store()?, &root))
+}
+
+/// `aic_projects`: bounded to [`diagnostics::ROW_LIMIT`] rows, most recent first.
+pub fn projects() -> ToolResult {
+    let mut projects = diagnostics::projects(&*store()?).map_err(ToolFailure::Tool)?;
+    let total = projects.len();
+    projects.truncate(diagnostics::ROW_LIMIT);
+    let mut out = json!({ "projects": projects, "truncated": total - projects.len() });
+    if total > diagnostics::ROW_LIMIT {
+        out["continuation"] = json!("older projects are left out; `aic projects --json` on the command line lists them all");
+    }
+    Ok(out)
+}
+
+/// `aic_chat_summary`.
+pub fn chat_summary(args: &ChatSummaryArgs, root: &Path) -> ToolResult {
+    check_id("conversationId", args.conversation_id.as_deref())?;
+    let root = canonical(root)?;
+    diagnostic(diagnostics::chat_summary(
+        &*store()?,
+        &root,
+        args.conversation_id.as_deref(),
+    ))
+}
+
+/// `aic_quality_report`.
+pub fn quality(args: &QualityArgs, root: &Path) -> ToolResult {
+    let days = args.window_days.unwrap_or(7);
+    if !(1..=365).contains(&days) {
+        return Err(ToolFailure::Tool(format!(
+            "`windowDays` {days} is out of range: pass 1..365 (default 7)"
+        )));
+    }
+    let root = canonical(root)?;
+    diagnostic(diagnostics::quality(&*store()?, &root, days))
+}
+
+/// `aic_compile_spec`: validates, compiles (through the spec cache), and
+/// returns `{compiledSpec, meta}`; an invalid request is
+/// `{error, code: "validation-error", field, message}` with `isError`.
+pub fn compile_spec(args: &CompileSpecArgs, root: &Path) -> ToolResult {
+    let value = json!({"spec": args.spec, "budget": args.budget});
+    let request = compile_request_from_value(&value).map_err(|problem| {
+        ToolFailure::ToolStructured(json!({
+            "error": "Invalid aic_compile_spec request",
+            "code": aic_stages::spec::SpecValidationError::CODE,
+            "field": problem.field(),
+            "message": problem.to_string(),
+        }))
+    })?;
+    let budget = request.budget.unwrap_or(DEFAULT_SPEC_BUDGET);
+    let config = resolve_root(root)
+        .ok()
+        .and_then(|root| load_config(&root, None).ok())
+        .map(|loaded| loaded.config)
+        .unwrap_or_default();
+    let compiled = run_compile_spec(&request.spec, budget, &config, false);
+    serde_json::to_value(&compiled.result).map_err(|e| ToolFailure::Internal(e.to_string()))
+}
+
+/// One generated model-test probe.
+#[derive(Clone, Debug)]
+pub struct Probe {
+    expected_sum: i64,
+    expected_reversed: String,
+    embed_intent: String,
+    root: PathBuf,
+    created_ms: u64,
+}
+
+/// The probes a server has handed out, by id.
+pub type Probes = Mutex<HashMap<String, Probe>>;
+
+fn random_u64() -> u64 {
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos()));
+    hasher.finish()
+}
+
+fn random_letters(count: usize) -> String {
+    (0..count)
+        .map(|_| char::from(b'A' + u8::try_from(random_u64() % 26).unwrap_or(0)))
+        .collect()
+}
+
+/// `aic_model_test` (seed §2.2): without `probeId`, hands out two challenges
+/// and an embedded `aic_compile` check; with `probeId` and `answers`, grades
+/// them (probes expire after 120 s).
+pub fn model_test(args: &ModelTestArgs, root: &Path, probes: &Probes) -> ToolResult {
+    let root = canonical(root)?;
+    match (&args.probe_id, &args.answers) {
+        (None, None) => {
+            let a = 10 + i64::try_from(random_u64() % 90).unwrap_or(0);
+            let b = 10 + i64::try_from(random_u64() % 90).unwrap_or(0);
+            let word = random_letters(8);
+            let reversed: String = word.chars().rev().collect();
+            let probe_id = random_letters(8);
+            let embed_intent = format!("model-test-{}-{reversed}", a + b);
+            probes.lock().map_err(|_| ToolFailure::Internal("probe table poisoned".to_owned()))?.insert(
+                probe_id.clone(),
+                Probe {
+                    expected_sum: a + b,
+                    expected_reversed: reversed,
+                    embed_intent,
+                    root: root.clone(),
+                    created_ms: now_ms(),
+                },
+            );
+            Ok(json!({
+                "probeId": probe_id,
+                "challenges": [
+                    {"id": 1, "type": "arithmetic", "question": format!("What is {a} + {b}?")},
+                    {"id": 2, "type": "string-reverse", "question": format!("Reverse the string: \"{word}\"")},
+                    {"id": 3, "type": "compile-embed", "question": "Call aic_compile with intent exactly \"model-test-<answer1>-<answer2>\" (your arithmetic answer, then your reversed string)."},
+                ],
+                "instructions": format!("Solve challenges 1 and 2, then do challenge 3 with aic_compile (same projectRoot). Finally call aic_model_test with {{\"projectRoot\": \"{}\", \"probeId\": \"{probe_id}\", \"answers\": [<arithmetic answer>, \"<reversed string>\"]}} within 120 seconds.", root.display()),
+            }))
+        }
+        (Some(probe_id), Some((sum, reversed))) => {
+            if probe_id.len() != 8 || !probe_id.chars().all(|c| c.is_ascii_uppercase()) {
+                return Err(ToolFailure::Tool(
+                    "`probeId` must be the 8 uppercase letters A–Z of a probe this server handed out".to_owned(),
+                ));
+            }
+            let probe = probes
+                .lock()
+                .map_err(|_| ToolFailure::Internal("probe table poisoned".to_owned()))?
+                .remove(probe_id);
+            let Some(probe) = probe else {
+                return Err(ToolFailure::Tool(format!(
+                    "probe `{probe_id}` is unknown or already graded: call aic_model_test without probeId for a new one"
+                )));
+            };
+            let elapsed = now_ms().saturating_sub(probe.created_ms);
+            if elapsed > PROBE_TTL_MS {
+                return Err(ToolFailure::Tool(format!(
+                    "probe `{probe_id}` expired after {elapsed} ms (120,000 ms allowed): start a new one"
+                )));
+            }
+            let sum_ok = *sum == probe.expected_sum;
+            let reverse_ok = *reversed == probe.expected_reversed;
+            let embed_ok = session::compiled_intent_since(
+                &*store()?,
+                &probe.root,
+                &probe.embed_intent,
+                probe.created_ms,
+            )
+            .unwrap_or(false);
+            Ok(json!({
+                "probeId": probe_id,
+                "passed": sum_ok && reverse_ok && embed_ok,
+                "steps": [
+                    {"test": "mcp-call", "passed": true, "note": "aic_model_test reached the server"},
+                    {"test": "arithmetic", "passed": sum_ok, "expected": probe.expected_sum, "got": sum},
+                    {"test": "string-reverse", "passed": reverse_ok, "expected": probe.expected_reversed, "got": reversed},
+                    {"test": "compile-embed", "passed": embed_ok, "note": if embed_ok {
+                        "aic_compile was called with the embedded intent".to_owned()
+                    } else {
+                        format!("aic_compile was not called with intent \"{}\" after the probe was handed out", probe.embed_intent)
+                    }},
+                ],
+            }))
+        }
+        _ => Err(ToolFailure::Tool(
+            "`probeId` and `answers` go together: both to grade a probe, neither to start one".to_owned(),
+        )),
+    }
+}
+
