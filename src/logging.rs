@@ -23,14 +23,11 @@ pub fn init(verbose: u8, quiet: u8) {
         (2, _) => "debug",
         _ => "trace",
     };
-    let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| {
-            // rmcp logs every error response it sends at `warn`: the client
-            // already gets those, so the server's stderr keeps rmcp's errors only.
-            EnvFilter::new(format!(
-                "aic={level},aic_stages={level},rmcp=error,warn"
-            ))
-        });
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        // rmcp logs every error response it sends at `warn`: the client
+        // already gets those, so the server's stderr keeps rmcp's errors only.
+        EnvFilter::new(format!("aic={level},aic_stages={level},rmcp=error,warn"))
+    });
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))

@@ -36,6 +36,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde::de::DeserializeOwned;
 
 use crate::facts_cache::open_store;
+use crate::records::{ToolInvocationRecord, record_tool_invocation};
 use crate::server_sessions::{ServerSession, self_check};
 use handlers::{Connection, Probes, ToolFailure, ToolResult};
 use tools::parse_args;
@@ -230,11 +231,13 @@ impl AicServer {
         outcome
     }
 
+    /// Runs tool `name`; `used_root` receives the project root it resolved.
     async fn dispatch(
         &self,
         name: &str,
         args: Option<&rmcp::model::JsonObject>,
         context: &RequestContext<RoleServer>,
+        used_root: &mut Option<PathBuf>,
     ) -> Result<ToolResult, McpError> {
         fn parsed<T: DeserializeOwned>(
             tool: &str,
@@ -243,66 +246,110 @@ impl AicServer {
             parse_args(tool, args).map_err(ToolFailure::Tool)
         }
         let result = match name {
-            "aic_compile" => async {
-                let args: tools::CompileArgs = parsed(name, args)?;
-                let root = self.project_root(args.project_root.as_deref(), context).await?;
-                let connection = self.connection(context);
-                self.queued(context, move |cancel| {
-                    handlers::compile(&args, &root, &connection, cancel)
-                })
+            "aic_compile" => {
+                async {
+                    let args: tools::CompileArgs = parsed(name, args)?;
+                    let root = self
+                        .project_root(args.project_root.as_deref(), context)
+                        .await?;
+                    *used_root = Some(root.clone());
+                    let connection = self.connection(context);
+                    self.queued(context, move |cancel| {
+                        handlers::compile(&args, &root, &connection, cancel)
+                    })
+                    .await
+                }
                 .await
             }
-            .await,
-            "aic_inspect" => async {
-                let args: tools::InspectArgs = parsed(name, args)?;
-                let root = self.project_root(args.project_root.as_deref(), context).await?;
-                self.queued(context, move |cancel| handlers::inspect(&args, &root, cancel))
+            "aic_inspect" => {
+                async {
+                    let args: tools::InspectArgs = parsed(name, args)?;
+                    let root = self
+                        .project_root(args.project_root.as_deref(), context)
+                        .await?;
+                    *used_root = Some(root.clone());
+                    self.queued(context, move |cancel| {
+                        handlers::inspect(&args, &root, cancel)
+                    })
                     .await
+                }
+                .await
             }
-            .await,
-            "aic_status" => async {
-                let args: tools::StatusArgs = parsed(name, args)?;
-                let root = self.project_root(args.project_root.as_deref(), context).await?;
-                Self::blocking(move || handlers::status(&args, &root)).await
+            "aic_status" => {
+                async {
+                    let args: tools::StatusArgs = parsed(name, args)?;
+                    let root = self
+                        .project_root(args.project_root.as_deref(), context)
+                        .await?;
+                    *used_root = Some(root.clone());
+                    Self::blocking(move || handlers::status(&args, &root)).await
+                }
+                .await
             }
-            .await,
-            "aic_last" => async {
-                let args: tools::ProjectArgs = parsed(name, args)?;
-                let root = self.project_root(args.project_root.as_deref(), context).await?;
-                Self::blocking(move || handlers::last(&root)).await
+            "aic_last" => {
+                async {
+                    let args: tools::ProjectArgs = parsed(name, args)?;
+                    let root = self
+                        .project_root(args.project_root.as_deref(), context)
+                        .await?;
+                    *used_root = Some(root.clone());
+                    Self::blocking(move || handlers::last(&root)).await
+                }
+                .await
             }
-            .await,
-            "aic_projects" => async {
-                let _: tools::NoArgs = parsed(name, args)?;
-                Self::blocking(handlers::projects).await
+            "aic_projects" => {
+                async {
+                    let _: tools::NoArgs = parsed(name, args)?;
+                    Self::blocking(handlers::projects).await
+                }
+                .await
             }
-            .await,
-            "aic_chat_summary" => async {
-                let args: tools::ChatSummaryArgs = parsed(name, args)?;
-                let root = self.project_root(args.project_root.as_deref(), context).await?;
-                Self::blocking(move || handlers::chat_summary(&args, &root)).await
+            "aic_chat_summary" => {
+                async {
+                    let args: tools::ChatSummaryArgs = parsed(name, args)?;
+                    let root = self
+                        .project_root(args.project_root.as_deref(), context)
+                        .await?;
+                    *used_root = Some(root.clone());
+                    Self::blocking(move || handlers::chat_summary(&args, &root)).await
+                }
+                .await
             }
-            .await,
-            "aic_quality_report" => async {
-                let args: tools::QualityArgs = parsed(name, args)?;
-                let root = self.project_root(args.project_root.as_deref(), context).await?;
-                Self::blocking(move || handlers::quality(&args, &root)).await
+            "aic_quality_report" => {
+                async {
+                    let args: tools::QualityArgs = parsed(name, args)?;
+                    let root = self
+                        .project_root(args.project_root.as_deref(), context)
+                        .await?;
+                    *used_root = Some(root.clone());
+                    Self::blocking(move || handlers::quality(&args, &root)).await
+                }
+                .await
             }
-            .await,
-            "aic_compile_spec" => async {
-                let args: tools::CompileSpecArgs = parsed(name, args)?;
-                let root = self.project_root(None, context).await?;
-                Self::blocking(move || handlers::compile_spec(&args, &root)).await
+            "aic_compile_spec" => {
+                async {
+                    let args: tools::CompileSpecArgs = parsed(name, args)?;
+                    // The spec needs no repository: a refused default root
+                    // only means the default config.
+                    let root = self.project_root(None, context).await.unwrap_or_default();
+                    *used_root = Some(root.clone());
+                    Self::blocking(move || handlers::compile_spec(&args, &root)).await
+                }
+                .await
             }
-            .await,
-            "aic_model_test" => async {
-                let args: tools::ModelTestArgs = parsed(name, args)?;
-                let root = self.project_root(args.project_root.as_deref(), context).await?;
-                let server = self.clone();
-                Self::blocking(move || handlers::model_test(&args, &root, &server.inner.probes))
-                    .await
+            "aic_model_test" => {
+                async {
+                    let args: tools::ModelTestArgs = parsed(name, args)?;
+                    let root = self
+                        .project_root(args.project_root.as_deref(), context)
+                        .await?;
+                    *used_root = Some(root.clone());
+                    let server = self.clone();
+                    Self::blocking(move || handlers::model_test(&args, &root, &server.inner.probes))
+                        .await
+                }
+                .await
             }
-            .await,
             _ => {
                 return Err(McpError::invalid_params(
                     format!(
@@ -406,10 +453,35 @@ impl ServerHandler for AicServer {
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
         let started = std::time::Instant::now();
+        let mut used_root = None;
         let result = self
-            .dispatch(&name, request.arguments.as_ref(), &context)
+            .dispatch(&name, request.arguments.as_ref(), &context, &mut used_root)
             .await?;
         tracing::debug!("{name} answered in {:?}", started.elapsed());
+        if let Some(root) = used_root {
+            let outcome = match &result {
+                Ok(_) => "ok",
+                Err(ToolFailure::Tool(_) | ToolFailure::ToolStructured(_)) => "tool-error",
+                Err(ToolFailure::Cancelled | ToolFailure::Internal(_)) => "protocol-error",
+            };
+            let mut argument_names: Vec<String> = request
+                .arguments
+                .iter()
+                .flat_map(|args| args.keys().cloned())
+                .collect();
+            argument_names.sort();
+            let record = ToolInvocationRecord {
+                id: aic_storage::id_string(&aic_storage::new_id()),
+                created_at: crate::records::iso(crate::facts_cache::now_ms()),
+                tool: name,
+                argument_names,
+                outcome: outcome.to_owned(),
+                duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                session_id: self.inner.session_id.clone(),
+            };
+            // Logged off the response path; a failure is only a debug line.
+            tokio::task::spawn_blocking(move || log_invocation(&root, &record));
+        }
         match result {
             Ok(value) => Ok(CallToolResult::structured(value).into()),
             Err(ToolFailure::Tool(message)) => {
@@ -433,6 +505,22 @@ impl ServerHandler for AicServer {
         if let Ok(mut cached) = self.inner.client_root.lock() {
             *cached = None;
         }
+    }
+}
+
+/// Writes a `tool_invocation_log` row for a project that exists.
+fn log_invocation(root: &Path, record: &ToolInvocationRecord) {
+    let Ok(root) = fs_err::canonicalize(root) else {
+        return;
+    };
+    if !root.is_dir() {
+        return;
+    }
+    let outcome = open_store().and_then(|store| {
+        record_tool_invocation(&store, &root, record, crate::facts_cache::now_ms())
+    });
+    if let Err(message) = outcome {
+        tracing::debug!("The tool call was not logged: {message}");
     }
 }
 
@@ -494,8 +582,8 @@ fn start_session(session_id: &str) -> Option<ServerSession> {
         .map(PathBuf::from)
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_default();
-    let retention = crate::config::load_config(&root, None)
-        .map_or(90, |loaded| loaded.config.retention.days);
+    let retention =
+        crate::config::load_config(&root, None).map_or(90, |loaded| loaded.config.retention.days);
     let notes = self_check(&store, &root);
     match ServerSession::start_with_id(&store, session_id, notes, retention) {
         Ok((session, report)) => {

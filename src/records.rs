@@ -159,6 +159,55 @@ pub fn iso(ms: u64) -> String {
         .unwrap_or_default()
 }
 
+/// One `tool_invocation_log` row: an MCP tool call's name, the names of the
+/// arguments it carried (never their values), its outcome and duration.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolInvocationRecord {
+    /// Row id (UUIDv7).
+    pub id: String,
+    /// When, ISO 8601 UTC.
+    pub created_at: String,
+    /// The tool.
+    pub tool: String,
+    /// The argument names given, sorted.
+    pub argument_names: Vec<String>,
+    /// `ok`, `tool-error` (an `isError` result) or `protocol-error`.
+    pub outcome: String,
+    /// Wall time in milliseconds.
+    pub duration_ms: u64,
+    /// The MCP connection's session id.
+    pub session_id: String,
+}
+
+/// Appends one `tool_invocation_log` row for the project at `root` (canonical).
+///
+/// # Errors
+///
+/// A message naming the database when the write fails.
+pub fn record_tool_invocation(
+    store: &Store,
+    root: &std::path::Path,
+    record: &ToolInvocationRecord,
+    now: u64,
+) -> Result<(), String> {
+    let describe = |error: aic_storage::StorageError| format!("{error} ({})", error.hint());
+    let project = store
+        .project_id(&root.to_string_lossy(), now)
+        .map_err(describe)?;
+    let id = aic_storage::parse_id(&record.id).unwrap_or_else(new_id);
+    let row = LogRow {
+        table: LogTable::ToolInvocations,
+        key: LogKey {
+            project,
+            time_ms: now,
+            id,
+        },
+        value: json(record),
+    };
+    store.append_logs(&[row], None).map_err(describe)
+}
+
 /// Records a successful compile. Returns a warning message on failure; the
 /// compile's result stands either way.
 pub fn record_compilation(

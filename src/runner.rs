@@ -793,14 +793,13 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             })
         })
         .collect();
-    let block_of = |path: &RelativePath, facts: &FileFacts, tier: InclusionTier| {
-        match markers.get(path) {
+    let block_of =
+        |path: &RelativePath, facts: &FileFacts, tier: InclusionTier| match markers.get(path) {
             Some(marker) if tier >= marker.from => Some((marker.body.clone(), marker.cost)),
             _ => facts
                 .render(tier)
                 .map(|render| (render.body.clone(), render.block_tokens)),
-        }
-    };
+        };
     let ladder_files: Vec<LadderFile> = safe
         .iter()
         .map(|(file, facts)| {

@@ -29,7 +29,7 @@ use std::path::Path;
 
 use aic_stages::intent::TaskClass;
 use aic_stages::repo_map::{RelativePath, TokenCount};
-use aic_storage::{LogRow, LogTable, Store, StorageError};
+use aic_storage::{LogRow, LogTable, StorageError, Store};
 use serde::{Deserialize, Serialize};
 
 use crate::facts_cache::now_ms;
@@ -43,8 +43,12 @@ pub const HEADER_STEPS: usize = 10;
 pub const MAX_STEPS: usize = 200;
 
 /// The tool output types of the wire (seed §2.7 `ToolOutputType`).
-pub const TOOL_OUTPUT_TYPES: [&str; 4] =
-    ["test-result", "lint-error", "build-output", "command-output"];
+pub const TOOL_OUTPUT_TYPES: [&str; 4] = [
+    "test-result",
+    "lint-error",
+    "build-output",
+    "command-output",
+];
 
 /// The trigger sources of the wire (seed §2.2.1 `triggerSource`).
 pub const TRIGGER_SOURCES: [&str; 8] = [
@@ -374,7 +378,12 @@ mod tests {
     use super::*;
     use aic_stages::ladder::InclusionTier;
 
-    fn step(index: u32, intent: &str, files: &[(&str, InclusionTier)], outputs: &[(&str, usize)]) -> SessionStep {
+    fn step(
+        index: u32,
+        intent: &str,
+        files: &[(&str, InclusionTier)],
+        outputs: &[(&str, usize)],
+    ) -> SessionStep {
         SessionStep {
             step_index: index,
             step_intent: None,
@@ -429,20 +438,33 @@ mod tests {
     #[test]
     fn the_latest_showing_of_a_file_wins_and_tokens_sum() {
         let steps = [
-            step(0, "a", &[("a.rs", InclusionTier::L0), ("b.rs", InclusionTier::L2)], &[]),
+            step(
+                0,
+                "a",
+                &[("a.rs", InclusionTier::L0), ("b.rs", InclusionTier::L2)],
+                &[],
+            ),
             step(1, "b", &[("b.rs", InclusionTier::L0)], &[]),
         ];
         let input = session_input(&steps, None);
         let b = &input.previously_shown[&RelativePath::new("b.rs").unwrap()];
         assert_eq!((b.tier, b.step), (InclusionTier::L0, 1));
         assert_eq!(input.conversation_tokens, Some(TokenCount(2_000)));
-        assert_eq!(session_input(&steps, Some(5)).conversation_tokens, Some(TokenCount(5)));
+        assert_eq!(
+            session_input(&steps, Some(5)).conversation_tokens,
+            Some(TokenCount(5))
+        );
         assert_eq!(session_input(&[], None).conversation_tokens, None);
     }
 
     #[test]
     fn weak_intents_are_recognised() {
-        for weak in ["", "  ", "Provide context for the current task", "provide context for: x"] {
+        for weak in [
+            "",
+            "  ",
+            "Provide context for the current task",
+            "provide context for: x",
+        ] {
             assert!(is_weak_intent(weak), "{weak:?}");
         }
         assert!(!is_weak_intent("fix the login bug"));

@@ -77,12 +77,17 @@ fn failure_of(error: CompileError) -> ToolFailure {
 }
 
 fn store() -> Result<Arc<Store>, ToolFailure> {
-    open_store().map_err(|message| ToolFailure::Tool(format!("The aic database cannot be used: {message}")))
+    open_store()
+        .map_err(|message| ToolFailure::Tool(format!("The aic database cannot be used: {message}")))
 }
 
 fn check_id(field: &str, value: Option<&str>) -> Result<(), ToolFailure> {
     match value {
-        Some(id) if id.trim().is_empty() || id.chars().count() > MAX_ID_CHARS || id.chars().any(char::is_control) => {
+        Some(id)
+            if id.trim().is_empty()
+                || id.chars().count() > MAX_ID_CHARS
+                || id.chars().any(char::is_control) =>
+        {
             Err(ToolFailure::Tool(format!(
                 "`{field}` must be 1 to {MAX_ID_CHARS} printable characters"
             )))
@@ -105,7 +110,10 @@ fn validate_compile(args: &CompileArgs) -> Result<(), ToolFailure> {
     check_intent(&args.intent)?;
     for (field, value) in [
         ("conversationId", args.conversation_id.as_deref()),
-        ("reparentFromConversationId", args.reparent_from_conversation_id.as_deref()),
+        (
+            "reparentFromConversationId",
+            args.reparent_from_conversation_id.as_deref(),
+        ),
         ("modelId", args.model_id.as_deref()),
         ("editorId", args.editor_id.as_deref()),
     ] {
@@ -175,7 +183,8 @@ pub fn compile(
     }
     if intent.trim().is_empty() {
         return Err(ToolFailure::Tool(
-            "`intent` is empty: describe the task, e.g. \"fix the null check in the user service\"".to_owned(),
+            "`intent` is empty: describe the task, e.g. \"fix the null check in the user service\""
+                .to_owned(),
         ));
     }
     let steps = match (&session_id, &store) {
@@ -250,7 +259,9 @@ pub fn compile(
                 &tool_outputs,
                 &steps,
             );
-            if let Err(error) = session::record_step(store, &compilation.project_root, session, step) {
+            if let Err(error) =
+                session::record_step(store, &compilation.project_root, session, step)
+            {
                 tracing::warn!("The session step was not recorded: {error}");
             }
         }
@@ -305,7 +316,12 @@ pub fn status(args: &StatusArgs, root: &Path) -> ToolResult {
     }
     let root = canonical(root)?;
     let budget = load_config(&root, None).map_or(0, |l| l.config.context_budget.max_tokens.0);
-    diagnostic(diagnostics::status(&*store()?, &root, args.time_range_days, budget))
+    diagnostic(diagnostics::status(
+        &*store()?,
+        &root,
+        args.time_range_days,
+        budget,
+    ))
 }
 
 /// `aic_last`.
@@ -321,7 +337,9 @@ pub fn projects() -> ToolResult {
     projects.truncate(diagnostics::ROW_LIMIT);
     let mut out = json!({ "projects": projects, "truncated": total - projects.len() });
     if total > diagnostics::ROW_LIMIT {
-        out["continuation"] = json!("older projects are left out; `aic projects --json` on the command line lists them all");
+        out["continuation"] = json!(
+            "older projects are left out; `aic projects --json` on the command line lists them all"
+        );
     }
     Ok(out)
 }
@@ -387,9 +405,11 @@ pub type Probes = Mutex<HashMap<String, Probe>>;
 
 fn random_u64() -> u64 {
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u128(std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos()));
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
     hasher.finish()
 }
 
@@ -412,16 +432,19 @@ pub fn model_test(args: &ModelTestArgs, root: &Path, probes: &Probes) -> ToolRes
             let reversed: String = word.chars().rev().collect();
             let probe_id = random_letters(8);
             let embed_intent = format!("model-test-{}-{reversed}", a + b);
-            probes.lock().map_err(|_| ToolFailure::Internal("probe table poisoned".to_owned()))?.insert(
-                probe_id.clone(),
-                Probe {
-                    expected_sum: a + b,
-                    expected_reversed: reversed,
-                    embed_intent,
-                    root: root.clone(),
-                    created_ms: now_ms(),
-                },
-            );
+            probes
+                .lock()
+                .map_err(|_| ToolFailure::Internal("probe table poisoned".to_owned()))?
+                .insert(
+                    probe_id.clone(),
+                    Probe {
+                        expected_sum: a + b,
+                        expected_reversed: reversed,
+                        embed_intent,
+                        root: root.clone(),
+                        created_ms: now_ms(),
+                    },
+                );
             Ok(json!({
                 "probeId": probe_id,
                 "challenges": [
@@ -478,8 +501,8 @@ pub fn model_test(args: &ModelTestArgs, root: &Path, probes: &Probes) -> ToolRes
             }))
         }
         _ => Err(ToolFailure::Tool(
-            "`probeId` and `answers` go together: both to grade a probe, neither to start one".to_owned(),
+            "`probeId` and `answers` go together: both to grade a probe, neither to start one"
+                .to_owned(),
         )),
     }
 }
-

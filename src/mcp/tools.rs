@@ -133,7 +133,7 @@ pub struct CompileSpecArgs {
     /// The specification: `types` (name, path, content, usage), `codeBlocks`,
     /// `prose`; see docs/spec-compiler.md.
     pub spec: JsonObject,
-    /// The token budget of the briefing (default 8,000).
+    /// The token budget of the briefing (default 4,000).
     pub budget: Option<u32>,
 }
 
@@ -156,8 +156,14 @@ pub struct ModelTestArgs {
 /// A message for the model: what is wrong and what the tool expects.
 pub fn parse_args<T: DeserializeOwned>(tool: &str, args: Option<&JsonObject>) -> Result<T, String> {
     let value = Value::Object(args.cloned().unwrap_or_default());
-    serde_json::from_value(value).map_err(|error| {
-        format!("Invalid arguments for {tool}: {error}. See the tool's inputSchema.")
+    serde_path_to_error::deserialize(value).map_err(|error| {
+        let path = error.path().to_string();
+        let inner = error.into_inner();
+        if path == "." {
+            format!("Invalid arguments for {tool}: {inner}. See the tool's inputSchema.")
+        } else {
+            format!("Invalid arguments for {tool}: `{path}`: {inner}. See the tool's inputSchema.")
+        }
     })
 }
 
@@ -183,7 +189,7 @@ fn object(value: Value) -> Arc<JsonObject> {
 
 /// A loose output schema: an object with these documented properties, any of
 /// them optional, more allowed.
-fn output(properties: Value, required: &[&str]) -> Arc<JsonObject> {
+fn output(properties: &Value, required: &[&str]) -> Arc<JsonObject> {
     object(json!({
         "type": "object",
         "properties": properties,
@@ -220,7 +226,7 @@ pub fn tools() -> Vec<Tool> {
         "Compile the context for a coding task: aic selects the repository files relevant to the intent, keeps secrets and injected instructions out, compresses to a token budget and returns one prompt (`compiledPrompt`) plus `meta`. Call it before answering or editing, with the user's task as `intent`.",
         schema_of::<CompileArgs>(),
         output(
-            json!({
+            &json!({
                 "compiledPrompt": {"type": "string"},
                 "meta": {"type": "object"},
                 "conversationId": {"type": ["string", "null"]},
@@ -245,21 +251,24 @@ pub fn tools() -> Vec<Tool> {
             "aic_inspect",
             "Show how aic would compile an intent without returning file contents: task class, rule packs, budget, every selected file with its score, signals, tier and tokens, guard findings and token totals per step.",
             schema_of::<InspectArgs>(),
-            output(json!({"trace": {"type": "object"}}), &["trace"]),
+            output(&json!({"trace": {"type": "object"}}), &["trace"]),
             annotations("Inspect a compile", true),
         ),
         tool(
             "aic_status",
             "Project summary: compilations, tokens saved, cache hit rate, guard findings, budget use, server sessions.",
             schema_of::<StatusArgs>(),
-            output(json!({"projectRoot": project_root, "compilations": {}}), &[]),
+            output(
+                &json!({"projectRoot": project_root, "compilations": {}}),
+                &[],
+            ),
             annotations("aic status", true),
         ),
         tool(
             "aic_last",
             "The project's most recent compilation: intent, task class, tokens, and the selection (paths, scores, tiers; no content).",
             schema_of::<ProjectArgs>(),
-            output(json!({"compilationCount": {"type": "integer"}}), &[]),
+            output(&json!({"compilationCount": {"type": "integer"}}), &[]),
             annotations("aic last", true),
         ),
         tool(
@@ -267,7 +276,7 @@ pub fn tools() -> Vec<Tool> {
             "Every project aic has compiled: id, path, first and last seen, compilations.",
             schema_of::<NoArgs>(),
             output(
-                json!({"projects": {"type": "array"}, "truncated": {"type": "integer"}}),
+                &json!({"projects": {"type": "array"}, "truncated": {"type": "integer"}}),
                 &["projects"],
             ),
             annotations("aic projects", true),
@@ -276,14 +285,14 @@ pub fn tools() -> Vec<Tool> {
             "aic_chat_summary",
             "Compilations of one agent conversation (default: the latest): count, tokens saved, cache hits, task classes.",
             schema_of::<ChatSummaryArgs>(),
-            output(json!({"conversationId": {"type": "string"}}), &[]),
+            output(&json!({"conversationId": {"type": "string"}}), &[]),
             annotations("aic chat summary", true),
         ),
         tool(
             "aic_quality_report",
             "Rolling-window compile quality: medians of token reduction, selection ratio and budget use, cache hit rate, tier shares, per task class, per day.",
             schema_of::<QualityArgs>(),
-            output(json!({"windowDays": {"type": "integer"}}), &[]),
+            output(&json!({"windowDays": {"type": "integer"}}), &[]),
             annotations("aic quality report", true),
         ),
         tool(
@@ -291,7 +300,7 @@ pub fn tools() -> Vec<Tool> {
             "Compile a task specification (types with how the executor uses each, code blocks, prose) into one briefing that fits a token budget: each type verbatim, as signatures and path, or path only.",
             schema_of::<CompileSpecArgs>(),
             output(
-                json!({"compiledSpec": {"type": "string"}, "meta": {"type": "object"}}),
+                &json!({"compiledSpec": {"type": "string"}, "meta": {"type": "object"}}),
                 &["compiledSpec", "meta"],
             ),
             annotations("Compile a specification", true),
@@ -301,7 +310,7 @@ pub fn tools() -> Vec<Tool> {
             "Probe whether the agent can use aic: a first call returns challenges and a probeId; answer them, call aic_compile with the constructed intent, then call again with probeId and answers for a pass/fail report.",
             schema_of::<ModelTestArgs>(),
             output(
-                json!({"probeId": {"type": "string"}, "passed": {"type": "boolean"}}),
+                &json!({"probeId": {"type": "string"}, "passed": {"type": "boolean"}}),
                 &[],
             ),
             annotations("aic model test", false),
@@ -334,7 +343,10 @@ mod tests {
     fn bad_arguments_name_the_field() {
         let args = json!({"intent": 3}).as_object().cloned();
         let error = parse_args::<CompileArgs>("aic_compile", args.as_ref()).unwrap_err();
-        assert!(error.contains("aic_compile") && error.contains("invalid type"), "{error}");
+        assert!(
+            error.contains("aic_compile") && error.contains("invalid type"),
+            "{error}"
+        );
         let error = parse_args::<CompileArgs>("aic_compile", None).unwrap_err();
         assert!(error.contains("missing field `intent`"), "{error}");
     }

@@ -511,7 +511,11 @@ impl Store {
     /// # Errors
     ///
     /// [`StorageError`] when the read fails.
-    pub fn session_state(&self, project: &Id, session: &str) -> Result<Option<Vec<u8>>, StorageError> {
+    pub fn session_state(
+        &self,
+        project: &Id,
+        session: &str,
+    ) -> Result<Option<Vec<u8>>, StorageError> {
         let path = self.path();
         let storage = |error| StorageError::storage(path, error);
         let read = self.begin_read()?;
@@ -530,7 +534,12 @@ impl Store {
     /// # Errors
     ///
     /// [`StorageError`] when the write fails; then nothing was written.
-    pub fn put_session_state(&self, project: &Id, session: &str, value: &[u8]) -> Result<(), StorageError> {
+    pub fn put_session_state(
+        &self,
+        project: &Id,
+        session: &str,
+        value: &[u8],
+    ) -> Result<(), StorageError> {
         let path = self.path();
         let write = self.begin_write()?;
         let key = [project.as_slice(), session.as_bytes()].concat();

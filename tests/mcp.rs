@@ -1,0 +1,320 @@
+//! `aic mcp` over stdio: driven by the official Python MCP client
+//! (`tests/mcp_client/e2e.py`, PyPI `mcp`), and by raw JSON-RPC lines for the
+//! framing cases, the compile timeout and a fuzz run.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::fixture_repo;
+
+/// Generous bound for one answer: a debug build on a loaded 2-core machine.
+const ANSWER_WITHIN: Duration = Duration::from_mins(2);
+
+/// A running `aic mcp` with its stdout lines on a channel.
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    _home: tempfile::TempDir,
+}
+
+impl Server {
+    fn start(env: &[(&str, &str)]) -> Self {
+        let home = tempfile::tempdir().unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_aic"));
+        // The working directory (the default project root) is an empty dir.
+        command
+            .arg("mcp")
+            .current_dir(home.path())
+            .env_remove("RUST_LOG")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env("AIC_HOME", home.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().expect("aic mcp starts");
+        let stdout = child.stdout.take().unwrap();
+        let (send, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Self {
+            child,
+            stdin,
+            lines,
+            _home: home,
+        }
+    }
+
+    fn send_raw(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, message: &Value) {
+        self.send_raw(&message.to_string());
+    }
+
+    /// The next line of stdout, parsed; every line must be JSON-RPC 2.0.
+    fn next(&self, within: Duration) -> Option<Value> {
+        match self.lines.recv_timeout(within) {
+            Ok(line) => {
+                let value: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+                assert_eq!(value["jsonrpc"], "2.0", "not JSON-RPC: {line}");
+                Some(value)
+            }
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// Waits for the response to request `id`, skipping notifications.
+    fn response(&self, id: i64) -> Value {
+        loop {
+            let message = self
+                .next(ANSWER_WITHIN)
+                .unwrap_or_else(|| panic!("no response to request {id}"));
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    fn initialize(&mut self, version: &str) -> Value {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {},
+            "clientInfo": {"name": "aic-tests", "version": "1"}}}),
+        );
+        let answer = self.response(0);
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        answer
+    }
+
+    fn call(&mut self, id: i64, tool: &str, arguments: &Value) -> Value {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}}));
+        self.response(id)
+    }
+
+    /// Closes stdin and returns the exit code.
+    fn finish(mut self) -> Option<i32> {
+        drop(self.stdin.take());
+        for _ in 0..600 {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+        None
+    }
+}
+
+fn python_has_mcp() -> bool {
+    Command::new("python3")
+        .args(["-c", "import mcp, jsonschema"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+#[allow(clippy::print_stderr)] // a skip outside CI says why
+fn the_python_mcp_client_drives_every_tool() {
+    if !python_has_mcp() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must install the Python MCP client: python3 -m pip install mcp==2.3.0"
+        );
+        eprintln!(
+            "skipped: the Python MCP client is not installed (python3 -m pip install mcp==2.3.0)"
+        );
+        return;
+    }
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client/e2e.py");
+    let output = Command::new("python3")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_aic"))
+        .arg(repo.path())
+        .env("AIC_HOME", home.path())
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && stdout.contains("all checks passed"),
+        "the MCP client run failed:\n{stdout}\n{stderr}"
+    );
+}
+
+#[test]
+fn an_older_protocol_is_echoed_and_eof_exits_zero() {
+    let mut server = Server::start(&[]);
+    let init = server.initialize("2025-06-18");
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(init["result"]["serverInfo"]["name"], "aic");
+    // A notification gets no reply; an unknown method is -32601.
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/whatever"}));
+    server.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "aic/unknown"}));
+    assert_eq!(server.response(1)["error"]["code"], -32601);
+    server.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let tools = server.response(2);
+    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 9);
+    assert_eq!(server.finish(), Some(0), "stdin EOF must exit 0");
+}
+
+#[test]
+fn a_compile_over_the_timeout_is_cancelled_and_the_next_call_answers() {
+    let repo = fixture_repo("webapp", &[]);
+    let root = repo.path().to_string_lossy().into_owned();
+    // A 1 ms limit: every compile (the tokenizer alone takes longer to build)
+    // times out.
+    let mut server = Server::start(&[("AIC_MCP_COMPILE_TIMEOUT_MS", "1")]);
+    server.initialize("2025-11-25");
+    let answer = server.call(
+        1,
+        "aic_compile",
+        &json!({"intent": "fix the null check in the user service", "projectRoot": root}),
+    );
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    assert_eq!(
+        answer["error"]["message"],
+        "Internal error: Compilation timed out after 1ms"
+    );
+    let status = server.call(2, "aic_status", &json!({"projectRoot": root}));
+    assert_eq!(status["result"]["isError"], false, "{status}");
+    // Nothing was logged by the cancelled compile.
+    let last = server.call(3, "aic_last", &json!({"projectRoot": root}));
+    assert_eq!(
+        last["result"]["structuredContent"]["compilationCount"], 0,
+        "{last}"
+    );
+    assert_eq!(server.finish(), Some(0));
+}
+
+/// A deterministic pseudo-random sequence (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// One malformed or hostile message: bad JSON, wrong types, huge strings, deep
+/// nesting, unknown methods and tools, bad tool arguments.
+fn fuzz_message(rng: &mut Rng, id: i64, root: &str) -> String {
+    let junk_value = |rng: &mut Rng| -> Value {
+        match rng.below(8) {
+            0 => json!(null),
+            1 => json!(rng.next()),
+            2 => json!(-1),
+            3 => json!("x".repeat(usize::try_from(rng.below(200_000)).unwrap())),
+            4 => json!([1, "a", {"b": null}]),
+            5 => json!({"nested": {"deeper": [true]}}),
+            6 => json!(1.5e300),
+            _ => json!(true),
+        }
+    };
+    let tools = [
+        "aic_compile",
+        "aic_inspect",
+        "aic_status",
+        "aic_last",
+        "aic_projects",
+        "aic_chat_summary",
+        "aic_quality_report",
+        "aic_compile_spec",
+        "aic_model_test",
+        "nope",
+        "",
+    ];
+    let fields = [
+        "intent",
+        "projectRoot",
+        "windowDays",
+        "timeRangeDays",
+        "conversationId",
+        "stepIndex",
+        "toolOutputs",
+        "spec",
+        "budget",
+        "probeId",
+        "answers",
+        "triggerSource",
+    ];
+    match rng.below(10) {
+        0 => "{not json".to_owned(),
+        1 => format!("{}{}", "[".repeat(5_000), "]".repeat(5_000)),
+        2 => json!({"jsonrpc": "2.0", "id": id, "method": junk_value(rng)}).to_string(),
+        3 => json!({"jsonrpc": "1.0", "id": id, "method": "tools/list"}).to_string(),
+        4 => json!({"jsonrpc": "2.0", "id": id, "method": format!("x/{}", rng.next())}).to_string(),
+        5 => json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": junk_value(rng)})
+            .to_string(),
+        6 => "\u{0}\u{1}\u{7f}garbage\u{feff}".to_owned(),
+        _ => {
+            let tool = tools[usize::try_from(rng.below(tools.len() as u64)).unwrap()];
+            let mut arguments = serde_json::Map::new();
+            for _ in 0..rng.below(4) {
+                let field = fields[usize::try_from(rng.below(fields.len() as u64)).unwrap()];
+                arguments.insert(field.to_owned(), junk_value(rng));
+            }
+            // Never a valid compile: the fuzz checks the server's armour, not
+            // the pipeline's speed.
+            if rng.below(2) == 0 {
+                arguments.insert("projectRoot".to_owned(), json!(format!("{root}/missing")));
+            }
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": tool, "arguments": arguments}})
+            .to_string()
+        }
+    }
+}
+
+#[test]
+fn a_thousand_malformed_messages_leave_the_server_answering() {
+    let repo = fixture_repo("webapp", &[]);
+    let root = repo.path().to_string_lossy().into_owned();
+    let mut server = Server::start(&[]);
+    server.initialize("2025-11-25");
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    for id in 1..=1_000 {
+        let message = fuzz_message(&mut rng, id, &root);
+        server.send_raw(&message);
+        // Drain what has arrived so the pipe never fills.
+        while server.next(Duration::ZERO).is_some() {}
+    }
+    // Still answering: a final, valid request gets its own response.
+    server.send(&json!({"jsonrpc": "2.0", "id": 5_000, "method": "tools/list"}));
+    let answer = server.response(5_000);
+    assert_eq!(answer["result"]["tools"].as_array().unwrap().len(), 9);
+    let status = server.call(5_001, "aic_status", &json!({"projectRoot": root}));
+    assert_eq!(status["result"]["isError"], false, "{status}");
+    assert_eq!(server.finish(), Some(0));
+}
