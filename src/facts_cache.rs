@@ -355,9 +355,19 @@ impl FactsCache {
         size: u64,
         mtime_ns: i64,
     ) -> Option<(ContentHash, bool)> {
-        let record = self
-            .guarded(|| self.reader.path_record(&self.project, path.as_str()))?
-            .ok()??;
+        let memo = crate::memo::get();
+        let record = match memo.and_then(|memo| memo.path(&self.project, path.as_str())) {
+            Some(record) if record.size == size && record.mtime_ns == mtime_ns => record,
+            _ => {
+                let record = self
+                    .guarded(|| self.reader.path_record(&self.project, path.as_str()))?
+                    .ok()??;
+                if let Some(memo) = memo {
+                    memo.put_path(&self.project, path.as_str(), record);
+                }
+                record
+            }
+        };
         if record.size != size || record.mtime_ns != mtime_ns {
             return None;
         }
@@ -381,18 +391,16 @@ impl FactsCache {
         if self.scan_started_ns.saturating_sub(mtime_ns) < RACY_NS {
             return;
         }
-        self.with_writer(|writer| {
-            writer.put_path(
-                &self.project,
-                path.as_str(),
-                PathRecord {
-                    size,
-                    mtime_ns,
-                    content_hash: u128::from_be_bytes(hash.0),
-                    binary,
-                },
-            );
-        });
+        let record = PathRecord {
+            size,
+            mtime_ns,
+            content_hash: u128::from_be_bytes(hash.0),
+            binary,
+        };
+        if let Some(memo) = crate::memo::get() {
+            memo.put_path(&self.project, path.as_str(), record);
+        }
+        self.with_writer(|writer| writer.put_path(&self.project, path.as_str(), record));
     }
 
     /// The cached scan facts of a file.
@@ -403,7 +411,17 @@ impl FactsCache {
         language: Language,
     ) -> Option<ScanFacts> {
         let key = self.key(hash, RowKind::Scan, path, language);
-        let found = self.lookup(key, |bytes| decode_scan(bytes).ok());
+        let memo = crate::memo::get();
+        let found = match memo.and_then(|memo| memo.scan(&key)) {
+            Some(facts) => Some(facts),
+            None => {
+                let found = self.lookup(key, |bytes| decode_scan(bytes).ok());
+                if let (Some(memo), Some(facts)) = (memo, &found) {
+                    memo.put_scan(key, facts.clone());
+                }
+                found
+            }
+        };
         if found.is_some() {
             self.scan.hits.fetch_add(1, Ordering::Relaxed);
         }
@@ -421,6 +439,9 @@ impl FactsCache {
         self.scan.computed.fetch_add(1, Ordering::Relaxed);
         self.note_recomputed(path);
         let key = self.key(hash, RowKind::Scan, path, language);
+        if let Some(memo) = crate::memo::get() {
+            memo.put_scan(key, facts.clone());
+        }
         let payload = encode_scan(facts);
         self.with_writer(|writer| writer.put_facts(key, &payload));
     }
@@ -433,7 +454,17 @@ impl FactsCache {
         language: Language,
     ) -> Option<Vec<ImportRef>> {
         let key = self.key(hash, RowKind::Imports, path, language);
-        let found = self.lookup(key, |bytes| decode_imports(bytes).ok());
+        let memo = crate::memo::get();
+        let found = match memo.and_then(|memo| memo.imports(&key)) {
+            Some(imports) => Some(imports),
+            None => {
+                let found = self.lookup(key, |bytes| decode_imports(bytes).ok());
+                if let (Some(memo), Some(imports)) = (memo, &found) {
+                    memo.put_imports(key, imports.clone());
+                }
+                found
+            }
+        };
         if found.is_some() {
             self.imports.hits.fetch_add(1, Ordering::Relaxed);
         }
@@ -450,6 +481,9 @@ impl FactsCache {
     ) {
         self.imports.computed.fetch_add(1, Ordering::Relaxed);
         let key = self.key(hash, RowKind::Imports, path, language);
+        if let Some(memo) = crate::memo::get() {
+            memo.put_imports(key, imports.to_vec());
+        }
         let payload = encode_imports(imports);
         self.with_writer(|writer| writer.put_facts(key, &payload));
     }

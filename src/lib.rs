@@ -39,6 +39,7 @@ pub mod facts_cache;
 pub mod layout;
 pub mod logging;
 pub mod mcp;
+pub mod memo;
 pub mod printer;
 pub mod records;
 pub mod runner;

@@ -545,6 +545,7 @@ pub fn serve() -> anyhow::Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
+    crate::memo::enable();
     runtime.block_on(async {
         let session_id = aic_storage::id_string(&aic_storage::new_id());
         let server = AicServer::new(session_id.clone());

@@ -829,26 +829,42 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
 
     // Fit, assemble, count; if joining blocks cost more than their parts, shrink
     // the code budget by the excess and fit again.
+    //
+    // The prompt's tokens are the fixed sections' plus each block's exact
+    // tokens: every block ends with a fence and a blank line and the next
+    // section starts with `#`, where cl100k's pre-tokenizer always splits, and
+    // BPE never merges across its pieces. A long-lived process remembers each
+    // block's count (by the hash of its text), so a warm compile does not
+    // tokenise its prompt again. Debug builds (every test run) recount the
+    // whole prompt to check the sum.
     let mut code_budget = BudgetAllocator.code_budget(budget.total, overhead);
     let (mut prompt, mut tiers, mut prompt_tokens) = loop {
         check_cancel()?;
         let (tiers, _) = SummarisationLadder.fit(&ladder_files, code_budget);
+        let mut block_tokens = 0u64;
         let blocks: Vec<ContextFile> = safe
             .iter()
             .zip(&tiers)
             .filter_map(|((file, facts), tier)| {
                 let tier = (*tier)?;
                 let (body, _) = block_of(&file.path, facts, tier)?;
-                Some(ContextFile {
+                let block = ContextFile {
                     path: file.path.clone(),
                     language: file.language,
                     tier,
                     body,
-                })
+                };
+                block_tokens += u64::from(exact_block_tokens(&assembler, &block, tokens));
+                Some(block)
             })
             .collect();
         let prompt = assembler.assemble(&parts, &blocks);
-        let prompt_tokens = tokens.count(&prompt);
+        let prompt_tokens = TokenCount::from_u64(overhead.get() + block_tokens);
+        debug_assert_eq!(
+            prompt_tokens,
+            tokens.count(&prompt),
+            "block token counts must add up to the prompt's"
+        );
         if prompt_tokens <= budget.total || code_budget.0 == 0 {
             break (prompt, tiers, prompt_tokens);
         }
@@ -1189,6 +1205,24 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
     })
 }
 
+/// The exact tokens of a file's block in the prompt, remembered by the hash of
+/// the block's text when the in-process memo is on.
+fn exact_block_tokens(assembler: &PromptAssembler, block: &ContextFile, tokens: TokenCounter) -> u32 {
+    let text = assembler.file_block(block);
+    let memo = crate::memo::get();
+    let hash = memo.map(|_| u128::from_be_bytes(ContentHash::of(text.as_bytes()).0));
+    if let (Some(memo), Some(hash)) = (memo, hash)
+        && let Some(count) = memo.block_tokens(hash)
+    {
+        return count;
+    }
+    let count = tokens.count(&text).0;
+    if let (Some(memo), Some(hash)) = (memo, hash) {
+        memo.put_block_tokens(hash, count);
+    }
+    count
+}
+
 /// A "previously shown" marker of session deduplication.
 struct PreviousMarker {
     /// The tier the file was shown at: this tier and more compressed ones show
@@ -1282,7 +1316,9 @@ fn build_import_graph(
     pinned: &[RelativePath],
     cache: Option<&FactsCache>,
 ) -> (ImportGraph, ImportGraphStats, usize) {
+    let started = Instant::now();
     let preliminary = selector.select(repo, task, IMPORT_PARSE_CANDIDATES, pinned, None);
+    debug!("imports: preliminary selection in {:?}", started.elapsed());
     let index_of = |repo: &RepoMap, path: &RelativePath| {
         repo.files.binary_search_by(|f| f.path.cmp(path)).ok()
     };
@@ -1317,7 +1353,9 @@ fn build_import_graph(
                 *slot = None;
             }
         }
+        debug!("imports: round {round} parsed at {:?}", started.elapsed());
         let (graph, stats) = ImportGraph::build_reusing(repo, layout, &mut memo);
+        debug!("imports: round {round} graph built at {:?}", started.elapsed());
         round += 1;
         if round == 2 {
             return (graph, stats, parsed_count);

@@ -347,9 +347,9 @@ pub fn scan_facts(path: &RelativePath, language: Language, bytes: &[u8]) -> Scan
     let text = String::from_utf8_lossy(bytes);
     ScanFacts {
         symbol_terms: if language.is_code() {
-            symbol_terms(&text)
+            symbol_terms(&text).into()
         } else {
-            Vec::new()
+            std::sync::Arc::default()
         },
         term_stats: TermStats::of(path.as_str(), &text),
     }

@@ -113,7 +113,8 @@ pub fn variant_key(
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct ScanFacts {
     /// Identifier terms of defined names (see [`crate::symbols::symbol_terms`]).
-    pub symbol_terms: Vec<String>,
+    /// Shared: a memoised copy is handed out without copying the strings.
+    pub symbol_terms: std::sync::Arc<[String]>,
     /// BM25 term statistics of path and content.
     pub term_stats: TermStats,
 }
@@ -172,7 +173,7 @@ fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, DecodeError> {
 /// Encodes [`ScanFacts`].
 pub fn encode_scan(facts: &ScanFacts) -> Vec<u8> {
     encode(&ScanWire {
-        symbol_terms: facts.symbol_terms.clone(),
+        symbol_terms: facts.symbol_terms.to_vec(),
         terms: facts.term_stats.terms.clone(),
         length: facts.term_stats.length,
     })
@@ -186,7 +187,7 @@ pub fn encode_scan(facts: &ScanFacts) -> Vec<u8> {
 pub fn decode_scan(bytes: &[u8]) -> Result<ScanFacts, DecodeError> {
     let wire: ScanWire = decode(bytes)?;
     Ok(ScanFacts {
-        symbol_terms: wire.symbol_terms,
+        symbol_terms: wire.symbol_terms.into(),
         term_stats: TermStats {
             terms: wire.terms,
             length: wire.length,
@@ -364,7 +365,7 @@ mod tests {
     #[test]
     fn scan_and_imports_round_trip() {
         let scan = ScanFacts {
-            symbol_terms: vec!["load".to_owned(), "config".to_owned()],
+            symbol_terms: vec!["load".to_owned(), "config".to_owned()].into(),
             term_stats: TermStats::of("src/a.rs", "fn load_config() {}"),
         };
         assert_eq!(decode_scan(&encode_scan(&scan)).unwrap(), scan);

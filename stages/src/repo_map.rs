@@ -359,7 +359,7 @@ pub struct FileEntry {
     /// Stemmed words of the names the file defines
     /// ([`crate::symbols::symbol_terms`]), sorted; used for symbol relevance.
     #[serde(skip)]
-    pub symbol_terms: Vec<String>,
+    pub symbol_terms: std::sync::Arc<[String]>,
     /// Term frequencies of path and content, for BM25 content relevance.
     #[serde(skip)]
     pub term_stats: TermStats,
@@ -434,7 +434,7 @@ impl FileEntry {
             last_modified_ms: mtime_ms,
             recency_ms: mtime_ms,
             content_hash: ContentHash::of(path.as_bytes()),
-            symbol_terms: Vec::new(),
+            symbol_terms: std::sync::Arc::default(),
             term_stats: TermStats::of(path, ""),
             imports: Vec::new(),
         }

@@ -1,0 +1,137 @@
+//! The in-process memo of a long-lived process (the MCP server): the path
+//! index and the decoded scan and import rows it has already read or written,
+//! so a warm compile neither looks each file up in redb nor decodes its row
+//! again (ARCHITECTURE.md "Concurrency model").
+//!
+//! It is a cache of the database, never the source of truth: a path entry is
+//! used only when the file's size and mtime still match (as in the database),
+//! and rows are content-addressed under the stage fingerprint, so an entry can
+//! be stale only in the sense of being unused. Off by default (a CLI run reads
+//! each row once, so memoising costs memory for nothing); [`enable`] turns it
+//! on. Bounded by [`MAX_ENTRIES`]: past it, the memo starts over.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use aic_stages::facts_codec::ScanFacts;
+use aic_stages::lang::ImportRef;
+use aic_storage::{FactsKey, PathRecord};
+use dashmap::DashMap;
+
+/// The most entries (paths plus rows) the memo holds before it is cleared:
+/// about 200 MiB of term statistics at the worst.
+pub const MAX_ENTRIES: usize = 600_000;
+
+static ENABLED: AtomicBool = AtomicBool::new(false);
+
+/// The memo's tables.
+#[derive(Debug, Default)]
+pub struct Memo {
+    paths: DashMap<([u8; 16], String), PathRecord>,
+    scan: DashMap<FactsKey, ScanFacts>,
+    imports: DashMap<FactsKey, Vec<ImportRef>>,
+    /// Exact tokens of a prompt block, by xxh3-128 of its text.
+    blocks: DashMap<u128, u32>,
+    entries: AtomicUsize,
+}
+
+/// Turns the memo on for the rest of the process.
+pub fn enable() {
+    ENABLED.store(true, Ordering::Relaxed);
+}
+
+/// The memo, when enabled.
+pub fn get() -> Option<&'static Memo> {
+    static MEMO: OnceLock<Memo> = OnceLock::new();
+    ENABLED
+        .load(Ordering::Relaxed)
+        .then(|| MEMO.get_or_init(Memo::default))
+}
+
+impl Memo {
+    fn grow(&self) {
+        if self.entries.fetch_add(1, Ordering::Relaxed) >= MAX_ENTRIES {
+            self.paths.clear();
+            self.scan.clear();
+            self.imports.clear();
+            self.blocks.clear();
+            self.entries.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// The path record of a file of a project.
+    pub fn path(&self, project: &[u8; 16], path: &str) -> Option<PathRecord> {
+        self.paths
+            .get(&(*project, path.to_owned()))
+            .map(|entry| *entry)
+    }
+
+    /// Remembers a path record.
+    pub fn put_path(&self, project: &[u8; 16], path: &str, record: PathRecord) {
+        if self
+            .paths
+            .insert((*project, path.to_owned()), record)
+            .is_none()
+        {
+            self.grow();
+        }
+    }
+
+    /// Decoded scan facts by row key.
+    pub fn scan(&self, key: &FactsKey) -> Option<ScanFacts> {
+        self.scan.get(key).map(|entry| entry.clone())
+    }
+
+    /// Remembers decoded scan facts.
+    pub fn put_scan(&self, key: FactsKey, facts: ScanFacts) {
+        if self.scan.insert(key, facts).is_none() {
+            self.grow();
+        }
+    }
+
+    /// Decoded imports by row key.
+    pub fn imports(&self, key: &FactsKey) -> Option<Vec<ImportRef>> {
+        self.imports.get(key).map(|entry| entry.clone())
+    }
+
+    /// The exact tokens of a prompt block, by the xxh3-128 of its text.
+    pub fn block_tokens(&self, text_hash: u128) -> Option<u32> {
+        self.blocks.get(&text_hash).map(|entry| *entry)
+    }
+
+    /// Remembers a block's exact tokens.
+    pub fn put_block_tokens(&self, text_hash: u128, tokens: u32) {
+        if self.blocks.insert(text_hash, tokens).is_none() {
+            self.grow();
+        }
+    }
+
+    /// Remembers decoded imports.
+    pub fn put_imports(&self, key: FactsKey, imports: Vec<ImportRef>) {
+        if self.imports.insert(key, imports).is_none() {
+            self.grow();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_memo_starts_over_past_its_bound() {
+        let memo = Memo::default();
+        let record = PathRecord {
+            size: 1,
+            mtime_ns: 2,
+            content_hash: 3,
+            binary: false,
+        };
+        memo.put_path(&[0; 16], "a", record);
+        assert_eq!(memo.path(&[0; 16], "a"), Some(record));
+        assert_eq!(memo.path(&[1; 16], "a"), None);
+        memo.entries.store(MAX_ENTRIES, Ordering::Relaxed);
+        memo.put_path(&[0; 16], "b", record);
+        assert_eq!(memo.path(&[0; 16], "a"), None);
+    }
+}
