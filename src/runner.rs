@@ -25,7 +25,7 @@ use aic_stages::lang::{ImportRef, provider_for};
 use aic_stages::repo_map::{ContentHash, Language, RelativePath, RepoMap, TokenCount};
 use aic_stages::rule_pack::{PackSource, RulePackResolver};
 use aic_stages::selector::{
-    ExcludedFile, ExclusionReason, HeuristicSelector, ScoredFile, SignalWeights,
+    ExcludedFile, ExclusionReason, FirstPass, HeuristicSelector, ScoredFile, SignalWeights,
 };
 use aic_stages::slice::slice_to_fit;
 use aic_stages::targets::{ResolvedTarget, TargetResolution, extract_targets, resolve_targets};
@@ -584,8 +584,17 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         );
     }
     let layout = read_layout(&root, &repo);
-    let (graph, graph_stats, parsed) =
-        build_import_graph(&root, &mut repo, &layout, &selector, &task, &pinned, cache);
+    // The graph-independent signals are computed once, for both the selection
+    // that picks the files to parse imports of and the final one.
+    let first_pass = selector.first_pass(&repo, &task, &pinned);
+    let (graph, graph_stats, parsed) = build_import_graph(
+        &root,
+        &mut repo,
+        &layout,
+        &selector,
+        first_pass.clone(),
+        cache,
+    );
     debug!(
         "Stage timing: {} done at {:?}",
         "imports",
@@ -608,7 +617,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
     }
     check_cancel()?;
     let selector = selector.with_related(related);
-    let selection = selector.select(&repo, &task, max_files, &pinned, Some(&graph));
+    let selection = selector.finish(&repo, first_pass, max_files, Some(&graph));
     debug!("Stage timing: {} done at {:?}", "select", started.elapsed());
     info!(
         "[context]   Scanned {} files, {} candidates, selected {} (maxFiles {}{})",
@@ -1207,7 +1216,11 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
 
 /// The exact tokens of a file's block in the prompt, remembered by the hash of
 /// the block's text when the in-process memo is on.
-fn exact_block_tokens(assembler: &PromptAssembler, block: &ContextFile, tokens: TokenCounter) -> u32 {
+fn exact_block_tokens(
+    assembler: &PromptAssembler,
+    block: &ContextFile,
+    tokens: TokenCounter,
+) -> u32 {
     let text = assembler.file_block(block);
     let memo = crate::memo::get();
     let hash = memo.map(|_| u128::from_be_bytes(ContentHash::of(text.as_bytes()).0));
@@ -1312,12 +1325,11 @@ fn build_import_graph(
     repo: &mut RepoMap,
     layout: &ProjectLayout,
     selector: &HeuristicSelector,
-    task: &TaskClassification,
-    pinned: &[RelativePath],
+    first_pass: FirstPass,
     cache: Option<&FactsCache>,
 ) -> (ImportGraph, ImportGraphStats, usize) {
     let started = Instant::now();
-    let preliminary = selector.select(repo, task, IMPORT_PARSE_CANDIDATES, pinned, None);
+    let preliminary = selector.finish(repo, first_pass, IMPORT_PARSE_CANDIDATES, None);
     debug!("imports: preliminary selection in {:?}", started.elapsed());
     let index_of = |repo: &RepoMap, path: &RelativePath| {
         repo.files.binary_search_by(|f| f.path.cmp(path)).ok()
@@ -1355,7 +1367,10 @@ fn build_import_graph(
         }
         debug!("imports: round {round} parsed at {:?}", started.elapsed());
         let (graph, stats) = ImportGraph::build_reusing(repo, layout, &mut memo);
-        debug!("imports: round {round} graph built at {:?}", started.elapsed());
+        debug!(
+            "imports: round {round} graph built at {:?}",
+            started.elapsed()
+        );
         round += 1;
         if round == 2 {
             return (graph, stats, parsed_count);

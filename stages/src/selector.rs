@@ -267,12 +267,26 @@ impl HeuristicSelector {
         targets: &[RelativePath],
         graph: Option<&ImportGraph>,
     ) -> Selection {
+        self.finish(repo, self.first_pass(repo, task, targets), max_files, graph)
+    }
+
+    /// The signals of every candidate but import proximity, and the rule-pack
+    /// exclusions: the part of [`HeuristicSelector::select`] that does not
+    /// depend on the import graph, the related files or the cap, so one pass
+    /// serves several selections over the same files (a file's imports may be
+    /// filled in between).
+    pub fn first_pass(
+        &self,
+        repo: &RepoMap,
+        task: &TaskClassification,
+        targets: &[RelativePath],
+    ) -> FirstPass {
         let weights = SignalWeights::for_task_class(task.task_class);
         let mut excluded = Vec::new();
-        let mut candidates: Vec<(usize, &FileEntry)> = Vec::new();
+        let mut candidates: Vec<usize> = Vec::new();
         for (index, file) in repo.files.iter().enumerate() {
             if targets.contains(&file.path) {
-                candidates.push((index, file));
+                candidates.push(index);
             } else if let Some(pattern) = self.exclude.matching(&file.path).first() {
                 excluded.push(ExcludedFile {
                     path: file.path.clone(),
@@ -288,10 +302,10 @@ impl HeuristicSelector {
                     reason: ExclusionReason::NotIncluded,
                 });
             } else {
-                candidates.push((index, file));
+                candidates.push(index);
             }
         }
-        let files: Vec<&FileEntry> = candidates.iter().map(|(_, f)| *f).collect();
+        let files: Vec<&FileEntry> = candidates.iter().map(|&i| &repo.files[i]).collect();
 
         let recency = recency_ranks(&files);
         let content = content_relevance(&task.subject_tokens, &files);
@@ -302,7 +316,6 @@ impl HeuristicSelector {
         let subject = &task.subject_tokens;
         let recency_scale = if task.confidence < 0.5 { 0.5 } else { 1.0 };
 
-        // First pass: every signal but import proximity.
         let mut signals: Vec<SelectionSignals> = Vec::with_capacity(files.len());
         let mut modifiers: Vec<(Vec<String>, Vec<String>)> = Vec::with_capacity(files.len());
         let mut directory_terms: HashMap<&str, Vec<String>> = HashMap::new();
@@ -328,23 +341,55 @@ impl HeuristicSelector {
                 recency,
                 size_penalty,
             });
-            let mut boosted_by: Vec<String> = self
+            let boosted_by: Vec<String> = self
                 .boost
                 .matching(&file.path)
                 .into_iter()
                 .map(str::to_owned)
                 .collect();
-            let mut penalized_by: Vec<String> = self
+            let penalized_by: Vec<String> = self
                 .penalize
                 .matching(&file.path)
                 .into_iter()
                 .map(str::to_owned)
                 .collect();
+            modifiers.push((boosted_by, penalized_by));
+        }
+        FirstPass {
+            weights,
+            recency_scale,
+            targets: targets.to_vec(),
+            candidates,
+            signals,
+            modifiers,
+            excluded,
+        }
+    }
+
+    /// Finishes a selection from a [`FirstPass`] over the same `repo`: related
+    /// files, import proximity from `graph`, scores, the cap.
+    pub fn finish(
+        &self,
+        repo: &RepoMap,
+        first: FirstPass,
+        max_files: usize,
+        graph: Option<&ImportGraph>,
+    ) -> Selection {
+        let FirstPass {
+            weights,
+            recency_scale,
+            targets,
+            candidates,
+            mut signals,
+            mut modifiers,
+            mut excluded,
+        } = first;
+        let files: Vec<&FileEntry> = candidates.iter().map(|&i| &repo.files[i]).collect();
+        for (file, (boosted_by, penalized_by)) in files.iter().zip(&mut modifiers) {
             if self.related.contains(&file.path) {
                 boosted_by.push(RELATED_FILE.to_owned());
                 penalized_by.clear();
             }
-            modifiers.push((boosted_by, penalized_by));
         }
         let score_of = |signals: &SelectionSignals, boosts: usize, penalties: usize| {
             let base = signals.path_relevance * weights.path_relevance
@@ -356,7 +401,6 @@ impl HeuristicSelector {
             let modifier = 0.2 * (boosts as f64 - penalties as f64);
             round_score((base + modifier).clamp(0.0, 1.0))
         };
-
         // Seeds and import proximity.
         if let Some(graph) = graph {
             let mut ranked: Vec<(f64, usize)> = signals
@@ -372,17 +416,17 @@ impl HeuristicSelector {
             });
             let mut seeds: Vec<usize> = candidates
                 .iter()
-                .filter(|(_, f)| targets.contains(&f.path))
-                .map(|(index, _)| *index)
+                .copied()
+                .filter(|&index| targets.contains(&repo.files[index].path))
                 .collect();
             seeds.extend(
                 ranked
                     .iter()
                     .take(IMPORT_SEEDS)
-                    .map(|(_, i)| candidates[*i].0),
+                    .map(|(_, i)| candidates[*i]),
             );
             let proximity = graph.proximity(&seeds);
-            for ((index, _), signal) in candidates.iter().zip(&mut signals) {
+            for (index, signal) in candidates.iter().zip(&mut signals) {
                 signal.import_proximity = proximity.get(*index).copied().unwrap_or(0.0);
             }
         }
@@ -445,6 +489,21 @@ impl HeuristicSelector {
             weights: Some(weights),
         }
     }
+}
+
+/// The graph-independent part of a selection ([`HeuristicSelector::first_pass`]).
+#[derive(Clone, Debug)]
+pub struct FirstPass {
+    weights: SignalWeights,
+    recency_scale: f64,
+    targets: Vec<RelativePath>,
+    /// Indices into `repo.files` of the candidates, in path order.
+    candidates: Vec<usize>,
+    signals: Vec<SelectionSignals>,
+    /// Boost and penalize patterns matched, per candidate (related files not
+    /// yet applied).
+    modifiers: Vec<(Vec<String>, Vec<String>)>,
+    excluded: Vec<ExcludedFile>,
 }
 
 /// Scores are rounded to 6 decimals so that float noise never reorders files and
