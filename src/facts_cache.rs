@@ -412,16 +412,13 @@ impl FactsCache {
     ) -> Option<ScanFacts> {
         let key = self.key(hash, RowKind::Scan, path, language);
         let memo = crate::memo::get();
-        let found = match memo.and_then(|memo| memo.scan(&key)) {
-            Some(facts) => Some(facts),
-            None => {
-                let found = self.lookup(key, |bytes| decode_scan(bytes).ok());
-                if let (Some(memo), Some(facts)) = (memo, &found) {
-                    memo.put_scan(key, facts.clone());
-                }
-                found
+        let found = memo.and_then(|memo| memo.scan(&key)).or_else(|| {
+            let found = self.lookup(key, |bytes| decode_scan(bytes).ok());
+            if let (Some(memo), Some(facts)) = (memo, &found) {
+                memo.put_scan(key, facts.clone());
             }
-        };
+            found
+        });
         if found.is_some() {
             self.scan.hits.fetch_add(1, Ordering::Relaxed);
         }
@@ -455,16 +452,13 @@ impl FactsCache {
     ) -> Option<Vec<ImportRef>> {
         let key = self.key(hash, RowKind::Imports, path, language);
         let memo = crate::memo::get();
-        let found = match memo.and_then(|memo| memo.imports(&key)) {
-            Some(imports) => Some(imports),
-            None => {
-                let found = self.lookup(key, |bytes| decode_imports(bytes).ok());
-                if let (Some(memo), Some(imports)) = (memo, &found) {
-                    memo.put_imports(key, imports.clone());
-                }
-                found
+        let found = memo.and_then(|memo| memo.imports(&key)).or_else(|| {
+            let found = self.lookup(key, |bytes| decode_imports(bytes).ok());
+            if let (Some(memo), Some(imports)) = (memo, &found) {
+                memo.put_imports(key, imports.clone());
             }
-        };
+            found
+        });
         if found.is_some() {
             self.imports.hits.fetch_add(1, Ordering::Relaxed);
         }

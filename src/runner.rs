@@ -863,7 +863,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
                     tier,
                     body,
                 };
-                block_tokens += u64::from(exact_block_tokens(&assembler, &block, tokens));
+                block_tokens += u64::from(exact_block_tokens(assembler, &block, tokens));
                 Some(block)
             })
             .collect();
@@ -1217,7 +1217,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
 /// The exact tokens of a file's block in the prompt, remembered by the hash of
 /// the block's text when the in-process memo is on.
 fn exact_block_tokens(
-    assembler: &PromptAssembler,
+    assembler: PromptAssembler,
     block: &ContextFile,
     tokens: TokenCounter,
 ) -> u32 {
