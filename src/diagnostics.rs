@@ -197,10 +197,17 @@ pub fn last(store: &Store, root: &Path) -> DiagnosticsResult<Value> {
                 })
             })
             .collect();
-        json!({
+        let truncated = row.selection.len().saturating_sub(ROW_LIMIT);
+        let mut selection = json!({
             "files": shown,
-            "truncated": row.selection.len().saturating_sub(ROW_LIMIT),
-        })
+            "truncated": truncated,
+        });
+        if truncated > 0 {
+            selection["continuation"] = json!(
+                "the lowest-ranked files are left out; aic_inspect with the same intent (or `aic inspect --json`) lists every selected file"
+            );
+        }
+        selection
     });
     Ok(json!({
         "projectRoot": root,
