@@ -294,7 +294,7 @@ pub fn chat_summary(
     let mut top: Vec<(TaskClass, usize)> = by_class.into_iter().collect();
     top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     Ok(json!({
-        "conversationId": conversation.unwrap_or_default(),
+        "conversationId": conversation,
         "projectRoot": root,
         "compilationsInConversation": n,
         "cacheHitRatePct": (n > 0).then(|| round1(rows.iter().filter(|r| r.cache_hit).count() as f64 * 100.0 / n as f64)),

@@ -124,7 +124,16 @@ impl AicServer {
     ) -> Result<PathBuf, ToolFailure> {
         let root = match argument.map(str::trim).filter(|s| !s.is_empty()) {
             Some(given) => {
-                let path = PathBuf::from(given.strip_prefix("file://").unwrap_or(given));
+                let path = match given.strip_prefix("file://") {
+                    Some(uri_path) => PathBuf::from(percent_decode(uri_path)),
+                    None => match given.strip_prefix("~/") {
+                        Some(rest) => std::env::var_os("HOME").map_or_else(
+                            || PathBuf::from(given),
+                            |home| PathBuf::from(home).join(rest),
+                        ),
+                        None => PathBuf::from(given),
+                    },
+                };
                 if path.is_absolute() {
                     path
                 } else {
@@ -549,7 +558,14 @@ pub fn serve() -> anyhow::Result<()> {
     runtime.block_on(async {
         let session_id = aic_storage::id_string(&aic_storage::new_id());
         let server = AicServer::new(session_id.clone());
-        let running = server.serve(rmcp::transport::stdio()).await?;
+        let running = match server.serve(rmcp::transport::stdio()).await {
+            Ok(running) => running,
+            // The client went away before `initialize`: nothing to serve.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+                return anyhow::Ok(());
+            }
+            Err(error) => return Err(error.into()),
+        };
         // Start bookkeeping (self-check, crash back-fill, retention) once the
         // server can answer: it must not delay the first response.
         let lifecycle = tokio::task::spawn_blocking(move || start_session(&session_id));

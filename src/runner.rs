@@ -89,6 +89,10 @@ pub struct CompilationRequest {
     /// Set by the caller to stop the compile between stages: the compile then
     /// returns [`CompileError::Cancelled`] and caches nothing.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// An upper bound on the allocated total budget, in tokens, applied after
+    /// config, rule packs and the session clamp (the MCP server keeps a reply
+    /// within the client's result-size limit with it).
+    pub budget_cap: Option<TokenCount>,
 }
 
 /// What the agentic session layer hands the pipeline (seed §2.7): the
@@ -429,7 +433,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
     info!("[rules]     Loaded: {}", resolved.applied.join(", "));
     let pack = resolved.pack;
 
-    let budget = BudgetAllocator.allocate(&BudgetInputs {
+    let mut budget = BudgetAllocator.allocate(&BudgetInputs {
         // `--budget 0` means auto, like `contextBudget.maxTokens: 0`.
         request_override: request.budget.filter(|b| b.0 > 0),
         rule_pack_override: pack.budget_override_tokens(),
@@ -442,6 +446,9 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         context_window: config.context_budget.context_window,
         conversation_tokens: request.session.conversation_tokens,
     });
+    if let Some(cap) = request.budget_cap {
+        budget.total = budget.total.min(cap);
+    }
     info!(
         "[budget]    Resolved: {} tokens ({:?})",
         budget.total, budget.source
@@ -464,6 +471,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             &root,
             ScanOptions {
                 max_file_bytes: config.repo_map.max_file_bytes,
+                cancel: request.cancel.as_deref(),
             },
             cache,
         );
@@ -500,7 +508,9 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             root: &root,
             file_tree_hash: &repo.file_tree_hash().to_hex(),
             config_hash: &config_hash,
-            budget: request.budget.map_or(0, |b| b.0),
+            // The allocated total, not only the requested one: conversation
+            // tokens, the context window and the caller's cap all move it.
+            budget: budget.total.0,
             raw,
             related: &request.related_files,
             session: &request.session_key,
@@ -515,6 +525,11 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
         meta.cache_hit = true;
         meta.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         meta.editor_id.clone_from(&request.editor_id);
+        meta.model_id = request
+            .model_id
+            .clone()
+            .or_else(|| config.model.id.clone())
+            .unwrap_or_else(|| "unknown".to_owned());
         meta.warnings.extend(warning);
         info!("[cache]     Prompt cache hit");
         let shown = cached.shown;
@@ -1600,6 +1615,7 @@ pub fn precompute(
         &root,
         ScanOptions {
             max_file_bytes: config.repo_map.max_file_bytes,
+            cancel: None,
         },
         Some(&cache),
     );

@@ -117,10 +117,26 @@ pub struct ScanOutput {
 
 /// Scan settings.
 #[derive(Clone, Copy, Debug)]
-pub struct ScanOptions {
+pub struct ScanOptions<'a> {
     /// Size cap in bytes (`repoMap.maxFileBytes`).
     pub max_file_bytes: u64,
+    /// Set by the caller to stop the scan early (a cancelled compile): the walk
+    /// and the per-file work stop, and the result is incomplete.
+    pub cancel: Option<&'a std::sync::atomic::AtomicBool>,
 }
+
+impl ScanOptions<'_> {
+    fn cancelled(&self) -> bool {
+        self.cancel
+            .is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+/// How long the walk waits for a thread of the rayon pool before giving up
+/// (jwalk's default is 1 s). A long-lived server may still be finishing a
+/// cancelled compile on the pool; the walk must wait for it, not report an
+/// empty tree.
+const WALK_BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_mins(10);
 
 /// The ignore rules in force while reading a directory, deepest first.
 #[derive(Clone, Debug, Default)]
@@ -165,13 +181,16 @@ enum FileOutcome {
 }
 
 /// Scans `root` (an existing directory, already canonicalised).
-pub fn scan(root: &Path, options: ScanOptions, cache: Option<&FactsCache>) -> ScanOutput {
+pub fn scan(root: &Path, options: ScanOptions<'_>, cache: Option<&FactsCache>) -> ScanOutput {
     let walk_started = std::time::Instant::now();
     let base = base_ignore_stack(root);
     let walk = WalkDirGeneric::<ScanState>::new(root)
         .skip_hidden(false)
         .follow_links(false)
         .sort(false)
+        .parallelism(jwalk::Parallelism::RayonDefaultPool {
+            busy_timeout: WALK_BUSY_TIMEOUT,
+        })
         .root_read_dir_state(base)
         .process_read_dir(|_depth, directory, stack, children| {
             let has_gitignore = children.iter().any(|child| {
@@ -198,6 +217,9 @@ pub fn scan(root: &Path, options: ScanOptions, cache: Option<&FactsCache>) -> Sc
     let mut found = Vec::new();
     let mut walk_errors = 0usize;
     for entry in walk {
+        if options.cancelled() {
+            break;
+        }
         let Ok(entry) = entry else {
             walk_errors += 1;
             continue;
@@ -228,7 +250,13 @@ pub fn scan(root: &Path, options: ScanOptions, cache: Option<&FactsCache>) -> Sc
     );
     let outcomes: Vec<FileOutcome> = found
         .par_iter()
-        .map(|file| scan_file(root, file, options, cache))
+        .map(|file| {
+            if options.cancelled() {
+                FileOutcome::Unreadable
+            } else {
+                scan_file(root, file, options, cache)
+            }
+        })
         .collect();
     let mut skipped = SkippedFiles {
         unreadable: walk_errors,
@@ -253,7 +281,7 @@ pub fn scan(root: &Path, options: ScanOptions, cache: Option<&FactsCache>) -> Sc
 fn scan_file(
     root: &Path,
     file: &Found,
-    options: ScanOptions,
+    options: ScanOptions<'_>,
     cache: Option<&FactsCache>,
 ) -> FileOutcome {
     if file.is_symlink {
@@ -422,6 +450,7 @@ mod tests {
             &root,
             ScanOptions {
                 max_file_bytes: 1024,
+                cancel: None,
             },
             None,
         )

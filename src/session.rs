@@ -67,10 +67,12 @@ const DEFAULT_WIRE_INTENT: &str = "provide context for the current task";
 
 /// One tool output sent with a compile (seed §2.7 `ToolOutput`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(description = "An output of one of the agent's tools since the last compile.")]
 pub struct ToolOutput {
-    /// One of [`TOOL_OUTPUT_TYPES`].
+    /// The kind of output.
     #[serde(rename = "type")]
+    #[schemars(extend("enum" = ["test-result", "lint-error", "build-output", "command-output"]))]
     pub output_type: String,
     /// The output text (never stored, never echoed into a prompt).
     pub content: String,
@@ -156,7 +158,10 @@ pub fn record_step(
 ) -> Result<(), StorageError> {
     let project = store.project_id(&root.to_string_lossy(), now_ms())?;
     let mut steps = steps(store, root, session)?;
+    // A retried step replaces the earlier attempt.
+    steps.retain(|existing| existing.step_index != step.step_index);
     steps.push(step);
+    steps.sort_by_key(|step| step.step_index);
     if steps.len() > MAX_STEPS {
         steps.drain(..steps.len() - MAX_STEPS);
     }
@@ -185,7 +190,14 @@ pub fn step_of(
         step_intent: step_intent.map(str::to_owned),
         intent: compilation.meta.intent.clone(),
         task_class: compilation.meta.task_class,
-        files: compilation.shown.clone(),
+        // Files shown as a "previously shown" marker keep their earlier
+        // showing: this step did not show them again.
+        files: compilation
+            .shown
+            .iter()
+            .filter(|file| !compilation.meta.previously_shown.contains(&file.path))
+            .cloned()
+            .collect(),
         tokens_compiled: compilation.meta.tokens_compiled.0,
         tool_outputs: tool_outputs
             .iter()

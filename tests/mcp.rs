@@ -211,6 +211,48 @@ fn a_compile_over_the_timeout_is_cancelled_and_the_next_call_answers() {
     assert_eq!(server.finish(), Some(0));
 }
 
+#[test]
+fn a_cancelled_compile_leaves_the_next_one_whole() {
+    // A tree large enough that its first (cold) compile is still running when
+    // the cancellation arrives.
+    let big = tempfile::tempdir().unwrap();
+    for dir in 0..40 {
+        let path = big.path().join(format!("pkg{dir}"));
+        fs_err::create_dir_all(&path).unwrap();
+        for file in 0..100 {
+            fs_err::write(
+                path.join(format!("mod{file}.py")),
+                format!(
+                    "def handler_{dir}_{file}(request):\n    return request.user.id + {file}\n"
+                ),
+            )
+            .unwrap();
+        }
+    }
+    let repo = fixture_repo("webapp", &[]);
+    let mut server = Server::start(&[]);
+    server.initialize("2025-11-25");
+    server.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "aic_compile",
+        "arguments": {"intent": "fix the user handler", "projectRoot": big.path()}}}),
+    );
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 1, "reason": "test"}}),
+    );
+    let answer = server.call(
+        2,
+        "aic_compile",
+        &json!({"intent": "fix the null check in the user service", "projectRoot": repo.path()}),
+    );
+    let prompt = answer["result"]["structuredContent"]["compiledPrompt"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the compile after a cancelled one failed: {answer}"));
+    assert!(prompt.contains("src/user/service.ts"), "{prompt}");
+    assert_eq!(server.finish(), Some(0));
+}
+
 /// A deterministic pseudo-random sequence (xorshift64*).
 struct Rng(u64);
 

@@ -25,7 +25,7 @@ use crate::spec_cache::compile_spec as run_compile_spec;
 
 use super::tools::{
     ChatSummaryArgs, CompileArgs, CompileSpecArgs, InspectArgs, MAX_ID_CHARS, MAX_INTENT_CHARS,
-    ModelTestArgs, QualityArgs, StatusArgs,
+    MAX_RESULT_SIZE_CHARS, ModelTestArgs, QualityArgs, StatusArgs,
 };
 
 /// How long a model-test probe stays valid, in milliseconds.
@@ -155,7 +155,7 @@ pub fn compile(
     cancel: Arc<AtomicBool>,
 ) -> ToolResult {
     validate_compile(args)?;
-    let root = resolve_root(root).map_err(failure_of)?;
+    let root = resolve_root(root).map_err(|error| compile_failure(error, None))?;
     if let (Some("subagent_stop"), Some(from), Some(to)) = (
         args.trigger_source.as_deref(),
         args.reparent_from_conversation_id.as_deref(),
@@ -187,10 +187,15 @@ pub fn compile(
                 .to_owned(),
         ));
     }
-    let steps = match (&session_id, &store) {
+    let mut steps = match (&session_id, &store) {
         (Some(session), Some(store)) => session::steps(store, &root, session).unwrap_or_default(),
         _ => Vec::new(),
     };
+    // A retried step (same `stepIndex`) sees only the steps before it: its
+    // first attempt may never have reached the model.
+    if let Some(index) = args.step_index {
+        steps.retain(|step| step.step_index < index);
+    }
     let input = if session_id.is_some() {
         session_input(&steps, args.conversation_tokens)
     } else {
@@ -221,7 +226,8 @@ pub fn compile(
         .collect();
     related.sort();
     related.dedup();
-    let request = CompilationRequest {
+    let conversation_tokens = input.conversation_tokens;
+    let mut request = CompilationRequest {
         intent,
         project_root: root.clone(),
         config_path: args.config_path.as_ref().map(PathBuf::from),
@@ -238,7 +244,22 @@ pub fn compile(
         cancel: Some(cancel),
         ..CompilationRequest::default()
     };
-    let compilation = run_compile(&request).map_err(failure_of)?;
+    let mut compilation =
+        run_compile(&request).map_err(|error| compile_failure(error, conversation_tokens))?;
+    // Keep the reply within the client's result-size limit: when the JSON text
+    // is longer, compile again with the budget scaled down to fit (the second
+    // compile reads the per-file cache).
+    let length = reply_chars(&compilation, args.conversation_id.as_deref());
+    if length > MAX_RESULT_SIZE_CHARS {
+        let scale = MAX_RESULT_SIZE_CHARS as f64 * 0.95 / length as f64;
+        let cap = (f64::from(compilation.meta.tokens_compiled.0) * scale) as u32;
+        request.budget_cap = Some(TokenCount(cap));
+        compilation =
+            run_compile(&request).map_err(|error| compile_failure(error, conversation_tokens))?;
+        compilation.meta.warnings.push(format!(
+            "The prompt was fitted to {cap} tokens so the reply stays within the client's limit of {MAX_RESULT_SIZE_CHARS} characters"
+        ));
+    }
     if let Some(store) = &store {
         let origin = CompileOrigin {
             trigger_source: args
@@ -266,16 +287,59 @@ pub fn compile(
             }
         }
     }
+    Ok(reply(&compilation, args.conversation_id.as_deref()))
+}
+
+/// `aic_compile`'s reply: `{compiledPrompt, meta, conversationId,
+/// updateMessage, warnings?}`.
+fn reply(compilation: &crate::runner::Compilation, conversation_id: Option<&str>) -> Value {
     let mut out = json!({
         "compiledPrompt": compilation.prompt,
         "meta": compilation.meta,
-        "conversationId": args.conversation_id,
+        "conversationId": conversation_id,
         "updateMessage": Value::Null,
     });
     if !compilation.meta.warnings.is_empty() {
         out["warnings"] = json!(compilation.meta.warnings);
     }
-    Ok(out)
+    out
+}
+
+/// Characters of the reply's JSON text (what the client's limit counts).
+fn reply_chars(compilation: &crate::runner::Compilation, conversation_id: Option<&str>) -> u64 {
+    reply(compilation, conversation_id)
+        .to_string()
+        .chars()
+        .count() as u64
+}
+
+/// A compile error as the model should read it: the CLI's flags in hints are
+/// the tool's argument names, and a budget clamped to nothing by the
+/// conversation's tokens says so.
+fn compile_failure(error: CompileError, conversation_tokens: Option<TokenCount>) -> ToolFailure {
+    if let (CompileError::BudgetTooSmall { budget, .. }, Some(tokens)) =
+        (&error, conversation_tokens)
+        && budget.0 < 4_000
+    {
+        return ToolFailure::Tool(format!(
+            "The conversation already holds {tokens} tokens, which leaves {budget} tokens of the context window for compiled context. Compact the conversation (or start a new one), or pass a smaller `conversationTokens`."
+        ));
+    }
+    match failure_of(error) {
+        ToolFailure::Tool(text) => ToolFailure::Tool(
+            text.replace("`--root DIR`", "`projectRoot`")
+                .replace("--root DIR", "`projectRoot`")
+                .replace("`--config FILE`", "`configPath`")
+                .replace("--config FILE", "`configPath`")
+                .replace(
+                    "(`--budget`, contextBudget.maxTokens)",
+                    "(`budget`, or contextBudget.maxTokens in aic.config.json)",
+                )
+                .replace("`--budget`", "`budget`")
+                .replace("`--related`", "`toolOutputs[].relatedFiles`"),
+        ),
+        other => other,
+    }
 }
 
 /// `aic_inspect`: the trace of a compile, without file contents; not logged.
@@ -290,7 +354,7 @@ pub fn inspect(args: &InspectArgs, root: &Path, cancel: Arc<AtomicBool>) -> Tool
         cancel: Some(cancel),
         ..CompilationRequest::default()
     };
-    let compilation = run_compile(&request).map_err(failure_of)?;
+    let compilation = run_compile(&request).map_err(|error| compile_failure(error, None))?;
     let trace = compilation
         .trace
         .ok_or_else(|| ToolFailure::Internal("the compile returned no trace".to_owned()))?;
@@ -298,7 +362,7 @@ pub fn inspect(args: &InspectArgs, root: &Path, cancel: Arc<AtomicBool>) -> Tool
 }
 
 fn canonical(root: &Path) -> Result<PathBuf, ToolFailure> {
-    resolve_root(root).map_err(failure_of)
+    resolve_root(root).map_err(|error| compile_failure(error, None))
 }
 
 fn diagnostic(result: Result<Value, String>) -> ToolResult {
@@ -371,7 +435,8 @@ pub fn quality(args: &QualityArgs, root: &Path) -> ToolResult {
 /// returns `{compiledSpec, meta}`; an invalid request is
 /// `{error, code: "validation-error", field, message}` with `isError`.
 pub fn compile_spec(args: &CompileSpecArgs, root: &Path) -> ToolResult {
-    let value = json!({"spec": args.spec, "budget": args.budget});
+    // `budget: 0` means the default, as for `aic_compile`.
+    let value = json!({"spec": args.spec, "budget": args.budget.filter(|b| *b > 0)});
     let request = compile_request_from_value(&value).map_err(|problem| {
         ToolFailure::ToolStructured(json!({
             "error": "Invalid aic_compile_spec request",
@@ -455,7 +520,20 @@ pub fn model_test(args: &ModelTestArgs, root: &Path, probes: &Probes) -> ToolRes
                 "instructions": format!("Solve challenges 1 and 2, then do challenge 3 with aic_compile (same projectRoot). Finally call aic_model_test with {{\"projectRoot\": \"{}\", \"probeId\": \"{probe_id}\", \"answers\": [<arithmetic answer>, \"<reversed string>\"]}} within 120 seconds.", root.display()),
             }))
         }
-        (Some(probe_id), Some((sum, reversed))) => {
+        (Some(probe_id), Some(answers)) => {
+            let (Some(sum), Some(reversed)) = (
+                answers.first().and_then(Value::as_i64),
+                answers.get(1).and_then(Value::as_str),
+            ) else {
+                return Err(ToolFailure::Tool(
+                    "`answers` must be `[number, string]`: the arithmetic answer, then the reversed string".to_owned(),
+                ));
+            };
+            if answers.len() != 2 {
+                return Err(ToolFailure::Tool(
+                    "`answers` must have exactly two items: `[number, string]`".to_owned(),
+                ));
+            }
             if probe_id.len() != 8 || !probe_id.chars().all(|c| c.is_ascii_uppercase()) {
                 return Err(ToolFailure::Tool(
                     "`probeId` must be the 8 uppercase letters A–Z of a probe this server handed out".to_owned(),
@@ -476,8 +554,8 @@ pub fn model_test(args: &ModelTestArgs, root: &Path, probes: &Probes) -> ToolRes
                     "probe `{probe_id}` expired after {elapsed} ms (120,000 ms allowed): start a new one"
                 )));
             }
-            let sum_ok = *sum == probe.expected_sum;
-            let reverse_ok = *reversed == probe.expected_reversed;
+            let sum_ok = sum == probe.expected_sum;
+            let reverse_ok = reversed == probe.expected_reversed;
             let embed_ok = session::compiled_intent_since(
                 &*store()?,
                 &probe.root,

@@ -29,7 +29,8 @@ pub const MAX_ID_CHARS: usize = 256;
 
 /// `aic_compile` arguments (seed §2.2 and the §2.7 wire fields).
 #[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(description = "What to compile context for, and where.")]
 pub struct CompileArgs {
     /// The task, in the user's words (e.g. "fix the null check in the user
     /// service"). With `conversationId`, an empty or placeholder intent falls back
@@ -45,9 +46,10 @@ pub struct CompileArgs {
     /// An aic.config.json to use instead of the project's.
     pub config_path: Option<String>,
     /// A total token budget overriding config and rule packs (0 = auto).
+    #[schemars(range(max = 1_000_000))]
     pub budget: Option<u32>,
-    /// What triggered the call: session_start, prompt_submit, tool_gate,
-    /// subagent_start, subagent_stop, cli, model_initiated, internal_test.
+    /// What triggered the call (editor hooks set it; a model can leave it out).
+    #[schemars(extend("enum" = ["session_start", "prompt_submit", "tool_gate", "subagent_start", "subagent_stop", "cli", "model_initiated", "internal_test"]))]
     pub trigger_source: Option<String>,
     /// The agent conversation: keys the session (deduplication, session header,
     /// budget clamp).
@@ -71,7 +73,7 @@ pub struct CompileArgs {
 
 /// `aic_inspect` arguments.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct InspectArgs {
     /// The task, in the user's words.
     pub intent: String,
@@ -85,9 +87,10 @@ pub struct InspectArgs {
 
 /// `aic_status` arguments.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StatusArgs {
     /// Only count the last N days (1..3660); default: all time.
+    #[schemars(range(min = 1, max = 3660))]
     pub time_range_days: Option<u32>,
     /// Absolute path of the repository (default as for `aic_compile`).
     pub project_root: Option<String>,
@@ -95,7 +98,7 @@ pub struct StatusArgs {
 
 /// Arguments of tools that only need a project.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProjectArgs {
     /// Absolute path of the repository (default as for `aic_compile`).
     pub project_root: Option<String>,
@@ -103,11 +106,12 @@ pub struct ProjectArgs {
 
 /// `aic_projects` takes no arguments.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
 /// `aic_chat_summary` arguments.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ChatSummaryArgs {
     /// The conversation (default: the project's most recent one).
     pub conversation_id: Option<String>,
@@ -117,9 +121,10 @@ pub struct ChatSummaryArgs {
 
 /// `aic_quality_report` arguments.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct QualityArgs {
     /// The rolling window in days (1..365, default 7).
+    #[schemars(range(min = 1, max = 365))]
     pub window_days: Option<u32>,
     /// Absolute path of the repository (default as for `aic_compile`).
     pub project_root: Option<String>,
@@ -128,7 +133,7 @@ pub struct QualityArgs {
 /// `aic_compile_spec` arguments (the spec is validated by the specification
 /// compiler, which names the bad field).
 #[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CompileSpecArgs {
     /// The specification: `types` (name, path, content, usage), `codeBlocks`,
     /// `prose`; see docs/spec-compiler.md.
@@ -139,14 +144,14 @@ pub struct CompileSpecArgs {
 
 /// `aic_model_test` arguments.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ModelTestArgs {
     /// Absolute path of the repository.
     pub project_root: Option<String>,
     /// The probe to validate (8 letters A–Z), from the first call's answer.
     pub probe_id: Option<String>,
-    /// The answers to challenges 1 and 2: `[number, string]`.
-    pub answers: Option<(i64, String)>,
+    /// The answers to challenges 1 and 2: `[number, string]`, e.g. `[101, "ZYXWVUTS"]`.
+    pub answers: Option<Vec<Value>>,
 }
 
 /// Parses a tool's raw arguments; the error names the tool and the field.
@@ -167,10 +172,17 @@ pub fn parse_args<T: DeserializeOwned>(tool: &str, args: Option<&JsonObject>) ->
     })
 }
 
-/// The input schema of `T` as a JSON object.
+/// The input schema of `T` as a JSON object, in the portable subset clients
+/// accept (Gemini's among them): subschemas inlined (no `$defs`/`$ref`), an
+/// optional field has its plain type (optional by not being `required`), no
+/// `null` type unions.
 fn schema_of<T: JsonSchema>() -> Arc<JsonObject> {
-    let schema = schemars::schema_for!(T);
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|settings| settings.inline_subschemas = true)
+        .into_generator()
+        .into_root_schema_for::<T>();
     let mut value = serde_json::to_value(schema).unwrap_or_else(|_| json!({}));
+    portable(&mut value);
     if let Some(object) = value.as_object_mut() {
         object.remove("$schema");
         object.remove("title");
@@ -178,6 +190,44 @@ fn schema_of<T: JsonSchema>() -> Arc<JsonObject> {
         return Arc::new(object.clone());
     }
     Arc::new(JsonObject::new())
+}
+
+/// Rewrites `{"type": [T, "null"]}` to `{"type": T}` and `{"anyOf": [S,
+/// {"type": "null"}]}` to `S`, everywhere in a schema; drops integer `format`s.
+fn portable(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            if let Some(Value::Array(types)) = object.get("type") {
+                let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+                if kept.len() == 1 {
+                    object.insert("type".to_owned(), kept[0].clone());
+                }
+            }
+            if let Some(Value::Array(any)) = object.get("anyOf") {
+                let kept: Vec<Value> = any
+                    .iter()
+                    .filter(|s| s.get("type") != Some(&json!("null")))
+                    .cloned()
+                    .collect();
+                if kept.len() == 1
+                    && let Value::Object(inner) = &kept[0]
+                {
+                    object.remove("anyOf");
+                    for (key, value) in inner {
+                        object.entry(key.clone()).or_insert_with(|| value.clone());
+                    }
+                }
+            }
+            if object.get("type") == Some(&json!("integer")) {
+                object.remove("format");
+            }
+            for child in object.values_mut() {
+                portable(child);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(portable),
+        _ => {}
+    }
 }
 
 fn object(value: Value) -> Arc<JsonObject> {
@@ -285,7 +335,10 @@ pub fn tools() -> Vec<Tool> {
             "aic_chat_summary",
             "Compilations of one agent conversation (default: the latest): count, tokens saved, cache hits, task classes.",
             schema_of::<ChatSummaryArgs>(),
-            output(&json!({"conversationId": {"type": "string"}}), &[]),
+            output(
+                &json!({"conversationId": {"type": ["string", "null"]}}),
+                &[],
+            ),
             annotations("aic chat summary", true),
         ),
         tool(
@@ -337,6 +390,40 @@ mod tests {
         }
         let compile = &tools[0].input_schema;
         assert_eq!(compile["required"], json!(["intent"]));
+    }
+
+    #[test]
+    fn schemas_are_portable() {
+        for tool in tools() {
+            let text = serde_json::to_string(&*tool.input_schema).unwrap();
+            for word in ["$ref", "$defs", "\"null\"", "prefixItems", "anyOf"] {
+                assert!(!text.contains(word), "{}: {word} in {text}", tool.name);
+            }
+        }
+        let compile = serde_json::to_value(&*tools()[0].input_schema).unwrap();
+        assert_eq!(
+            compile["properties"]["toolOutputs"]["items"]["properties"]["type"]["enum"][0],
+            "test-result"
+        );
+        assert_eq!(
+            compile["properties"]["triggerSource"]["enum"][1],
+            "prompt_submit"
+        );
+        let quality = serde_json::to_value(&*tools()[6].input_schema).unwrap();
+        assert_eq!(quality["properties"]["windowDays"]["minimum"], 1);
+        assert_eq!(quality["properties"]["windowDays"]["maximum"], 365);
+    }
+
+    #[test]
+    fn unknown_arguments_are_named() {
+        let args = json!({"intent": "x", "project_root": "/tmp"})
+            .as_object()
+            .cloned();
+        let error = parse_args::<CompileArgs>("aic_compile", args.as_ref()).unwrap_err();
+        assert!(
+            error.contains("unknown field `project_root`") && error.contains("projectRoot"),
+            "{error}"
+        );
     }
 
     #[test]

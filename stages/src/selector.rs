@@ -239,9 +239,10 @@ impl HeuristicSelector {
     }
 
     /// Files a caller knows are related to the task (seed §2.7
-    /// `toolOutputs.relatedFiles`): each gets one +0.2 boost and is exempt from
+    /// `toolOutputs.relatedFiles`): each gets one +0.2 boost, is exempt from
     /// penalize patterns (a failing test named by the caller is relevant even
-    /// though test files are penalised for a bugfix).
+    /// though test files are penalised for a bugfix), and is kept even without
+    /// other signals and past the `maxFiles` cap.
     #[must_use]
     pub fn with_related(mut self, related: Vec<RelativePath>) -> Self {
         self.related = related;
@@ -447,7 +448,8 @@ impl HeuristicSelector {
                 penalized_by,
                 target: targets.contains(&file.path),
             };
-            if scored_file.target || signals.has_semantic_signal() {
+            let related = scored_file.boosted_by.iter().any(|b| b == RELATED_FILE);
+            if scored_file.target || related || signals.has_semantic_signal() {
                 scored.push(scored_file);
             } else {
                 zero_signal.push(ExcludedFile {
@@ -474,13 +476,22 @@ impl HeuristicSelector {
         let pinned = scored.iter().filter(|f| f.target).count();
         let keep = max_files.max(pinned);
         let truncated = scored.len() > keep;
+        // A related file (the caller's tool output named it) keeps its place
+        // past the cap: the boost alone cannot lift it over a rule pack that
+        // boosts a whole class of files (tests, say).
+        let mut related_past_cap = Vec::new();
         for cut in scored.drain(keep.min(scored.len())..) {
+            if cut.boosted_by.iter().any(|b| b == RELATED_FILE) {
+                related_past_cap.push(cut);
+                continue;
+            }
             excluded.push(ExcludedFile {
                 path: cut.path,
                 score: Some(cut.score),
                 reason: ExclusionReason::MaxFiles { max_files },
             });
         }
+        scored.extend(related_past_cap);
         Selection {
             files: scored,
             excluded,

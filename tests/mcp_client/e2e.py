@@ -161,6 +161,8 @@ async def run(binary, repo):
             for name, args, words in [
                 ("aic_compile", {"intent": 3, "projectRoot": repo}, "invalid type"),
                 ("aic_compile", {"projectRoot": repo}, "missing field `intent`"),
+                ("aic_compile", {"intent": INTENT, "project_root": repo}, "unknown field `project_root`"),
+                ("aic_model_test", {"projectRoot": repo, "probeId": "ABCDEFGH", "answers": ["x", 1]}, "answers"),
                 ("aic_compile", {"intent": INTENT, "projectRoot": repo, "triggerSource": "nope"}, "triggerSource"),
                 ("aic_compile", {"intent": INTENT, "projectRoot": "/"}, "filesystem root"),
                 ("aic_compile", {"intent": INTENT, "projectRoot": repo + "/missing"}, "does not exist"),
@@ -180,6 +182,20 @@ async def run(binary, repo):
             except MCPError as error:
                 check(error.error.code == -32602, f"unknown tool code {error.error.code}")
             structured(await session.call_tool("aic_status", {"projectRoot": repo}), schemas, "aic_status")
+
+            # The prompt cache keys on the allocated budget, and a hit reports
+            # the caller's model.
+            clamped = structured(await session.call_tool("aic_compile", {
+                "intent": "how are user emails validated", "projectRoot": repo,
+                "conversationTokens": 100000}), schemas, "aic_compile")["meta"]
+            check(clamped["budget"] == 23500, f"clamped budget {clamped['budget']}")
+            full = structured(await session.call_tool("aic_compile", {
+                "intent": "how are user emails validated", "projectRoot": repo}), schemas, "aic_compile")["meta"]
+            check(full["budget"] > 23500 and not full["cacheHit"], f"unclamped compile: {full['budget']} {full['cacheHit']}")
+            again = structured(await session.call_tool("aic_compile", {
+                "intent": "how are user emails validated", "projectRoot": repo, "modelId": "model-b"}),
+                schemas, "aic_compile")["meta"]
+            check(again["cacheHit"] and again["modelId"] == "model-b", f"cache hit meta: {again}")
 
             # Two concurrent compiles are both answered.
             first, second = await asyncio.gather(
@@ -214,10 +230,16 @@ async def run(binary, repo):
             check(prompt2.startswith("## Task\n\n" + INTENT), "weak intent did not fall back")
             check("1. run the tests" in prompt2 and "test-result: 1 output, 1 related file" in prompt2,
                   "step 2 header lacks the tool output aggregate")
+            # A retried step sees only the steps before it.
+            retry = structured(await session.call_tool("aic_compile", {
+                "intent": INTENT, "projectRoot": repo, "conversationId": conversation, "stepIndex": 2}),
+                schemas, "aic_compile")["compiledPrompt"]
+            check("\n2. " not in retry and "previously shown in step 2" not in retry, "a retried step saw itself")
+            check("previously shown in step 0" in retry, "a retried step lost the earlier steps")
             summary = structured(await session.call_tool(
                 "aic_chat_summary", {"projectRoot": repo, "conversationId": conversation}),
                 schemas, "aic_chat_summary")
-            check(summary["compilationsInConversation"] == 3, f"chat summary: {summary}")
+            check(summary["compilationsInConversation"] == 4, f"chat summary: {summary}")
 
             # Subagent stop: the subagent's compilations move to the parent.
             structured(await session.call_tool("aic_compile", {
