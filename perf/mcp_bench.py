@@ -74,6 +74,13 @@ class Server:
             raise SystemExit(f"compile failed: {json.dumps(answer)[:1000]}")
         return result["structuredContent"]["meta"], ms
 
+    def peak_rss_mib(self):
+        with open(f"/proc/{self.proc.pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+        return float("nan")
+
     def close(self):
         self.proc.stdin.close()
         self.proc.wait(timeout=30)
@@ -151,6 +158,7 @@ def main():
             for path, data in originals.items():
                 with open(path, "wb") as handle:
                     handle.write(data)
+        print(f"server peak RSS: {server.peak_rss_mib():.0f} MiB")
         server.close()
 
 
