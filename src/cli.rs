@@ -40,6 +40,9 @@ enum Command {
     /// Run the MCP server on stdin/stdout (what an editor starts; the default
     /// when an MCP client runs `aic` with no subcommand).
     Mcp,
+    /// Handle an editor hook: reads the event's JSON on stdin, prints the
+    /// context to inject (always exits 0).
+    Hook(HookArgs),
     /// Compile a prompt for an intent: prints the prompt, or `{compiledPrompt, meta}`
     /// with --json.
     Compile(CompileArgs),
@@ -67,6 +70,24 @@ enum Command {
     /// Compile a task specification (types, code blocks, prose) into one briefing that fits a
     /// token budget: prints the briefing, or `{compiledSpec, meta}` with --json.
     Spec(SpecArgs),
+}
+
+/// The editors whose hooks `aic hook` handles.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum HookEditor {
+    /// Claude Code (also Codex CLI, whose hooks are Claude-shaped).
+    Claude,
+}
+
+/// `aic hook <editor> <Event>`.
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// The editor running the hook.
+    #[arg(value_enum)]
+    pub editor: HookEditor,
+    /// The event, as the editor names it: SessionStart, UserPromptSubmit,
+    /// SubagentStart, SubagentStop, SessionEnd.
+    pub event: String,
 }
 
 /// `aic init`.
@@ -331,6 +352,7 @@ pub fn main() -> ExitCode {
     };
     let result = match command {
         Command::Mcp => crate::mcp::serve(),
+        Command::Hook(args) => commands::hook::run(args),
         Command::Compile(args) => commands::compile::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
         Command::Precompute(args) => commands::precompute::run(args),

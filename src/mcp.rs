@@ -381,21 +381,31 @@ impl AicServer {
 /// Refuses `/` and the home directory itself as a project root: either would
 /// make a compile walk the whole machine or the whole home directory.
 fn refuse_broad_root(root: &Path) -> Result<(), ToolFailure> {
+    refuse_broad_root_message(root).map_err(ToolFailure::Tool)
+}
+
+/// As the MCP server's check: `Err` with a message for `/` or the home
+/// directory itself (used by the hooks too).
+///
+/// # Errors
+///
+/// The message naming the root and why it is refused.
+pub fn refuse_broad_root_message(root: &Path) -> Result<(), String> {
     let canonical = fs_err::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     if canonical.parent().is_none() {
-        return Err(ToolFailure::Tool(format!(
+        return Err(format!(
             "projectRoot `{}` is the filesystem root: pass the repository's directory as `projectRoot`",
             root.display()
-        )));
+        ));
     }
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .and_then(|home| fs_err::canonicalize(home).ok());
     if home.is_some_and(|home| home == canonical) {
-        return Err(ToolFailure::Tool(format!(
+        return Err(format!(
             "projectRoot `{}` is your home directory, not a project: pass the repository's directory as `projectRoot`",
             root.display()
-        )));
+        ));
     }
     Ok(())
 }

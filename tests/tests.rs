@@ -7,6 +7,7 @@ mod cache;
 mod determinism;
 mod git_recency;
 mod golden;
+mod hooks;
 mod mcp;
 mod real_sources;
 mod records;

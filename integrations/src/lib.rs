@@ -17,6 +17,8 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod claude;
+
 use serde::Serialize;
 
 /// An editor `aic` integrates with.
