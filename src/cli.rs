@@ -339,7 +339,10 @@ pub fn main() -> ExitCode {
             };
         }
     };
-    crate::logging::init(cli.global.verbose, cli.global.quiet);
+    // A hook's stderr is noise to the editor: errors only (failures go to the
+    // hook log).
+    let hook = matches!(cli.command, Some(Command::Hook(_)));
+    crate::logging::init(cli.global.verbose, cli.global.quiet + u8::from(hook));
     quiet_database_panics();
     let Some(command) = &cli.command else {
         use std::io::IsTerminal;

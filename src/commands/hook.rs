@@ -23,8 +23,9 @@ use crate::runner::{CompilationRequest, compile};
 /// The most stdin a hook reads, in bytes.
 const MAX_STDIN_BYTES: u64 = 8 << 20;
 
-/// Characters per token assumed for the first attempt at a character budget.
-const CHARS_PER_TOKEN: usize = 4;
+/// Characters per token assumed for the first attempt at a character budget:
+/// code runs at 3.5–5, so most first attempts fit and need no second compile.
+const CHARS_PER_TOKEN: usize = 5;
 
 /// The hook log is started over past this size, in bytes.
 const MAX_LOG_BYTES: u64 = 1 << 20;
@@ -51,6 +52,8 @@ pub fn run(args: &HookArgs) -> anyhow::Result<()> {
 }
 
 fn handle(event_name: &str) -> String {
+    // A refit compiles again in this process: keep what the first compile read.
+    crate::memo::enable();
     let Some(event) = claude::event_named(event_name) else {
         log(event_name, "not an event aic handles; nothing to do");
         return String::new();
