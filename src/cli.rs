@@ -43,6 +43,12 @@ enum Command {
     /// Handle an editor hook: reads the event's JSON on stdin, prints the
     /// context to inject (always exits 0).
     Hook(HookArgs),
+    /// Register aic with an editor: MCP server, and for Claude Code the hooks
+    /// and the trigger rule. A second run changes nothing.
+    Install(InstallArgs),
+    /// Take aic's entries out of an editor's files again (restoring a file's
+    /// original bytes when nothing else changed).
+    Uninstall(InstallArgs),
     /// Compile a prompt for an intent: prints the prompt, or `{compiledPrompt, meta}`
     /// with --json.
     Compile(CompileArgs),
@@ -88,6 +94,37 @@ pub struct HookArgs {
     /// The event, as the editor names it: SessionStart, UserPromptSubmit,
     /// SubagentStart, SubagentStop, SessionEnd.
     pub event: String,
+}
+
+/// The editors `aic install` knows.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum InstallClient {
+    /// Claude Code: hooks (settings.json), MCP server (~/.claude.json or
+    /// .mcp.json), trigger rule (CLAUDE.md).
+    Claude,
+    /// Cursor: MCP server (~/.cursor/mcp.json or .cursor/mcp.json).
+    Cursor,
+    /// Gemini CLI: MCP server (~/.gemini/settings.json or .gemini/settings.json).
+    Gemini,
+    /// VS Code (Copilot agent mode): MCP server (.vscode/mcp.json; needs --project).
+    Vscode,
+}
+
+/// `aic install` and `aic uninstall`.
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// The editor.
+    #[arg(value_enum)]
+    pub client: InstallClient,
+    /// Write the project's files (under --root) instead of your user files.
+    #[arg(long)]
+    pub project: bool,
+    /// The project, for --project.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub root: PathBuf,
+    /// Print what would change; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `aic init`.
@@ -356,6 +393,8 @@ pub fn main() -> ExitCode {
     let result = match command {
         Command::Mcp => crate::mcp::serve(),
         Command::Hook(args) => commands::hook::run(args),
+        Command::Install(args) => commands::install::install(args),
+        Command::Uninstall(args) => commands::install::uninstall(args),
         Command::Compile(args) => commands::compile::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
         Command::Precompute(args) => commands::precompute::run(args),

@@ -6,5 +6,6 @@ pub mod diagnostics;
 pub mod hook;
 pub mod init;
 pub mod inspect;
+pub mod install;
 pub mod precompute;
 pub mod spec;

@@ -8,6 +8,7 @@ mod determinism;
 mod git_recency;
 mod golden;
 mod hooks;
+mod install;
 mod mcp;
 mod real_sources;
 mod records;

@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub mod claude;
+pub mod install;
 
 use serde::Serialize;
 
