@@ -78,22 +78,17 @@ enum Command {
     Spec(SpecArgs),
 }
 
-/// The editors whose hooks `aic hook` handles.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum HookEditor {
-    /// Claude Code (also Codex CLI, whose hooks are Claude-shaped).
-    Claude,
-}
-
-/// `aic hook <editor> <Event>`.
+/// `aic hook <editor> <Event>`. Both are optional on the command line: a hook
+/// entry with a typo must not make the editor see a usage error (exit 2 would
+/// erase the user's prompt); it is logged and ignored instead.
 #[derive(Debug, Args)]
 pub struct HookArgs {
-    /// The editor running the hook.
-    #[arg(value_enum)]
-    pub editor: HookEditor,
+    /// The editor running the hook: `claude` (Claude Code; also Codex CLI,
+    /// whose hooks are Claude-shaped).
+    pub editor: Option<String>,
     /// The event, as the editor names it: SessionStart, UserPromptSubmit,
     /// SubagentStart, SubagentStop, SessionEnd.
-    pub event: String,
+    pub event: Option<String>,
 }
 
 /// The editors `aic install` knows.

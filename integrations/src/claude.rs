@@ -57,13 +57,27 @@ pub struct ClaudePayload {
     pub cursor_version: Option<Value>,
 }
 
-/// Parses a payload; `None` for empty input, invalid JSON or a non-object.
+/// Parses a payload; `None` for empty input, invalid JSON or a non-object. A
+/// field of an unexpected type (a number where a string belongs) is treated as
+/// absent rather than failing the whole payload.
 pub fn parse(stdin: &str) -> Option<ClaudePayload> {
     let value: Value = serde_json::from_str(stdin.trim()).ok()?;
-    if !value.is_object() {
-        return None;
-    }
-    serde_json::from_value(value).ok()
+    let object = value.as_object()?;
+    let text = |key: &str| object.get(key).and_then(Value::as_str).map(str::to_owned);
+    Some(ClaudePayload {
+        session_id: text("session_id"),
+        transcript_path: text("transcript_path"),
+        cwd: text("cwd"),
+        hook_event_name: text("hook_event_name"),
+        prompt: text("prompt"),
+        source: text("source"),
+        agent_type: text("agent_type"),
+        agent_id: text("agent_id"),
+        agent_transcript_path: text("agent_transcript_path"),
+        model: object.get("model").cloned(),
+        conversation_id: text("conversation_id"),
+        cursor_version: object.get("cursor_version").cloned(),
+    })
 }
 
 /// What the binary knows that a plan depends on.
@@ -150,18 +164,25 @@ fn valid_id(id: &str) -> bool {
     !id.is_empty() && id.len() <= MAX_ID_CHARS && id.chars().all(|c| c.is_ascii_graphic())
 }
 
-/// The project root of a payload: `cwd`, else `CLAUDE_PROJECT_DIR`, else the
-/// process's working directory; only absolute paths.
+/// The project root of a payload: `CLAUDE_PROJECT_DIR` when the payload's
+/// `cwd` lies inside it (Claude Code may have moved into a subdirectory),
+/// else `cwd`, else `CLAUDE_PROJECT_DIR`, else the process's working
+/// directory; only absolute paths count.
 pub fn project_root(payload: &ClaudePayload, env: &HookEnv) -> Option<PathBuf> {
-    payload
+    let cwd = payload
         .cwd
         .as_deref()
         .map(str::trim)
         .filter(|cwd| !cwd.is_empty())
         .map(PathBuf::from)
-        .or_else(|| env.claude_project_dir.clone())
-        .or_else(|| env.process_cwd.clone())
-        .filter(|root| root.is_absolute())
+        .filter(|cwd| cwd.is_absolute());
+    let project = env.claude_project_dir.clone().filter(|p| p.is_absolute());
+    match (cwd, project) {
+        (Some(cwd), Some(project)) if cwd.starts_with(&project) => Some(project),
+        (Some(cwd), _) => Some(cwd),
+        (None, Some(project)) => Some(project),
+        (None, None) => env.process_cwd.clone().filter(|p| p.is_absolute()),
+    }
 }
 
 /// The user's prompt as an intent: IDE markup (`<ide_selection>…</ide_selection>`
@@ -252,7 +273,7 @@ pub fn plan(event: HookEvent, payload: &ClaudePayload, env: &HookEnv) -> HookPla
             HookPlan::Inject {
                 session: None,
                 main: request(
-                    format!("{SESSION_INTENT} (context for a {agent} subagent)"),
+                    format!("{SESSION_INTENT}, for the {agent} subagent"),
                     "subagent_start",
                 ),
                 mark_session: None,
@@ -356,9 +377,23 @@ mod tests {
 
     #[test]
     fn malformed_input_is_no_payload() {
-        for text in ["", "   ", "{", "[1,2]", "\"text\"", "null", "{\"cwd\": 3}"] {
+        for text in ["", "   ", "{", "[1,2]", "\"text\"", "null"] {
             assert_eq!(parse(text), None, "{text:?}");
         }
+        // A field of the wrong type is absent, not fatal.
+        let p = payload(r#"{"cwd": 3, "session_id": 7, "prompt": "fix it"}"#);
+        assert_eq!(
+            (p.cwd, p.session_id, p.prompt.as_deref()),
+            (None, None, Some("fix it"))
+        );
+    }
+
+    #[test]
+    fn a_subdirectory_cwd_uses_the_project_dir() {
+        let p = payload(r#"{"prompt":"x","cwd":"/repo/src/deep"}"#);
+        assert_eq!(project_root(&p, &env()), Some(PathBuf::from("/repo")));
+        let p = payload(r#"{"prompt":"x","cwd":"/worktree"}"#);
+        assert_eq!(project_root(&p, &env()), Some(PathBuf::from("/worktree")));
     }
 
     #[test]
@@ -430,6 +465,8 @@ mod tests {
             plan(HookEvent::UserPromptSubmit, &p, &none),
             HookPlan::Nothing
         );
+        // A relative cwd falls back to CLAUDE_PROJECT_DIR.
+        assert_eq!(project_root(&p, &env()), Some(PathBuf::from("/repo")));
         let p = payload(r#"{"prompt":"   ","cwd":"/w"}"#);
         assert_eq!(
             plan(HookEvent::UserPromptSubmit, &p, &env()),

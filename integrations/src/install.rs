@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 /// The Claude Code events aic registers, with their matchers (brief §0.4).
 pub const CLAUDE_HOOKS: [(&str, Option<&str>); 5] = [
     ("UserPromptSubmit", None),
-    ("SessionStart", Some("startup|resume|clear|compact")),
+    ("SessionStart", Some("startup|resume|clear|compact|fork")),
     ("SubagentStart", None),
     ("SubagentStop", None),
     ("SessionEnd", None),
@@ -31,26 +31,26 @@ fn error(message: impl Into<String>) -> EditError {
     }
 }
 
-/// Whether a hook handler object is one of aic's.
+/// Whether a hook handler object is one aic installed: exec form, a command
+/// whose file name starts with `aic` (`aic`, `aic.exe`, `aic-0.2.0`), and
+/// arguments starting `hook claude`. A shell-form handler the user wrote
+/// (`"command": "aic hook claude …"`) is the user's and is left alone.
 pub fn is_aic_handler(handler: &Value) -> bool {
     let command = handler
         .get("command")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let named_aic = std::path::Path::new(command.split_whitespace().next().unwrap_or_default())
-        .file_name()
-        .is_some_and(|name| name == "aic" || name == "aic.exe");
+    let named_aic = !command.contains(char::is_whitespace)
+        && std::path::Path::new(command)
+            .file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| name.starts_with("aic"));
     let args: Vec<&str> = handler
         .get("args")
         .and_then(Value::as_array)
         .map(|args| args.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let shell_form = command
-        .split_whitespace()
-        .skip(1)
-        .take(2)
-        .collect::<Vec<_>>();
-    named_aic && (args.starts_with(&["hook", "claude"]) || shell_form == ["hook", "claude"])
+    named_aic && args.starts_with(&["hook", "claude"])
 }
 
 /// `settings` with every aic hook handler removed (groups left empty are
@@ -156,10 +156,11 @@ fn has_exact_claude_hooks(settings: &Value, binary: &str) -> bool {
                 let Some((_, matcher)) = expected else {
                     return false;
                 };
-                let ok = handler
-                    == &json!({"type": "command", "command": binary, "args": ["hook", "claude", event]})
-                    && group.get("matcher").and_then(Value::as_str) == *matcher
-                    && handlers.is_some_and(|h| h.len() == 1);
+                // The user may have tuned aic's entry (a `timeout`, a wider
+                // matcher): the same command for the same event is enough.
+                let _ = (matcher, handlers);
+                let ok = handler.get("command").and_then(Value::as_str) == Some(binary)
+                    && handler.get("args") == Some(&json!(["hook", "claude", event]));
                 if !ok {
                     return false;
                 }
@@ -172,6 +173,7 @@ fn has_exact_claude_hooks(settings: &Value, binary: &str) -> bool {
 
 /// `config` with `config[key].aic = entry` (an MCP server registration:
 /// `mcpServers` for Claude Code, Cursor and Gemini, `servers` for VS Code).
+/// An `aic` entry already there (the user's own, with its `env` say) is kept.
 ///
 /// # Errors
 ///
@@ -184,23 +186,28 @@ pub fn merge_mcp_server(config: &Value, key: &str, entry: &Value) -> Result<Valu
     let Value::Object(servers) = servers else {
         return Err(error(format!("`{key}` is not an object")));
     };
-    servers.insert("aic".to_owned(), entry.clone());
+    servers
+        .entry("aic".to_owned())
+        .or_insert_with(|| entry.clone());
     Ok(Value::Object(config))
 }
 
-/// `config` without `config[key].aic` (and without `config[key]` when that
-/// leaves it empty).
+/// `config` without `config[key].aic` when it is `entry` (what install
+/// wrote; a registration of the user's own stays), and without `config[key]`
+/// when that leaves it empty.
 ///
 /// # Errors
 ///
 /// As [`merge_mcp_server`].
-pub fn remove_mcp_server(config: &Value, key: &str) -> Result<Value, EditError> {
+pub fn remove_mcp_server(config: &Value, key: &str, entry: &Value) -> Result<Value, EditError> {
     let mut config = object(config, "the configuration file")?.clone();
     if let Some(servers) = config.get_mut(key) {
         let Value::Object(map) = servers else {
             return Err(error(format!("`{key}` is not an object")));
         };
-        map.remove("aic");
+        if map.get("aic") == Some(entry) {
+            map.remove("aic");
+        }
         if map.is_empty() {
             config.remove(key);
         }
@@ -227,7 +234,7 @@ const SECTION_END: &str = "<!-- aic:end -->";
 /// The trigger rule: facts, not imperatives (brief §1.3).
 pub fn trigger_rule(version: &str) -> String {
     format!(
-        "{SECTION_BEGIN}\n<!-- managed by aic {version}; `aic uninstall claude` removes it -->\n## aic\n\nThis project has aic, the Agent Input Compiler. Its MCP tool `aic_compile` (arguments: `intent`, the task in the user's words, and optionally `conversationId`) returns the repository context relevant to a task, with secrets removed, sized to a token budget. Hooks may already have added that context to the conversation.\n{SECTION_END}\n"
+        "{SECTION_BEGIN}\n<!-- managed by aic {version}; `aic uninstall claude` removes it -->\n## aic\n\naic, the Agent Input Compiler, is installed. Its MCP tool `aic_compile` (arguments: `intent`, the task in the user's words, and optionally `conversationId`) returns the repository context relevant to a task, with secrets removed, sized to a token budget. Hooks may already have added that context to the conversation.\n{SECTION_END}\n"
     )
 }
 
@@ -293,7 +300,7 @@ mod tests {
         assert_eq!(prompt[1]["hooks"][0]["command"], "/new/bin/aic");
         assert_eq!(
             merged["hooks"]["SessionStart"][0]["matcher"],
-            "startup|resume|clear|compact"
+            "startup|resume|clear|compact|fork"
         );
         assert_eq!(merged["hooks"]["Stop"], settings["hooks"]["Stop"]);
         assert_eq!(merged["model"], "opus");
@@ -319,9 +326,12 @@ mod tests {
     }
 
     #[test]
-    fn shell_form_aic_handlers_are_recognised() {
-        assert!(is_aic_handler(
+    fn only_exec_form_handlers_are_aics() {
+        assert!(!is_aic_handler(
             &json!({"command": "aic hook claude SessionStart"})
+        ));
+        assert!(is_aic_handler(
+            &json!({"command": "/opt/aic-0.2.0", "args": ["hook", "claude", "X"]})
         ));
         assert!(!is_aic_handler(&json!({"command": "aic compile x"})));
         assert!(!is_aic_handler(
@@ -334,9 +344,25 @@ mod tests {
         let config = json!({"mcpServers": {"other": {"command": "x"}}, "numStartups": 3});
         let merged = merge_mcp_server(&config, "mcpServers", &claude_mcp_entry("/b/aic")).unwrap();
         assert_eq!(merged["mcpServers"]["aic"]["args"], json!(["mcp"]));
-        assert_eq!(remove_mcp_server(&merged, "mcpServers").unwrap(), config);
+        assert_eq!(
+            remove_mcp_server(&merged, "mcpServers", &claude_mcp_entry("/b/aic")).unwrap(),
+            config
+        );
         let alone = merge_mcp_server(&json!({}), "mcpServers", &json!({})).unwrap();
-        assert_eq!(remove_mcp_server(&alone, "mcpServers").unwrap(), json!({}));
+        assert_eq!(
+            remove_mcp_server(&alone, "mcpServers", &json!({})).unwrap(),
+            json!({})
+        );
+        // The user's own registration is neither replaced nor removed.
+        let own = json!({"mcpServers": {"aic": {"command": "aic", "args": ["mcp"], "env": {"AIC_HOME": "/d"}}}});
+        assert_eq!(
+            merge_mcp_server(&own, "mcpServers", &claude_mcp_entry("aic")).unwrap(),
+            own
+        );
+        assert_eq!(
+            remove_mcp_server(&own, "mcpServers", &claude_mcp_entry("aic")).unwrap(),
+            own
+        );
     }
 
     #[test]

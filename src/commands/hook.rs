@@ -39,8 +39,18 @@ const MAX_HOOK_INTENT_CHARS: usize = 2_000;
 
 /// Runs a hook; never fails.
 pub fn run(args: &HookArgs) -> anyhow::Result<()> {
-    let event = args.event.clone();
-    let output = std::panic::catch_unwind(|| handle(&args.event)).unwrap_or_else(|_| {
+    let event = args.event.clone().unwrap_or_default();
+    if args.editor.as_deref() != Some("claude") {
+        log(
+            &event,
+            &format!(
+                "`aic hook {}` is not a hook aic handles (only `aic hook claude <Event>`)",
+                args.editor.as_deref().unwrap_or("")
+            ),
+        );
+        return Ok(());
+    }
+    let output = std::panic::catch_unwind(|| handle(&event)).unwrap_or_else(|_| {
         log(&event, "the handler panicked");
         String::new()
     });
@@ -80,7 +90,17 @@ fn handle(event_name: &str) -> String {
         session_marked: marker.as_ref().is_some_and(|path| path.exists()),
     };
     match claude::plan(event, &payload, &env) {
-        HookPlan::Nothing => String::new(),
+        HookPlan::Nothing => {
+            let why = if payload.cursor_version.is_some() {
+                "a Cursor payload (cursor_version): the Claude Code handler does nothing"
+            } else if claude::project_root(&payload, &env).is_none() {
+                "no absolute project directory: neither the payload's cwd nor CLAUDE_PROJECT_DIR"
+            } else {
+                "nothing to inject for this payload"
+            };
+            log(event_name, why);
+            String::new()
+        }
         HookPlan::Inject {
             session,
             main,
@@ -171,10 +191,11 @@ fn compile_to_fit(event: &str, request: &ContextRequest, max_chars: usize) -> Op
                 return None;
             }
         };
-        let chars = compilation.prompt.chars().count();
+        let text = context_only(&compilation.prompt);
+        let chars = text.chars().count();
         if chars <= max_chars {
             record(event, request, &compilation);
-            return Some(compilation.prompt);
+            return Some(text);
         }
         let scale = max_chars as f64 * 0.95 / chars as f64;
         budget = (f64::from(compilation.meta.tokens_compiled.0) * scale) as u32;
@@ -187,11 +208,7 @@ fn compile_to_fit(event: &str, request: &ContextRequest, max_chars: usize) -> Op
 }
 
 /// Files whose names say what a project is, looked for at its root.
-const LANDMARKS: [&str; 12] = [
-    "README.md",
-    "README",
-    "readme.md",
-    "ARCHITECTURE.md",
+const LANDMARKS: [&str; 8] = [
     "package.json",
     "Cargo.toml",
     "pyproject.toml",
@@ -202,13 +219,33 @@ const LANDMARKS: [&str; 12] = [
     "Gemfile",
 ];
 
+/// Top-level directories that say nothing about a project's architecture.
+const SKIPPED_DIRECTORIES: [&str; 14] = [
+    "node_modules",
+    "target",
+    "dist",
+    "build",
+    "vendor",
+    "docs",
+    "doc",
+    "examples",
+    "test",
+    "tests",
+    "benches",
+    "bench",
+    "fixtures",
+    "scripts",
+];
+
 /// A session-level request (`SESSION_INTENT` has no word that names a file)
 /// gets the project's landmark files and top-level directories as words, so
-/// the selector has something to match: the README, the manifest, `src`.
+/// the selector has something to match: the manifest, `src`, `packages`.
 fn with_landmarks(request: &ContextRequest) -> ContextRequest {
     if !request.intent.starts_with(claude::SESSION_INTENT) {
         return request.clone();
     }
+    // Manifests and source directories, not documentation: words such as
+    // "readme" or "docs" would make the task a docs task.
     let mut words: Vec<String> = LANDMARKS
         .iter()
         .filter(|name| request.project_root.join(name).is_file())
@@ -219,7 +256,7 @@ fn with_landmarks(request: &ContextRequest) -> ContextRequest {
             .filter_map(Result::ok)
             .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
             .filter_map(|entry| entry.file_name().into_string().ok())
-            .filter(|name| !name.starts_with('.') && name != "node_modules" && name != "target")
+            .filter(|name| !name.starts_with('.') && !SKIPPED_DIRECTORIES.contains(&name.as_str()))
             .collect();
         directories.sort();
         words.extend(directories.into_iter().take(8));
@@ -229,6 +266,25 @@ fn with_landmarks(request: &ContextRequest) -> ContextRequest {
         request.intent = format!("{}: {}", request.intent, words.join(" "));
     }
     request
+}
+
+/// The facts of a compiled prompt for a hook: its `## Context` section (the
+/// files), under one line saying what it is. The task, classification and
+/// constraint sections are left out: the prompt is already in the
+/// conversation, and injected text should state facts, not give
+/// instructions (brief §1.3).
+fn context_only(prompt: &str) -> String {
+    let Some(start) = prompt.find("## Context\n\n") else {
+        return prompt.to_owned();
+    };
+    let body = &prompt[start + "## Context\n\n".len()..];
+    let body = body
+        .find("\n## Constraints\n")
+        .map_or(body, |end| &body[..=end]);
+    format!(
+        "Repository files aic selected for this request (compressed tiers are marked in each heading):\n\n{}",
+        body.trim_end()
+    )
 }
 
 fn record(event: &str, request: &ContextRequest, compilation: &crate::runner::Compilation) {

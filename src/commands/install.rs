@@ -59,10 +59,24 @@ pub fn uninstall(args: &InstallArgs) -> anyhow::Result<()> {
 }
 
 fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
-    let binary = std::env::current_exe()
+    let exe = std::env::current_exe()
         .and_then(fs_err::canonicalize)
         .context("Cannot find the path of this aic binary")?;
-    let binary = binary.to_string_lossy().into_owned();
+    // Files under the project are shared (committed): they name `aic` and
+    // leave finding it to PATH. User files name `aic` too when PATH finds this
+    // very binary, so an upgrade or a rebuild elsewhere does not break them;
+    // otherwise they name this binary's absolute path.
+    let on_path = path_lookup("aic").is_some_and(|found| found == exe);
+    let binary = if args.project || on_path {
+        if !on_path {
+            tracing::warn!(
+                "`aic` is not on PATH (or is another binary): the project's hooks and MCP entry run `aic` from PATH"
+            );
+        }
+        "aic".to_owned()
+    } else {
+        exe.to_string_lossy().into_owned()
+    };
     let project = fs_err::canonicalize(&args.root).map_err(|_| {
         UserError::new(
             format!(
@@ -109,6 +123,14 @@ fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
         );
     }
     print_stdout(&report).context("Failed to write to stdout")
+}
+
+/// The canonical path of `name` as PATH finds it.
+fn path_lookup(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+        .and_then(|found| fs_err::canonicalize(found).ok())
 }
 
 /// The files a client's install touches.
@@ -252,17 +274,11 @@ fn plan(
                 (Kind::ClaudeHooks, true) => merge_claude_hooks(&current, binary),
                 (Kind::ClaudeHooks, false) => remove_claude_hooks(&current),
                 (Kind::McpServers(key), true) => {
-                    let claude = path
-                        .file_name()
-                        .is_some_and(|name| name == ".claude.json" || name == ".mcp.json");
-                    let entry = if claude || key == "servers" {
-                        claude_mcp_entry(binary)
-                    } else {
-                        json!({"command": binary, "args": ["mcp"]})
-                    };
-                    merge_mcp_server(&current, key, &entry)
+                    merge_mcp_server(&current, key, &mcp_entry(path, key, binary))
                 }
-                (Kind::McpServers(key), false) => remove_mcp_server(&current, key),
+                (Kind::McpServers(key), false) => {
+                    remove_mcp_server(&current, key, &mcp_entry(path, key, binary))
+                }
                 (Kind::TriggerRule, _) => unreachable!("handled above"),
             }
             .map_err(|error| edit_failed(path, &error))?;
@@ -294,6 +310,18 @@ fn plan(
         after,
         what,
     })
+}
+
+/// The MCP entry aic writes into `path` under `key`.
+fn mcp_entry(path: &Path, key: &str, binary: &str) -> Value {
+    let claude = path
+        .file_name()
+        .is_some_and(|name| name == ".claude.json" || name == ".mcp.json");
+    if claude || key == "servers" {
+        claude_mcp_entry(binary)
+    } else {
+        json!({"command": binary, "args": ["mcp"]})
+    }
 }
 
 fn is_empty_content(kind: Kind, bytes: &[u8]) -> bool {
@@ -352,23 +380,37 @@ fn apply(edit: &Edit, install: bool) -> anyhow::Result<()> {
             let _ = fs_err::remove_file(&absent);
         }
     }
+    // A symlinked file (a dotfiles setup) is written through the link.
+    let is_link = fs_err::symlink_metadata(&edit.path).is_ok_and(|m| m.file_type().is_symlink());
+    let target = if is_link {
+        fs_err::canonicalize(&edit.path)?
+    } else {
+        edit.path.clone()
+    };
     match &edit.after {
         None => fs_err::remove_file(&edit.path)?,
         Some(bytes) => {
-            let dir = edit
-                .path
+            let dir = target
                 .parent()
                 .context("A configuration file has no parent directory")?;
             fs_err::create_dir_all(dir)?;
             let mut file = tempfile::NamedTempFile::new_in(dir)
                 .with_context(|| format!("Cannot write in `{}`", dir.display()))?;
             std::io::Write::write_all(&mut file, bytes)?;
-            // Keep the file's mode (a temp file is created 0600).
-            if let Ok(metadata) = fs_err::metadata(&edit.path) {
+            // Keep the file's mode; a new file is 0644 like any editor's (a
+            // temp file is created 0600).
+            if let Ok(metadata) = fs_err::metadata(&target) {
                 file.as_file().set_permissions(metadata.permissions())?;
+            } else {
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    file.as_file()
+                        .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+                }
             }
-            file.persist(&edit.path)
-                .with_context(|| format!("Cannot replace `{}`", edit.path.display()))?;
+            file.persist(&target)
+                .with_context(|| format!("Cannot replace `{}`", target.display()))?;
         }
     }
     Ok(())
