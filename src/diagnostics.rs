@@ -17,7 +17,9 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::facts_cache::now_ms;
-use crate::records::{CompilationRecord, GuardFindingRecord, QualitySnapshot, iso};
+use crate::records::{
+    CompilationRecord, GuardFindingRecord, QualitySnapshot, iso, read_compilations,
+};
 use crate::server_sessions::{SessionSummary, session_summary};
 
 /// The most rows a list in a payload holds.
@@ -46,11 +48,10 @@ fn compilations(
     project: &Id,
     since_ms: u64,
 ) -> DiagnosticsResult<Vec<CompilationRecord>> {
-    Ok(store
-        .read_log(LogTable::Compilations, project, since_ms, None)
+    Ok(read_compilations(store, project, since_ms)
         .map_err(|e| describe(&e))?
         .into_iter()
-        .filter_map(|(_, value)| serde_json::from_slice(&value).ok())
+        .map(|(_, record)| record)
         .collect())
 }
 

@@ -357,6 +357,28 @@ fn compilation_rows(
     rows
 }
 
+/// The decodable `compilation_log` rows of a project from `since_ms` on,
+/// oldest first, with their keys (rows that do not decode are skipped).
+///
+/// # Errors
+///
+/// [`aic_storage::StorageError`] when the database cannot be read.
+pub fn read_compilations(
+    store: &Store,
+    project: &Id,
+    since_ms: u64,
+) -> Result<Vec<(LogKey, CompilationRecord)>, aic_storage::StorageError> {
+    Ok(store
+        .read_log(LogTable::Compilations, project, since_ms, None)?
+        .into_iter()
+        .filter_map(|(key, value)| {
+            serde_json::from_slice::<CompilationRecord>(&value)
+                .ok()
+                .map(|record| (key, record))
+        })
+        .collect())
+}
+
 /// The intent as logged: a secret pasted into an intent is replaced by the
 /// guard's typed placeholder, so the log (and `aic last`, `aic status`) never
 /// holds it. The prompt keeps the intent verbatim: the user sent it.

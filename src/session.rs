@@ -33,7 +33,7 @@ use aic_storage::{LogRow, LogTable, StorageError, Store};
 use serde::{Deserialize, Serialize};
 
 use crate::facts_cache::now_ms;
-use crate::records::{CompilationRecord, iso};
+use crate::records::{CompilationRecord, iso, read_compilations};
 use crate::runner::{Compilation, PreviousFile, SessionInput, ShownFile};
 
 /// Steps the `## Session context` header lists (the most recent ones).
@@ -360,29 +360,19 @@ pub fn compiled_intent_since(
     let Some(project) = store.project(&root.to_string_lossy())? else {
         return Ok(false);
     };
-    Ok(store
-        .read_log(LogTable::Compilations, &project.id, since_ms, None)?
+    Ok(read_compilations(store, &project.id, since_ms)?
         .into_iter()
-        .filter_map(|(_, value)| serde_json::from_slice::<CompilationRecord>(&value).ok())
-        .any(|record| record.intent.trim() == intent))
+        .any(|(_, record)| record.intent.trim() == intent))
 }
 
 fn conversation_rows(
     store: &Store,
     root: &Path,
 ) -> Result<Vec<(aic_storage::LogKey, CompilationRecord)>, StorageError> {
-    let Some(project) = store.project(&root.to_string_lossy())? else {
-        return Ok(Vec::new());
-    };
-    Ok(store
-        .read_log(LogTable::Compilations, &project.id, 0, None)?
-        .into_iter()
-        .filter_map(|(key, value)| {
-            serde_json::from_slice::<CompilationRecord>(&value)
-                .ok()
-                .map(|record| (key, record))
-        })
-        .collect())
+    match store.project(&root.to_string_lossy())? {
+        Some(project) => read_compilations(store, &project.id, 0),
+        None => Ok(Vec::new()),
+    }
 }
 
 #[cfg(test)]

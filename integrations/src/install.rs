@@ -134,9 +134,10 @@ pub fn merge_claude_hooks(settings: &Value, binary: &str) -> Result<Value, EditE
     Ok(Value::Object(settings))
 }
 
-/// Whether `settings` already holds exactly aic's handlers: one per event of
-/// [`CLAUDE_HOOKS`], running `binary`, each in a group of its own with the
-/// right matcher, and no other aic handler.
+/// Whether `settings` already holds aic's handlers: one per event of
+/// [`CLAUDE_HOOKS`] running `binary`, and no other aic handler. A handler the
+/// user tuned (a `timeout`, a wider matcher) still counts: the same command
+/// for the same event is enough.
 fn has_exact_claude_hooks(settings: &Value, binary: &str) -> bool {
     let Some(events) = settings.get("hooks").and_then(Value::as_object) else {
         return false;
@@ -152,14 +153,8 @@ fn has_exact_claude_hooks(settings: &Value, binary: &str) -> bool {
                 if !is_aic_handler(handler) {
                     continue;
                 }
-                let expected = CLAUDE_HOOKS.iter().find(|(name, _)| name == event);
-                let Some((_, matcher)) = expected else {
-                    return false;
-                };
-                // The user may have tuned aic's entry (a `timeout`, a wider
-                // matcher): the same command for the same event is enough.
-                let _ = (matcher, handlers);
-                let ok = handler.get("command").and_then(Value::as_str) == Some(binary)
+                let ok = CLAUDE_HOOKS.iter().any(|(name, _)| name == event)
+                    && handler.get("command").and_then(Value::as_str) == Some(binary)
                     && handler.get("args") == Some(&json!(["hook", "claude", event]));
                 if !ok {
                     return false;

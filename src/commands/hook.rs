@@ -68,7 +68,6 @@ fn handle(event_name: &str) -> String {
         log(event_name, "not an event aic handles; nothing to do");
         return String::new();
     };
-    let mut stdin = String::new();
     let mut bytes = Vec::new();
     if std::io::stdin()
         .take(MAX_STDIN_BYTES)
@@ -78,8 +77,7 @@ fn handle(event_name: &str) -> String {
         log(event_name, "stdin could not be read");
         return String::new();
     }
-    stdin.push_str(&String::from_utf8_lossy(&bytes));
-    let Some(payload) = claude::parse(&stdin) else {
+    let Some(payload) = claude::parse(&String::from_utf8_lossy(&bytes)) else {
         log(event_name, "stdin is not a JSON object");
         return String::new();
     };
@@ -111,12 +109,14 @@ fn handle(event_name: &str) -> String {
                 Some(_) => MAX_INJECTED_CHARS - SESSION_BLOCK_CHARS - separator.len(),
                 None => MAX_INJECTED_CHARS,
             };
-            let session_text = session
-                .as_ref()
-                .and_then(|request| compile_to_fit(event_name, request, SESSION_BLOCK_CHARS));
+            // The event's own context first: without it nothing is injected,
+            // and the session block need not be compiled at all.
             let Some(main_text) = compile_to_fit(event_name, &main, main_chars) else {
                 return String::new();
             };
+            let session_text = session
+                .as_ref()
+                .and_then(|request| compile_to_fit(event_name, request, SESSION_BLOCK_CHARS));
             let text = match session_text {
                 Some(session_text) => format!("{session_text}{separator}{main_text}"),
                 None => main_text,

@@ -249,7 +249,8 @@ pub fn compile(
     // Keep the reply within the client's result-size limit: when the JSON text
     // is longer, compile again with the budget scaled down to fit (the second
     // compile reads the per-file cache).
-    let length = reply_chars(&compilation, args.conversation_id.as_deref());
+    let mut out = reply(&compilation, args.conversation_id.as_deref());
+    let length = out.to_string().chars().count() as u64;
     if length > MAX_RESULT_SIZE_CHARS {
         let scale = MAX_RESULT_SIZE_CHARS as f64 * 0.95 / length as f64;
         let cap = (f64::from(compilation.meta.tokens_compiled.0) * scale) as u32;
@@ -259,6 +260,7 @@ pub fn compile(
         compilation.meta.warnings.push(format!(
             "The prompt was fitted to {cap} tokens so the reply stays within the client's limit of {MAX_RESULT_SIZE_CHARS} characters"
         ));
+        out = reply(&compilation, args.conversation_id.as_deref());
     }
     if let Some(store) = &store {
         let origin = CompileOrigin {
@@ -287,7 +289,7 @@ pub fn compile(
             }
         }
     }
-    Ok(reply(&compilation, args.conversation_id.as_deref()))
+    Ok(out)
 }
 
 /// `aic_compile`'s reply: `{compiledPrompt, meta, conversationId,
@@ -303,14 +305,6 @@ fn reply(compilation: &crate::runner::Compilation, conversation_id: Option<&str>
         out["warnings"] = json!(compilation.meta.warnings);
     }
     out
-}
-
-/// Characters of the reply's JSON text (what the client's limit counts).
-fn reply_chars(compilation: &crate::runner::Compilation, conversation_id: Option<&str>) -> u64 {
-    reply(compilation, conversation_id)
-        .to_string()
-        .chars()
-        .count() as u64
 }
 
 /// A compile error as the model should read it: the CLI's flags in hints are
