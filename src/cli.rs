@@ -43,12 +43,15 @@ enum Command {
     /// Handle an editor hook: reads the event's JSON on stdin, prints the
     /// context to inject (always exits 0).
     Hook(HookArgs),
-    /// Register aic with an editor: MCP server, and for Claude Code the hooks
-    /// and the trigger rule. A second run changes nothing.
+    /// Register aic with an editor: MCP server, and where the editor has them
+    /// hooks and a trigger rule. A second run changes nothing.
     Install(InstallArgs),
     /// Take aic's entries out of an editor's files again (restoring a file's
     /// original bytes when nothing else changed).
     Uninstall(InstallArgs),
+    /// Check each editor's setup: MCP server registered, hooks installed and
+    /// current, trigger rule present, `aic` on PATH.
+    Doctor(DoctorArgs),
     /// Compile a prompt for an intent: prints the prompt, or `{compiledPrompt, meta}`
     /// with --json.
     Compile(CompileArgs),
@@ -83,12 +86,21 @@ enum Command {
 /// erase the user's prompt); it is logged and ignored instead.
 #[derive(Debug, Args)]
 pub struct HookArgs {
-    /// The editor running the hook: `claude` (Claude Code; also Codex CLI,
-    /// whose hooks are Claude-shaped).
+    /// The editor running the hook: `claude` (Claude Code), `codex` (Codex
+    /// CLI, Claude-shaped hooks) or `cursor`.
     pub editor: Option<String>,
     /// The event, as the editor names it: SessionStart, UserPromptSubmit,
-    /// SubagentStart, SubagentStop, SessionEnd.
+    /// PreToolUse, PostToolUse, Stop, SubagentStart, SubagentStop, SessionEnd
+    /// (Claude Code, Codex); sessionStart, beforeSubmitPrompt, preToolUse,
+    /// beforeShellExecution, afterFileEdit, stop, subagentStop, sessionEnd
+    /// (Cursor).
     pub event: Option<String>,
+    /// For tool events with several aic handlers, which check this one runs:
+    /// `conversation-id` (default), `no-verify` or `compile-gate`.
+    pub check: Option<String>,
+    /// Anything else is ignored (and logged), never a usage error.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    pub rest: Vec<String>,
 }
 
 /// The editors `aic install` knows.
@@ -97,12 +109,31 @@ pub enum InstallClient {
     /// Claude Code: hooks (settings.json), MCP server (~/.claude.json or
     /// .mcp.json), trigger rule (CLAUDE.md).
     Claude,
-    /// Cursor: MCP server (~/.cursor/mcp.json or .cursor/mcp.json).
+    /// Cursor: hooks (hooks.json), MCP server (mcp.json) and trigger rule
+    /// (.cursor/rules/AIC.mdc), under ~/.cursor or the project's .cursor.
     Cursor,
+    /// Codex CLI: MCP server (config.toml), hooks (hooks.json) and trigger
+    /// rule (AGENTS.md), under ~/.codex or the project's .codex.
+    Codex,
     /// Gemini CLI: MCP server (~/.gemini/settings.json or .gemini/settings.json).
     Gemini,
     /// VS Code (Copilot agent mode): MCP server (.vscode/mcp.json; needs --project).
     Vscode,
+    /// Zed: context server in settings.json (~/.config/zed or the project's
+    /// .zed), comments kept.
+    Zed,
+}
+
+/// `aic doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// The project whose files (.mcp.json, .cursor/, .codex/, …) are checked
+    /// beside your user files.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub root: PathBuf,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `aic install` and `aic uninstall`.
@@ -120,6 +151,16 @@ pub struct InstallArgs {
     /// Print what would change; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Also install the guard rails (Claude Code, Codex, Cursor): an edit
+    /// tracker, a Stop quality gate running `qualityGate.commands` from
+    /// aic.config.json on the edited files, and a blocker of `git …
+    /// --no-verify`.
+    #[arg(long)]
+    pub with_gates: bool,
+    /// Also install the compile gate (Claude Code, Cursor): other tools are
+    /// refused until the turn has called `aic_compile` (fails open).
+    #[arg(long)]
+    pub with_compile_gate: bool,
 }
 
 /// `aic init`.
@@ -390,6 +431,7 @@ pub fn main() -> ExitCode {
         Command::Hook(args) => commands::hook::run(args),
         Command::Install(args) => commands::install::install(args),
         Command::Uninstall(args) => commands::install::uninstall(args),
+        Command::Doctor(args) => commands::doctor::run(args),
         Command::Compile(args) => commands::compile::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
         Command::Precompute(args) => commands::precompute::run(args),

@@ -3,6 +3,7 @@
 pub mod cache;
 pub mod compile;
 pub mod diagnostics;
+pub mod doctor;
 pub mod hook;
 pub mod init;
 pub mod inspect;

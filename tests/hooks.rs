@@ -209,7 +209,7 @@ fn events_without_context_and_broken_input_print_nothing() {
     // A missing event or an unknown editor is logged, not a usage error.
     for args in [
         vec!["hook", "claude"],
-        vec!["hook", "cursor", "beforeSubmitPrompt"],
+        vec!["hook", "vim", "beforeSubmitPrompt"],
         vec!["hook"],
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_aic"))

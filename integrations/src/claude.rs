@@ -1,6 +1,7 @@
 //! Claude Code hooks (integrations brief §1; seed `claude-code-integration-layer`
 //! §4.3, §6, §7): what a hook payload asks of aic, and the exact stdout each event
-//! expects.
+//! expects. Codex CLI's hooks are Claude-shaped (brief §3): the same payloads
+//! and plans, with JSON output on every event.
 //!
 //! Pure: the binary reads stdin, calls [`parse`] and [`plan`], runs what the
 //! plan says (a compile, a reparent, a marker removal) and prints [`render`]'s
@@ -12,7 +13,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::HookEvent;
+use crate::gates;
+pub use crate::{ContextRequest, HookEnv, HookOutcome, HookPlan};
+use crate::{Editor, HookEvent};
 
 /// Claude Code caps injected text (plain stdout, `additionalContext`) at this
 /// many characters; longer text is moved to a file and only previewed (brief
@@ -52,6 +55,10 @@ pub struct ClaudePayload {
     pub model: Option<Value>,
     /// A conversation id sent directly (other hosts of Claude-shaped hooks).
     pub conversation_id: Option<String>,
+    /// PreToolUse/PostToolUse: the tool.
+    pub tool_name: Option<String>,
+    /// PreToolUse/PostToolUse: the tool's arguments.
+    pub tool_input: Option<Value>,
     /// Present when Cursor runs a Claude Code hook (brief §2.1 "Third-party
     /// hooks"): the Claude handlers then do nothing.
     pub cursor_version: Option<Value>,
@@ -76,67 +83,10 @@ pub fn parse(stdin: &str) -> Option<ClaudePayload> {
         agent_transcript_path: text("agent_transcript_path"),
         model: object.get("model").cloned(),
         conversation_id: text("conversation_id"),
+        tool_name: text("tool_name"),
+        tool_input: object.get("tool_input").cloned(),
         cursor_version: object.get("cursor_version").cloned(),
     })
-}
-
-/// What the binary knows that a plan depends on.
-#[derive(Clone, Debug, Default)]
-pub struct HookEnv {
-    /// `CLAUDE_PROJECT_DIR`, when set.
-    pub claude_project_dir: Option<PathBuf>,
-    /// The process's working directory.
-    pub process_cwd: Option<PathBuf>,
-    /// Whether SessionStart already injected session context for this session
-    /// (its marker exists): then UserPromptSubmit does not add it again.
-    pub session_marked: bool,
-}
-
-/// One compile a hook asks for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ContextRequest {
-    /// The intent to compile.
-    pub intent: String,
-    /// The project root.
-    pub project_root: PathBuf,
-    /// The conversation, for the session layer and the log.
-    pub conversation_id: Option<String>,
-    /// The model, when the payload names it.
-    pub model_id: Option<String>,
-    /// `session_start`, `prompt_submit`, `subagent_start`.
-    pub trigger_source: &'static str,
-}
-
-/// What a hook should do.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum HookPlan {
-    /// Print nothing.
-    Nothing,
-    /// Compile and inject: the session block first when there is one (the
-    /// dual path for Claude Code bug #10373), then the main one. Each gets
-    /// its share of [`MAX_INJECTED_CHARS`].
-    Inject {
-        /// Session-level context to add first, when SessionStart missed it.
-        session: Option<ContextRequest>,
-        /// The context of this event.
-        main: ContextRequest,
-        /// Write the session marker after a successful injection.
-        mark_session: Option<String>,
-    },
-    /// Move a finished subagent's compilations onto its parent conversation.
-    Reparent {
-        /// The project.
-        project_root: PathBuf,
-        /// The subagent's conversation.
-        from: String,
-        /// The parent conversation.
-        to: String,
-    },
-    /// The session ended: remove its marker.
-    EndSession {
-        /// The Claude Code session.
-        session_id: String,
-    },
 }
 
 /// The conversation id of a payload (seed §4.3): the transcript file's name
@@ -225,10 +175,15 @@ fn model_of(payload: &ClaudePayload) -> Option<String> {
     .filter(|model| valid_id(model))
 }
 
-/// Decides what a Claude Code hook does for `event` (brief §0 table):
-/// SessionStart, UserPromptSubmit and SubagentStart inject context;
-/// SubagentStop reparents; SessionEnd removes the session marker; anything
-/// else, a Cursor payload, or a payload without a usable project does nothing.
+/// Decides what a Claude Code (or Codex) hook does for `event` (brief §0
+/// table): SessionStart, UserPromptSubmit and SubagentStart inject context;
+/// SubagentStop reparents; SessionEnd removes the session's markers;
+/// PreToolUse runs the check its handler names ([`HookEnv::check`]):
+/// `conversation-id` (default: an `aic_compile` call gets the conversation
+/// id), `no-verify` (a Bash command that skips git hooks) or `compile-gate`;
+/// PostToolUse tracks edited files and Stop runs the quality gate (both only
+/// installed with `--with-gates`). A Cursor payload, or one without a usable
+/// project, does nothing.
 pub fn plan(event: HookEvent, payload: &ClaudePayload, env: &HookEnv) -> HookPlan {
     if payload.cursor_version.is_some() {
         return HookPlan::Nothing;
@@ -244,11 +199,14 @@ pub fn plan(event: HookEvent, payload: &ClaudePayload, env: &HookEnv) -> HookPla
         model_id: model_of(payload),
         trigger_source,
     };
+    let tool = payload.tool_name.as_deref().unwrap_or_default();
+    let tool_input = payload.tool_input.clone().unwrap_or(Value::Null);
     match event {
         HookEvent::SessionStart => HookPlan::Inject {
             session: None,
             main: request(SESSION_INTENT.to_owned(), "session_start"),
             mark_session: payload.session_id.clone().filter(|id| valid_id(id)),
+            turn: None,
         },
         HookEvent::UserPromptSubmit => {
             let intent = clean_prompt(payload.prompt.as_deref().unwrap_or_default());
@@ -261,6 +219,7 @@ pub fn plan(event: HookEvent, payload: &ClaudePayload, env: &HookEnv) -> HookPla
                 session: missed.then(|| request(SESSION_INTENT.to_owned(), "session_start")),
                 main: request(intent, "prompt_submit"),
                 mark_session: if missed { session_id } else { None },
+                turn: conversation.clone(),
             }
         }
         HookEvent::SubagentStart => {
@@ -277,6 +236,7 @@ pub fn plan(event: HookEvent, payload: &ClaudePayload, env: &HookEnv) -> HookPla
                     "subagent_start",
                 ),
                 mark_session: None,
+                turn: None,
             }
         }
         HookEvent::SubagentStop => {
@@ -300,11 +260,63 @@ pub fn plan(event: HookEvent, payload: &ClaudePayload, env: &HookEnv) -> HookPla
                 _ => HookPlan::Nothing,
             }
         }
-        HookEvent::SessionEnd => match payload.session_id.clone().filter(|id| valid_id(id)) {
-            Some(session_id) => HookPlan::EndSession { session_id },
+        HookEvent::SessionEnd => {
+            let session_id = payload.session_id.clone().filter(|id| valid_id(id));
+            if session_id.is_none() && conversation.is_none() {
+                return HookPlan::Nothing;
+            }
+            HookPlan::EndSession {
+                session_id,
+                conversation,
+            }
+        }
+        HookEvent::PreToolUse => match env.check.as_deref().unwrap_or("conversation-id") {
+            "no-verify" => match tool_input.get("command").and_then(Value::as_str) {
+                Some(command) if tool == "Bash" || tool == "shell" => HookPlan::CheckShell {
+                    command: command.to_owned(),
+                },
+                _ => HookPlan::Nothing,
+            },
+            "compile-gate" => match conversation {
+                Some(conversation) if !gates::is_aic_tool(tool) && !tool.is_empty() => {
+                    HookPlan::CompileGate {
+                        conversation,
+                        project_root: root,
+                    }
+                }
+                _ => HookPlan::Nothing,
+            },
+            "conversation-id" if gates::is_aic_compile_tool(tool) => HookPlan::AicToolCall {
+                updated_input: gates::with_conversation(
+                    &tool_input,
+                    conversation.as_deref(),
+                    "claude-code",
+                ),
+                conversation,
+            },
+            _ => HookPlan::Nothing,
+        },
+        HookEvent::PostToolUse => {
+            let paths = gates::edited_paths(tool, &tool_input, &root);
+            match conversation {
+                Some(conversation) if !paths.is_empty() && !tool.is_empty() => {
+                    HookPlan::TrackEdits {
+                        conversation,
+                        project_root: root,
+                        paths,
+                    }
+                }
+                _ => HookPlan::Nothing,
+            }
+        }
+        HookEvent::Stop => match conversation {
+            Some(conversation) => HookPlan::QualityGate {
+                conversation,
+                project_root: root,
+            },
             None => HookPlan::Nothing,
         },
-        HookEvent::PreToolUse | HookEvent::PreCompact => HookPlan::Nothing,
+        HookEvent::PreCompact => HookPlan::Nothing,
     }
 }
 
@@ -314,34 +326,90 @@ pub fn plan(event: HookEvent, payload: &ClaudePayload, env: &HookEnv) -> HookPla
 /// SubagentStart (never a flat `additionalContext` — #31658), nothing
 /// elsewhere or for empty context.
 pub fn render(event: HookEvent, context: &str) -> String {
-    let context = context.trim();
-    if context.is_empty() {
-        return String::new();
-    }
-    match event {
-        HookEvent::UserPromptSubmit => {
-            if context.starts_with('{') {
-                format!("aic context:\n{context}\n")
-            } else {
-                format!("{context}\n")
+    render_outcome(
+        Editor::ClaudeCode,
+        event,
+        &HookOutcome::Context(context.to_owned()),
+    )
+}
+
+/// The stdout of a Claude Code or Codex hook for `outcome` (brief §1.3, §1.4,
+/// §3): context as [`render`] gives it (Codex: `hookSpecificOutput` JSON on
+/// every event, as its output is schema-validated); a PreToolUse allow with
+/// new arguments or a deny as `hookSpecificOutput.permissionDecision`; a
+/// blocked Stop as top-level `decision: "block"` with its `reason`. A neutral
+/// outcome prints nothing.
+pub fn render_outcome(editor: Editor, event: HookEvent, outcome: &HookOutcome) -> String {
+    let mut out = match (outcome, event) {
+        (HookOutcome::Context(context), _) => {
+            let context = context.trim();
+            if context.is_empty() {
+                return String::new();
+            }
+            match (event, editor) {
+                (HookEvent::UserPromptSubmit, Editor::ClaudeCode) => {
+                    return if context.starts_with('{') {
+                        format!("aic context:\n{context}\n")
+                    } else {
+                        format!("{context}\n")
+                    };
+                }
+                (
+                    HookEvent::SessionStart
+                    | HookEvent::SubagentStart
+                    | HookEvent::UserPromptSubmit,
+                    _,
+                ) => json!({
+                    "hookSpecificOutput": {
+                        "hookEventName": event_name(event),
+                        "additionalContext": context,
+                    }
+                }),
+                _ => return String::new(),
             }
         }
-        HookEvent::SessionStart | HookEvent::SubagentStart => {
-            let name = match event {
-                HookEvent::SessionStart => "SessionStart",
-                _ => "SubagentStart",
-            };
-            let mut out = json!({
-                "hookSpecificOutput": {
-                    "hookEventName": name,
-                    "additionalContext": context,
-                }
-            })
-            .to_string();
-            out.push('\n');
-            out
+        (
+            HookOutcome::Allow {
+                updated_input: Some(input),
+            },
+            HookEvent::PreToolUse,
+        ) => json!({
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "allow",
+                "permissionDecisionReason": "aic: conversation id added to the aic_compile call",
+                "updatedInput": input,
+            }
+        }),
+        (HookOutcome::Deny { reason }, HookEvent::PreToolUse) => json!({
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        }),
+        (HookOutcome::BlockStop { reason }, HookEvent::Stop) => {
+            json!({"decision": "block", "reason": reason})
         }
-        _ => String::new(),
+        _ => return String::new(),
+    }
+    .to_string();
+    out.push('\n');
+    out
+}
+
+/// The name Claude Code gives `event`.
+pub fn event_name(event: HookEvent) -> &'static str {
+    match event {
+        HookEvent::SessionStart => "SessionStart",
+        HookEvent::UserPromptSubmit => "UserPromptSubmit",
+        HookEvent::PreToolUse => "PreToolUse",
+        HookEvent::PostToolUse => "PostToolUse",
+        HookEvent::Stop => "Stop",
+        HookEvent::SubagentStart => "SubagentStart",
+        HookEvent::SubagentStop => "SubagentStop",
+        HookEvent::PreCompact => "PreCompact",
+        HookEvent::SessionEnd => "SessionEnd",
     }
 }
 
@@ -354,6 +422,8 @@ pub fn event_named(name: &str) -> Option<HookEvent> {
         "SubagentStop" => HookEvent::SubagentStop,
         "SessionEnd" => HookEvent::SessionEnd,
         "PreToolUse" => HookEvent::PreToolUse,
+        "PostToolUse" => HookEvent::PostToolUse,
+        "Stop" => HookEvent::Stop,
         "PreCompact" => HookEvent::PreCompact,
         _ => return None,
     })
@@ -367,7 +437,7 @@ mod tests {
         HookEnv {
             claude_project_dir: Some("/repo".into()),
             process_cwd: Some("/elsewhere".into()),
-            session_marked: false,
+            ..HookEnv::default()
         }
     }
 
@@ -429,6 +499,7 @@ mod tests {
             session,
             main,
             mark_session,
+            turn,
         } = plan(HookEvent::UserPromptSubmit, &p, &env())
         else {
             panic!("no injection");
@@ -438,6 +509,7 @@ mod tests {
         assert_eq!(main.trigger_source, "prompt_submit");
         assert_eq!(session.unwrap().intent, SESSION_INTENT);
         assert_eq!(mark_session.as_deref(), Some("s1"));
+        assert_eq!(turn.as_deref(), Some("s1"));
         let marked = HookEnv {
             session_marked: true,
             ..env()

@@ -2,12 +2,49 @@
 //! parsed JSON (integrations brief §1.7, §1.10, §2.4, §3): merge aic's entries
 //! in, take them out, and leave every other entry as it was.
 //!
-//! aic's Claude Code hook handlers are recognised by their arguments
-//! (`["hook", "claude", …]`) and a command whose file name is `aic`, so an
-//! entry left by an older install (another path to the binary) is replaced,
-//! not duplicated.
+//! aic's hook handlers are recognised by their command line: a program whose
+//! file name starts with `aic` run with `hook <editor> …` (exec form
+//! `command` + `args` for Claude Code, one shell command line for Codex and
+//! Cursor), so an entry left by an older install (another path to the
+//! binary, other options) is replaced, not duplicated.
 
 use serde_json::{Map, Value, json};
+
+/// One hook handler aic registers: the event, its matcher, and the check the
+/// handler runs (the last argument of `aic hook <editor> <event> [check]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HookSpec {
+    /// The event, as the editor names it.
+    pub event: &'static str,
+    /// The matcher, when the handler applies to some tools or sources only.
+    pub matcher: Option<&'static str>,
+    /// The check, for events with several aic handlers (`no-verify`,
+    /// `compile-gate`).
+    pub check: Option<&'static str>,
+}
+
+const fn spec(
+    event: &'static str,
+    matcher: Option<&'static str>,
+    check: Option<&'static str>,
+) -> HookSpec {
+    HookSpec {
+        event,
+        matcher,
+        check,
+    }
+}
+
+/// Which optional handlers an install adds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HookOptions {
+    /// `--with-gates`: the edit tracker, the Stop quality gate and the
+    /// `--no-verify` blocker.
+    pub gates: bool,
+    /// `--with-compile-gate`: refuse other tools until the turn called
+    /// `aic_compile`.
+    pub compile_gate: bool,
+}
 
 /// The Claude Code events aic registers, with their matchers (brief §0.4).
 pub const CLAUDE_HOOKS: [(&str, Option<&str>); 5] = [
@@ -17,6 +54,68 @@ pub const CLAUDE_HOOKS: [(&str, Option<&str>); 5] = [
     ("SubagentStop", None),
     ("SessionEnd", None),
 ];
+
+/// The Claude Code handlers of an install (brief §0.4, §1.6): the context
+/// events of [`CLAUDE_HOOKS`], the conversation id for `aic_compile` calls,
+/// and the opt-in gates.
+pub fn claude_hooks(options: HookOptions) -> Vec<HookSpec> {
+    let mut specs: Vec<HookSpec> = CLAUDE_HOOKS
+        .iter()
+        .map(|(event, matcher)| spec(event, *matcher, None))
+        .collect();
+    specs.push(spec("PreToolUse", Some("mcp__.*__aic_compile"), None));
+    if options.gates {
+        specs.push(spec(
+            "PostToolUse",
+            Some("Edit|Write|MultiEdit|NotebookEdit"),
+            None,
+        ));
+        specs.push(spec("Stop", None, None));
+        specs.push(spec("PreToolUse", Some("Bash"), Some("no-verify")));
+    }
+    if options.compile_gate {
+        specs.push(spec("PreToolUse", None, Some("compile-gate")));
+    }
+    specs
+}
+
+/// The Codex CLI handlers of an install (brief §3: Claude-shaped hooks in
+/// `hooks.json`): session and prompt context, and the opt-in gates.
+pub fn codex_hooks(options: HookOptions) -> Vec<HookSpec> {
+    let mut specs = vec![
+        spec("SessionStart", Some("startup|resume|clear"), None),
+        spec("UserPromptSubmit", None, None),
+    ];
+    if options.gates {
+        specs.push(spec("PostToolUse", Some("apply_patch|Edit|Write"), None));
+        specs.push(spec("Stop", None, None));
+        specs.push(spec("PreToolUse", Some("Bash"), Some("no-verify")));
+    }
+    specs
+}
+
+/// The Cursor handlers of an install (brief §2.1, §2.2): session context,
+/// the turn start, the conversation id for aic's MCP calls, subagent
+/// reparenting and cleanup; the opt-in gates; the optional compile gate
+/// (fails open: no `failClosed`).
+pub fn cursor_hooks(options: HookOptions) -> Vec<HookSpec> {
+    let mut specs = vec![
+        spec("sessionStart", None, None),
+        spec("beforeSubmitPrompt", None, None),
+        spec("preToolUse", Some("MCP"), None),
+        spec("subagentStop", None, None),
+        spec("sessionEnd", None, None),
+    ];
+    if options.gates {
+        specs.push(spec("afterFileEdit", None, None));
+        specs.push(spec("stop", None, None));
+        specs.push(spec("beforeShellExecution", Some("git"), None));
+    }
+    if options.compile_gate {
+        specs.push(spec("preToolUse", None, Some("compile-gate")));
+    }
+    specs
+}
 
 /// Why a file cannot be edited.
 #[derive(Debug, PartialEq, Eq)]
@@ -31,36 +130,88 @@ fn error(message: impl Into<String>) -> EditError {
     }
 }
 
-/// Whether a hook handler object is one aic installed: exec form, a command
-/// whose file name starts with `aic` (`aic`, `aic.exe`, `aic-0.2.0`), and
-/// arguments starting `hook claude`. A shell-form handler the user wrote
-/// (`"command": "aic hook claude …"`) is the user's and is left alone.
-pub fn is_aic_handler(handler: &Value) -> bool {
-    let command = handler
-        .get("command")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let named_aic = !command.contains(char::is_whitespace)
-        && std::path::Path::new(command)
-            .file_name()
-            .and_then(|name| name.to_str())
-            .is_some_and(|name| name.starts_with("aic"));
-    let args: Vec<&str> = handler
-        .get("args")
-        .and_then(Value::as_array)
-        .map(|args| args.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    named_aic && args.starts_with(&["hook", "claude"])
+/// The command line of a handler: `command` + `args` (exec form), or the
+/// shell words of `command` (shell form, `None` when it cannot be split).
+fn argv(handler: &Value) -> Option<Vec<String>> {
+    let command = handler.get("command").and_then(Value::as_str)?;
+    match handler.get("args").and_then(Value::as_array) {
+        Some(args) => {
+            let mut argv = vec![command.to_owned()];
+            argv.extend(args.iter().filter_map(Value::as_str).map(str::to_owned));
+            Some(argv)
+        }
+        None => shlex::split(command),
+    }
 }
 
-/// `settings` with every aic hook handler removed (groups left empty are
-/// dropped, then events left empty, then `hooks` if it is left empty).
+/// Whether a hook handler object is one aic installed for `editor`
+/// (`claude`, `codex`, `cursor`): a command whose file name starts with
+/// `aic` (`aic`, `aic.exe`, `aic-0.2.0`) run with `hook <editor>`. For
+/// Claude Code only the exec form counts: a shell-form handler there
+/// (`"command": "aic hook claude …"`) is one the user wrote, and is left
+/// alone.
+pub fn is_aic_handler_for(handler: &Value, editor: &str) -> bool {
+    let exec_form = handler.get("args").is_some();
+    if editor == "claude" && !exec_form {
+        return false;
+    }
+    let Some(argv) = argv(handler) else {
+        return false;
+    };
+    let named_aic = argv.first().is_some_and(|program| {
+        !(exec_form && program.contains(char::is_whitespace))
+            && std::path::Path::new(program)
+                .file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.starts_with("aic"))
+    });
+    named_aic && argv.len() >= 3 && argv[1] == "hook" && argv[2] == editor
+}
+
+/// [`is_aic_handler_for`] Claude Code.
+pub fn is_aic_handler(handler: &Value) -> bool {
+    is_aic_handler_for(handler, "claude")
+}
+
+/// The handler object aic writes for `spec`: exec form for Claude Code, a
+/// shell command line (the binary quoted when it needs it) for the others.
+fn handler_for(editor: &str, binary: &str, spec: &HookSpec) -> Value {
+    let mut args = vec!["hook".to_owned(), editor.to_owned(), spec.event.to_owned()];
+    if let Some(check) = spec.check {
+        args.push(check.to_owned());
+    }
+    if editor == "claude" {
+        return json!({"type": "command", "command": binary, "args": args});
+    }
+    let mut line = shlex::try_quote(binary).map_or_else(|_| binary.to_owned(), |q| q.into_owned());
+    for arg in &args {
+        line.push(' ');
+        line.push_str(arg);
+    }
+    json!({"type": "command", "command": line})
+}
+
+fn expected_argvs(editor: &str, binary: &str, specs: &[HookSpec]) -> Vec<(String, Vec<String>)> {
+    let mut expected: Vec<(String, Vec<String>)> = specs
+        .iter()
+        .filter_map(|spec| {
+            argv(&handler_for(editor, binary, spec)).map(|argv| (spec.event.to_owned(), argv))
+        })
+        .collect();
+    expected.sort();
+    expected
+}
+
+/// `settings` with every aic hook handler of `editor` removed from a
+/// Claude-shaped `hooks` object (Claude Code settings, Codex `hooks.json`):
+/// groups left empty are dropped, then events left empty, then `hooks` if it
+/// is left empty.
 ///
 /// # Errors
 ///
-/// [`EditError`] when `settings` or its `hooks` has a shape Claude Code would
+/// [`EditError`] when `settings` or its `hooks` has a shape the editor would
 /// not accept (not an object, an event that is not an array).
-pub fn remove_claude_hooks(settings: &Value) -> Result<Value, EditError> {
+pub fn remove_grouped_hooks(settings: &Value, editor: &str) -> Result<Value, EditError> {
     let mut settings = object(settings, "the settings file")?.clone();
     let Some(hooks) = settings.get_mut("hooks") else {
         return Ok(Value::Object(settings));
@@ -74,7 +225,7 @@ pub fn remove_claude_hooks(settings: &Value) -> Result<Value, EditError> {
         };
         for group in list.iter_mut() {
             if let Some(Value::Array(handlers)) = group.get_mut("hooks") {
-                handlers.retain(|handler| !is_aic_handler(handler));
+                handlers.retain(|handler| !is_aic_handler_for(handler, editor));
             }
         }
         list.retain(|group| {
@@ -91,18 +242,34 @@ pub fn remove_claude_hooks(settings: &Value) -> Result<Value, EditError> {
     Ok(Value::Object(settings))
 }
 
-/// `settings` with aic's hook handlers for [`CLAUDE_HOOKS`], running `binary`
-/// in exec form, after any earlier aic handler is removed.
+/// [`remove_grouped_hooks`] for Claude Code.
 ///
 /// # Errors
 ///
-/// As [`remove_claude_hooks`].
-pub fn merge_claude_hooks(settings: &Value, binary: &str) -> Result<Value, EditError> {
-    if has_exact_claude_hooks(settings, binary) {
+/// As [`remove_grouped_hooks`].
+pub fn remove_claude_hooks(settings: &Value) -> Result<Value, EditError> {
+    remove_grouped_hooks(settings, "claude")
+}
+
+/// `settings` with aic's handlers for `specs`, running `binary`, after any
+/// earlier aic handler of `editor` is removed; unchanged when exactly those
+/// handlers are there already (a handler the user tuned with a `timeout` or
+/// a wider matcher still counts).
+///
+/// # Errors
+///
+/// As [`remove_grouped_hooks`].
+pub fn merge_grouped_hooks(
+    settings: &Value,
+    editor: &str,
+    binary: &str,
+    specs: &[HookSpec],
+) -> Result<Value, EditError> {
+    if found_argvs(settings, editor, true) == Some(expected_argvs(editor, binary, specs)) {
         return Ok(settings.clone());
     }
-    let Value::Object(mut settings) = remove_claude_hooks(settings)? else {
-        unreachable!("remove_claude_hooks returns an object")
+    let Value::Object(mut settings) = remove_grouped_hooks(settings, editor)? else {
+        unreachable!("remove_grouped_hooks returns an object")
     };
     let hooks = settings
         .entry("hooks")
@@ -110,60 +277,160 @@ pub fn merge_claude_hooks(settings: &Value, binary: &str) -> Result<Value, EditE
     let Value::Object(events) = hooks else {
         return Err(error("`hooks` is not an object"));
     };
-    for (event, matcher) in CLAUDE_HOOKS {
+    for spec in specs {
         let mut group = Map::new();
-        if let Some(matcher) = matcher {
+        if let Some(matcher) = spec.matcher {
             group.insert("matcher".to_owned(), json!(matcher));
         }
         group.insert(
             "hooks".to_owned(),
-            json!([{
-                "type": "command",
-                "command": binary,
-                "args": ["hook", "claude", event],
-            }]),
+            json!([handler_for(editor, binary, spec)]),
         );
         let groups = events
-            .entry(event.to_owned())
+            .entry(spec.event.to_owned())
             .or_insert_with(|| Value::Array(Vec::new()));
         let Value::Array(list) = groups else {
-            return Err(error(format!("`hooks.{event}` is not an array")));
+            return Err(error(format!("`hooks.{}` is not an array", spec.event)));
         };
         list.push(Value::Object(group));
     }
     Ok(Value::Object(settings))
 }
 
-/// Whether `settings` already holds aic's handlers: one per event of
-/// [`CLAUDE_HOOKS`] running `binary`, and no other aic handler. A handler the
-/// user tuned (a `timeout`, a wider matcher) still counts: the same command
-/// for the same event is enough.
-fn has_exact_claude_hooks(settings: &Value, binary: &str) -> bool {
-    let Some(events) = settings.get("hooks").and_then(Value::as_object) else {
-        return false;
-    };
-    let mut found = 0;
-    for (event, groups) in events {
-        let Some(groups) = groups.as_array() else {
-            return false;
-        };
-        for group in groups {
-            let handlers = group.get("hooks").and_then(Value::as_array);
-            for handler in handlers.into_iter().flatten() {
-                if !is_aic_handler(handler) {
-                    continue;
+/// [`merge_grouped_hooks`] for Claude Code with the default handlers.
+///
+/// # Errors
+///
+/// As [`remove_grouped_hooks`].
+pub fn merge_claude_hooks(settings: &Value, binary: &str) -> Result<Value, EditError> {
+    merge_grouped_hooks(
+        settings,
+        "claude",
+        binary,
+        &claude_hooks(HookOptions::default()),
+    )
+}
+
+/// The aic handlers of `editor` in `settings`, as sorted (event, command
+/// line) pairs; `None` when the shape is not one the editor accepts.
+/// `grouped`: Claude-shaped groups (`{matcher, hooks: [...]}`) rather than
+/// Cursor's flat entries.
+pub fn found_argvs(
+    settings: &Value,
+    editor: &str,
+    grouped: bool,
+) -> Option<Vec<(String, Vec<String>)>> {
+    let events = settings.get("hooks")?.as_object()?;
+    let mut found = Vec::new();
+    for (event, entries) in events {
+        for entry in entries.as_array()? {
+            let handlers: Vec<&Value> = if grouped {
+                entry
+                    .get("hooks")
+                    .and_then(Value::as_array)
+                    .map(|h| h.iter().collect())
+                    .unwrap_or_default()
+            } else {
+                vec![entry]
+            };
+            for handler in handlers {
+                if is_aic_handler_for(handler, editor)
+                    && let Some(argv) = argv(handler)
+                {
+                    found.push((event.clone(), argv));
                 }
-                let ok = CLAUDE_HOOKS.iter().any(|(name, _)| name == event)
-                    && handler.get("command").and_then(Value::as_str) == Some(binary)
-                    && handler.get("args") == Some(&json!(["hook", "claude", event]));
-                if !ok {
-                    return false;
-                }
-                found += 1;
             }
         }
     }
-    found == CLAUDE_HOOKS.len()
+    found.sort();
+    Some(found)
+}
+
+/// The aic handlers a settings file should hold, as [`found_argvs`] reports
+/// them: for `aic doctor` to tell a current install from a stale one.
+pub fn expected_handlers(
+    editor: &str,
+    binary: &str,
+    specs: &[HookSpec],
+) -> Vec<(String, Vec<String>)> {
+    expected_argvs(editor, binary, specs)
+}
+
+/// `hooks` (Cursor's `hooks.json`) without aic's entries; events left empty
+/// are dropped, then `hooks` and `version` when nothing else is left.
+///
+/// # Errors
+///
+/// [`EditError`] when the file or its `hooks` has a shape Cursor would not
+/// accept.
+pub fn remove_cursor_hooks(config: &Value) -> Result<Value, EditError> {
+    let mut config = object(config, "the hooks file")?.clone();
+    let Some(hooks) = config.get_mut("hooks") else {
+        return Ok(Value::Object(config));
+    };
+    let Value::Object(events) = hooks else {
+        return Err(error("`hooks` is not an object"));
+    };
+    for (event, entries) in events.iter_mut() {
+        let Value::Array(list) = entries else {
+            return Err(error(format!("`hooks.{event}` is not an array")));
+        };
+        list.retain(|entry| !is_aic_handler_for(entry, "cursor"));
+    }
+    events.retain(|_, entries| entries.as_array().is_none_or(|list| !list.is_empty()));
+    if events.is_empty() {
+        config.remove("hooks");
+        if config.len() == 1 && config.get("version") == Some(&json!(1)) {
+            config.remove("version");
+        }
+    }
+    Ok(Value::Object(config))
+}
+
+/// `config` (Cursor's `hooks.json`) with aic's entries for `specs` running
+/// `binary` (flat entries, brief §2.1 "Format"); unchanged when exactly those
+/// are there already.
+///
+/// # Errors
+///
+/// As [`remove_cursor_hooks`].
+pub fn merge_cursor_hooks(
+    config: &Value,
+    binary: &str,
+    specs: &[HookSpec],
+) -> Result<Value, EditError> {
+    if found_argvs(config, "cursor", false) == Some(expected_argvs("cursor", binary, specs)) {
+        return Ok(config.clone());
+    }
+    let Value::Object(mut config) = remove_cursor_hooks(config)? else {
+        unreachable!("remove_cursor_hooks returns an object")
+    };
+    if !config.contains_key("version") {
+        config.insert("version".to_owned(), json!(1));
+    }
+    let hooks = config
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(events) = hooks else {
+        return Err(error("`hooks` is not an object"));
+    };
+    for spec in specs {
+        let mut entry = handler_for("cursor", binary, spec);
+        if let Some(matcher) = spec.matcher {
+            entry["matcher"] = json!(matcher);
+        }
+        if spec.event == "sessionStart" {
+            entry["timeout"] = json!(20);
+        }
+        let Value::Array(list) = events
+            .entry(spec.event.to_owned())
+            .or_insert_with(|| Value::Array(Vec::new()))
+        else {
+            return Err(error(format!("`hooks.{}` is not an array", spec.event)));
+        };
+        list.push(entry);
+    }
+    Ok(Value::Object(config))
 }
 
 /// `config` with `config[key].aic = entry` (an MCP server registration:
@@ -226,11 +493,225 @@ fn object<'a>(value: &'a Value, what: &str) -> Result<&'a Map<String, Value>, Ed
 const SECTION_BEGIN: &str = "<!-- aic:begin -->";
 const SECTION_END: &str = "<!-- aic:end -->";
 
-/// The trigger rule: facts, not imperatives (brief §1.3).
-pub fn trigger_rule(version: &str) -> String {
+/// The trigger rule for CLAUDE.md (Claude Code) or AGENTS.md (Codex CLI), as
+/// a managed, version-stamped section: facts, not imperatives (brief §1.3).
+/// `client` names the `aic uninstall` argument that removes it.
+pub fn trigger_rule(version: &str, client: &str) -> String {
     format!(
-        "{SECTION_BEGIN}\n<!-- managed by aic {version}; `aic uninstall claude` removes it -->\n## aic\n\naic, the Agent Input Compiler, is installed. Its MCP tool `aic_compile` (arguments: `intent`, the task in the user's words, and optionally `conversationId`) returns the repository context relevant to a task, with secrets removed, sized to a token budget. Hooks may already have added that context to the conversation.\n{SECTION_END}\n"
+        "{SECTION_BEGIN}\n<!-- managed by aic {version}; `aic uninstall {client}` removes it -->\n## aic\n\naic, the Agent Input Compiler, is installed. Its MCP tool `aic_compile` (arguments: `intent`, the task in the user's words, and optionally `conversationId`) returns the repository context relevant to a task, with secrets removed, sized to a token budget. Hooks may already have added that context to the conversation.\n{SECTION_END}\n"
     )
+}
+
+/// The stamp that marks `.cursor/rules/AIC.mdc` as aic's.
+const CURSOR_RULE_STAMP: &str = "<!-- aic rule version: ";
+
+/// Cursor's trigger rule, `.cursor/rules/AIC.mdc` (brief §2.3): always
+/// applied, version-stamped. Cursor hooks cannot add context to each message,
+/// so the rule is what asks the model to call `aic_compile`.
+pub fn cursor_rule(version: &str) -> String {
+    format!(
+        "---\ndescription: aic (Agent Input Compiler) compiles the repository context for each request\nglobs:\nalwaysApply: true\n---\n{CURSOR_RULE_STAMP}{version}; `aic uninstall cursor` removes this file -->\n# aic\n\naic, the Agent Input Compiler, is installed as the MCP server `aic`. Its tool `aic_compile` returns the repository files relevant to a request: ranked, with secrets removed, compressed to a token budget.\n\n- At the start of each new user message, call `aic_compile` once, before reading or searching files, with `intent` set to the user's request in their own words (a search-like phrase: \"fix the null check in UserService.login\").\n- Use the files it returns as the starting point; read further files only when they are missing from it.\n- When the task changes within the conversation, call it again with the new intent.\n"
+    )
+}
+
+/// What an install does with an existing `.cursor/rules/AIC.mdc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleState {
+    /// aic's rule of this version: leave it.
+    Current,
+    /// aic's rule of another version: replace it.
+    Stale,
+    /// A file aic did not write: leave it, and say so.
+    Foreign,
+}
+
+/// Classifies an existing rule file's text for `version`.
+pub fn cursor_rule_state(text: &str, version: &str) -> RuleState {
+    match text.find(CURSOR_RULE_STAMP) {
+        None => RuleState::Foreign,
+        Some(at) if text[at + CURSOR_RULE_STAMP.len()..].starts_with(&format!("{version};")) => {
+            RuleState::Current
+        }
+        Some(_) => RuleState::Stale,
+    }
+}
+
+/// The `[mcp_servers.aic]` table aic writes into Codex CLI's `config.toml`.
+fn codex_entry(binary: &str) -> toml_edit::Table {
+    let mut table = toml_edit::Table::new();
+    table["command"] = toml_edit::value(binary);
+    let mut args = toml_edit::Array::new();
+    args.push("mcp");
+    table["args"] = toml_edit::value(args);
+    table
+}
+
+fn parse_toml(text: &str) -> Result<toml_edit::DocumentMut, EditError> {
+    text.parse::<toml_edit::DocumentMut>()
+        .map_err(|e| error(format!("not valid TOML ({})", e.to_string().trim())))
+}
+
+/// Codex CLI's `config.toml` with `[mcp_servers.aic]` running `binary mcp`
+/// (brief §3), formatting and comments kept; an `aic` entry already there
+/// (the user's own) is kept as it is.
+///
+/// # Errors
+///
+/// [`EditError`] when the text is not TOML or `mcp_servers` is not a table.
+pub fn merge_codex_server(text: &str, binary: &str) -> Result<String, EditError> {
+    let mut doc = parse_toml(text)?;
+    let servers = doc
+        .entry("mcp_servers")
+        .or_insert_with(|| {
+            let mut table = toml_edit::Table::new();
+            table.set_implicit(true);
+            toml_edit::Item::Table(table)
+        })
+        .as_table_like_mut()
+        .ok_or_else(|| error("`mcp_servers` is not a table"))?;
+    if servers.get("aic").is_none() {
+        servers.insert("aic", toml_edit::Item::Table(codex_entry(binary)));
+    }
+    Ok(doc.to_string())
+}
+
+/// Codex CLI's `config.toml` without `[mcp_servers.aic]` when it is the
+/// entry aic writes (a registration of the user's own stays), and without
+/// `mcp_servers` when that leaves it empty.
+///
+/// # Errors
+///
+/// As [`merge_codex_server`].
+pub fn remove_codex_server(text: &str, binary: &str) -> Result<String, EditError> {
+    let mut doc = parse_toml(text)?;
+    let Some(servers) = doc.get_mut("mcp_servers") else {
+        return Ok(text.to_owned());
+    };
+    let servers = servers
+        .as_table_like_mut()
+        .ok_or_else(|| error("`mcp_servers` is not a table"))?;
+    let ours = servers
+        .get("aic")
+        .and_then(toml_edit::Item::as_table_like)
+        .is_some_and(|entry| {
+            entry.len() == 2
+                && entry.get("command").and_then(toml_edit::Item::as_str) == Some(binary)
+                && entry
+                    .get("args")
+                    .and_then(toml_edit::Item::as_array)
+                    .is_some_and(|args| {
+                        args.len() == 1 && args.get(0).and_then(|a| a.as_str()) == Some("mcp")
+                    })
+        });
+    if !ours {
+        return Ok(text.to_owned());
+    }
+    servers.remove("aic");
+    if servers.is_empty() {
+        doc.remove("mcp_servers");
+    }
+    Ok(doc.to_string())
+}
+
+/// Whether Codex CLI's `config.toml` text registers an `aic` server.
+pub fn codex_has_server(text: &str) -> bool {
+    parse_toml(text).is_ok_and(|doc| {
+        doc.get("mcp_servers")
+            .and_then(toml_edit::Item::as_table_like)
+            .is_some_and(|servers| servers.get("aic").is_some())
+    })
+}
+
+fn parse_jsonc(text: &str) -> Result<jsonc_parser::cst::CstRootNode, EditError> {
+    jsonc_parser::cst::CstRootNode::parse(text, &jsonc_parser::ParseOptions::default())
+        .map_err(|e| error(format!("not valid JSON with comments ({e})")))
+}
+
+/// The `context_servers.aic` entry aic writes into Zed's settings (brief §3).
+pub fn zed_entry(binary: &str) -> Value {
+    json!({"source": "custom", "command": binary, "args": ["mcp"], "env": {}})
+}
+
+fn to_input(value: &Value) -> jsonc_parser::cst::CstInputValue {
+    use jsonc_parser::cst::CstInputValue as Input;
+    match value {
+        Value::Null => Input::Null,
+        Value::Bool(b) => Input::Bool(*b),
+        Value::Number(n) => Input::Number(n.to_string()),
+        Value::String(s) => Input::String(s.clone()),
+        Value::Array(items) => Input::Array(items.iter().map(to_input).collect()),
+        Value::Object(map) => Input::Object(
+            map.iter()
+                .map(|(key, value)| (key.clone(), to_input(value)))
+                .collect(),
+        ),
+    }
+}
+
+/// Zed's `settings.json` (JSON with comments and trailing commas) with
+/// `context_servers.aic` running `binary mcp`; every comment and the rest of
+/// the text kept as it was. An `aic` entry already there is kept.
+///
+/// # Errors
+///
+/// [`EditError`] when the text is not JSONC, or the root or
+/// `context_servers` is not an object.
+pub fn merge_zed_server(text: &str, binary: &str) -> Result<String, EditError> {
+    let root = parse_jsonc(text)?;
+    let object = match root.value() {
+        None => root.object_value_or_set(),
+        Some(_) => root
+            .object_value()
+            .ok_or_else(|| error("the settings file is not a JSON object"))?,
+    };
+    let servers = match object.get("context_servers") {
+        None => object.object_value_or_set("context_servers"),
+        Some(_) => object
+            .object_value("context_servers")
+            .ok_or_else(|| error("`context_servers` is not an object"))?,
+    };
+    if servers.get("aic").is_none() {
+        servers.append("aic", to_input(&zed_entry(binary)));
+    }
+    Ok(root.to_string())
+}
+
+/// Zed's `settings.json` without `context_servers.aic` when it is the entry
+/// aic writes, and without `context_servers` when that leaves it empty.
+///
+/// # Errors
+///
+/// As [`merge_zed_server`].
+pub fn remove_zed_server(text: &str, binary: &str) -> Result<String, EditError> {
+    let root = parse_jsonc(text)?;
+    let Some(object) = root.object_value() else {
+        return Ok(text.to_owned());
+    };
+    let Some(servers) = object.object_value("context_servers") else {
+        return Ok(text.to_owned());
+    };
+    let Some(entry) = servers.get("aic") else {
+        return Ok(text.to_owned());
+    };
+    if entry.value().and_then(|v| v.to_serde_value()) != Some(zed_entry(binary)) {
+        return Ok(text.to_owned());
+    }
+    entry.remove();
+    if servers.properties().is_empty() {
+        if let Some(prop) = object.get("context_servers") {
+            prop.remove();
+        }
+    }
+    Ok(root.to_string())
+}
+
+/// Whether Zed's settings text registers an `aic` context server.
+pub fn zed_has_server(text: &str) -> bool {
+    parse_jsonc(text).is_ok_and(|root| {
+        root.object_value()
+            .and_then(|o| o.object_value("context_servers"))
+            .is_some_and(|servers| servers.get("aic").is_some())
+    })
 }
 
 /// `text` with aic's section replaced by `section` (appended when absent).
@@ -363,10 +844,139 @@ mod tests {
     #[test]
     fn the_trigger_rule_section_is_replaced_in_place_and_removed_cleanly() {
         let user = "# My rules\n\nUse tabs.\n";
-        let once = merge_section(user, &trigger_rule("0.1.0"));
+        let once = merge_section(user, &trigger_rule("0.1.0", "claude"));
         assert!(once.starts_with(user));
-        assert_eq!(merge_section(&once, &trigger_rule("0.1.0")), once);
+        assert_eq!(merge_section(&once, &trigger_rule("0.1.0", "claude")), once);
         assert_eq!(remove_section(&once), user);
-        assert_eq!(remove_section(&merge_section("", &trigger_rule("1"))), "");
+        assert_eq!(
+            remove_section(&merge_section("", &trigger_rule("1", "claude"))),
+            ""
+        );
+    }
+
+    #[test]
+    fn codex_config_keeps_its_comments_and_the_users_servers() {
+        let text =
+            "# my codex config\nmodel = \"o5\"\n\n[mcp_servers.other]\ncommand = \"x\" # keep\n";
+        let merged = merge_codex_server(text, "aic").unwrap();
+        assert!(merged.starts_with(text), "{merged}");
+        assert!(merged.contains("[mcp_servers.aic]\ncommand = \"aic\"\nargs = [\"mcp\"]"));
+        assert!(codex_has_server(&merged));
+        assert_eq!(merge_codex_server(&merged, "aic").unwrap(), merged);
+        assert_eq!(remove_codex_server(&merged, "aic").unwrap(), text);
+        let alone = merge_codex_server("", "/b/aic").unwrap();
+        assert_eq!(
+            alone,
+            "[mcp_servers.aic]\ncommand = \"/b/aic\"\nargs = [\"mcp\"]\n"
+        );
+        assert_eq!(remove_codex_server(&alone, "/b/aic").unwrap(), "");
+        let own = "[mcp_servers.aic]\ncommand = \"aic\"\nargs = [\"mcp\"]\nenv = { A = \"1\" }\n";
+        assert_eq!(remove_codex_server(own, "aic").unwrap(), own);
+        assert!(merge_codex_server("mcp_servers = 3\n", "aic").is_err());
+        assert!(merge_codex_server("[broken\n", "aic").is_err());
+    }
+
+    #[test]
+    fn zed_settings_keep_comments_and_trailing_commas() {
+        let text = "// Zed settings\n{\n  // theme\n  \"theme\": \"One Dark\",\n}\n";
+        let merged = merge_zed_server(text, "aic").unwrap();
+        assert!(
+            merged.contains("// Zed settings") && merged.contains("// theme"),
+            "{merged}"
+        );
+        assert!(zed_has_server(&merged));
+        let value: Value = parse_jsonc(&merged).unwrap().to_serde_value().unwrap();
+        assert_eq!(value["context_servers"]["aic"], zed_entry("aic"));
+        assert_eq!(value["theme"], "One Dark");
+        assert_eq!(merge_zed_server(&merged, "aic").unwrap(), merged);
+        let removed = remove_zed_server(&merged, "aic").unwrap();
+        let value: Value = parse_jsonc(&removed).unwrap().to_serde_value().unwrap();
+        assert_eq!(value, json!({"theme": "One Dark"}));
+        assert!(removed.contains("// theme"));
+        assert!(merge_zed_server("[1]", "aic").is_err());
+        assert!(merge_zed_server("{\"context_servers\": 2}", "aic").is_err());
+        assert!(merge_zed_server("{ broken", "aic").is_err());
+        assert!(zed_has_server(&merge_zed_server("", "aic").unwrap()));
+    }
+
+    #[test]
+    fn cursor_hooks_are_flat_entries_beside_the_users() {
+        let config = json!({"version": 1, "hooks": {"stop": [{"command": "./notify.sh"}]}});
+        let specs = cursor_hooks(HookOptions {
+            gates: true,
+            compile_gate: false,
+        });
+        let merged = merge_cursor_hooks(&config, "/opt/my tools/aic", &specs).unwrap();
+        assert_eq!(merged["hooks"]["stop"][0]["command"], "./notify.sh");
+        assert_eq!(
+            merged["hooks"]["stop"][1]["command"],
+            "'/opt/my tools/aic' hook cursor stop"
+        );
+        assert_eq!(merged["hooks"]["preToolUse"][0]["matcher"], "MCP");
+        assert_eq!(
+            merge_cursor_hooks(&merged, "/opt/my tools/aic", &specs).unwrap(),
+            merged
+        );
+        // Fewer options: the gate entries go.
+        let fewer = merge_cursor_hooks(
+            &merged,
+            "/opt/my tools/aic",
+            &cursor_hooks(HookOptions::default()),
+        )
+        .unwrap();
+        assert_eq!(fewer["hooks"]["stop"].as_array().unwrap().len(), 1);
+        assert_eq!(remove_cursor_hooks(&merged).unwrap(), config);
+        let alone = merge_cursor_hooks(&json!({}), "aic", &specs).unwrap();
+        assert_eq!(remove_cursor_hooks(&alone).unwrap(), json!({}));
+    }
+
+    #[test]
+    fn gate_options_add_handlers_with_their_checks() {
+        let specs = claude_hooks(HookOptions {
+            gates: true,
+            compile_gate: true,
+        });
+        let merged = merge_grouped_hooks(&json!({}), "claude", "aic", &specs).unwrap();
+        let pre = merged["hooks"]["PreToolUse"].as_array().unwrap();
+        assert_eq!(pre.len(), 3);
+        assert_eq!(pre[1]["matcher"], "Bash");
+        assert_eq!(
+            pre[1]["hooks"][0]["args"],
+            json!(["hook", "claude", "PreToolUse", "no-verify"])
+        );
+        assert!(pre[2].get("matcher").is_none());
+        assert_eq!(
+            merged["hooks"]["Stop"][0]["hooks"][0]["args"],
+            json!(["hook", "claude", "Stop"])
+        );
+        let codex = merge_grouped_hooks(
+            &json!({}),
+            "codex",
+            "aic",
+            &codex_hooks(HookOptions::default()),
+        )
+        .unwrap();
+        assert_eq!(
+            codex["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"],
+            "aic hook codex UserPromptSubmit"
+        );
+        assert!(is_aic_handler_for(
+            &codex["hooks"]["UserPromptSubmit"][0]["hooks"][0],
+            "codex"
+        ));
+        assert_eq!(remove_grouped_hooks(&codex, "codex").unwrap(), json!({}));
+    }
+
+    #[test]
+    fn the_cursor_rule_is_aics_only_when_stamped() {
+        let rule = cursor_rule("0.1.0");
+        assert!(rule.starts_with("---\n"));
+        assert!(rule.contains("alwaysApply: true"));
+        assert_eq!(cursor_rule_state(&rule, "0.1.0"), RuleState::Current);
+        assert_eq!(cursor_rule_state(&rule, "0.2.0"), RuleState::Stale);
+        assert_eq!(
+            cursor_rule_state("my own rule", "0.1.0"),
+            RuleState::Foreign
+        );
     }
 }

@@ -1,10 +1,14 @@
 //! Editor adapters for `aic`: the editors it integrates with, the hook events it
 //! handles, and the contract between a hook handler and the compiler.
 //!
-//! This crate knows editors and nothing of the pipeline: the binary hands it a
-//! [`CompileFn`], and it turns editor hook payloads into compile requests and
-//! compile results into each editor's hook output. The payload types, renderers and
-//! installers for Claude Code and Cursor build on these types.
+//! This crate knows editors and nothing of the pipeline: it turns an editor's
+//! hook payload into a [`HookPlan`] (what to compile, check or record), and the
+//! binary's [`HookOutcome`] into the exact stdout that editor expects. The
+//! binary runs the plan: compiles, runs the quality gate, writes markers.
+//!
+//! Modules: [`claude`] (Claude Code, and Codex CLI, whose hooks are
+//! Claude-shaped), [`cursor`], [`gates`] (the opt-in guard rails, shared by
+//! all three) and [`install`] (what `aic install` writes).
 //!
 //! # Example
 //!
@@ -18,9 +22,14 @@
 #![deny(missing_docs)]
 
 pub mod claude;
+pub mod cursor;
+pub mod gates;
 pub mod install;
 
+use std::path::PathBuf;
+
 use serde::Serialize;
+use serde_json::Value;
 
 /// An editor `aic` integrates with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -30,6 +39,8 @@ pub enum Editor {
     ClaudeCode,
     /// Cursor.
     Cursor,
+    /// OpenAI's Codex CLI (Claude-shaped hooks).
+    Codex,
     /// Any other MCP client; relies on the trigger rule only.
     Generic,
 }
@@ -40,6 +51,7 @@ impl Editor {
         match self {
             Self::ClaudeCode => "claude-code",
             Self::Cursor => "cursor",
+            Self::Codex => "codex",
             Self::Generic => "generic",
         }
     }
@@ -52,8 +64,12 @@ pub enum HookEvent {
     SessionStart,
     /// The user submits a prompt.
     UserPromptSubmit,
-    /// A tool is about to run.
+    /// A tool (or, in Cursor, a shell command) is about to run.
     PreToolUse,
+    /// A tool ran (in Cursor also `afterFileEdit`).
+    PostToolUse,
+    /// The agent is about to stop and hand the turn back.
+    Stop,
     /// A subagent starts.
     SubagentStart,
     /// A subagent stops.
@@ -73,27 +89,154 @@ impl HookEvent {
             (
                 Editor::ClaudeCode,
                 Self::SessionStart | Self::UserPromptSubmit | Self::SubagentStart
-            ) | (Editor::Cursor, Self::SessionStart)
+            ) | (Editor::Codex, Self::SessionStart | Self::UserPromptSubmit)
+                | (Editor::Cursor, Self::SessionStart)
         )
     }
 }
 
-/// What a hook asks the compiler for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HookCompileRequest {
-    /// The intent: the user's prompt, or a description of the session.
-    pub intent: String,
-    /// The project root the editor reports.
-    pub project_root: std::path::PathBuf,
-    /// The editor.
-    pub editor: Editor,
-    /// The event that triggered the compile.
-    pub event: HookEvent,
+/// What the binary knows that a plan depends on.
+#[derive(Clone, Debug, Default)]
+pub struct HookEnv {
+    /// `CLAUDE_PROJECT_DIR` (Cursor also sets it, as an alias), when set.
+    pub claude_project_dir: Option<PathBuf>,
+    /// `CURSOR_PROJECT_DIR`, when set.
+    pub cursor_project_dir: Option<PathBuf>,
+    /// The process's working directory.
+    pub process_cwd: Option<PathBuf>,
+    /// Whether SessionStart already injected session context for this session
+    /// (its marker exists): then UserPromptSubmit does not add it again.
+    pub session_marked: bool,
+    /// Which check a tool-event handler runs (`aic hook claude PreToolUse
+    /// no-verify`): `conversation-id` (the default), `no-verify` or
+    /// `compile-gate`. One event can carry several aic handlers with
+    /// different matchers; each runs only its own check.
+    pub check: Option<String>,
 }
 
-/// The compiler as a hook sees it: a request in, the compiled prompt out, or an
-/// error message fit to show the user.
-pub type CompileFn = dyn Fn(&HookCompileRequest) -> Result<String, String> + Send + Sync;
+/// One compile a hook asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContextRequest {
+    /// The intent to compile.
+    pub intent: String,
+    /// The project root.
+    pub project_root: PathBuf,
+    /// The conversation, for the session layer and the log.
+    pub conversation_id: Option<String>,
+    /// The model, when the payload names it.
+    pub model_id: Option<String>,
+    /// `session_start`, `prompt_submit`, `subagent_start`.
+    pub trigger_source: &'static str,
+}
+
+/// What a hook should do; the binary carries it out and turns the result into
+/// a [`HookOutcome`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum HookPlan {
+    /// Print nothing (an event's neutral answer).
+    Nothing,
+    /// Compile and inject: the session block first when there is one (the
+    /// dual path for Claude Code bug #10373), then the main one. Each gets
+    /// its share of [`claude::MAX_INJECTED_CHARS`].
+    Inject {
+        /// Session-level context to add first, when SessionStart missed it.
+        session: Option<ContextRequest>,
+        /// The context of this event.
+        main: ContextRequest,
+        /// Write the session marker after a successful injection.
+        mark_session: Option<String>,
+        /// The conversation whose turn starts here (UserPromptSubmit): the
+        /// compile gate's turn marker.
+        turn: Option<String>,
+    },
+    /// Move a finished subagent's compilations onto its parent conversation.
+    Reparent {
+        /// The project.
+        project_root: PathBuf,
+        /// The subagent's conversation.
+        from: String,
+        /// The parent conversation.
+        to: String,
+    },
+    /// The session ended: remove its markers and the edit list.
+    EndSession {
+        /// The editor's session (Claude Code's `session_id`).
+        session_id: Option<String>,
+        /// The conversation.
+        conversation: Option<String>,
+    },
+    /// A turn starts (Cursor's beforeSubmitPrompt, which cannot inject):
+    /// remember the prompt and the turn for the compile gate.
+    StartTurn {
+        /// The conversation.
+        conversation: String,
+        /// The user's prompt.
+        prompt: String,
+    },
+    /// An aic tool is about to run: mark that this conversation compiled in
+    /// this turn, and pass the arguments on with the conversation id added.
+    AicToolCall {
+        /// The conversation.
+        conversation: Option<String>,
+        /// The tool's arguments with `conversationId` and `editorId` filled
+        /// in; `None` when nothing needed adding.
+        updated_input: Option<Value>,
+    },
+    /// Another tool is about to run while the compile gate is installed:
+    /// allowed once this turn compiled (see [`gates`]).
+    CompileGate {
+        /// The conversation.
+        conversation: String,
+        /// The project (its config may switch the gate off).
+        project_root: PathBuf,
+    },
+    /// A shell command is about to run: refuse `git … --no-verify`.
+    CheckShell {
+        /// The command line.
+        command: String,
+    },
+    /// The agent edited files: add them to the conversation's edit list.
+    TrackEdits {
+        /// The conversation.
+        conversation: String,
+        /// The project.
+        project_root: PathBuf,
+        /// The files, absolute.
+        paths: Vec<PathBuf>,
+    },
+    /// The agent is about to stop: run the quality gate on its edits.
+    QualityGate {
+        /// The conversation.
+        conversation: String,
+        /// The project (`qualityGate.commands` come from its config).
+        project_root: PathBuf,
+    },
+}
+
+/// What running a [`HookPlan`] came to, before an editor's renderer turns it
+/// into stdout.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HookOutcome {
+    /// No opinion: the event's neutral output.
+    Neutral,
+    /// Text to inject.
+    Context(String),
+    /// Let a tool run, with these arguments when given.
+    Allow {
+        /// The replacement arguments.
+        updated_input: Option<Value>,
+    },
+    /// Refuse a tool call, saying why (shown to the model and the user).
+    Deny {
+        /// Why.
+        reason: String,
+    },
+    /// Keep the agent working instead of stopping, saying why.
+    BlockStop {
+        /// Why (the failing command and its output).
+        reason: String,
+    },
+}
 
 #[cfg(test)]
 mod tests {
@@ -104,19 +247,7 @@ mod tests {
         assert!(HookEvent::SubagentStart.injects_context(Editor::ClaudeCode));
         assert!(!HookEvent::SubagentStart.injects_context(Editor::Cursor));
         assert!(HookEvent::SessionStart.injects_context(Editor::Cursor));
+        assert!(HookEvent::UserPromptSubmit.injects_context(Editor::Codex));
         assert!(!HookEvent::SessionStart.injects_context(Editor::Generic));
-    }
-
-    #[test]
-    fn a_compile_fn_can_be_boxed_and_called() {
-        let compile: Box<CompileFn> =
-            Box::new(|request| Ok(format!("## Task\n\n{}\n", request.intent)));
-        let request = HookCompileRequest {
-            intent: "fix the parser".to_owned(),
-            project_root: ".".into(),
-            editor: Editor::ClaudeCode,
-            event: HookEvent::UserPromptSubmit,
-        };
-        assert_eq!(compile(&request).unwrap(), "## Task\n\nfix the parser\n");
     }
 }

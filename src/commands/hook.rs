@@ -1,17 +1,26 @@
-//! `aic hook claude <Event>`: a Claude Code hook handler (integrations brief §0,
-//! §1). Reads the event's JSON on stdin, compiles in-process (no MCP round
-//! trip, no helper process), and prints exactly what the event expects.
+//! `aic hook <claude|codex|cursor> <Event> [check]`: editor hook handlers
+//! (integrations brief §0–§3). Reads the event's JSON on stdin, compiles
+//! in-process (no MCP round trip, no helper process), and prints exactly what
+//! the event expects.
 //!
 //! Fails open, always: any error, an unusable payload or project, or a
-//! compile that cannot fit gives empty stdout and exit code 0, with one line
-//! in `$AIC_HOME/hook.log` (brief §0.2). Injected text stays within Claude
-//! Code's 10,000-character cap: the prompt is compiled to fit it, not cut.
+//! compile that cannot fit gives the event's neutral output (usually empty)
+//! and exit code 0, with one line in `$AIC_HOME/hook.log` (brief §0.2).
+//! Injected text stays within the 10,000-character cap: the prompt is
+//! compiled to fit it, not cut. The opt-in gates (`--with-gates`,
+//! `--with-compile-gate`) keep their state under `$AIC_HOME/hook-sessions/`.
+
+mod state;
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::time::Duration;
 
-use aic_integrations::claude::{self, ContextRequest, HookEnv, HookPlan, MAX_INJECTED_CHARS};
-use aic_stages::repo_map::{ContentHash, TokenCount};
+use aic_integrations::claude::{self, MAX_INJECTED_CHARS};
+use aic_integrations::{
+    ContextRequest, Editor, HookEnv, HookEvent, HookOutcome, HookPlan, cursor, gates,
+};
+use aic_stages::repo_map::TokenCount;
 
 use crate::cli::HookArgs;
 use crate::error::CompileError;
@@ -37,23 +46,38 @@ const SESSION_BLOCK_CHARS: usize = 3_500;
 /// the conversation, and its `## Task` copy must leave room for context.
 const MAX_HOOK_INTENT_CHARS: usize = 2_000;
 
+/// How long the compile gate waits for a sibling `aic_compile` call of the
+/// same tool batch before refusing a tool.
+const COMPILE_GATE_WAIT: Duration = Duration::from_millis(500);
+
 /// Runs a hook; never fails.
 pub fn run(args: &HookArgs) -> anyhow::Result<()> {
     let event = args.event.clone().unwrap_or_default();
-    if args.editor.as_deref() != Some("claude") {
+    let editor = match args.editor.as_deref() {
+        Some("claude") => Editor::ClaudeCode,
+        Some("codex") => Editor::Codex,
+        Some("cursor") => Editor::Cursor,
+        other => {
+            log(
+                other.unwrap_or(""),
+                &event,
+                "not a hook aic handles (`aic hook <claude|codex|cursor> <Event>`)",
+            );
+            return Ok(());
+        }
+    };
+    if !args.rest.is_empty() {
         log(
+            editor.id(),
             &event,
-            &format!(
-                "`aic hook {}` is not a hook aic handles (only `aic hook claude <Event>`)",
-                args.editor.as_deref().unwrap_or("")
-            ),
+            &format!("extra arguments ignored: {}", args.rest.join(" ")),
         );
-        return Ok(());
     }
-    let output = std::panic::catch_unwind(|| handle(&event)).unwrap_or_else(|_| {
-        log(&event, "the handler panicked");
-        String::new()
-    });
+    let output = std::panic::catch_unwind(|| handle(editor, &event, args.check.clone()))
+        .unwrap_or_else(|_| {
+            log(editor.id(), &event, "the handler panicked");
+            neutral(editor, &event)
+        });
     if !output.is_empty() {
         // A closed stdout (the editor gave up) is not worth an error.
         let _ = print_stdout(&output);
@@ -61,49 +85,120 @@ pub fn run(args: &HookArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn handle(event_name: &str) -> String {
+/// An event's output when aic has nothing to say.
+fn neutral(editor: Editor, event_name: &str) -> String {
+    match editor {
+        Editor::Cursor => cursor::render(event_name, &HookOutcome::Neutral, &[]),
+        _ => String::new(),
+    }
+}
+
+fn handle(editor: Editor, event_name: &str, check: Option<String>) -> String {
     // A refit compiles again in this process: keep what the first compile read.
     crate::memo::enable();
-    let Some(event) = claude::event_named(event_name) else {
-        log(event_name, "not an event aic handles; nothing to do");
-        return String::new();
+    let editor_name = editor.id();
+    let known = match editor {
+        Editor::Cursor => cursor::event_named(event_name).is_some(),
+        _ => claude::event_named(event_name).is_some(),
     };
+    if !known {
+        log(
+            editor_name,
+            event_name,
+            "not an event aic handles; nothing to do",
+        );
+        return neutral(editor, event_name);
+    }
     let mut bytes = Vec::new();
     if std::io::stdin()
         .take(MAX_STDIN_BYTES)
         .read_to_end(&mut bytes)
         .is_err()
     {
-        log(event_name, "stdin could not be read");
-        return String::new();
+        log(editor_name, event_name, "stdin could not be read");
+        return neutral(editor, event_name);
     }
-    let Some(payload) = claude::parse(&String::from_utf8_lossy(&bytes)) else {
-        log(event_name, "stdin is not a JSON object");
+    let stdin = String::from_utf8_lossy(&bytes);
+    let mut env = HookEnv {
+        claude_project_dir: std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from),
+        cursor_project_dir: std::env::var_os("CURSOR_PROJECT_DIR").map(PathBuf::from),
+        process_cwd: std::env::current_dir().ok(),
+        session_marked: false,
+        check,
+    };
+    if editor == Editor::Cursor {
+        let Some(payload) = cursor::parse(&stdin) else {
+            log(editor_name, event_name, "stdin is not a JSON object");
+            return neutral(editor, event_name);
+        };
+        let plan = cursor::plan(event_name, &payload, &env);
+        if plan == HookPlan::Nothing && payload.cursor_version.is_none() {
+            log(
+                editor_name,
+                event_name,
+                "not a Cursor payload (no cursor_version): the Cursor handler does nothing",
+            );
+        }
+        let env_vars: Vec<(&str, String)> = match (
+            cursor::project_root(&payload, &env),
+            cursor::conversation_id(&payload),
+        ) {
+            (Some(root), conversation) if event_name == "sessionStart" => {
+                let mut vars = vec![("AIC_PROJECT_ROOT", root.display().to_string())];
+                if let Some(conversation) = conversation {
+                    vars.push(("AIC_CONVERSATION_ID", conversation));
+                }
+                vars
+            }
+            _ => Vec::new(),
+        };
+        let outcome = execute(editor, event_name, plan, None);
+        return cursor::render(event_name, &outcome, &env_vars);
+    }
+    let event = claude::event_named(event_name).unwrap_or(HookEvent::PreCompact);
+    let Some(payload) = claude::parse(&stdin) else {
+        log(editor_name, event_name, "stdin is not a JSON object");
         return String::new();
     };
-    let marker = payload.session_id.as_deref().and_then(marker_path);
-    let env = HookEnv {
-        claude_project_dir: std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from),
-        process_cwd: std::env::current_dir().ok(),
-        session_marked: marker.as_ref().is_some_and(|path| path.exists()),
-    };
-    match claude::plan(event, &payload, &env) {
-        HookPlan::Nothing => {
-            let why = if payload.cursor_version.is_some() {
-                "a Cursor payload (cursor_version): the Claude Code handler does nothing"
-            } else if claude::project_root(&payload, &env).is_none() {
-                "no absolute project directory: neither the payload's cwd nor CLAUDE_PROJECT_DIR"
-            } else {
-                "nothing to inject for this payload"
-            };
-            log(event_name, why);
-            String::new()
-        }
+    let marker = payload
+        .session_id
+        .as_deref()
+        .and_then(state::session_marker);
+    env.session_marked = marker.as_ref().is_some_and(|path| path.exists());
+    let plan = claude::plan(event, &payload, &env);
+    if plan == HookPlan::Nothing && event.injects_context(editor) {
+        let why = if payload.cursor_version.is_some() {
+            "a Cursor payload (cursor_version): this handler does nothing"
+        } else if claude::project_root(&payload, &env).is_none() {
+            "no absolute project directory: neither the payload's cwd nor CLAUDE_PROJECT_DIR"
+        } else {
+            "nothing to inject for this payload"
+        };
+        log(editor_name, event_name, why);
+    }
+    let outcome = execute(editor, event_name, plan, marker);
+    claude::render_outcome(editor, event, &outcome)
+}
+
+/// Carries out a plan.
+fn execute(
+    editor: Editor,
+    event_name: &str,
+    plan: HookPlan,
+    marker: Option<PathBuf>,
+) -> HookOutcome {
+    let editor_name = editor.id();
+    match plan {
+        HookPlan::Nothing => HookOutcome::Neutral,
         HookPlan::Inject {
             session,
             main,
             mark_session,
+            turn,
         } => {
+            if let Some(conversation) = &turn {
+                state::start_turn(conversation, Some(&main.intent));
+            }
             let separator = "\n\n";
             let main_chars = match &session {
                 Some(_) => MAX_INJECTED_CHARS - SESSION_BLOCK_CHARS - separator.len(),
@@ -111,12 +206,15 @@ fn handle(event_name: &str) -> String {
             };
             // The event's own context first: without it nothing is injected,
             // and the session block need not be compiled at all.
-            let Some(main_text) = compile_to_fit(event_name, &main, main_chars) else {
-                return String::new();
+            let Some(main_text) = compile_to_fit(editor, event_name, &main, main_chars) else {
+                return HookOutcome::Neutral;
             };
-            let session_text = session
-                .as_ref()
-                .and_then(|request| compile_to_fit(event_name, request, SESSION_BLOCK_CHARS));
+            if let Some(conversation) = &turn {
+                state::mark_compiled(conversation);
+            }
+            let session_text = session.as_ref().and_then(|request| {
+                compile_to_fit(editor, event_name, request, SESSION_BLOCK_CHARS)
+            });
             let text = match session_text {
                 Some(session_text) => format!("{session_text}{separator}{main_text}"),
                 None => main_text,
@@ -124,9 +222,9 @@ fn handle(event_name: &str) -> String {
             if mark_session.is_some()
                 && let Some(path) = &marker
             {
-                write_marker(path);
+                state::write_session_marker(path);
             }
-            claude::render(event, &text)
+            HookOutcome::Context(text)
         }
         HookPlan::Reparent {
             project_root,
@@ -138,15 +236,112 @@ fn handle(event_name: &str) -> String {
                 crate::session::reparent(&store, &root, &from, &to).map_err(|e| e.to_string())
             });
             if let Err(message) = outcome {
-                log(event_name, &format!("reparent failed: {message}"));
+                log(
+                    editor_name,
+                    event_name,
+                    &format!("reparent failed: {message}"),
+                );
             }
-            String::new()
+            HookOutcome::Neutral
         }
-        HookPlan::EndSession { .. } => {
+        HookPlan::EndSession { conversation, .. } => {
             if let Some(path) = &marker {
                 let _ = fs_err::remove_file(path);
             }
-            String::new()
+            if let Some(conversation) = conversation {
+                state::end_conversation(&conversation);
+            }
+            HookOutcome::Neutral
+        }
+        HookPlan::StartTurn {
+            conversation,
+            prompt,
+        } => {
+            state::start_turn(&conversation, Some(&prompt));
+            HookOutcome::Neutral
+        }
+        HookPlan::AicToolCall {
+            conversation,
+            updated_input,
+        } => {
+            if let Some(conversation) = &conversation {
+                state::mark_compiled(conversation);
+            }
+            HookOutcome::Allow { updated_input }
+        }
+        HookPlan::CompileGate {
+            conversation,
+            project_root,
+        } => {
+            let config = crate::config::load_config(&project_root, None).ok();
+            if config.is_some_and(|c| c.config.dev_mode && c.config.skip_compile_gate) {
+                return HookOutcome::Neutral;
+            }
+            if state::turn_compiled(&conversation, COMPILE_GATE_WAIT) {
+                return HookOutcome::Neutral;
+            }
+            HookOutcome::Deny {
+                reason: gates::compile_gate_reason(state::prompt(&conversation).as_deref()),
+            }
+        }
+        HookPlan::CheckShell { command } => match gates::bypasses_git_hooks(&command) {
+            Some(why) => HookOutcome::Deny {
+                reason: format!(
+                    "aic: {why}. Run the command without it: the hooks are this project's checks. If they cannot pass, say so to the user instead."
+                ),
+            },
+            None => HookOutcome::Neutral,
+        },
+        HookPlan::TrackEdits {
+            conversation,
+            project_root,
+            paths,
+        } => {
+            state::track_edits(&conversation, &project_root, &paths);
+            HookOutcome::Neutral
+        }
+        HookPlan::QualityGate {
+            conversation,
+            project_root,
+        } => {
+            let config = match crate::config::load_config(&project_root, None) {
+                Ok(loaded) => loaded.config,
+                Err(error) => {
+                    log(
+                        editor_name,
+                        event_name,
+                        &format!("quality gate skipped: {error}"),
+                    );
+                    return HookOutcome::Neutral;
+                }
+            };
+            let gate = &config.quality_gate;
+            if gate.commands.is_empty() {
+                return HookOutcome::Neutral;
+            }
+            let edits = state::edits(&conversation);
+            let timeout = Duration::from_secs(u64::from(gate.timeout_seconds.max(1)));
+            match state::quality_gate(&gate.commands, timeout, &project_root, &edits) {
+                None => {
+                    state::clear_gate(&conversation);
+                    HookOutcome::Neutral
+                }
+                Some(reason) => {
+                    if state::count_block(&conversation) > gates::MAX_CONSECUTIVE_BLOCKS {
+                        log(
+                            editor_name,
+                            event_name,
+                            &format!(
+                                "the quality gate failed {} times in a row; the agent may stop",
+                                gates::MAX_CONSECUTIVE_BLOCKS
+                            ),
+                        );
+                        state::clear_gate(&conversation);
+                        return HookOutcome::Neutral;
+                    }
+                    HookOutcome::BlockStop { reason }
+                }
+            }
         }
     }
 }
@@ -155,7 +350,13 @@ fn handle(event_name: &str) -> String {
 /// a first budget of `max_chars / 4` tokens, then up to two refits scaled by
 /// the characters the prompt really took. `None` (logged) when the compile
 /// fails or cannot fit.
-fn compile_to_fit(event: &str, request: &ContextRequest, max_chars: usize) -> Option<String> {
+fn compile_to_fit(
+    editor: Editor,
+    event: &str,
+    request: &ContextRequest,
+    max_chars: usize,
+) -> Option<String> {
+    let log = |event: &str, message: &str| log(editor.id(), event, message);
     if let Err(message) = crate::mcp::refuse_broad_root_message(&request.project_root) {
         log(event, &message);
         return None;
@@ -172,7 +373,7 @@ fn compile_to_fit(event: &str, request: &ContextRequest, max_chars: usize) -> Op
             project_root: request.project_root.clone(),
             budget: Some(TokenCount(budget)),
             model_id: request.model_id.clone(),
-            editor_id: "claude-code".to_owned(),
+            editor_id: editor.id().to_owned(),
             use_prompt_cache: true,
             ..CompilationRequest::default()
         }) {
@@ -194,7 +395,7 @@ fn compile_to_fit(event: &str, request: &ContextRequest, max_chars: usize) -> Op
         let text = context_only(&compilation.prompt);
         let chars = text.chars().count();
         if chars <= max_chars {
-            record(event, request, &compilation);
+            record(editor, event, request, &compilation);
             return Some(text);
         }
         let scale = max_chars as f64 * 0.95 / chars as f64;
@@ -287,7 +488,12 @@ fn context_only(prompt: &str) -> String {
     )
 }
 
-fn record(event: &str, request: &ContextRequest, compilation: &crate::runner::Compilation) {
+fn record(
+    editor: Editor,
+    event: &str,
+    request: &ContextRequest,
+    compilation: &crate::runner::Compilation,
+) {
     let origin = CompileOrigin {
         trigger_source: request.trigger_source.to_owned(),
         conversation_id: request.conversation_id.clone(),
@@ -296,27 +502,16 @@ fn record(event: &str, request: &ContextRequest, compilation: &crate::runner::Co
     if let Err(message) =
         open_store().and_then(|store| record_compilation(&store, compilation, &origin))
     {
-        log(event, &format!("the compile was not logged: {message}"));
+        log(
+            editor.id(),
+            event,
+            &format!("the compile was not logged: {message}"),
+        );
     }
-}
-
-/// The marker of a Claude Code session: SessionStart (or the first prompt)
-/// injected its session context (dual path for bug #10373). Kept under
-/// `$AIC_HOME`, never in the repository.
-fn marker_path(session_id: &str) -> Option<PathBuf> {
-    let hash = ContentHash::of(session_id.as_bytes()).to_hex();
-    aic_home().map(|home| home.join("hook-sessions").join(hash))
-}
-
-fn write_marker(path: &Path) {
-    if let Some(parent) = path.parent() {
-        let _ = fs_err::create_dir_all(parent);
-    }
-    let _ = fs_err::write(path, iso(now_ms()));
 }
 
 /// Appends one line to `$AIC_HOME/hook.log` (started over past 1 MiB).
-fn log(event: &str, message: &str) {
+fn log(editor: &str, event: &str, message: &str) {
     let Some(home) = aic_home() else {
         return;
     };
@@ -325,7 +520,7 @@ fn log(event: &str, message: &str) {
         let _ = fs_err::rename(&path, home.join("hook.log.old"));
     }
     let _ = fs_err::create_dir_all(&home);
-    let line = format!("{} claude {event}: {message}\n", iso(now_ms()));
+    let line = format!("{} {editor} {event}: {message}\n", iso(now_ms()));
     if let Ok(mut file) = fs_err::OpenOptions::new()
         .create(true)
         .append(true)

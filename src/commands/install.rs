@@ -1,6 +1,7 @@
-//! `aic install <client> [--project] [--dry-run]` and `aic uninstall <client>
-//! [--project]`: register aic with an editor (integrations brief §1.7, §1.10,
-//! §2.4, §3).
+//! `aic install <client> [--project] [--dry-run] [--with-gates]
+//! [--with-compile-gate]` and `aic uninstall <client> [--project]`: register
+//! aic with an editor (integrations brief §1.7, §1.10, §2, §3): its MCP
+//! server, and where the editor has them its hooks and trigger rule.
 //!
 //! Every file is planned before any is written: a malformed file stops the
 //! whole install with a message naming it, and nothing is touched. Writes are
@@ -14,8 +15,11 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use aic_integrations::install::{
-    EditError, claude_mcp_entry, merge_claude_hooks, merge_mcp_server, merge_section,
-    remove_claude_hooks, remove_mcp_server, remove_section, trigger_rule,
+    EditError, HookOptions, HookSpec, RuleState, claude_hooks, claude_mcp_entry, codex_hooks,
+    cursor_hooks, cursor_rule, cursor_rule_state, merge_codex_server, merge_cursor_hooks,
+    merge_grouped_hooks, merge_mcp_server, merge_section, merge_zed_server, remove_codex_server,
+    remove_cursor_hooks, remove_grouped_hooks, remove_mcp_server, remove_section,
+    remove_zed_server, trigger_rule,
 };
 use aic_stages::repo_map::ContentHash;
 use anyhow::Context;
@@ -38,14 +42,45 @@ struct Edit {
 }
 
 /// What kind of content a file holds.
-#[derive(Clone, Copy)]
-enum Kind {
-    /// Claude Code settings: aic's hook handlers.
-    ClaudeHooks,
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Claude-shaped hook settings (Claude Code `settings.json`, Codex
+    /// `hooks.json`) with aic's handlers for this editor (`claude`, `codex`).
+    GroupedHooks(&'static str),
+    /// Cursor's `hooks.json`: flat entries.
+    CursorHooks,
     /// An MCP server registry under this key.
     McpServers(&'static str),
-    /// A Markdown file with aic's managed section.
-    TriggerRule,
+    /// A Markdown file with aic's managed section; the client that removes it.
+    TriggerRule(&'static str),
+    /// Cursor's `.cursor/rules/AIC.mdc`, a file that is all aic's.
+    CursorRule,
+    /// Codex CLI's `config.toml`.
+    CodexConfig,
+    /// Zed's `settings.json` (JSON with comments).
+    ZedSettings,
+}
+
+/// One file a client's install touches.
+pub(crate) struct Target {
+    /// The file.
+    pub(crate) path: PathBuf,
+    /// What it holds.
+    pub(crate) kind: Kind,
+    /// What it is, for reports.
+    pub(crate) what: &'static str,
+}
+
+impl Kind {
+    /// The handlers an install writes into a hooks file.
+    pub(crate) fn hook_specs(self, options: HookOptions) -> Vec<HookSpec> {
+        match self {
+            Self::GroupedHooks("claude") => claude_hooks(options),
+            Self::GroupedHooks(_) => codex_hooks(options),
+            Self::CursorHooks => cursor_hooks(options),
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// `aic install`.
@@ -89,10 +124,15 @@ fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .ok_or_else(|| UserError::new("HOME is not set", "set HOME to your home directory"))?;
-    let files = files(args.client, args.project, &project, &home)?;
+    let options = HookOptions {
+        gates: args.with_gates,
+        compile_gate: args.with_compile_gate,
+    };
+    check_options(args.client, options)?;
+    let targets = targets(args.client, args.project, &project, &home)?;
     let mut edits = Vec::new();
-    for (path, kind, what) in files {
-        edits.push(plan(&path, kind, what, &binary, install)?);
+    for target in &targets {
+        edits.push(plan(target, &binary, install, options)?);
     }
     let mut report = String::new();
     for edit in &edits {
@@ -122,77 +162,171 @@ fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
             edit.what
         );
     }
+    if install && !args.project && matches!(args.client, InstallClient::Cursor) {
+        report.push_str(
+            "\nCursor reads trigger rules from projects only: run `aic install cursor --project` in a project to add .cursor/rules/AIC.mdc there.\n",
+        );
+    }
+    if install && matches!(args.client, InstallClient::Codex) {
+        report.push_str(
+            "\nCodex CLI runs hooks when its `hooks` feature is on (the default in recent versions; `[features] hooks = true` in config.toml otherwise).\n",
+        );
+    }
     print_stdout(&report).context("Failed to write to stdout")
 }
 
+/// Refuses gate options for clients without hooks.
+fn check_options(client: InstallClient, options: HookOptions) -> anyhow::Result<()> {
+    let gates_ok = matches!(
+        client,
+        InstallClient::Claude | InstallClient::Codex | InstallClient::Cursor
+    );
+    if options.gates && !gates_ok {
+        return Err(UserError::new(
+            "--with-gates needs an editor with hooks",
+            "use it with `claude`, `codex` or `cursor`",
+        )
+        .into());
+    }
+    if options.compile_gate && !matches!(client, InstallClient::Claude | InstallClient::Cursor) {
+        return Err(UserError::new(
+            "--with-compile-gate needs an editor whose hooks can refuse a tool call and see MCP calls",
+            "use it with `claude` or `cursor`",
+        )
+        .into());
+    }
+    Ok(())
+}
+
 /// The canonical path of `name` as PATH finds it.
-fn path_lookup(name: &str) -> Option<PathBuf> {
+pub(crate) fn path_lookup(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
         .map(|dir| dir.join(name))
         .find(|candidate| candidate.is_file())
         .and_then(|found| fs_err::canonicalize(found).ok())
 }
 
-/// The files a client's install touches.
-fn files(
+/// The files a client's install touches (brief §1.7, §1.10, §2.1, §2.3,
+/// §2.4, §3).
+pub(crate) fn targets(
     client: InstallClient,
     project_scope: bool,
     project: &Path,
     home: &Path,
-) -> anyhow::Result<Vec<(PathBuf, Kind, &'static str)>> {
+) -> anyhow::Result<Vec<Target>> {
+    let target = |path: PathBuf, kind: Kind, what: &'static str| Target { path, kind, what };
     let claude_dir =
         std::env::var_os("CLAUDE_CONFIG_DIR").map_or_else(|| home.join(".claude"), PathBuf::from);
+    let codex_dir = std::env::var_os("CODEX_HOME")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| home.join(".codex"), PathBuf::from);
+    let zed_dir = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| home.join(".config"), PathBuf::from)
+        .join("zed");
+    let mcp = Kind::McpServers("mcpServers");
     Ok(match (client, project_scope) {
         (InstallClient::Claude, false) => vec![
-            (claude_dir.join("settings.json"), Kind::ClaudeHooks, "hooks"),
-            (
-                home.join(".claude.json"),
-                Kind::McpServers("mcpServers"),
-                "MCP server",
+            target(
+                claude_dir.join("settings.json"),
+                Kind::GroupedHooks("claude"),
+                "hooks",
             ),
-            (
+            target(home.join(".claude.json"), mcp, "MCP server"),
+            target(
                 claude_dir.join("CLAUDE.md"),
-                Kind::TriggerRule,
+                Kind::TriggerRule("claude"),
                 "trigger rule",
             ),
         ],
         (InstallClient::Claude, true) => vec![
-            (
+            target(
                 project.join(".claude/settings.json"),
-                Kind::ClaudeHooks,
+                Kind::GroupedHooks("claude"),
                 "hooks",
             ),
-            (
-                project.join(".mcp.json"),
-                Kind::McpServers("mcpServers"),
+            target(project.join(".mcp.json"), mcp, "MCP server"),
+            target(
+                project.join("CLAUDE.md"),
+                Kind::TriggerRule("claude"),
+                "trigger rule",
+            ),
+        ],
+        (InstallClient::Cursor, false) => vec![
+            target(home.join(".cursor/hooks.json"), Kind::CursorHooks, "hooks"),
+            target(home.join(".cursor/mcp.json"), mcp, "MCP server"),
+        ],
+        (InstallClient::Cursor, true) => vec![
+            target(
+                project.join(".cursor/hooks.json"),
+                Kind::CursorHooks,
+                "hooks",
+            ),
+            target(project.join(".cursor/mcp.json"), mcp, "MCP server"),
+            target(
+                project.join(".cursor/rules/AIC.mdc"),
+                Kind::CursorRule,
+                "trigger rule",
+            ),
+        ],
+        (InstallClient::Codex, false) => vec![
+            target(
+                codex_dir.join("config.toml"),
+                Kind::CodexConfig,
                 "MCP server",
             ),
-            (project.join("CLAUDE.md"), Kind::TriggerRule, "trigger rule"),
+            target(
+                codex_dir.join("hooks.json"),
+                Kind::GroupedHooks("codex"),
+                "hooks",
+            ),
+            target(
+                codex_dir.join("AGENTS.md"),
+                Kind::TriggerRule("codex"),
+                "trigger rule",
+            ),
         ],
-        (InstallClient::Cursor, false) => vec![(
-            home.join(".cursor/mcp.json"),
-            Kind::McpServers("mcpServers"),
-            "MCP server",
-        )],
-        (InstallClient::Cursor, true) => vec![(
-            project.join(".cursor/mcp.json"),
-            Kind::McpServers("mcpServers"),
-            "MCP server",
-        )],
-        (InstallClient::Gemini, false) => vec![(
+        (InstallClient::Codex, true) => vec![
+            target(
+                project.join(".codex/config.toml"),
+                Kind::CodexConfig,
+                "MCP server",
+            ),
+            target(
+                project.join(".codex/hooks.json"),
+                Kind::GroupedHooks("codex"),
+                "hooks",
+            ),
+            target(
+                project.join("AGENTS.md"),
+                Kind::TriggerRule("codex"),
+                "trigger rule",
+            ),
+        ],
+        (InstallClient::Gemini, false) => vec![target(
             home.join(".gemini/settings.json"),
-            Kind::McpServers("mcpServers"),
+            mcp,
             "MCP server",
         )],
-        (InstallClient::Gemini, true) => vec![(
+        (InstallClient::Gemini, true) => vec![target(
             project.join(".gemini/settings.json"),
-            Kind::McpServers("mcpServers"),
+            mcp,
             "MCP server",
         )],
-        (InstallClient::Vscode, true) => vec![(
+        (InstallClient::Vscode, true) => vec![target(
             project.join(".vscode/mcp.json"),
             Kind::McpServers("servers"),
             "MCP server",
+        )],
+        (InstallClient::Zed, false) => vec![target(
+            zed_dir.join("settings.json"),
+            Kind::ZedSettings,
+            "context server",
+        )],
+        (InstallClient::Zed, true) => vec![target(
+            project.join(".zed/settings.json"),
+            Kind::ZedSettings,
+            "context server",
         )],
         (InstallClient::Vscode, false) => {
             return Err(UserError::new(
@@ -244,42 +378,96 @@ fn pretty(value: &Value) -> Vec<u8> {
 }
 
 fn plan(
-    path: &Path,
-    kind: Kind,
-    what: &'static str,
+    target: &Target,
     binary: &str,
     install: bool,
+    options: HookOptions,
 ) -> anyhow::Result<Edit> {
+    let Target { path, kind, what } = target;
+    let (path, kind, what) = (path.as_path(), *kind, *what);
     let before = read(path)?;
+    let text = || {
+        before
+            .as_deref()
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default()
+    };
+    let keep_or = |edited: String, text: &str| {
+        if edited == text {
+            before.clone()
+        } else {
+            Some(edited.into_bytes())
+        }
+    };
     let after = match kind {
-        Kind::TriggerRule => {
-            let text = before
-                .as_deref()
-                .map(|b| String::from_utf8_lossy(b).into_owned())
-                .unwrap_or_default();
+        Kind::TriggerRule(client) => {
+            let text = text();
             let edited = if install {
-                merge_section(&text, &trigger_rule(env!("CARGO_PKG_VERSION")))
+                merge_section(&text, &trigger_rule(env!("CARGO_PKG_VERSION"), client))
             } else {
                 remove_section(&text)
             };
-            if edited == text {
-                before.clone()
-            } else {
-                Some(edited.into_bytes())
+            keep_or(edited, &text)
+        }
+        Kind::CursorRule => {
+            let version = env!("CARGO_PKG_VERSION");
+            match (before.as_deref(), install) {
+                (None, true) => Some(cursor_rule(version).into_bytes()),
+                (None, false) => None,
+                (Some(bytes), _) => {
+                    let state = cursor_rule_state(&String::from_utf8_lossy(bytes), version);
+                    match (state, install) {
+                        (RuleState::Foreign, true) => {
+                            tracing::warn!(
+                                "`{}` exists and was not written by aic: left as it is",
+                                path.display()
+                            );
+                            before.clone()
+                        }
+                        (RuleState::Foreign, false) | (RuleState::Current, true) => before.clone(),
+                        (RuleState::Stale, true) => Some(cursor_rule(version).into_bytes()),
+                        (_, false) => None,
+                    }
+                }
             }
         }
-        Kind::ClaudeHooks | Kind::McpServers(_) => {
+        Kind::CodexConfig => {
+            let text = text();
+            let edited = if install {
+                merge_codex_server(&text, binary)
+            } else {
+                remove_codex_server(&text, binary)
+            }
+            .map_err(|error| edit_failed(path, &error))?;
+            keep_or(edited, &text)
+        }
+        Kind::ZedSettings => {
+            let text = text();
+            let edited = if install {
+                merge_zed_server(&text, binary)
+            } else {
+                remove_zed_server(&text, binary)
+            }
+            .map_err(|error| edit_failed(path, &error))?;
+            keep_or(edited, &text)
+        }
+        Kind::GroupedHooks(_) | Kind::CursorHooks | Kind::McpServers(_) => {
             let current = parse_json(path, before.as_deref())?;
+            let specs = kind.hook_specs(options);
             let edited = match (kind, install) {
-                (Kind::ClaudeHooks, true) => merge_claude_hooks(&current, binary),
-                (Kind::ClaudeHooks, false) => remove_claude_hooks(&current),
+                (Kind::GroupedHooks(editor), true) => {
+                    merge_grouped_hooks(&current, editor, binary, &specs)
+                }
+                (Kind::GroupedHooks(editor), false) => remove_grouped_hooks(&current, editor),
+                (Kind::CursorHooks, true) => merge_cursor_hooks(&current, binary, &specs),
+                (Kind::CursorHooks, false) => remove_cursor_hooks(&current),
                 (Kind::McpServers(key), true) => {
                     merge_mcp_server(&current, key, &mcp_entry(path, key, binary))
                 }
                 (Kind::McpServers(key), false) => {
                     remove_mcp_server(&current, key, &mcp_entry(path, key, binary))
                 }
-                (Kind::TriggerRule, _) => unreachable!("handled above"),
+                _ => unreachable!("text kinds are handled above"),
             }
             .map_err(|error| edit_failed(path, &error))?;
             if edited == current {
@@ -326,7 +514,16 @@ fn mcp_entry(path: &Path, key: &str, binary: &str) -> Value {
 
 fn is_empty_content(kind: Kind, bytes: &[u8]) -> bool {
     match kind {
-        Kind::TriggerRule => bytes.iter().all(u8::is_ascii_whitespace),
+        Kind::TriggerRule(_) | Kind::CodexConfig | Kind::CursorRule => {
+            bytes.iter().all(u8::is_ascii_whitespace)
+        }
+        Kind::ZedSettings => {
+            let text = String::from_utf8_lossy(bytes);
+            jsonc_parser::cst::CstRootNode::parse(&text, &jsonc_parser::ParseOptions::default())
+                .ok()
+                .and_then(|root| root.to_serde_value())
+                .is_some_and(|v| v == json!({}))
+        }
         _ => serde_json::from_slice::<Value>(bytes).is_ok_and(|v| v == json!({})),
     }
 }

@@ -54,6 +54,24 @@ pub struct AicConfig {
     pub dev_mode: bool,
     /// `skipCompileGate` (integration layer, seed §2.2.1; only with `devMode`).
     pub skip_compile_gate: bool,
+    /// `qualityGate.*`: the checks the editor hooks' Stop gate runs on the
+    /// files an agent edited (`aic install <client> --with-gates`).
+    pub quality_gate: QualityGateConfig,
+}
+
+/// `qualityGate.*` (an `aic` generalisation of the seed's lint and typecheck
+/// Stop gate, `claude-code-integration-layer` §7.5).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QualityGateConfig {
+    /// `commands`: shell command lines run in the project root with the
+    /// edited files (relative paths) appended as arguments, e.g.
+    /// `"ruff check"` or `"npx eslint --max-warnings 0"`. A non-zero exit
+    /// blocks the agent's stop once per failure (default: none).
+    pub commands: Vec<String>,
+    /// `timeoutSeconds`: each command's limit; one that runs longer counts
+    /// as failed (default 120).
+    pub timeout_seconds: u32,
 }
 
 /// `contextBudget.*` (seed §6, §2.7).
@@ -236,6 +254,10 @@ impl Default for AicConfig {
             extends: None,
             dev_mode: false,
             skip_compile_gate: false,
+            quality_gate: QualityGateConfig {
+                commands: Vec::new(),
+                timeout_seconds: 120,
+            },
         }
     }
 }
@@ -548,6 +570,22 @@ pub fn parse_config_value(value: &Value) -> Result<ParsedConfig, ConfigError> {
             "devMode" => config.dev_mode = reader.bool("devMode", value)?,
             "skipCompileGate" => {
                 config.skip_compile_gate = reader.bool("skipCompileGate", value)?;
+            }
+            "qualityGate" => {
+                reader.object("qualityGate", value, |reader, key, value| {
+                    let gate = &mut config.quality_gate;
+                    match key {
+                        "commands" => {
+                            gate.commands = reader.strings("qualityGate.commands", value)?
+                        }
+                        "timeoutSeconds" => {
+                            gate.timeout_seconds =
+                                reader.u32("qualityGate.timeoutSeconds", value)?;
+                        }
+                        _ => return Ok(false),
+                    }
+                    Ok(true)
+                })?;
             }
             other => reader.unknown.push(other.to_owned()),
         }

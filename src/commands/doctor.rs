@@ -1,0 +1,306 @@
+//! `aic doctor [--root DIR] [--json]`: the startup self-check of seed §14.3,
+//! per editor: is the MCP server registered, are the hooks installed and
+//! current, is the trigger rule there, and can the `aic` they name be found.
+//! Reads only; never writes.
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use aic_integrations::install::{
+    HookOptions, RuleState, codex_has_server, cursor_rule_state, expected_handlers, found_argvs,
+    zed_has_server,
+};
+use anyhow::Context;
+use clap::ValueEnum;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::install::{Kind, Target, path_lookup, targets};
+use crate::cli::{DoctorArgs, InstallClient};
+use crate::printer::print_stdout;
+
+/// One checked file.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Check {
+    /// `claude`, `cursor`, …
+    client: String,
+    /// `user` or `project`.
+    scope: &'static str,
+    /// What the file holds for aic (`hooks`, `MCP server`, `trigger rule`).
+    what: &'static str,
+    /// The file.
+    path: PathBuf,
+    /// `ok`, `absent` or `problem`.
+    status: &'static str,
+    /// What was found, or what is wrong and the fix.
+    detail: String,
+}
+
+/// The report.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Report {
+    /// `aic` as PATH finds it, when it does.
+    aic_on_path: Option<PathBuf>,
+    /// Whether that is this binary.
+    on_path_is_this_binary: bool,
+    /// This binary's version.
+    version: &'static str,
+    /// Every file checked for a client that is set up.
+    checks: Vec<Check>,
+    /// Clients with nothing of aic's in any of their files.
+    not_set_up: Vec<String>,
+    /// How many checks found a problem.
+    problems: usize,
+}
+
+/// Runs `aic doctor`.
+pub fn run(args: &DoctorArgs) -> anyhow::Result<()> {
+    let exe = std::env::current_exe()
+        .and_then(fs_err::canonicalize)
+        .context("Cannot find the path of this aic binary")?;
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .context("HOME is not set")?;
+    let project = fs_err::canonicalize(&args.root).unwrap_or_else(|_| args.root.clone());
+    let on_path = path_lookup("aic");
+    let mut checks = Vec::new();
+    let mut not_set_up = Vec::new();
+    for client in InstallClient::value_variants() {
+        let name = client
+            .to_possible_value()
+            .map(|v| v.get_name().to_owned())
+            .unwrap_or_default();
+        let mut found = Vec::new();
+        for (scope, project_scope) in [("user", false), ("project", true)] {
+            let Ok(targets) = targets(*client, project_scope, &project, &home) else {
+                continue;
+            };
+            for target in targets {
+                found.push(check(&name, scope, &target));
+            }
+        }
+        if found.iter().all(|c| c.status == "absent") {
+            not_set_up.push(name);
+        } else {
+            checks.extend(
+                found
+                    .into_iter()
+                    .filter(|c| c.status != "absent" || c.scope == "user"),
+            );
+        }
+    }
+    let report = Report {
+        on_path_is_this_binary: on_path.as_ref() == Some(&exe),
+        aic_on_path: on_path,
+        version: env!("CARGO_PKG_VERSION"),
+        problems: checks.iter().filter(|c| c.status == "problem").count(),
+        checks,
+        not_set_up,
+    };
+    let text = if args.json {
+        let mut text = serde_json::to_string_pretty(&report).context("Cannot encode the report")?;
+        text.push('\n');
+        text
+    } else {
+        render(&report, &exe)
+    };
+    print_stdout(&text).context("Failed to write to stdout")
+}
+
+fn render(report: &Report, exe: &Path) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "aic {}", report.version);
+    let _ = match (&report.aic_on_path, report.on_path_is_this_binary) {
+        (Some(path), true) => writeln!(out, "aic on PATH: {} (this binary)", path.display()),
+        (Some(path), false) => writeln!(
+            out,
+            "aic on PATH: {} (another binary; this one is {})",
+            path.display(),
+            exe.display()
+        ),
+        (None, _) => writeln!(
+            out,
+            "aic on PATH: not found (hooks and servers that name a bare `aic` will not start; this binary is {})",
+            exe.display()
+        ),
+    };
+    if !report.checks.is_empty() {
+        let mut table = comfy_table::Table::new();
+        table.load_style(comfy_table::presets::UTF8_BORDERS_ONLY);
+        table.set_header(["client", "scope", "what", "status", "detail"]);
+        for check in &report.checks {
+            table.add_row([
+                check.client.clone(),
+                check.scope.to_owned(),
+                check.what.to_owned(),
+                check.status.to_owned(),
+                format!("{} ({})", check.detail, check.path.display()),
+            ]);
+        }
+        let _ = writeln!(out, "\n{table}");
+    }
+    if !report.not_set_up.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nNot set up: {} (`aic install <client>` registers aic).",
+            report.not_set_up.join(", ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n{}",
+        match report.problems {
+            0 => "No problems found.".to_owned(),
+            1 => "1 problem found.".to_owned(),
+            n => format!("{n} problems found."),
+        }
+    );
+    out
+}
+
+fn check(client: &str, scope: &'static str, target: &Target) -> Check {
+    let (status, detail) = status_of(client, target);
+    Check {
+        client: client.to_owned(),
+        scope,
+        what: target.what,
+        path: target.path.clone(),
+        status,
+        detail,
+    }
+}
+
+fn status_of(client: &str, target: &Target) -> (&'static str, String) {
+    let text = match fs_err::read_to_string(&target.path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return ("absent", "no file".to_owned());
+        }
+        Err(error) => return ("problem", format!("cannot read: {error}")),
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    let install_again = format!("run `aic install {client}` again");
+    match target.kind {
+        Kind::TriggerRule(_) => {
+            if !text.contains("<!-- aic:begin -->") {
+                ("absent", "no aic section".to_owned())
+            } else if text.contains(&format!("managed by aic {version};")) {
+                ("ok", format!("aic section of {version}"))
+            } else {
+                (
+                    "problem",
+                    format!("aic section of another version: {install_again}"),
+                )
+            }
+        }
+        Kind::CursorRule => match cursor_rule_state(&text, version) {
+            RuleState::Current => ("ok", format!("rule of {version}")),
+            RuleState::Stale => (
+                "problem",
+                format!("rule of another version: {install_again}"),
+            ),
+            RuleState::Foreign => ("problem", "a file aic did not write".to_owned()),
+        },
+        Kind::CodexConfig => {
+            if codex_has_server(&text) {
+                ("ok", "[mcp_servers.aic] present".to_owned())
+            } else if text.parse::<toml::Table>().is_err() {
+                ("problem", "not valid TOML".to_owned())
+            } else {
+                ("absent", "no [mcp_servers.aic]".to_owned())
+            }
+        }
+        Kind::ZedSettings => {
+            if zed_has_server(&text) {
+                ("ok", "context_servers.aic present".to_owned())
+            } else {
+                ("absent", "no context_servers.aic".to_owned())
+            }
+        }
+        Kind::McpServers(key) => {
+            let Ok(value) = serde_json::from_str::<Value>(&text) else {
+                return ("problem", "not valid JSON".to_owned());
+            };
+            match value.get(key).and_then(|servers| servers.get("aic")) {
+                None => ("absent", format!("no {key}.aic")),
+                Some(entry) => {
+                    let command = entry.get("command").and_then(Value::as_str).unwrap_or("");
+                    if runnable(command) {
+                        ("ok", format!("{key}.aic runs `{command}`"))
+                    } else {
+                        (
+                            "problem",
+                            format!(
+                                "{key}.aic runs `{command}`, which cannot be found: {install_again}"
+                            ),
+                        )
+                    }
+                }
+            }
+        }
+        Kind::GroupedHooks(_) | Kind::CursorHooks => {
+            let Ok(value) = serde_json::from_str::<Value>(&text) else {
+                return ("problem", "not valid JSON".to_owned());
+            };
+            let (editor, grouped) = match target.kind {
+                Kind::GroupedHooks(editor) => (editor, true),
+                _ => ("cursor", false),
+            };
+            let found = found_argvs(&value, editor, grouped).unwrap_or_default();
+            let Some((_, first)) = found.first() else {
+                return ("absent", "no aic handlers".to_owned());
+            };
+            let binary = first[0].clone();
+            if !runnable(&binary) {
+                return (
+                    "problem",
+                    format!("handlers run `{binary}`, which cannot be found: {install_again}"),
+                );
+            }
+            let variants = [(false, false), (true, false), (false, true), (true, true)];
+            let current = variants.iter().find(|(gates, compile_gate)| {
+                let options = HookOptions {
+                    gates: *gates,
+                    compile_gate: *compile_gate,
+                };
+                expected_handlers(editor, &binary, &target.kind.hook_specs(options)) == found
+            });
+            match current {
+                Some((gates, compile_gate)) => {
+                    let mut extras = Vec::new();
+                    if *gates {
+                        extras.push("gates");
+                    }
+                    if *compile_gate {
+                        extras.push("compile gate");
+                    }
+                    let extras = if extras.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", with {}", extras.join(" and "))
+                    };
+                    ("ok", format!("{} handlers{extras}", found.len()))
+                }
+                None => (
+                    "problem",
+                    format!(
+                        "{} aic handlers, not the set this version installs: {install_again}",
+                        found.len()
+                    ),
+                ),
+            }
+        }
+    }
+}
+
+/// Whether a command a configuration names can be started: an absolute path
+/// to a file, or a name PATH finds.
+fn runnable(command: &str) -> bool {
+    let path = Path::new(command);
+    if path.is_absolute() {
+        return path.is_file();
+    }
+    !command.is_empty() && path_lookup(command).is_some()
+}
