@@ -240,3 +240,440 @@ fn a_huge_prompt_still_fits_the_cap() {
     assert!(run.stdout.chars().count() <= 10_000);
     assert!(run.stdout.contains("src/user/service.ts"), "{}", run.stdout);
 }
+
+/// Runs `aic hook <editor> <event> [check]` in `cwd`.
+fn hook_as(
+    editor: &str,
+    event: &str,
+    check: Option<&str>,
+    stdin: &str,
+    home: &Path,
+    cwd: &Path,
+) -> HookRun {
+    let mut args = vec!["hook", editor, event];
+    args.extend(check);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_aic"))
+        .args(&args)
+        .env("AIC_HOME", home)
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("CURSOR_PROJECT_DIR")
+        .env_remove("RUST_LOG")
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("aic hook runs");
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "aic {args:?} must exit 0");
+    HookRun {
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+    }
+}
+
+fn fixture(editor: &str, name: &str, root: &Path) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/hooks")
+        .join(editor)
+        .join(format!("{name}.json"));
+    fs_err::read_to_string(path)
+        .unwrap()
+        .replace("{{ROOT}}", &root.to_string_lossy())
+}
+
+fn json_out(run: &HookRun) -> Value {
+    serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", run.stdout))
+}
+
+#[test]
+fn cursor_events_answer_in_cursors_format() {
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    let run = |event: &str, name: &str| {
+        hook_as(
+            "cursor",
+            event,
+            None,
+            &fixture("cursor", name, root),
+            home.path(),
+            root,
+        )
+    };
+    // (f) sessionStart: {additional_context, env}.
+    let start = json_out(&run("sessionStart", "sessionStart"));
+    let context = start["additional_context"].as_str().unwrap();
+    assert!(context.starts_with(HEADER), "{context:.200}");
+    assert!(context.chars().count() <= 10_000);
+    assert_eq!(start["env"]["AIC_CONVERSATION_ID"], "c-cursor-1");
+    assert_eq!(
+        start["env"]["AIC_PROJECT_ROOT"],
+        root.to_string_lossy().as_ref()
+    );
+    // beforeSubmitPrompt: always {"continue": true}.
+    assert_eq!(
+        run("beforeSubmitPrompt", "beforeSubmitPrompt").stdout,
+        "{\"continue\":true}\n"
+    );
+    // preToolUse on aic_compile: allowed, with the conversation id added.
+    let call = json_out(&run("preToolUse", "preToolUse.aic_compile"));
+    assert_eq!(call["permission"], "allow");
+    assert_eq!(call["updated_input"]["conversationId"], "c-cursor-1");
+    assert_eq!(call["updated_input"]["editorId"], "cursor");
+    assert_eq!(
+        call["updated_input"]["intent"],
+        "fix the null check in the user service"
+    );
+    // Another tool: no objection.
+    assert_eq!(
+        run("preToolUse", "preToolUse.read").stdout,
+        "{\"permission\":\"allow\"}\n"
+    );
+    // sessionEnd prints nothing.
+    assert_eq!(run("sessionEnd", "sessionEnd").stdout, "");
+    // A Claude Code payload in a Cursor handler, and broken stdin: neutral.
+    let claude_payload = payload("UserPromptSubmit", root);
+    assert_eq!(
+        hook_as(
+            "cursor",
+            "beforeSubmitPrompt",
+            None,
+            &claude_payload,
+            home.path(),
+            root
+        )
+        .stdout,
+        "{\"continue\":true}\n"
+    );
+    assert_eq!(
+        hook_as("cursor", "preToolUse", None, "{not json", home.path(), root).stdout,
+        "{\"permission\":\"allow\"}\n"
+    );
+    assert_eq!(
+        hook_as("cursor", "sessionStart", None, "", home.path(), root).stdout,
+        "{}\n"
+    );
+}
+
+#[test]
+fn codex_hooks_print_json_context() {
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    for event in ["UserPromptSubmit", "SessionStart"] {
+        let run = hook_as(
+            "codex",
+            event,
+            None,
+            &fixture("codex", event, root),
+            home.path(),
+            root,
+        );
+        let context = nested_context(&run.stdout, event);
+        assert!(context.starts_with(HEADER), "{event}: {context:.200}");
+        assert!(context.chars().count() <= 10_000);
+    }
+    let run = hook_as(
+        "codex",
+        "UserPromptSubmit",
+        None,
+        &fixture("codex", "UserPromptSubmit", root),
+        home.path(),
+        root,
+    );
+    assert!(nested_context(&run.stdout, "UserPromptSubmit").contains("src/user/service.ts"));
+}
+
+#[test]
+fn the_no_verify_blocker_refuses_only_hook_bypasses() {
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    let bash = |command: &str| {
+        serde_json::json!({
+            "session_id": "s-gate", "cwd": root, "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": command},
+        })
+        .to_string()
+    };
+    let denied = hook_as(
+        "claude",
+        "PreToolUse",
+        Some("no-verify"),
+        &bash("git commit --no-verify -m x"),
+        home.path(),
+        root,
+    );
+    let value = json_out(&denied);
+    assert_eq!(value["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    assert_eq!(value["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(
+        value["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("--no-verify")
+    );
+    for allowed in ["git commit -m 'no --no-verify'", "cargo test"] {
+        let run = hook_as(
+            "claude",
+            "PreToolUse",
+            Some("no-verify"),
+            &bash(allowed),
+            home.path(),
+            root,
+        );
+        assert_eq!(run.stdout, "", "{allowed}");
+    }
+    // The default PreToolUse handler (conversation id) ignores Bash.
+    assert_eq!(
+        hook_as(
+            "claude",
+            "PreToolUse",
+            None,
+            &bash("git commit --no-verify"),
+            home.path(),
+            root
+        )
+        .stdout,
+        ""
+    );
+    let cursor = json_out(&hook_as(
+        "cursor",
+        "beforeShellExecution",
+        None,
+        &fixture("cursor", "beforeShellExecution.no-verify", root),
+        home.path(),
+        root,
+    ));
+    assert_eq!(cursor["permission"], "deny");
+    assert!(
+        cursor["agent_message"]
+            .as_str()
+            .unwrap()
+            .contains("--no-verify")
+    );
+}
+
+#[test]
+fn aic_compile_calls_get_the_conversation_id() {
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    let call = |input: Value| {
+        serde_json::json!({
+            "session_id": "s-9", "transcript_path": "/t/conv-9.jsonl", "cwd": root,
+            "hook_event_name": "PreToolUse", "tool_name": "mcp__aic__aic_compile",
+            "tool_input": input,
+        })
+        .to_string()
+    };
+    let value = json_out(&hook_as(
+        "claude",
+        "PreToolUse",
+        None,
+        &call(serde_json::json!({"intent": "fix"})),
+        home.path(),
+        root,
+    ));
+    let output = &value["hookSpecificOutput"];
+    assert_eq!(output["permissionDecision"], "allow");
+    assert_eq!(
+        output["updatedInput"],
+        serde_json::json!({"intent": "fix", "conversationId": "conv-9", "editorId": "claude-code"})
+    );
+    // The model's own id stays, and then there is nothing to say.
+    let own = call(serde_json::json!({"intent": "fix", "conversationId": "mine", "editorId": "x"}));
+    assert_eq!(
+        hook_as("claude", "PreToolUse", None, &own, home.path(), root).stdout,
+        ""
+    );
+}
+
+#[test]
+fn the_quality_gate_blocks_a_stop_until_the_check_passes() {
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    fs_err::write(
+        root.join("aic.config.json"),
+        r#"{"qualityGate": {"commands": ["! grep -n FIXME"], "timeoutSeconds": 20}}"#,
+    )
+    .unwrap();
+    let service = root.join("src/user/service.ts");
+    let original = fs_err::read_to_string(&service).unwrap();
+    fs_err::write(&service, format!("{original}\n// FIXME: null check\n")).unwrap();
+    let event = |name: &str, extra: Value| {
+        let mut value = serde_json::json!({
+            "session_id": "s-q", "transcript_path": "/t/conv-q.jsonl", "cwd": root,
+            "hook_event_name": name,
+        });
+        value
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        value.to_string()
+    };
+    // A stop before any edit: nothing to check.
+    let stop = event("Stop", serde_json::json!({"stop_hook_active": false}));
+    assert_eq!(
+        hook_as("claude", "Stop", None, &stop, home.path(), root).stdout,
+        ""
+    );
+    let edit = event(
+        "PostToolUse",
+        serde_json::json!({"tool_name": "Edit", "tool_input": {"file_path": service}, "tool_response": {}}),
+    );
+    assert_eq!(
+        hook_as("claude", "PostToolUse", None, &edit, home.path(), root).stdout,
+        ""
+    );
+    let blocked = json_out(&hook_as("claude", "Stop", None, &stop, home.path(), root));
+    assert_eq!(blocked["decision"], "block");
+    let reason = blocked["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("! grep -n FIXME") && reason.contains("FIXME: null check"),
+        "{reason}"
+    );
+    assert!(reason.contains("src/user/service.ts"), "{reason}");
+    // Cursor's stop gives the same reason as a follow-up message.
+    let cursor_edit = fixture("cursor", "afterFileEdit", root);
+    assert_eq!(
+        hook_as(
+            "cursor",
+            "afterFileEdit",
+            None,
+            &cursor_edit,
+            home.path(),
+            root
+        )
+        .stdout,
+        ""
+    );
+    let followup = json_out(&hook_as(
+        "cursor",
+        "stop",
+        None,
+        &fixture("cursor", "stop", root),
+        home.path(),
+        root,
+    ));
+    assert!(
+        followup["followup_message"]
+            .as_str()
+            .unwrap()
+            .contains("FIXME")
+    );
+    // Fixed: the stop goes through, and the edit list is cleared.
+    fs_err::write(&service, &original).unwrap();
+    assert_eq!(
+        hook_as("claude", "Stop", None, &stop, home.path(), root).stdout,
+        ""
+    );
+    assert_eq!(
+        hook_as(
+            "cursor",
+            "stop",
+            None,
+            &fixture("cursor", "stop", root),
+            home.path(),
+            root
+        )
+        .stdout,
+        "{}\n"
+    );
+}
+
+#[test]
+fn the_compile_gate_waits_for_aic_compile_in_the_turn() {
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    let gate = |name: &str| {
+        hook_as(
+            "cursor",
+            "preToolUse",
+            Some("compile-gate"),
+            &fixture("cursor", name, root),
+            home.path(),
+            root,
+        )
+    };
+    // No turn seen yet: the gate cannot tell, and lets the tool run.
+    assert_eq!(json_out(&gate("preToolUse.read"))["permission"], "allow");
+    hook_as(
+        "cursor",
+        "beforeSubmitPrompt",
+        None,
+        &fixture("cursor", "beforeSubmitPrompt", root),
+        home.path(),
+        root,
+    );
+    let denied = json_out(&gate("preToolUse.read"));
+    assert_eq!(denied["permission"], "deny");
+    assert!(
+        denied["agent_message"]
+            .as_str()
+            .unwrap()
+            .contains("fix the null check in the user service")
+    );
+    // aic's own tool passes the gate, and marks the turn compiled.
+    assert_eq!(
+        json_out(&gate("preToolUse.aic_compile"))["permission"],
+        "allow"
+    );
+    hook_as(
+        "cursor",
+        "preToolUse",
+        None,
+        &fixture("cursor", "preToolUse.aic_compile", root),
+        home.path(),
+        root,
+    );
+    assert_eq!(json_out(&gate("preToolUse.read"))["permission"], "allow");
+    // A new turn closes the gate again; devMode + skipCompileGate opens it.
+    hook_as(
+        "cursor",
+        "beforeSubmitPrompt",
+        None,
+        &fixture("cursor", "beforeSubmitPrompt", root),
+        home.path(),
+        root,
+    );
+    assert_eq!(json_out(&gate("preToolUse.read"))["permission"], "deny");
+    fs_err::write(
+        root.join("aic.config.json"),
+        r#"{"devMode": true, "skipCompileGate": true}"#,
+    )
+    .unwrap();
+    assert_eq!(json_out(&gate("preToolUse.read"))["permission"], "allow");
+    // Claude Code: the UserPromptSubmit hook's own compile counts.
+    let prompt = payload("UserPromptSubmit", root);
+    fs_err::remove_file(root.join("aic.config.json")).unwrap();
+    hook("UserPromptSubmit", &prompt, home.path(), root);
+    let read = serde_json::json!({
+        "session_id": "s-1", "cwd": root, "hook_event_name": "PreToolUse",
+        "tool_name": "Read", "tool_input": {"file_path": "a"},
+    });
+    let mut read = read;
+    let prompt_value: Value = serde_json::from_str(&prompt).unwrap();
+    for key in ["session_id", "transcript_path"] {
+        if let Some(v) = prompt_value.get(key) {
+            read[key] = v.clone();
+        }
+    }
+    assert_eq!(
+        hook_as(
+            "claude",
+            "PreToolUse",
+            Some("compile-gate"),
+            &read.to_string(),
+            home.path(),
+            root
+        )
+        .stdout,
+        ""
+    );
+}
