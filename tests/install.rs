@@ -16,6 +16,8 @@ fn aic_in(home: &Path, aic_home: &Path, args: &[&str]) -> (i32, String, String) 
         .env("HOME", home)
         .env("AIC_HOME", aic_home)
         .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .env_remove("XDG_CONFIG_HOME")
         .env_remove("RUST_LOG")
         .output()
         .unwrap();
@@ -156,4 +158,424 @@ fn the_installed_hooks_inject_context_when_run_as_claude_code_runs_them() {
     assert!(!stdout.starts_with('{'));
     assert!(stdout.chars().count() <= 10_000);
     assert!(stdout.contains("src/user/service.ts"), "{stdout}");
+}
+
+/// Installs `client` over files the user already has, checks a second run
+/// writes nothing, then uninstalls and checks every byte came back.
+fn round_trip(client: &str, extra: &[&str], user_files: &[(&str, &str)]) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    let aic_home = tempfile::tempdir().unwrap();
+    for (path, text) in user_files {
+        let path = home.path().join(path);
+        fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+        fs_err::write(&path, text).unwrap();
+    }
+    let root = home.path().join("project");
+    fs_err::create_dir_all(&root).unwrap();
+    let root_arg = root.to_string_lossy().into_owned();
+    let mut args = vec!["install", client, "--root", root_arg.as_str()];
+    args.extend(extra);
+    let (code, out, err) = aic_in(home.path(), aic_home.path(), &args);
+    assert_eq!(code, 0, "{client}: {err}");
+    let snapshot = |dir: &Path| -> Vec<(String, Vec<u8>)> {
+        let mut files: Vec<(String, Vec<u8>)> = walk(dir)
+            .into_iter()
+            .map(|p| {
+                (
+                    p.strip_prefix(dir).unwrap().to_string_lossy().into_owned(),
+                    fs_err::read(&p).unwrap(),
+                )
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let installed = snapshot(home.path());
+    let (code, again, _) = aic_in(home.path(), aic_home.path(), &args);
+    assert_eq!(code, 0);
+    assert!(
+        !again.contains("updated") && !again.contains("created"),
+        "{client} second run: {again}"
+    );
+    assert_eq!(
+        snapshot(home.path()),
+        installed,
+        "{client}: a second run changed files"
+    );
+    let kept = tempfile::tempdir().unwrap();
+    copy_dir(home.path(), kept.path());
+    let mut un = vec!["uninstall", client, "--root", root_arg.as_str()];
+    un.extend(extra.iter().filter(|a| **a == "--project"));
+    let (code, _, err) = aic_in(home.path(), aic_home.path(), &un);
+    assert_eq!(code, 0, "{client} uninstall: {err}");
+    for (path, text) in user_files {
+        assert_eq!(
+            fs_err::read_to_string(home.path().join(path)).unwrap(),
+            *text,
+            "{client}: {path}"
+        );
+    }
+    let left: Vec<String> = snapshot(home.path()).into_iter().map(|(p, _)| p).collect();
+    let expected: Vec<String> = {
+        let mut v: Vec<String> = user_files.iter().map(|(p, _)| (*p).to_owned()).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        left, expected,
+        "{client}: files left after uninstall ({out})"
+    );
+    kept
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in fs_err::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for file in walk(from) {
+        let target = to.join(file.strip_prefix(from).unwrap());
+        fs_err::create_dir_all(target.parent().unwrap()).unwrap();
+        fs_err::copy(&file, &target).unwrap();
+    }
+}
+
+#[test]
+fn cursor_install_writes_hooks_server_and_rule_and_uninstalls_cleanly() {
+    let user_hooks =
+        "{\n  \"version\": 1,\n  \"hooks\": {\"stop\": [{\"command\": \"./notify.sh\"}]}\n}\n";
+    let kept = round_trip(
+        "cursor",
+        &["--with-gates"],
+        &[(".cursor/hooks.json", user_hooks)],
+    );
+    let hooks: Value = serde_json::from_str(
+        &fs_err::read_to_string(kept.path().join(".cursor/hooks.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(hooks["hooks"]["stop"][0]["command"], "./notify.sh");
+    let stop = hooks["hooks"]["stop"][1]["command"].as_str().unwrap();
+    assert!(stop.ends_with(" hook cursor stop"), "{stop}");
+    for event in [
+        "sessionStart",
+        "beforeSubmitPrompt",
+        "preToolUse",
+        "subagentStop",
+        "sessionEnd",
+        "afterFileEdit",
+        "beforeShellExecution",
+    ] {
+        assert!(hooks["hooks"][event].is_array(), "{event}");
+    }
+    let mcp: Value = serde_json::from_str(
+        &fs_err::read_to_string(kept.path().join(".cursor/mcp.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(mcp["mcpServers"]["aic"]["args"], serde_json::json!(["mcp"]));
+    // The project install adds the trigger rule.
+    let kept = round_trip("cursor", &["--project"], &[]);
+    let rule = fs_err::read_to_string(kept.path().join("project/.cursor/rules/AIC.mdc")).unwrap();
+    assert!(
+        rule.contains("alwaysApply: true") && rule.contains("aic_compile"),
+        "{rule}"
+    );
+    let hooks: Value = serde_json::from_str(
+        &fs_err::read_to_string(kept.path().join("project/.cursor/hooks.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        hooks["hooks"]["beforeSubmitPrompt"][0]["command"],
+        "aic hook cursor beforeSubmitPrompt"
+    );
+}
+
+#[test]
+fn codex_install_edits_toml_in_place_and_uninstalls_cleanly() {
+    let config = "# my settings\nmodel = \"gpt-5.3-codex\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\" # keep me\n";
+    let agents = "# House rules\n\nUse tabs.\n";
+    let kept = round_trip(
+        "codex",
+        &["--with-gates"],
+        &[(".codex/config.toml", config), (".codex/AGENTS.md", agents)],
+    );
+    let toml = fs_err::read_to_string(kept.path().join(".codex/config.toml")).unwrap();
+    assert!(toml.starts_with(config), "{toml}");
+    assert!(toml.contains("[mcp_servers.aic]"), "{toml}");
+    let hooks: Value = serde_json::from_str(
+        &fs_err::read_to_string(kept.path().join(".codex/hooks.json")).unwrap(),
+    )
+    .unwrap();
+    let prompt = hooks["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(prompt.ends_with(" hook codex UserPromptSubmit"), "{prompt}");
+    assert_eq!(hooks["hooks"]["PreToolUse"][0]["matcher"], "Bash");
+    assert!(
+        fs_err::read_to_string(kept.path().join(".codex/AGENTS.md"))
+            .unwrap()
+            .starts_with(agents)
+    );
+}
+
+#[test]
+fn zed_install_keeps_comments_and_uninstalls_cleanly() {
+    let settings = "// Zed settings\n//\n// For information on how to configure Zed, see the Zed docs.\n{\n  \"theme\": \"One Dark\", // my theme\n  \"vim_mode\": true,\n}\n";
+    let kept = round_trip("zed", &[], &[(".config/zed/settings.json", settings)]);
+    let text = fs_err::read_to_string(kept.path().join(".config/zed/settings.json")).unwrap();
+    assert!(
+        text.contains("// my theme") && text.contains("\"context_servers\""),
+        "{text}"
+    );
+    round_trip("zed", &["--project"], &[]);
+    // Gates need hooks, which Zed has not.
+    let home = tempfile::tempdir().unwrap();
+    let (code, _, err) = aic_in(
+        home.path(),
+        home.path(),
+        &["install", "zed", "--with-gates"],
+    );
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("--with-gates"), "{err}");
+}
+
+#[test]
+fn doctor_reports_what_is_installed_and_what_is_stale() {
+    let home = tempfile::tempdir().unwrap();
+    let aic_home = tempfile::tempdir().unwrap();
+    let (code, _, err) = aic_in(
+        home.path(),
+        aic_home.path(),
+        &["install", "claude", "--with-gates"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let root = home.path().to_string_lossy().into_owned();
+    let report = |home: &Path| -> Value {
+        let (code, out, err) = aic_in(
+            home,
+            aic_home.path(),
+            &["doctor", "--json", "--root", &root],
+        );
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let value = report(home.path());
+    let checks = value["checks"].as_array().unwrap();
+    let claude = |what: &str| {
+        checks
+            .iter()
+            .find(|c| c["client"] == "claude" && c["scope"] == "user" && c["what"] == what)
+            .unwrap_or_else(|| panic!("no {what} check: {value}"))
+            .clone()
+    };
+    assert_eq!(claude("hooks")["status"], "ok", "{value}");
+    assert!(
+        claude("hooks")["detail"]
+            .as_str()
+            .unwrap()
+            .contains("with gates")
+    );
+    assert_eq!(claude("MCP server")["status"], "ok");
+    assert_eq!(claude("trigger rule")["status"], "ok");
+    assert!(
+        value["notSetUp"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("cursor"))
+    );
+    assert_eq!(value["problems"], 0);
+    // A handler that names a binary that is gone is a problem.
+    let settings = home.path().join(".claude/settings.json");
+    let text = fs_err::read_to_string(&settings).unwrap();
+    let exe = fs_err::canonicalize(env!("CARGO_BIN_EXE_aic")).unwrap();
+    let moved = text.replace(&*exe.to_string_lossy(), "/nowhere/aic");
+    if moved != text {
+        fs_err::write(&settings, moved).unwrap();
+        let value = report(home.path());
+        assert_eq!(value["problems"], 1, "{value}");
+    }
+}
+
+fn plugin_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/assets/claude-plugin")
+}
+
+/// The commands a plugin file runs, with `${CLAUDE_PLUGIN_ROOT}` as written.
+fn plugin_commands(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(command) = map.get("command").and_then(Value::as_str) {
+                out.push(command.to_owned());
+            }
+            map.values().for_each(|v| plugin_commands(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| plugin_commands(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn the_plugin_stays_inside_its_directory_and_matches_the_installer() {
+    let dir = plugin_dir();
+    let manifest: Value = serde_json::from_str(
+        &fs_err::read_to_string(dir.join(".claude-plugin/plugin.json")).unwrap(),
+    )
+    .unwrap();
+    let name = manifest["name"].as_str().unwrap();
+    assert!(
+        name.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    );
+    assert_eq!(manifest["version"], env!("CARGO_PKG_VERSION"));
+    let hooks: Value =
+        serde_json::from_str(&fs_err::read_to_string(dir.join("hooks/hooks.json")).unwrap())
+            .unwrap();
+    let mcp: Value =
+        serde_json::from_str(&fs_err::read_to_string(dir.join(".mcp.json")).unwrap()).unwrap();
+    let mut commands = Vec::new();
+    plugin_commands(&hooks, &mut commands);
+    plugin_commands(&mcp, &mut commands);
+    assert!(commands.len() >= 7, "{commands:?}");
+    for command in &commands {
+        let program = shlex_first(command);
+        let relative = program
+            .strip_prefix("${CLAUDE_PLUGIN_ROOT}/")
+            .unwrap_or_else(|| panic!("{command} does not start inside the plugin"));
+        assert!(!relative.split('/').any(|part| part == ".."), "{command}");
+        let file = dir.join(relative);
+        assert!(file.is_file(), "{command}: {} is missing", file.display());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert!(
+                fs_err::metadata(&file).unwrap().permissions().mode() & 0o111 != 0,
+                "{} is not executable",
+                file.display()
+            );
+        }
+    }
+    // The same events, matchers and arguments as `aic install claude`.
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("p");
+    fs_err::create_dir_all(&project).unwrap();
+    let (code, _, err) = aic_in(
+        home.path(),
+        home.path(),
+        &[
+            "install",
+            "claude",
+            "--project",
+            "--root",
+            &project.to_string_lossy(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let installed: Value = serde_json::from_str(
+        &fs_err::read_to_string(project.join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let shape = |value: &Value, from_plugin: bool| -> Vec<(String, String, String)> {
+        let mut out = Vec::new();
+        for (event, groups) in value["hooks"].as_object().unwrap() {
+            for group in groups.as_array().unwrap() {
+                let matcher = group["matcher"].as_str().unwrap_or("").to_owned();
+                for handler in group["hooks"].as_array().unwrap() {
+                    let args = if from_plugin {
+                        let command = handler["command"].as_str().unwrap();
+                        command.split_once(' ').unwrap().1.to_owned()
+                    } else {
+                        handler["args"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|a| a.as_str().unwrap())
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    };
+                    out.push((event.clone(), matcher.clone(), args));
+                }
+            }
+        }
+        out.sort();
+        out
+    };
+    assert_eq!(shape(&hooks, true), shape(&installed, false));
+}
+
+fn shlex_first(command: &str) -> String {
+    let command = command.trim_start();
+    match command.strip_prefix('"') {
+        Some(rest) => rest.split('"').next().unwrap().to_owned(),
+        None => command.split_whitespace().next().unwrap().to_owned(),
+    }
+}
+
+#[test]
+fn the_plugin_runs_from_a_copy_as_claude_code_runs_it() {
+    let repo = fixture_repo("webapp", &[]);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let copy = elsewhere.path().join("cache/aic/0.1.0");
+    copy_dir(&plugin_dir(), &copy);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let launcher = copy.join("bin/aic-launch");
+        fs_err::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let bin = elsewhere.path().join("bin");
+    fs_err::create_dir_all(&bin).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_aic"), bin.join("aic")).unwrap();
+    let hooks: Value =
+        serde_json::from_str(&fs_err::read_to_string(copy.join("hooks/hooks.json")).unwrap())
+            .unwrap();
+    let command = hooks["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    let stdin = serde_json::json!({
+        "session_id": "s-plugin", "cwd": repo.path(), "hook_event_name": "UserPromptSubmit",
+        "prompt": "fix the null check in the user service",
+    })
+    .to_string();
+    let run = |path_var: &str| {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .env("CLAUDE_PLUGIN_ROOT", &copy)
+            .env("PATH", path_var)
+            .env("AIC_HOME", elsewhere.path().join("aic-home"))
+            .env_remove("AIC_BIN")
+            .env_remove("CLAUDE_PLUGIN_DATA")
+            .current_dir(repo.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    let (code, stdout) = run(&format!("{}:/usr/bin:/bin", bin.display()));
+    assert_eq!(code, Some(0));
+    assert!(stdout.contains("src/user/service.ts"), "{stdout}");
+    // Without the binary the hook fails open: exit 0, no output.
+    let (code, stdout) = run("/usr/bin:/bin");
+    assert_eq!((code, stdout.as_str()), (Some(0), ""));
 }

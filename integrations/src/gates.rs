@@ -7,6 +7,7 @@
 //! The binary keeps the state (edit lists and turn markers under
 //! `$AIC_HOME/hook-sessions/`) and runs the user's check commands.
 
+use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -45,24 +46,21 @@ pub fn bypasses_git_hooks(command: &str) -> Option<String> {
         // A separator glued to a word (`wip;`, `a&&b`) still ends a segment.
         let mut rest = word.as_str();
         loop {
-            match ["&&", "||", ";", "|", "&"]
+            let separator = ["&&", "||", ";", "|", "&"]
                 .iter()
                 .filter_map(|op| rest.find(op).map(|at| (at, op.len())))
-                .min()
-            {
-                Some((at, len)) => {
-                    if at > 0 {
-                        segment.push(&rest[..at]);
-                    }
-                    segments.push(std::mem::take(&mut segment));
-                    rest = &rest[at + len..];
+                .min();
+            if let Some((at, len)) = separator {
+                if at > 0 {
+                    segment.push(&rest[..at]);
                 }
-                None => {
-                    if !rest.is_empty() {
-                        segment.push(rest);
-                    }
-                    break;
+                segments.push(std::mem::take(&mut segment));
+                rest = &rest[at + len..];
+            } else {
+                if !rest.is_empty() {
+                    segment.push(rest);
                 }
+                break;
             }
         }
     }
@@ -318,7 +316,7 @@ pub fn quality_gate_reason(failures: &[GateFailure], files: &[String]) -> String
             Some(code) => format!("exit code {code}"),
             None => "did not finish".to_owned(),
         };
-        reason.push_str(&format!("\n\n$ {} ({status})\n", failure.command));
+        let _ = write!(reason, "\n\n$ {} ({status})\n", failure.command);
         reason.push_str(&tail(failure.output.trim_end(), share));
     }
     reason.push_str("\n\nFix these, or say why they cannot be fixed.");

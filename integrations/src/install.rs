@@ -136,9 +136,9 @@ fn argv(handler: &Value) -> Option<Vec<String>> {
     let command = handler.get("command").and_then(Value::as_str)?;
     match handler.get("args").and_then(Value::as_array) {
         Some(args) => {
-            let mut argv = vec![command.to_owned()];
-            argv.extend(args.iter().filter_map(Value::as_str).map(str::to_owned));
-            Some(argv)
+            let mut words = vec![command.to_owned()];
+            words.extend(args.iter().filter_map(Value::as_str).map(str::to_owned));
+            Some(words)
         }
         None => shlex::split(command),
     }
@@ -183,7 +183,8 @@ fn handler_for(editor: &str, binary: &str, spec: &HookSpec) -> Value {
     if editor == "claude" {
         return json!({"type": "command", "command": binary, "args": args});
     }
-    let mut line = shlex::try_quote(binary).map_or_else(|_| binary.to_owned(), |q| q.into_owned());
+    let mut line =
+        shlex::try_quote(binary).map_or_else(|_| binary.to_owned(), std::borrow::Cow::into_owned);
     for arg in &args {
         line.push(' ');
         line.push_str(arg);
@@ -697,10 +698,10 @@ pub fn remove_zed_server(text: &str, binary: &str) -> Result<String, EditError> 
         return Ok(text.to_owned());
     }
     entry.remove();
-    if servers.properties().is_empty() {
-        if let Some(prop) = object.get("context_servers") {
-            prop.remove();
-        }
+    if servers.properties().is_empty()
+        && let Some(prop) = object.get("context_servers")
+    {
+        prop.remove();
     }
     Ok(root.to_string())
 }

@@ -78,6 +78,11 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<()> {
                 continue;
             };
             for target in targets {
+                // Run from the home directory, a project file can be the
+                // user file itself: check it once.
+                if found.iter().any(|c: &Check| c.path == target.path) {
+                    continue;
+                }
                 found.push(check(&name, scope, &target));
             }
         }

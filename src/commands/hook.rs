@@ -13,7 +13,7 @@
 mod state;
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use aic_integrations::claude::{self, MAX_INJECTED_CHARS};
@@ -176,17 +176,12 @@ fn handle(editor: Editor, event_name: &str, check: Option<String>) -> String {
         };
         log(editor_name, event_name, why);
     }
-    let outcome = execute(editor, event_name, plan, marker);
+    let outcome = execute(editor, event_name, plan, marker.as_deref());
     claude::render_outcome(editor, event, &outcome)
 }
 
 /// Carries out a plan.
-fn execute(
-    editor: Editor,
-    event_name: &str,
-    plan: HookPlan,
-    marker: Option<PathBuf>,
-) -> HookOutcome {
+fn execute(editor: Editor, event_name: &str, plan: HookPlan, marker: Option<&Path>) -> HookOutcome {
     let editor_name = editor.id();
     match plan {
         HookPlan::Nothing => HookOutcome::Neutral,
@@ -220,7 +215,7 @@ fn execute(
                 None => main_text,
             };
             if mark_session.is_some()
-                && let Some(path) = &marker
+                && let Some(path) = marker
             {
                 state::write_session_marker(path);
             }
@@ -245,7 +240,7 @@ fn execute(
             HookOutcome::Neutral
         }
         HookPlan::EndSession { conversation, .. } => {
-            if let Some(path) = &marker {
+            if let Some(path) = marker {
                 let _ = fs_err::remove_file(path);
             }
             if let Some(conversation) = conversation {

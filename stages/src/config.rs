@@ -576,7 +576,7 @@ pub fn parse_config_value(value: &Value) -> Result<ParsedConfig, ConfigError> {
                     let gate = &mut config.quality_gate;
                     match key {
                         "commands" => {
-                            gate.commands = reader.strings("qualityGate.commands", value)?
+                            gate.commands = reader.strings("qualityGate.commands", value)?;
                         }
                         "timeoutSeconds" => {
                             gate.timeout_seconds =
