@@ -12,6 +12,7 @@
 
 mod state;
 
+use std::fmt::Write;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -20,6 +21,7 @@ use aic_integrations::claude::{self, MAX_INJECTED_CHARS};
 use aic_integrations::{
     ContextRequest, Editor, HookEnv, HookEvent, HookOutcome, HookPlan, cursor, gates,
 };
+use aic_stages::ladder::InclusionTier;
 use aic_stages::repo_map::TokenCount;
 
 use crate::cli::HookArgs;
@@ -387,7 +389,22 @@ fn compile_to_fit(
                 return None;
             }
         };
-        let text = context_only(&compilation.prompt);
+        let mut text = context_only(&compilation.prompt);
+        let compressed: usize = compilation
+            .meta
+            .summarisation_tiers
+            .iter()
+            .filter(|(tier, _)| **tier != InclusionTier::L0)
+            .map(|(_, count)| count)
+            .sum();
+        if compressed > 0 {
+            // Brief §0.3 / issue 8 §3: say that the cap shaped the context.
+            let _ = write!(
+                text,
+                "\n\n({compressed} of {} files are compressed to fit the hook's {max_chars}-character limit; the aic_compile tool returns them in full with a larger budget.)",
+                compilation.meta.files_selected
+            );
+        }
         let chars = text.chars().count();
         if chars <= max_chars {
             record(editor, event, request, &compilation);
