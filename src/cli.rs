@@ -50,7 +50,8 @@ enum Command {
     /// original bytes when nothing else changed).
     Uninstall(InstallArgs),
     /// Check each editor's setup: MCP server registered, hooks installed and
-    /// current, trigger rule present, `aic` on PATH.
+    /// current, trigger rule present, `aic` on PATH (exit code 1 when a
+    /// problem is found).
     Doctor(DoctorArgs),
     /// Compile a prompt for an intent: prints the prompt, or `{compiledPrompt, meta}`
     /// with --json.
@@ -112,8 +113,9 @@ pub enum InstallClient {
     /// Cursor: hooks (hooks.json), MCP server (mcp.json) and trigger rule
     /// (.cursor/rules/AIC.mdc), under ~/.cursor or the project's .cursor.
     Cursor,
-    /// Codex CLI: MCP server (config.toml), hooks (hooks.json) and trigger
-    /// rule (AGENTS.md), under ~/.codex or the project's .codex.
+    /// Codex CLI: MCP server (config.toml) and hooks (hooks.json) under
+    /// ~/.codex or the project's .codex, trigger rule in ~/.codex/AGENTS.md or
+    /// the project's AGENTS.md.
     Codex,
     /// Gemini CLI: MCP server (~/.gemini/settings.json or .gemini/settings.json).
     Gemini,
@@ -431,7 +433,14 @@ pub fn main() -> ExitCode {
         Command::Hook(args) => commands::hook::run(args),
         Command::Install(args) => commands::install::install(args),
         Command::Uninstall(args) => commands::install::uninstall(args),
-        Command::Doctor(args) => commands::doctor::run(args),
+        Command::Doctor(args) => {
+            return match commands::doctor::run(args) {
+                Ok(0) => ExitStatus::Success.into(),
+                // A problem found is exit code 1, for scripts and CI.
+                Ok(_) => ExitCode::from(1),
+                Err(error) => report(&error).into(),
+            };
+        }
         Command::Compile(args) => commands::compile::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
         Command::Precompute(args) => commands::precompute::run(args),

@@ -327,11 +327,9 @@ fn cursor_events_answer_in_cursors_format() {
         call["updated_input"]["intent"],
         "fix the null check in the user service"
     );
-    // Another tool: no objection.
-    assert_eq!(
-        run("preToolUse", "preToolUse.read").stdout,
-        "{\"permission\":\"allow\"}\n"
-    );
+    // Another tool: no objection, and no `allow` that could skip the
+    // user's own approval.
+    assert_eq!(run("preToolUse", "preToolUse.read").stdout, "{}\n");
     // sessionEnd prints nothing.
     assert_eq!(run("sessionEnd", "sessionEnd").stdout, "");
     // A Claude Code payload in a Cursor handler, and broken stdin: neutral.
@@ -350,7 +348,7 @@ fn cursor_events_answer_in_cursors_format() {
     );
     assert_eq!(
         hook_as("cursor", "preToolUse", None, "{not json", home.path(), root).stdout,
-        "{\"permission\":\"allow\"}\n"
+        "{}\n"
     );
     assert_eq!(
         hook_as("cursor", "sessionStart", None, "", home.path(), root).stdout,
@@ -602,7 +600,7 @@ fn the_compile_gate_waits_for_aic_compile_in_the_turn() {
         )
     };
     // No turn seen yet: the gate cannot tell, and lets the tool run.
-    assert_eq!(json_out(&gate("preToolUse.read"))["permission"], "allow");
+    assert_eq!(json_out(&gate("preToolUse.read")).get("permission"), None);
     hook_as(
         "cursor",
         "beforeSubmitPrompt",
@@ -621,8 +619,8 @@ fn the_compile_gate_waits_for_aic_compile_in_the_turn() {
     );
     // aic's own tool passes the gate, and marks the turn compiled.
     assert_eq!(
-        json_out(&gate("preToolUse.aic_compile"))["permission"],
-        "allow"
+        json_out(&gate("preToolUse.aic_compile")).get("permission"),
+        None
     );
     hook_as(
         "cursor",
@@ -632,7 +630,7 @@ fn the_compile_gate_waits_for_aic_compile_in_the_turn() {
         home.path(),
         root,
     );
-    assert_eq!(json_out(&gate("preToolUse.read"))["permission"], "allow");
+    assert_eq!(json_out(&gate("preToolUse.read")).get("permission"), None);
     // A new turn closes the gate again; devMode + skipCompileGate opens it.
     hook_as(
         "cursor",
@@ -648,7 +646,7 @@ fn the_compile_gate_waits_for_aic_compile_in_the_turn() {
         r#"{"devMode": true, "skipCompileGate": true}"#,
     )
     .unwrap();
-    assert_eq!(json_out(&gate("preToolUse.read"))["permission"], "allow");
+    assert_eq!(json_out(&gate("preToolUse.read")).get("permission"), None);
     // Claude Code: the UserPromptSubmit hook's own compile counts.
     let prompt = payload("UserPromptSubmit", root);
     fs_err::remove_file(root.join("aic.config.json")).unwrap();

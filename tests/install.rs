@@ -225,6 +225,19 @@ fn round_trip(client: &str, extra: &[&str], user_files: &[(&str, &str)]) -> temp
         left, expected,
         "{client}: files left after uninstall ({out})"
     );
+    if user_files.is_empty() {
+        // The configuration directories aic created went with its files.
+        let dirs: Vec<_> = fs_err::read_dir(home.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        let project_dirs: Vec<_> = fs_err::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(dirs, ["project"], "{client}");
+        assert!(project_dirs.is_empty(), "{client}: {project_dirs:?}");
+    }
     kept
 }
 
@@ -364,8 +377,9 @@ fn doctor_reports_what_is_installed_and_what_is_stale() {
             aic_home.path(),
             &["doctor", "--json", "--root", &root],
         );
-        assert_eq!(code, 0, "{err}");
-        serde_json::from_str(&out).unwrap()
+        let value: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(code, i32::from(value["problems"] != 0), "{err}");
+        value
     };
     let value = report(home.path());
     let checks = value["checks"].as_array().unwrap();
@@ -578,4 +592,25 @@ fn the_plugin_runs_from_a_copy_as_claude_code_runs_it() {
     // Without the binary the hook fails open: exit 0, no output.
     let (code, stdout) = run("/usr/bin:/bin");
     assert_eq!((code, stdout.as_str()), (Some(0), ""));
+}
+
+#[test]
+fn a_cursor_project_install_beside_user_hooks_skips_its_hooks() {
+    let home = tempfile::tempdir().unwrap();
+    let aic_home = tempfile::tempdir().unwrap();
+    let project = home.path().join("p");
+    fs_err::create_dir_all(&project).unwrap();
+    let (code, _, err) = aic_in(home.path(), aic_home.path(), &["install", "cursor"]);
+    assert_eq!(code, 0, "{err}");
+    let root = project.to_string_lossy().into_owned();
+    let (code, out, err) = aic_in(
+        home.path(),
+        aic_home.path(),
+        &["install", "cursor", "--project", "--root", &root],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("skipped"), "{out}");
+    assert!(!project.join(".cursor/hooks.json").exists());
+    assert!(project.join(".cursor/rules/AIC.mdc").exists());
+    assert!(project.join(".cursor/mcp.json").exists());
 }

@@ -290,7 +290,11 @@ pub fn plan(event: HookEvent, payload: &ClaudePayload, env: &HookEnv) -> HookPla
                 updated_input: gates::with_conversation(
                     &tool_input,
                     conversation.as_deref(),
-                    "claude-code",
+                    if env.editor_id.is_empty() {
+                        "claude-code"
+                    } else {
+                        env.editor_id
+                    },
                 ),
                 conversation,
             },

@@ -106,6 +106,7 @@ fn valid_id(id: &str) -> Option<String> {
 }
 
 /// The project of a payload: the first absolute workspace root, else
+/// `AIC_PROJECT_ROOT` (set by aic's sessionStart hook), else
 /// `CURSOR_PROJECT_DIR`, else `CLAUDE_PROJECT_DIR` (Cursor's alias), else the
 /// process's working directory.
 pub fn project_root(payload: &CursorPayload, env: &HookEnv) -> Option<PathBuf> {
@@ -114,6 +115,7 @@ pub fn project_root(payload: &CursorPayload, env: &HookEnv) -> Option<PathBuf> {
         .iter()
         .map(|root| PathBuf::from(root.trim()))
         .find(|root| root.is_absolute())
+        .or_else(|| env.aic_project_root.clone().filter(|p| p.is_absolute()))
         .or_else(|| env.cursor_project_dir.clone().filter(|p| p.is_absolute()))
         .or_else(|| env.claude_project_dir.clone().filter(|p| p.is_absolute()))
         .or_else(|| env.process_cwd.clone().filter(|p| p.is_absolute()))
@@ -125,6 +127,12 @@ pub fn conversation_id(payload: &CursorPayload) -> Option<String> {
         .into_iter()
         .flatten()
         .find_map(|id| valid_id(id))
+}
+
+/// [`conversation_id`], else `AIC_CONVERSATION_ID` from aic's sessionStart
+/// hook.
+fn conversation_or_env(payload: &CursorPayload, env: &HookEnv) -> Option<String> {
+    conversation_id(payload).or_else(|| env.aic_conversation_id.as_deref().and_then(valid_id))
 }
 
 /// Whether a Cursor tool call is aic's `aic_compile`, and where its arguments
@@ -182,7 +190,7 @@ pub fn plan(event_name: &str, payload: &CursorPayload, env: &HookEnv) -> HookPla
     let Some(root) = project_root(payload, env) else {
         return HookPlan::Nothing;
     };
-    let conversation = conversation_id(payload);
+    let conversation = conversation_or_env(payload, env);
     match (event, event_name) {
         (HookEvent::SessionStart, _) => HookPlan::Inject {
             session: None,
@@ -267,6 +275,15 @@ pub fn plan(event_name: &str, payload: &CursorPayload, env: &HookEnv) -> HookPla
             },
             None => HookPlan::Nothing,
         },
+        (HookEvent::SubagentStart, _) => {
+            let parent = payload.parent_conversation_id.as_deref().and_then(valid_id);
+            match (conversation, parent) {
+                (Some(child), Some(parent)) if child != parent => {
+                    HookPlan::LinkSubagent { child, parent }
+                }
+                _ => HookPlan::Nothing,
+            }
+        }
         (HookEvent::SubagentStop, _) => {
             let parent = payload.parent_conversation_id.as_deref().and_then(valid_id);
             match (conversation, parent) {
@@ -274,6 +291,10 @@ pub fn plan(event_name: &str, payload: &CursorPayload, env: &HookEnv) -> HookPla
                     project_root: root,
                     from,
                     to,
+                },
+                (Some(from), None) => HookPlan::ReparentLinked {
+                    project_root: root,
+                    from,
                 },
                 _ => HookPlan::Nothing,
             }
@@ -285,7 +306,7 @@ pub fn plan(event_name: &str, payload: &CursorPayload, env: &HookEnv) -> HookPla
             },
             None => HookPlan::Nothing,
         },
-        (HookEvent::SubagentStart | HookEvent::PreCompact, _) => HookPlan::Nothing,
+        (HookEvent::PreCompact, _) => HookPlan::Nothing,
     }
 }
 
@@ -293,7 +314,9 @@ pub fn plan(event_name: &str, payload: &CursorPayload, env: &HookEnv) -> HookPla
 /// `{"additional_context", "env"}`; beforeSubmitPrompt always
 /// `{"continue": true}` (it cannot inject, and aic never holds a prompt
 /// back); preToolUse and beforeShellExecution `{"permission": …}` with
-/// `updated_input` or the refusal's `user_message`/`agent_message`; stop
+/// `updated_input` (aic's own `aic_compile` only) or the refusal's
+/// `user_message`/`agent_message`, and `{}` when aic has no objection (an
+/// explicit `allow` could skip the user's own approval of a tool); stop
 /// `{"followup_message"}` when the quality gate failed, else `{}`. Other
 /// events print nothing.
 pub fn render(event_name: &str, outcome: &HookOutcome, env_vars: &[(&str, String)]) -> String {
@@ -327,7 +350,7 @@ pub fn render(event_name: &str, outcome: &HookOutcome, env_vars: &[(&str, String
             HookOutcome::Allow {
                 updated_input: Some(input),
             } => json!({"permission": "allow", "updated_input": input}),
-            _ => json!({"permission": "allow"}),
+            _ => json!({}),
         },
         "stop" => match outcome {
             HookOutcome::BlockStop { reason } => json!({"followup_message": reason}),
@@ -416,15 +439,35 @@ mod tests {
     }
 
     #[test]
+    fn subagents_are_linked_to_their_parent_for_the_stop() {
+        let start = payload(
+            r#"{"cursor_version":"1","workspace_roots":["/w"],"conversation_id":"sub-1","parent_conversation_id":"c1"}"#,
+        );
+        assert_eq!(
+            plan("subagentStart", &start, &env()),
+            HookPlan::LinkSubagent {
+                child: "sub-1".to_owned(),
+                parent: "c1".to_owned()
+            }
+        );
+        let stop =
+            payload(r#"{"cursor_version":"1","workspace_roots":["/w"],"conversation_id":"sub-1"}"#);
+        assert_eq!(
+            plan("subagentStop", &stop, &env()),
+            HookPlan::ReparentLinked {
+                project_root: "/w".into(),
+                from: "sub-1".to_owned()
+            }
+        );
+    }
+
+    #[test]
     fn outputs_follow_each_events_format() {
         assert_eq!(
             render("beforeSubmitPrompt", &HookOutcome::Neutral, &[]),
             "{\"continue\":true}\n"
         );
-        assert_eq!(
-            render("preToolUse", &HookOutcome::Neutral, &[]),
-            "{\"permission\":\"allow\"}\n"
-        );
+        assert_eq!(render("preToolUse", &HookOutcome::Neutral, &[]), "{}\n");
         let deny: Value = serde_json::from_str(&render(
             "beforeShellExecution",
             &HookOutcome::Deny {

@@ -317,7 +317,12 @@ pub fn quality_gate_reason(failures: &[GateFailure], files: &[String]) -> String
             None => "did not finish".to_owned(),
         };
         let _ = write!(reason, "\n\n$ {} ({status})\n", failure.command);
-        reason.push_str(&tail(failure.output.trim_end(), share));
+        let output = failure.output.trim();
+        reason.push_str(&if output.is_empty() {
+            "(no output)".to_owned()
+        } else {
+            tail(output, share)
+        });
     }
     reason.push_str("\n\nFix these, or say why they cannot be fixed.");
     reason

@@ -103,6 +103,7 @@ pub fn cursor_hooks(options: HookOptions) -> Vec<HookSpec> {
         spec("sessionStart", None, None),
         spec("beforeSubmitPrompt", None, None),
         spec("preToolUse", Some("MCP"), None),
+        spec("subagentStart", None, None),
         spec("subagentStop", None, None),
         spec("sessionEnd", None, None),
     ];
@@ -468,7 +469,10 @@ pub fn remove_mcp_server(config: &Value, key: &str, entry: &Value) -> Result<Val
         let Value::Object(map) = servers else {
             return Err(error(format!("`{key}` is not an object")));
         };
-        if map.get("aic") == Some(entry) {
+        if map
+            .get("aic")
+            .is_some_and(|found| found == entry || is_aic_mcp_entry(found))
+        {
             map.remove("aic");
         }
         if map.is_empty() {
@@ -476,6 +480,37 @@ pub fn remove_mcp_server(config: &Value, key: &str, entry: &Value) -> Result<Val
         }
     }
     Ok(Value::Object(config))
+}
+
+/// Whether an MCP registration is one an aic install wrote, whatever binary
+/// path it names: only `type`/`source`/`command`/`args` (and an empty
+/// `env`), `args` exactly `["mcp"]`, a command whose file name starts with
+/// `aic`. One with its own `env` or other settings is the user's.
+pub fn is_aic_mcp_entry(entry: &Value) -> bool {
+    let Some(map) = entry.as_object() else {
+        return false;
+    };
+    let known = map.iter().all(|(key, value)| match key.as_str() {
+        "type" | "source" | "command" | "args" => true,
+        "env" => value.as_object().is_some_and(Map::is_empty),
+        _ => false,
+    });
+    known
+        && map.get("args") == Some(&json!(["mcp"]))
+        && map
+            .get("command")
+            .and_then(Value::as_str)
+            .is_some_and(is_aic_program)
+}
+
+/// Whether a command names an aic binary (`aic`, `/opt/bin/aic`,
+/// `aic-0.2.0`).
+fn is_aic_program(command: &str) -> bool {
+    !command.contains(char::is_whitespace)
+        && std::path::Path::new(command)
+            .file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| name.starts_with("aic"))
 }
 
 /// The MCP registration of `binary` for Claude Code (`~/.claude.json`,
@@ -596,7 +631,10 @@ pub fn remove_codex_server(text: &str, binary: &str) -> Result<String, EditError
         .and_then(toml_edit::Item::as_table_like)
         .is_some_and(|entry| {
             entry.len() == 2
-                && entry.get("command").and_then(toml_edit::Item::as_str) == Some(binary)
+                && entry
+                    .get("command")
+                    .and_then(toml_edit::Item::as_str)
+                    .is_some_and(|command| command == binary || is_aic_program(command))
                 && entry
                     .get("args")
                     .and_then(toml_edit::Item::as_array)
@@ -694,7 +732,8 @@ pub fn remove_zed_server(text: &str, binary: &str) -> Result<String, EditError> 
     let Some(entry) = servers.get("aic") else {
         return Ok(text.to_owned());
     };
-    if entry.value().and_then(|v| v.to_serde_value()) != Some(zed_entry(binary)) {
+    let found = entry.value().and_then(|v| v.to_serde_value());
+    if !found.is_some_and(|found| found == zed_entry(binary) || is_aic_mcp_entry(&found)) {
         return Ok(text.to_owned());
     }
     entry.remove();

@@ -107,6 +107,14 @@ pub struct HookEnv {
     /// Whether SessionStart already injected session context for this session
     /// (its marker exists): then UserPromptSubmit does not add it again.
     pub session_marked: bool,
+    /// `AIC_PROJECT_ROOT`, which aic's Cursor sessionStart hook hands to
+    /// the session's later hooks.
+    pub aic_project_root: Option<PathBuf>,
+    /// `AIC_CONVERSATION_ID`, likewise.
+    pub aic_conversation_id: Option<String>,
+    /// The editor id an `aic_compile` call is given when the model left it
+    /// out (`claude-code`, `codex`); empty means `claude-code`.
+    pub editor_id: &'static str,
     /// Which check a tool-event handler runs (`aic hook claude PreToolUse
     /// no-verify`): `conversation-id` (the default), `no-verify` or
     /// `compile-gate`. One event can carry several aic handlers with
@@ -148,6 +156,22 @@ pub enum HookPlan {
         /// The conversation whose turn starts here (UserPromptSubmit): the
         /// compile gate's turn marker.
         turn: Option<String>,
+    },
+    /// A subagent starts (Cursor): remember its parent, which its stop event
+    /// may not carry.
+    LinkSubagent {
+        /// The subagent's conversation.
+        child: String,
+        /// The parent conversation.
+        parent: String,
+    },
+    /// Move a finished subagent's compilations onto its parent conversation,
+    /// looked up from [`HookPlan::LinkSubagent`] when `to` is `None`.
+    ReparentLinked {
+        /// The project.
+        project_root: PathBuf,
+        /// The subagent's conversation.
+        from: String,
     },
     /// Move a finished subagent's compilations onto its parent conversation.
     Reparent {

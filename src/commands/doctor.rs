@@ -55,8 +55,9 @@ struct Report {
     problems: usize,
 }
 
-/// Runs `aic doctor`.
-pub fn run(args: &DoctorArgs) -> anyhow::Result<()> {
+/// Runs `aic doctor`; returns how many problems it found (the exit code is
+/// 1 when there are any).
+pub fn run(args: &DoctorArgs) -> anyhow::Result<usize> {
     let exe = std::env::current_exe()
         .and_then(fs_err::canonicalize)
         .context("Cannot find the path of this aic binary")?;
@@ -111,7 +112,8 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<()> {
     } else {
         render(&report, &exe)
     };
-    print_stdout(&text).context("Failed to write to stdout")
+    print_stdout(&text).context("Failed to write to stdout")?;
+    Ok(report.problems)
 }
 
 fn render(report: &Report, exe: &Path) -> String {
@@ -166,7 +168,7 @@ fn render(report: &Report, exe: &Path) -> String {
 }
 
 fn check(client: &str, scope: &'static str, target: &Target) -> Check {
-    let (status, detail) = status_of(client, target);
+    let (status, detail) = status_of(client, scope, target);
     Check {
         client: client.to_owned(),
         scope,
@@ -177,7 +179,7 @@ fn check(client: &str, scope: &'static str, target: &Target) -> Check {
     }
 }
 
-fn status_of(client: &str, target: &Target) -> (&'static str, String) {
+fn status_of(client: &str, scope: &str, target: &Target) -> (&'static str, String) {
     let text = match fs_err::read_to_string(&target.path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
@@ -186,7 +188,7 @@ fn status_of(client: &str, target: &Target) -> (&'static str, String) {
         Err(error) => return ("problem", format!("cannot read: {error}")),
     };
     let version = env!("CARGO_PKG_VERSION");
-    let install_again = format!("run `aic install {client}` again");
+    let install_again = format!("run `{}` again", reinstall_command(client, scope, target));
     match target.kind {
         Kind::TriggerRule(_) => {
             if !text.contains("<!-- aic:begin -->") {
@@ -234,11 +236,16 @@ fn status_of(client: &str, target: &Target) -> (&'static str, String) {
                     let command = entry.get("command").and_then(Value::as_str).unwrap_or("");
                     if runnable(command) {
                         ("ok", format!("{key}.aic runs `{command}`"))
+                    } else if Path::new(command).is_absolute() {
+                        (
+                            "problem",
+                            format!("{key}.aic runs `{command}`, which is gone: {install_again}"),
+                        )
                     } else {
                         (
                             "problem",
                             format!(
-                                "{key}.aic runs `{command}`, which cannot be found: {install_again}"
+                                "{key}.aic runs `{command}`, which PATH does not find: put it on PATH"
                             ),
                         )
                     }
@@ -259,9 +266,14 @@ fn status_of(client: &str, target: &Target) -> (&'static str, String) {
             };
             let binary = first[0].clone();
             if !runnable(&binary) {
+                let fix = if Path::new(&binary).is_absolute() {
+                    install_again.clone()
+                } else {
+                    format!("put `{binary}` on PATH")
+                };
                 return (
                     "problem",
-                    format!("handlers run `{binary}`, which cannot be found: {install_again}"),
+                    format!("handlers run `{binary}`, which cannot be found: {fix}"),
                 );
             }
             let variants = [(false, false), (true, false), (false, true), (true, true)];
@@ -298,6 +310,28 @@ fn status_of(client: &str, target: &Target) -> (&'static str, String) {
             }
         }
     }
+}
+
+/// The install command that rewrites `target`: the client, `--project`
+/// for project files, and the gate options its hooks file shows.
+fn reinstall_command(client: &str, scope: &str, target: &Target) -> String {
+    let mut command = format!("aic install {client}");
+    if scope == "project" {
+        command.push_str(" --project");
+    }
+    let hooks_text = match target.kind {
+        Kind::GroupedHooks(_) | Kind::CursorHooks => fs_err::read_to_string(&target.path).ok(),
+        _ => None,
+    };
+    if let Some(text) = hooks_text {
+        if text.contains("no-verify") {
+            command.push_str(" --with-gates");
+        }
+        if text.contains("compile-gate") {
+            command.push_str(" --with-compile-gate");
+        }
+    }
+    command
 }
 
 /// Whether a command a configuration names can be started: an absolute path

@@ -126,6 +126,9 @@ fn handle(editor: Editor, event_name: &str, check: Option<String>) -> String {
         cursor_project_dir: std::env::var_os("CURSOR_PROJECT_DIR").map(PathBuf::from),
         process_cwd: std::env::current_dir().ok(),
         session_marked: false,
+        aic_project_root: std::env::var_os("AIC_PROJECT_ROOT").map(PathBuf::from),
+        aic_conversation_id: std::env::var("AIC_CONVERSATION_ID").ok(),
+        editor_id: if editor == Editor::Codex { "codex" } else { "" },
         check,
     };
     if editor == Editor::Cursor {
@@ -241,6 +244,30 @@ fn execute(editor: Editor, event_name: &str, plan: HookPlan, marker: Option<&Pat
             }
             HookOutcome::Neutral
         }
+        HookPlan::LinkSubagent { child, parent } => {
+            state::link_subagent(&child, &parent);
+            HookOutcome::Neutral
+        }
+        HookPlan::ReparentLinked { project_root, from } => {
+            let Some(to) = state::linked_parent(&from) else {
+                log(
+                    editor_name,
+                    event_name,
+                    "no parent conversation known for this subagent; nothing to reparent",
+                );
+                return HookOutcome::Neutral;
+            };
+            execute(
+                editor,
+                event_name,
+                HookPlan::Reparent {
+                    project_root,
+                    from,
+                    to,
+                },
+                marker,
+            )
+        }
         HookPlan::EndSession { conversation, .. } => {
             if let Some(path) = marker {
                 let _ = fs_err::remove_file(path);
@@ -329,7 +356,7 @@ fn execute(editor: Editor, event_name: &str, plan: HookPlan, marker: Option<&Pat
                             editor_name,
                             event_name,
                             &format!(
-                                "the quality gate failed {} times in a row; the agent may stop",
+                                "the quality gate still fails after blocking {} stops in a row; this stop goes through",
                                 gates::MAX_CONSECUTIVE_BLOCKS
                             ),
                         );
@@ -344,8 +371,8 @@ fn execute(editor: Editor, event_name: &str, plan: HookPlan, marker: Option<&Pat
 }
 
 /// Compiles `request` so that the prompt has at most `max_chars` characters:
-/// a first budget of `max_chars / 4` tokens, then up to two refits scaled by
-/// the characters the prompt really took. `None` (logged) when the compile
+/// a first budget of `max_chars / 5` tokens ([`CHARS_PER_TOKEN`]), then up to
+/// two refits scaled by the characters the prompt really took. `None` (logged) when the compile
 /// fails or cannot fit.
 fn compile_to_fit(
     editor: Editor,

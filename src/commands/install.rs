@@ -129,12 +129,32 @@ fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
         compile_gate: args.with_compile_gate,
     };
     check_options(args.client, options)?;
-    let targets = targets(args.client, args.project, &project, &home)?;
+    let mut targets = targets(args.client, args.project, &project, &home)?;
+    let mut report = String::new();
+    // Cursor runs every hooks.json it finds: project hooks beside user-level
+    // aic hooks would run each handler twice.
+    if install && args.project && matches!(args.client, InstallClient::Cursor) {
+        let user_hooks = home.join(".cursor/hooks.json");
+        let user_has_aic = fs_err::read_to_string(&user_hooks)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+            .and_then(|value| aic_integrations::install::found_argvs(&value, "cursor", false))
+            .is_some_and(|found| !found.is_empty());
+        if user_has_aic {
+            targets.retain(|target| target.kind != Kind::CursorHooks);
+            let _ = writeln!(
+                report,
+                "{:>14}  {}  (hooks: {} already runs aic's, and Cursor runs both files)",
+                "skipped",
+                project.join(".cursor/hooks.json").display(),
+                user_hooks.display()
+            );
+        }
+    }
     let mut edits = Vec::new();
     for target in &targets {
         edits.push(plan(target, &binary, install, options)?);
     }
-    let mut report = String::new();
     for edit in &edits {
         let verb = match (&edit.before, &edit.after) {
             (before, after) if before == after => "unchanged",
@@ -143,7 +163,7 @@ fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
             _ => "update",
         };
         if !args.dry_run && edit.before != edit.after {
-            apply(edit, install)?;
+            apply(edit, install, &[home.as_path(), project.as_path()])?;
         }
         let verb = if args.dry_run && verb != "unchanged" {
             format!("would {verb}")
@@ -562,7 +582,7 @@ fn backup(path: &Path) -> Original {
     fs_err::read(orig).map_or(Original::Unknown, Original::Bytes)
 }
 
-fn apply(edit: &Edit, install: bool) -> anyhow::Result<()> {
+fn apply(edit: &Edit, install: bool, stops: &[&Path]) -> anyhow::Result<()> {
     if let Some((orig, absent)) = backup_paths(&edit.path) {
         if install && !orig.exists() && !absent.exists() {
             if let Some(parent) = orig.parent() {
@@ -585,7 +605,10 @@ fn apply(edit: &Edit, install: bool) -> anyhow::Result<()> {
         edit.path.clone()
     };
     match &edit.after {
-        None => fs_err::remove_file(&edit.path)?,
+        None => {
+            fs_err::remove_file(&edit.path)?;
+            remove_empty_config_dirs(&edit.path, stops);
+        }
         Some(bytes) => {
             let dir = target
                 .parent()
@@ -611,4 +634,21 @@ fn apply(edit: &Edit, install: bool) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// After removing a file aic created, removes the configuration directories
+/// it leaves empty (`.cursor/rules`, `.cursor`, `.codex`, `.zed`, …): at most
+/// two levels, and only dot-directories and `rules`.
+fn remove_empty_config_dirs(file: &Path, stops: &[&Path]) {
+    for dir in file.ancestors().skip(1).take(2) {
+        if stops.contains(&dir) {
+            break;
+        }
+        let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let config_dir = name.starts_with('.') || name == "rules";
+        let empty = fs_err::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none());
+        if !config_dir || !empty || fs_err::remove_dir(dir).is_err() {
+            break;
+        }
+    }
 }

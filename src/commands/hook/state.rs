@@ -30,15 +30,18 @@ pub(super) enum Kind {
     Edits,
     /// How many stops in a row the quality gate blocked.
     Blocks,
+    /// A subagent's parent conversation (Cursor).
+    Parent,
 }
 
 impl Kind {
-    const ALL: [Self; 5] = [
+    const ALL: [Self; 6] = [
         Self::Turn,
         Self::Compiled,
         Self::Prompt,
         Self::Edits,
         Self::Blocks,
+        Self::Parent,
     ];
 
     fn prefix(self) -> &'static str {
@@ -48,6 +51,7 @@ impl Kind {
             Self::Prompt => "prompt",
             Self::Edits => "edits",
             Self::Blocks => "blocks",
+            Self::Parent => "parent",
         }
     }
 }
@@ -88,8 +92,48 @@ fn read_ms(kind: Kind, conversation: &str) -> Option<u64> {
     read(kind, conversation)?.trim().parse().ok()
 }
 
-/// Records that a turn started now, with its prompt.
+/// State files untouched this long are removed (editors without a session
+/// end event, such as Codex CLI, never clean up after themselves).
+const STALE_AFTER: Duration = Duration::from_hours(7 * 24);
+
+/// Removes state files older than [`STALE_AFTER`].
+fn prune() {
+    let Some(dir) = dir() else {
+        return;
+    };
+    let Ok(entries) = fs_err::read_dir(&dir) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age > STALE_AFTER);
+        if stale {
+            let _ = fs_err::remove_file(entry.path());
+        }
+    }
+}
+
+/// Records that a subagent's conversation belongs to `parent`.
+pub(super) fn link_subagent(child: &str, parent: &str) {
+    if let Some(path) = path(Kind::Parent, child) {
+        write(&path, parent.as_bytes());
+    }
+}
+
+/// The parent recorded for a subagent's conversation.
+pub(super) fn linked_parent(child: &str) -> Option<String> {
+    read(Kind::Parent, child)
+        .map(|parent| parent.trim().to_owned())
+        .filter(|parent| !parent.is_empty())
+}
+
+/// Records that a turn started now, with its prompt; prunes stale state.
 pub(super) fn start_turn(conversation: &str, prompt: Option<&str>) {
+    prune();
     if let Some(path) = path(Kind::Turn, conversation) {
         write(&path, now_ms().to_string().as_bytes());
     }
