@@ -6,7 +6,6 @@
 //! be opened gives one warning and a compile without a cache; a row that does
 //! not decode is deleted and recomputed; a failed write is a warning.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -15,8 +14,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use aic_stages::config::AicConfig;
 use aic_stages::facts::FileFacts;
 use aic_stages::facts_codec::{
-    RowKind, ScanFacts, SnapshotFile, StageFingerprint, decode_facts, decode_imports, decode_scan,
-    decode_snapshot, encode_facts, encode_imports, encode_scan, encode_snapshot, variant_key,
+    RowKind, ScanFacts, StageFingerprint, decode_facts, decode_imports, decode_scan, encode_facts,
+    encode_imports, encode_scan, variant_key,
 };
 use aic_stages::lang::ImportRef;
 use aic_stages::repo_map::{ContentHash, Language, RelativePath};
@@ -441,76 +440,6 @@ impl FactsCache {
             memo.put_scan(key, facts.clone());
         }
         let payload = encode_scan(facts);
-        self.with_writer(|writer| writer.put_facts(key, &payload));
-    }
-
-    /// The row key of this project's scan snapshot (this build's stage
-    /// fingerprint, like every row).
-    fn snapshot_key(&self) -> Option<FactsKey> {
-        let path = RelativePath::new("aic-scan-snapshot")?;
-        Some(self.key(
-            ContentHash(self.project),
-            RowKind::Scan,
-            &path,
-            Language::Unknown,
-        ))
-    }
-
-    /// The project's scan snapshot, by path: every file of the last scan
-    /// that changed it, in one row. `None` when there is none, or when the
-    /// in-process memo already holds this project (a warm server, where the
-    /// memo is faster than decoding the snapshot).
-    pub fn scan_snapshot(&self) -> Option<HashMap<String, SnapshotFile>> {
-        if crate::memo::get().is_some_and(|memo| memo.knows_project(&self.project)) {
-            return None;
-        }
-        let key = self.snapshot_key()?;
-        let files = self.lookup(key, |bytes| decode_snapshot(bytes).ok())?;
-        Some(
-            files
-                .into_iter()
-                .map(|file| (file.path.clone(), file))
-                .collect(),
-        )
-    }
-
-    /// Whether a file's size and mtime may be trusted to stand for its
-    /// content (git's racily-clean rule, as for the path index).
-    pub fn is_settled(&self, mtime_ns: i64) -> bool {
-        self.scan_started_ns.saturating_sub(mtime_ns) >= RACY_NS
-    }
-
-    /// Counts a file the scan took from the snapshot (a path index hit, and
-    /// for a text file a scan hit), and hands it to the memo when there is one.
-    pub fn snapshot_hit(&self, path: &RelativePath, language: Language, file: &SnapshotFile) {
-        self.path_hits.fetch_add(1, Ordering::Relaxed);
-        if file.facts.is_some() {
-            self.scan.hits.fetch_add(1, Ordering::Relaxed);
-        }
-        if let Some(memo) = crate::memo::get() {
-            memo.put_path(
-                &self.project,
-                path.as_str(),
-                PathRecord {
-                    size: file.size,
-                    mtime_ns: file.mtime_ns,
-                    content_hash: u128::from_be_bytes(file.hash),
-                    binary: file.facts.is_none(),
-                },
-            );
-            if let Some(facts) = &file.facts {
-                let key = self.key(ContentHash(file.hash), RowKind::Scan, path, language);
-                memo.put_scan(key, facts.clone());
-            }
-        }
-    }
-
-    /// Stores the project's scan snapshot (files sorted by path).
-    pub fn put_scan_snapshot(&self, files: &[SnapshotFile]) {
-        let Some(key) = self.snapshot_key() else {
-            return;
-        };
-        let payload = encode_snapshot(files);
         self.with_writer(|writer| writer.put_facts(key, &payload));
     }
 

@@ -32,8 +32,6 @@ pub struct Memo {
     imports: DashMap<FactsKey, Vec<ImportRef>>,
     /// Exact tokens of a prompt block, by xxh3-128 of its text.
     blocks: DashMap<u128, u32>,
-    /// Projects with path records here.
-    projects: DashMap<[u8; 16], ()>,
     entries: AtomicUsize,
 }
 
@@ -54,7 +52,6 @@ impl Memo {
     fn grow(&self) {
         if self.entries.fetch_add(1, Ordering::Relaxed) >= MAX_ENTRIES {
             self.paths.clear();
-            self.projects.clear();
             self.scan.clear();
             self.imports.clear();
             self.blocks.clear();
@@ -69,17 +66,8 @@ impl Memo {
             .map(|entry| *entry)
     }
 
-    /// Whether path records of `project` are here (a warm memo, which the
-    /// scan reads instead of the project's scan snapshot).
-    pub fn knows_project(&self, project: &[u8; 16]) -> bool {
-        self.projects.contains_key(project)
-    }
-
     /// Remembers a path record.
     pub fn put_path(&self, project: &[u8; 16], path: &str, record: PathRecord) {
-        if !self.projects.contains_key(project) {
-            self.projects.insert(*project, ());
-        }
         if self
             .paths
             .insert((*project, path.to_owned()), record)

@@ -15,12 +15,11 @@
 //! byte in the first 8 KiB) and files larger than `repoMap.maxFileBytes` are left
 //! out and counted.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
-use aic_stages::facts_codec::{ScanFacts, SnapshotFile};
+use aic_stages::facts_codec::ScanFacts;
 use aic_stages::repo_map::{
     ContentHash, FileEntry, Language, RelativePath, RepoMap, estimate_tokens,
 };
@@ -249,51 +248,16 @@ pub fn scan(root: &Path, options: ScanOptions<'_>, cache: Option<&FactsCache>) -
         found.len(),
         walk_started.elapsed()
     );
-    // One row for the whole tree when the last scan left one: a fresh
-    // process (an editor hook) then makes no per-file look-ups for
-    // unchanged files.
-    let snapshot = cache.and_then(FactsCache::scan_snapshot);
-    let results: Vec<(FileOutcome, Snapshotted)> = found
+    let outcomes: Vec<FileOutcome> = found
         .par_iter()
         .map(|file| {
             if options.cancelled() {
-                (FileOutcome::Unreadable, Snapshotted::No)
+                FileOutcome::Unreadable
             } else {
-                scan_file(root, file, options, cache, snapshot.as_ref())
+                scan_file(root, file, options, cache)
             }
         })
         .collect();
-    if let Some(cache) = cache
-        && !options.cancelled()
-    {
-        let unchanged = snapshot.as_ref().is_some_and(|snapshot| {
-            let served = results
-                .iter()
-                .filter(|(_, s)| matches!(s, Snapshotted::Served))
-                .count();
-            served == snapshot.len()
-                && results
-                    .iter()
-                    .all(|(_, s)| !matches!(s, Snapshotted::New(_)))
-        });
-        if !unchanged {
-            let mut files: Vec<SnapshotFile> = results
-                .iter()
-                .zip(&found)
-                .filter_map(|((_, s), file)| match s {
-                    Snapshotted::New(entry) => Some(entry.clone()),
-                    Snapshotted::Served => snapshot
-                        .as_ref()
-                        .and_then(|snapshot| snapshot.get(file.path.as_str()))
-                        .cloned(),
-                    Snapshotted::No => None,
-                })
-                .collect();
-            files.sort_by(|a, b| a.path.cmp(&b.path));
-            cache.put_scan_snapshot(&files);
-        }
-    }
-    let outcomes = results.into_iter().map(|(outcome, _)| outcome);
     let mut skipped = SkippedFiles {
         unreadable: walk_errors,
         ..SkippedFiles::default()
@@ -314,43 +278,30 @@ pub fn scan(root: &Path, options: ScanOptions<'_>, cache: Option<&FactsCache>) -
     }
 }
 
-/// How a scanned file stands toward the project's scan snapshot.
-enum Snapshotted {
-    /// Taken from the snapshot unchanged.
-    Served,
-    /// Not from the snapshot; this entry belongs in the next one.
-    New(SnapshotFile),
-    /// Not in the next snapshot (unreadable, too large, modified within the
-    /// racily-clean window).
-    No,
-}
-
 fn scan_file(
     root: &Path,
     file: &Found,
     options: ScanOptions<'_>,
     cache: Option<&FactsCache>,
-    snapshot: Option<&HashMap<String, SnapshotFile>>,
-) -> (FileOutcome, Snapshotted) {
-    let no = |outcome| (outcome, Snapshotted::No);
+) -> FileOutcome {
     if file.is_symlink {
         match fs_err::canonicalize(&file.absolute) {
             Ok(target) if target.starts_with(root) => {}
-            Ok(_) => return no(FileOutcome::Symlink),
-            Err(_) => return no(FileOutcome::Unreadable),
+            Ok(_) => return FileOutcome::Symlink,
+            Err(_) => return FileOutcome::Unreadable,
         }
     }
     let Ok(metadata) = fs_err::metadata(&file.absolute) else {
-        return no(FileOutcome::Unreadable);
+        return FileOutcome::Unreadable;
     };
     if metadata.is_dir() {
-        return no(FileOutcome::Symlink);
+        return FileOutcome::Symlink;
     }
     if !metadata.is_file() {
-        return no(FileOutcome::Unreadable);
+        return FileOutcome::Unreadable;
     }
     if metadata.len() > options.max_file_bytes {
-        return no(FileOutcome::TooLarge);
+        return FileOutcome::TooLarge;
     }
     let last_modified_ms = metadata
         .modified()
@@ -377,50 +328,24 @@ fn scan_file(
             imports: Vec::new(),
         })
     };
-    // The snapshot entry this file gives the next snapshot: only when its
-    // size and mtime can stand for its content (racily-clean rule).
-    let snapshotted = |size: u64, hash: ContentHash, facts: Option<&ScanFacts>| match cache {
-        Some(cache) if cache.is_settled(mtime_ns) => Snapshotted::New(SnapshotFile {
-            path: file.path.as_str().to_owned(),
-            size,
-            mtime_ns,
-            hash: hash.0,
-            facts: facts.cloned(),
-        }),
-        _ => Snapshotted::No,
-    };
-    // Warmest path: the file is in the project's scan snapshot with the same
-    // size and mtime.
-    if let (Some(cache), Some(known)) = (cache, snapshot.and_then(|s| s.get(file.path.as_str())))
-        && known.size == metadata.len()
-        && known.mtime_ns == mtime_ns
-    {
-        cache.snapshot_hit(&file.path, language, known);
-        let outcome = match &known.facts {
-            None => FileOutcome::Binary,
-            Some(facts) => entry(known.size, ContentHash(known.hash), facts.clone()),
-        };
-        return (outcome, Snapshotted::Served);
-    }
     // Warm path: an unchanged file (same size and mtime as when it was hashed)
     // whose scan facts are cached is not read at all.
     if let Some(cache) = cache
         && let Some((hash, binary)) = cache.indexed_hash(&file.path, metadata.len(), mtime_ns)
     {
         if binary {
-            return (FileOutcome::Binary, snapshotted(metadata.len(), hash, None));
+            return FileOutcome::Binary;
         }
         if let Some(facts) = cache.scan_facts(hash, &file.path, language) {
-            let next = snapshotted(metadata.len(), hash, Some(&facts));
-            return (entry(metadata.len(), hash, facts), next);
+            return entry(metadata.len(), hash, facts);
         }
     }
     let Ok(bytes) = fs_err::read(&file.absolute) else {
-        return no(FileOutcome::Unreadable);
+        return FileOutcome::Unreadable;
     };
     let size_bytes = bytes.len() as u64;
     if size_bytes > options.max_file_bytes {
-        return no(FileOutcome::TooLarge);
+        return FileOutcome::TooLarge;
     }
     let content_hash = ContentHash::of(&bytes);
     let probe = &bytes[..bytes.len().min(BINARY_PROBE_BYTES)];
@@ -428,32 +353,20 @@ fn scan_file(
     if let Some(cache) = cache {
         cache.index_path(&file.path, size_bytes, mtime_ns, content_hash, binary);
     }
-    // A file whose size changed while it was read is not snapshotted: the
-    // recorded size must be the size of the hashed bytes.
-    let settled_size = size_bytes == metadata.len();
     if binary {
-        let next = if settled_size {
-            snapshotted(size_bytes, content_hash, None)
-        } else {
-            Snapshotted::No
-        };
-        return (FileOutcome::Binary, next);
+        return FileOutcome::Binary;
     }
     // Touched but unchanged content (a checkout, a copy) still hits by hash.
-    let cached = cache.and_then(|cache| cache.scan_facts(content_hash, &file.path, language));
-    let facts = cached.unwrap_or_else(|| {
-        let facts = scan_facts(&file.path, language, &bytes);
-        if let Some(cache) = cache {
-            cache.put_scan_facts(content_hash, &file.path, language, &facts);
-        }
-        facts
-    });
-    let next = if settled_size {
-        snapshotted(size_bytes, content_hash, Some(&facts))
-    } else {
-        Snapshotted::No
-    };
-    (entry(size_bytes, content_hash, facts), next)
+    if let Some(facts) =
+        cache.and_then(|cache| cache.scan_facts(content_hash, &file.path, language))
+    {
+        return entry(size_bytes, content_hash, facts);
+    }
+    let facts = scan_facts(&file.path, language, &bytes);
+    if let Some(cache) = cache {
+        cache.put_scan_facts(content_hash, &file.path, language, &facts);
+    }
+    entry(size_bytes, content_hash, facts)
 }
 
 /// What the scan computes from a file's bytes: the identifier terms of its

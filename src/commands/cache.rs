@@ -6,7 +6,7 @@ use std::path::Path;
 
 use aic_storage::Store;
 
-use aic_stages::facts_codec::{decode_facts, decode_imports, decode_scan, decode_snapshot};
+use aic_stages::facts_codec::{decode_facts, decode_imports, decode_scan};
 use aic_stages::repo_map::{ContentHash, Language, RelativePath};
 use anyhow::Context;
 use serde::Serialize;
@@ -33,7 +33,6 @@ fn decodes(payload: &[u8]) -> bool {
     decode_scan(payload).is_ok()
         || decode_imports(payload).is_ok()
         || decode_facts(payload, &path, Language::Rust, ContentHash([0; 16])).is_ok()
-        || decode_snapshot(payload).is_ok()
         || crate::vcs::is_history_row(payload)
 }
 

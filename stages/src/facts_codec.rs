@@ -195,78 +195,6 @@ pub fn decode_scan(bytes: &[u8]) -> Result<ScanFacts, DecodeError> {
     })
 }
 
-/// One file of a project's scan snapshot: what the scan knows of it without
-/// reading it (its size and mtime when hashed, its content hash) and, for a
-/// text file, its [`ScanFacts`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct SnapshotFile {
-    /// The path, relative to the project root.
-    pub path: String,
-    /// Size in bytes when it was hashed.
-    pub size: u64,
-    /// Modification time (ns since the epoch) when it was hashed.
-    pub mtime_ns: i64,
-    /// xxh3-128 of its bytes.
-    pub hash: [u8; 16],
-    /// Its scan facts; `None` for a binary file.
-    pub facts: Option<ScanFacts>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct SnapshotWire {
-    path: String,
-    size: u64,
-    mtime_ns: i64,
-    hash: [u8; 16],
-    facts: Option<ScanWire>,
-}
-
-/// Encodes a project's scan snapshot: every file of a scan in one row, so a
-/// fresh process (an editor hook) reads one value instead of two look-ups
-/// per file.
-pub fn encode_snapshot(files: &[SnapshotFile]) -> Vec<u8> {
-    let wire: Vec<SnapshotWire> = files
-        .iter()
-        .map(|file| SnapshotWire {
-            path: file.path.clone(),
-            size: file.size,
-            mtime_ns: file.mtime_ns,
-            hash: file.hash,
-            facts: file.facts.as_ref().map(|facts| ScanWire {
-                symbol_terms: facts.symbol_terms.to_vec(),
-                terms: facts.term_stats.terms.clone(),
-                length: facts.term_stats.length,
-            }),
-        })
-        .collect();
-    encode(&wire)
-}
-
-/// Decodes a scan snapshot.
-///
-/// # Errors
-///
-/// [`DecodeError`] for a row of another version or a damaged row.
-pub fn decode_snapshot(bytes: &[u8]) -> Result<Vec<SnapshotFile>, DecodeError> {
-    let wire: Vec<SnapshotWire> = decode(bytes)?;
-    Ok(wire
-        .into_iter()
-        .map(|file| SnapshotFile {
-            path: file.path,
-            size: file.size,
-            mtime_ns: file.mtime_ns,
-            hash: file.hash,
-            facts: file.facts.map(|wire| ScanFacts {
-                symbol_terms: wire.symbol_terms.into(),
-                term_stats: TermStats {
-                    terms: wire.terms,
-                    length: wire.length,
-                },
-            }),
-        })
-        .collect())
-}
-
 /// Encodes a file's imports.
 pub fn encode_imports(imports: &[ImportRef]) -> Vec<u8> {
     encode(&imports)
@@ -448,28 +376,6 @@ mod tests {
             kind: crate::lang::ImportKind::Import,
         }];
         assert_eq!(decode_imports(&encode_imports(&imports)).unwrap(), imports);
-        let snapshot = vec![
-            SnapshotFile {
-                path: "src/a.rs".to_owned(),
-                size: 19,
-                mtime_ns: 1_700_000_000_000_000_000,
-                hash: [7; 16],
-                facts: Some(scan.clone()),
-            },
-            SnapshotFile {
-                path: "logo.png".to_owned(),
-                size: 4_096,
-                mtime_ns: -1,
-                hash: [9; 16],
-                facts: None,
-            },
-        ];
-        assert_eq!(
-            decode_snapshot(&encode_snapshot(&snapshot)).unwrap(),
-            snapshot
-        );
-        // Other row kinds are not snapshots.
-        assert!(decode_snapshot(&encode_scan(&scan)).is_err());
     }
 
     #[test]
