@@ -82,26 +82,49 @@ enum Command {
     Spec(SpecArgs),
 }
 
-/// `aic hook <editor> <Event>`. Both are optional on the command line: a hook
-/// entry with a typo must not make the editor see a usage error (exit 2 would
-/// erase the user's prompt); it is logged and ignored instead.
+/// `aic hook <editor> <Event> [check]`. Every word is optional and none is
+/// an error: a hook entry with a typo, or one written for a newer aic with
+/// more arguments, must not make the editor see a usage error (exit code 2
+/// would erase the user's prompt); it is logged and ignored instead.
 #[derive(Debug, Args)]
 pub struct HookArgs {
-    /// The editor running the hook: `claude` (Claude Code), `codex` (Codex
-    /// CLI, Claude-shaped hooks) or `cursor`.
-    pub editor: Option<String>,
-    /// The event, as the editor names it: SessionStart, UserPromptSubmit,
-    /// PreToolUse, PostToolUse, Stop, SubagentStart, SubagentStop, SessionEnd
-    /// (Claude Code, Codex); sessionStart, beforeSubmitPrompt, preToolUse,
-    /// beforeShellExecution, afterFileEdit, stop, subagentStop, sessionEnd
-    /// (Cursor).
-    pub event: Option<String>,
-    /// For tool events with several aic handlers, which check this one runs:
-    /// `conversation-id` (default), `no-verify` or `compile-gate`.
-    pub check: Option<String>,
-    /// Anything else is ignored (and logged), never a usage error.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    pub rest: Vec<String>,
+    /// `<editor> <Event> [check]`: the editor (`claude`, `codex`, `cursor`);
+    /// the event as the editor names it (Claude Code and Codex:
+    /// SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop,
+    /// SubagentStart, SubagentStop, SessionEnd; Cursor: sessionStart,
+    /// beforeSubmitPrompt, preToolUse, beforeShellExecution, afterFileEdit,
+    /// stop, subagentStart, subagentStop, sessionEnd); for tool events with
+    /// several aic handlers, the check this one runs (`conversation-id`, the
+    /// default, `no-verify` or `compile-gate`). Further words are ignored.
+    #[arg(
+        value_name = "EDITOR EVENT [CHECK]",
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        num_args = 0..
+    )]
+    pub words: Vec<String>,
+}
+
+impl HookArgs {
+    /// The editor.
+    pub fn editor(&self) -> Option<&str> {
+        self.words.first().map(String::as_str)
+    }
+
+    /// The event.
+    pub fn event(&self) -> Option<&str> {
+        self.words.get(1).map(String::as_str)
+    }
+
+    /// The check, when one is named.
+    pub fn check(&self) -> Option<&str> {
+        self.words.get(2).map(String::as_str)
+    }
+
+    /// Words after the check.
+    pub fn rest(&self) -> &[String] {
+        self.words.get(3..).unwrap_or_default()
+    }
 }
 
 /// The editors `aic install` knows.
@@ -147,9 +170,9 @@ pub struct InstallArgs {
     /// Write the project's files (under --root) instead of your user files.
     #[arg(long)]
     pub project: bool,
-    /// The project, for --project.
-    #[arg(long, default_value = ".", value_name = "DIR")]
-    pub root: PathBuf,
+    /// The project, for --project (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
     /// Print what would change; write nothing.
     #[arg(long)]
     pub dry_run: bool,

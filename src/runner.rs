@@ -805,6 +805,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
                     language: file.language,
                     tier: previous.tier,
                     body: body.clone(),
+                    sliced: false,
                 }));
                 (
                     file.path.clone(),
@@ -877,6 +878,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
                     language: file.language,
                     tier,
                     body,
+                    sliced: false,
                 };
                 block_tokens += u64::from(exact_block_tokens(assembler, &block, tokens));
                 Some(block)
@@ -911,6 +913,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
             language: file.language,
             tier: InclusionTier::L0,
             body: String::new(),
+            sliced: false,
         }));
         let mut slice_budget = BudgetAllocator
             .code_budget(budget.total, overhead)
@@ -930,6 +933,7 @@ pub fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError
                 language: file.language,
                 tier: InclusionTier::L0,
                 body: sliced.text.clone(),
+                sliced: true,
             };
             let candidate = assembler.assemble(&parts, std::slice::from_ref(&block));
             let candidate_tokens = tokens.count(&candidate);

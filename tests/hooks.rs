@@ -15,7 +15,8 @@ use serde_json::Value;
 use crate::support::fixture_repo;
 
 /// The first line of every injected block.
-const HEADER: &str = "Repository files aic selected for this request";
+/// The start of every injected block (request, session or subagent).
+const HEADER: &str = "Repository files aic selected for this";
 
 struct HookRun {
     code: Option<i32>,
@@ -208,6 +209,7 @@ fn events_without_context_and_broken_input_print_nothing() {
     assert!(log.contains("a Cursor payload"), "{log}");
     // A missing event or an unknown editor is logged, not a usage error.
     for args in [
+        vec!["hook", "claude", "UserPromptSubmit", "--future-flag", "-x"],
         vec!["hook", "claude"],
         vec!["hook", "vim", "beforeSubmitPrompt"],
         vec!["hook"],
@@ -674,4 +676,100 @@ fn the_compile_gate_waits_for_aic_compile_in_the_turn() {
         .stdout,
         ""
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_check_past_its_time_is_stopped_with_its_children() {
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    let marker = format!("{}", std::process::id());
+    // A check that outlives its limit, with a child of its own.
+    fs_err::write(
+        root.join("aic.config.json"),
+        format!(
+            r#"{{"qualityGate": {{"commands": ["sh -c 'sleep 37.{marker}' ; true"], "timeoutSeconds": 1}}}}"#
+        ),
+    )
+    .unwrap();
+    let event = |name: &str, extra: &str| {
+        format!(
+            r#"{{"session_id":"s-t","transcript_path":"/t/conv-t.jsonl","cwd":{},"hook_event_name":"{name}"{extra}}}"#,
+            serde_json::to_string(root).unwrap()
+        )
+    };
+    let service = root.join("src/user/service.ts");
+    let edit = event(
+        "PostToolUse",
+        &format!(
+            r#","tool_name":"Write","tool_input":{{"file_path":{}}}"#,
+            serde_json::to_string(&service).unwrap()
+        ),
+    );
+    hook_as("claude", "PostToolUse", None, &edit, home.path(), root);
+    let blocked = json_out(&hook_as(
+        "claude",
+        "Stop",
+        None,
+        &event("Stop", ""),
+        home.path(),
+        root,
+    ));
+    assert!(
+        blocked["reason"]
+            .as_str()
+            .unwrap()
+            .contains("stopped after 1 s"),
+        "{blocked}"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let left = Command::new("pgrep")
+        .args(["-f", &format!("sleep 37.{marker}")])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    assert_eq!(
+        left.trim(),
+        "",
+        "the check's process group is still running"
+    );
+}
+
+#[test]
+fn a_stopped_or_failed_cursor_loop_is_not_sent_back_to_work() {
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    fs_err::write(
+        root.join("aic.config.json"),
+        r#"{"qualityGate": {"commands": ["false"]}}"#,
+    )
+    .unwrap();
+    hook_as(
+        "cursor",
+        "afterFileEdit",
+        None,
+        &fixture("cursor", "afterFileEdit", root),
+        home.path(),
+        root,
+    );
+    for status in ["aborted", "error"] {
+        let stop =
+            fixture("cursor", "stop", root).replace("\"completed\"", &format!("\"{status}\""));
+        assert_eq!(
+            hook_as("cursor", "stop", None, &stop, home.path(), root).stdout,
+            "{}\n",
+            "{status}"
+        );
+    }
+    let completed = json_out(&hook_as(
+        "cursor",
+        "stop",
+        None,
+        &fixture("cursor", "stop", root),
+        home.path(),
+        root,
+    ));
+    assert!(completed["followup_message"].is_string());
 }

@@ -173,7 +173,10 @@ fn round_trip(client: &str, extra: &[&str], user_files: &[(&str, &str)]) -> temp
     let root = home.path().join("project");
     fs_err::create_dir_all(&root).unwrap();
     let root_arg = root.to_string_lossy().into_owned();
-    let mut args = vec!["install", client, "--root", root_arg.as_str()];
+    let mut args = vec!["install", client];
+    if extra.contains(&"--project") {
+        args.extend(["--root", root_arg.as_str()]);
+    }
     args.extend(extra);
     let (code, out, err) = aic_in(home.path(), aic_home.path(), &args);
     assert_eq!(code, 0, "{client}: {err}");
@@ -204,8 +207,10 @@ fn round_trip(client: &str, extra: &[&str], user_files: &[(&str, &str)]) -> temp
     );
     let kept = tempfile::tempdir().unwrap();
     copy_dir(home.path(), kept.path());
-    let mut un = vec!["uninstall", client, "--root", root_arg.as_str()];
-    un.extend(extra.iter().filter(|a| **a == "--project"));
+    let mut un = vec!["uninstall", client];
+    if extra.contains(&"--project") {
+        un.extend(["--project", "--root", root_arg.as_str()]);
+    }
     let (code, _, err) = aic_in(home.path(), aic_home.path(), &un);
     assert_eq!(code, 0, "{client} uninstall: {err}");
     for (path, text) in user_files {
@@ -595,7 +600,7 @@ fn the_plugin_runs_from_a_copy_as_claude_code_runs_it() {
 }
 
 #[test]
-fn a_cursor_project_install_beside_user_hooks_skips_its_hooks() {
+fn a_cursor_project_install_beside_a_user_install_writes_only_the_rule() {
     let home = tempfile::tempdir().unwrap();
     let aic_home = tempfile::tempdir().unwrap();
     let project = home.path().join("p");
@@ -612,5 +617,71 @@ fn a_cursor_project_install_beside_user_hooks_skips_its_hooks() {
     assert!(out.contains("skipped"), "{out}");
     assert!(!project.join(".cursor/hooks.json").exists());
     assert!(project.join(".cursor/rules/AIC.mdc").exists());
-    assert!(project.join(".cursor/mcp.json").exists());
+    // The user's MCP entry serves the project too: no second `aic` server.
+    assert!(!project.join(".cursor/mcp.json").exists());
+}
+
+#[test]
+fn rules_come_back_byte_for_byte_and_backups_are_private() {
+    let home = tempfile::tempdir().unwrap();
+    let aic_home = tempfile::tempdir().unwrap();
+    let project = home.path().join("p");
+    fs_err::create_dir_all(&project).unwrap();
+    let original = "# Team rules\n\nUse tabs.\n\n\n";
+    fs_err::write(project.join("CLAUDE.md"), original).unwrap();
+    let root = project.to_string_lossy().into_owned();
+    let (code, _, err) = aic_in(
+        home.path(),
+        aic_home.path(),
+        &["install", "claude", "--project", "--root", &root],
+    );
+    assert_eq!(code, 0, "{err}");
+    let section = fs_err::read_to_string(project.join("CLAUDE.md")).unwrap();
+    assert!(
+        section.contains("`aic uninstall claude --project` removes it"),
+        "{section}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let backups = aic_home.path().join("install-backups");
+        assert_eq!(
+            fs_err::metadata(&backups).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        for entry in fs_err::read_dir(&backups).unwrap() {
+            let mode = entry.unwrap().metadata().unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600);
+        }
+    }
+    let (code, _, err) = aic_in(
+        home.path(),
+        aic_home.path(),
+        &["uninstall", "claude", "--project", "--root", &root],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        fs_err::read_to_string(project.join("CLAUDE.md")).unwrap(),
+        original
+    );
+}
+
+#[test]
+fn a_project_install_refuses_the_home_directory_and_root_without_project() {
+    let home = tempfile::tempdir().unwrap();
+    let home_arg = home.path().to_string_lossy().into_owned();
+    let (code, _, err) = aic_in(
+        home.path(),
+        home.path(),
+        &["install", "claude", "--project", "--root", &home_arg],
+    );
+    assert_eq!(code, 3, "{err}");
+    assert!(!home.path().join(".mcp.json").exists());
+    let (code, _, err) = aic_in(
+        home.path(),
+        home.path(),
+        &["install", "claude", "--root", &home_arg],
+    );
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("--project"), "{err}");
 }

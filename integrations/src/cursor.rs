@@ -48,6 +48,8 @@ pub struct CursorPayload {
     pub parent_conversation_id: Option<String>,
     /// The model.
     pub model: Option<String>,
+    /// stop: how the agent loop ended (`completed`, `aborted`, `error`).
+    pub status: Option<String>,
 }
 
 /// Parses a payload; `None` for empty input, invalid JSON or a non-object.
@@ -78,6 +80,7 @@ pub fn parse(stdin: &str) -> Option<CursorPayload> {
         file_path: text("file_path"),
         parent_conversation_id: text("parent_conversation_id"),
         model: text("model"),
+        status: text("status"),
     })
 }
 
@@ -267,6 +270,10 @@ pub fn plan(event_name: &str, payload: &CursorPayload, env: &HookEnv) -> HookPla
                 },
                 _ => HookPlan::Nothing,
             }
+        }
+        // A loop the user aborted, or that failed, is not sent back to work.
+        (HookEvent::Stop, _) if payload.status.as_deref().is_some_and(|s| s != "completed") => {
+            HookPlan::Nothing
         }
         (HookEvent::Stop, _) => match conversation {
             Some(conversation) => HookPlan::QualityGate {

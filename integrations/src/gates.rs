@@ -43,7 +43,12 @@ pub fn bypasses_git_hooks(command: &str) -> Option<String> {
     let mut segment: Vec<&str> = Vec::new();
     let mut segments = Vec::new();
     for word in &words {
-        // A separator glued to a word (`wip;`, `a&&b`) still ends a segment.
+        // A separator glued to a word (`wip;`, `a&&b`) still ends a segment;
+        // a word with whitespace in it was quoted, and its `&&` is text.
+        if word.contains(char::is_whitespace) {
+            segment.push(word);
+            continue;
+        }
         let mut rest = word.as_str();
         loop {
             let separator = ["&&", "||", ";", "|", "&"]
@@ -65,7 +70,32 @@ pub fn bypasses_git_hooks(command: &str) -> Option<String> {
         }
     }
     segments.push(segment);
-    segments.iter().find_map(|segment| git_bypass(segment))
+    segments.iter().find_map(|segment| {
+        git_bypass(segment).or_else(|| {
+            // `sh -c "git commit --no-verify"`, `bash -lc '…'`: the quoted
+            // command line runs too.
+            let shell = segment.iter().position(|word| {
+                Path::new(word).file_name().is_some_and(|name| {
+                    ["sh", "bash", "zsh", "dash", "ksh"]
+                        .iter()
+                        .any(|shell| name == *shell)
+                })
+            })?;
+            let inner = segment[shell + 1..]
+                .windows(2)
+                .find(|pair| {
+                    pair[0].starts_with('-') && !pair[0].starts_with("--") && pair[0].contains('c')
+                })
+                .map(|pair| pair[1])?;
+            bypasses_git_hooks(inner)
+        })
+    })
+}
+
+/// Whether `arg` is `--no-verify` or an abbreviation git accepts for it
+/// (`--no-verif`, `--no-veri`; `--no-ve` is ambiguous with `--no-verbose`).
+fn is_no_verify(arg: &str) -> bool {
+    arg.len() >= "--no-veri".len() && "--no-verify".starts_with(arg)
 }
 
 fn git_bypass(words: &[&str]) -> Option<String> {
@@ -79,7 +109,7 @@ fn git_bypass(words: &[&str]) -> Option<String> {
     let mut index = 0;
     while index < args.len() {
         let arg = args[index];
-        if arg == "--no-verify" {
+        if is_no_verify(arg) {
             return Some("`--no-verify` skips the repository's git hooks".to_owned());
         }
         if subcommand.is_none() {
@@ -101,6 +131,12 @@ fn git_bypass(words: &[&str]) -> Option<String> {
             if !arg.starts_with('-') {
                 subcommand = Some(arg);
             }
+        } else if subcommand == Some("config")
+            && arg.to_ascii_lowercase().starts_with("core.hookspath")
+        {
+            return Some(
+                "`git config core.hooksPath` replaces the repository's git hooks".to_owned(),
+            );
         } else if subcommand == Some("commit") && arg.starts_with('-') {
             if arg.starts_with("--") {
                 // A long option's value as the next word (`--message "-n"`).
@@ -368,6 +404,12 @@ mod tests {
             "/usr/bin/git merge --no-verify topic",
             "make; git commit --no-verify",
             "true&&git commit --no-verify",
+            "git commit --no-verif -m x",
+            "git commit --no-veri",
+            "git config core.hooksPath /dev/null",
+            "git config --local core.hooksPath .nohooks",
+            "bash -c \"git commit --no-verify -m x\"",
+            "sh -lc 'cd sub && git push --no-verify'",
         ] {
             assert!(bypasses_git_hooks(command).is_some(), "{command}");
         }
@@ -383,6 +425,9 @@ mod tests {
             "git status",
             "",
             "git commit -m 'unbalanced",
+            "git commit --no-ve -m x",
+            "git config user.name me",
+            "bash -c 'git commit -m ok'",
         ] {
             assert!(bypasses_git_hooks(command).is_none(), "{command}");
         }

@@ -437,7 +437,8 @@ pub fn merge_cursor_hooks(
 
 /// `config` with `config[key].aic = entry` (an MCP server registration:
 /// `mcpServers` for Claude Code, Cursor and Gemini, `servers` for VS Code).
-/// An `aic` entry already there (the user's own, with its `env` say) is kept.
+/// An `aic` entry of the user's own (with its `env`, say) is kept; one an
+/// earlier install wrote for another binary path is replaced.
 ///
 /// # Errors
 ///
@@ -450,9 +451,15 @@ pub fn merge_mcp_server(config: &Value, key: &str, entry: &Value) -> Result<Valu
     let Value::Object(servers) = servers else {
         return Err(error(format!("`{key}` is not an object")));
     };
-    servers
-        .entry("aic".to_owned())
-        .or_insert_with(|| entry.clone());
+    match servers.get("aic") {
+        // The user's own registration (its own `env`, other settings) stays.
+        Some(found) if found == entry || !is_aic_mcp_entry(found) => {}
+        // Absent, or written by an aic install naming another binary path
+        // (an older install): this install's entry.
+        _ => {
+            servers.insert("aic".to_owned(), entry.clone());
+        }
+    }
     Ok(Value::Object(config))
 }
 
@@ -503,14 +510,13 @@ pub fn is_aic_mcp_entry(entry: &Value) -> bool {
             .is_some_and(is_aic_program)
 }
 
-/// Whether a command names an aic binary (`aic`, `/opt/bin/aic`,
-/// `aic-0.2.0`).
+/// Whether a program path names an aic binary (`aic`, `/opt/bin/aic`,
+/// `/Users/Jane Doe/bin/aic-0.2.0`).
 fn is_aic_program(command: &str) -> bool {
-    !command.contains(char::is_whitespace)
-        && std::path::Path::new(command)
-            .file_name()
-            .and_then(|name| name.to_str())
-            .is_some_and(|name| name.starts_with("aic"))
+    std::path::Path::new(command)
+        .file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name.starts_with("aic"))
 }
 
 /// The MCP registration of `binary` for Claude Code (`~/.claude.json`,
@@ -525,16 +531,31 @@ fn object<'a>(value: &'a Value, what: &str) -> Result<&'a Map<String, Value>, Ed
         .ok_or_else(|| error(format!("{what} is not a JSON object")))
 }
 
-/// The markers around aic's section of a Markdown file (CLAUDE.md).
+/// The markers around aic's section of a Markdown file: CLAUDE.md (Claude
+/// Code) and AGENTS.md (Codex CLI) have their own, so a CLAUDE.md that is a
+/// link to AGENTS.md holds both sections.
 const SECTION_BEGIN: &str = "<!-- aic:begin -->";
 const SECTION_END: &str = "<!-- aic:end -->";
+const CODEX_SECTION_BEGIN: &str = "<!-- aic:codex:begin -->";
+const CODEX_SECTION_END: &str = "<!-- aic:codex:end -->";
+
+/// The markers of `client`'s section.
+fn markers(client: &str) -> (&'static str, &'static str) {
+    if client.starts_with("codex") {
+        (CODEX_SECTION_BEGIN, CODEX_SECTION_END)
+    } else {
+        (SECTION_BEGIN, SECTION_END)
+    }
+}
 
 /// The trigger rule for CLAUDE.md (Claude Code) or AGENTS.md (Codex CLI), as
 /// a managed, version-stamped section: facts, not imperatives (brief §1.3).
-/// `client` names the `aic uninstall` argument that removes it.
+/// `client` names the `aic uninstall` arguments that remove it (`claude`,
+/// `codex --project`); its first word picks the section's markers.
 pub fn trigger_rule(version: &str, client: &str) -> String {
+    let (begin, end) = markers(client);
     format!(
-        "{SECTION_BEGIN}\n<!-- managed by aic {version}; `aic uninstall {client}` removes it -->\n## aic\n\naic, the Agent Input Compiler, is installed. Its MCP tool `aic_compile` (arguments: `intent`, the task in the user's words, and optionally `conversationId`) returns the repository context relevant to a task, with secrets removed, sized to a token budget. Hooks may already have added that context to the conversation.\n{SECTION_END}\n"
+        "{begin}\n<!-- managed by aic {version}; `aic uninstall {client}` removes it -->\n## aic\n\naic, the Agent Input Compiler, is installed. Its MCP tool `aic_compile` (arguments: `intent`, the task in the user's words, and optionally `conversationId`) returns the repository context relevant to a task, with secrets removed, sized to a token budget. Hooks may already have added that context to the conversation.\n{end}\n"
     )
 }
 
@@ -544,9 +565,12 @@ const CURSOR_RULE_STAMP: &str = "<!-- aic rule version: ";
 /// Cursor's trigger rule, `.cursor/rules/AIC.mdc` (brief §2.3): always
 /// applied, version-stamped. Cursor hooks cannot add context to each message,
 /// so the rule is what asks the model to call `aic_compile`.
-pub fn cursor_rule(version: &str) -> String {
+///
+/// `uninstall` names the command that removes it (`aic uninstall cursor
+/// --project`).
+pub fn cursor_rule(version: &str, uninstall: &str) -> String {
     format!(
-        "---\ndescription: aic (Agent Input Compiler) compiles the repository context for each request\nglobs:\nalwaysApply: true\n---\n{CURSOR_RULE_STAMP}{version}; `aic uninstall cursor` removes this file -->\n# aic\n\naic, the Agent Input Compiler, is installed as the MCP server `aic`. Its tool `aic_compile` returns the repository files relevant to a request: ranked, with secrets removed, compressed to a token budget.\n\n- At the start of each new user message, call `aic_compile` once, before reading or searching files, with `intent` set to the user's request in their own words (a search-like phrase: \"fix the null check in UserService.login\").\n- Use the files it returns as the starting point; read further files only when they are missing from it.\n- When the task changes within the conversation, call it again with the new intent.\n"
+        "---\ndescription: aic (Agent Input Compiler) compiles the repository context for each request\nglobs:\nalwaysApply: true\n---\n{CURSOR_RULE_STAMP}{version}; `{uninstall}` removes this file -->\n# aic\n\naic, the Agent Input Compiler, is installed as the MCP server `aic`. Its tool `aic_compile` returns the repository files relevant to a request: ranked, with secrets removed, compressed to a token budget.\n\n- At the start of each new user message, call `aic_compile` once, before reading or searching files, with `intent` set to the user's request in their own words (a search-like phrase: \"fix the null check in UserService.login\").\n- Use the files it returns as the starting point; read further files only when they are missing from it.\n- When the task changes within the conversation, call it again with the new intent.\n"
     )
 }
 
@@ -582,6 +606,19 @@ fn codex_entry(binary: &str) -> toml_edit::Table {
     table
 }
 
+/// The command of a Codex `[mcp_servers.aic]` table when it has the shape
+/// aic writes (`command` and `args = ["mcp"]`, nothing else).
+fn codex_entry_command(entry: &dyn toml_edit::TableLike) -> Option<&str> {
+    let args_ok = entry
+        .get("args")
+        .and_then(toml_edit::Item::as_array)
+        .is_some_and(|args| args.len() == 1 && args.get(0).and_then(|a| a.as_str()) == Some("mcp"));
+    (entry.len() == 2 && args_ok)
+        .then(|| entry.get("command").and_then(toml_edit::Item::as_str))
+        .flatten()
+        .filter(|command| is_aic_program(command))
+}
+
 fn parse_toml(text: &str) -> Result<toml_edit::DocumentMut, EditError> {
     text.parse::<toml_edit::DocumentMut>()
         .map_err(|e| error(format!("not valid TOML ({})", e.to_string().trim())))
@@ -605,7 +642,11 @@ pub fn merge_codex_server(text: &str, binary: &str) -> Result<String, EditError>
         })
         .as_table_like_mut()
         .ok_or_else(|| error("`mcp_servers` is not a table"))?;
-    if servers.get("aic").is_none() {
+    let stale = servers
+        .get("aic")
+        .and_then(toml_edit::Item::as_table_like)
+        .is_some_and(|entry| codex_entry_command(entry).is_some_and(|command| command != binary));
+    if servers.get("aic").is_none() || stale {
         servers.insert("aic", toml_edit::Item::Table(codex_entry(binary)));
     }
     Ok(doc.to_string())
@@ -629,19 +670,8 @@ pub fn remove_codex_server(text: &str, binary: &str) -> Result<String, EditError
     let ours = servers
         .get("aic")
         .and_then(toml_edit::Item::as_table_like)
-        .is_some_and(|entry| {
-            entry.len() == 2
-                && entry
-                    .get("command")
-                    .and_then(toml_edit::Item::as_str)
-                    .is_some_and(|command| command == binary || is_aic_program(command))
-                && entry
-                    .get("args")
-                    .and_then(toml_edit::Item::as_array)
-                    .is_some_and(|args| {
-                        args.len() == 1 && args.get(0).and_then(|a| a.as_str()) == Some("mcp")
-                    })
-        });
+        .and_then(codex_entry_command)
+        .is_some_and(|command| command == binary || is_aic_program(command));
     if !ours {
         return Ok(text.to_owned());
     }
@@ -709,8 +739,16 @@ pub fn merge_zed_server(text: &str, binary: &str) -> Result<String, EditError> {
             .object_value("context_servers")
             .ok_or_else(|| error("`context_servers` is not an object"))?,
     };
-    if servers.get("aic").is_none() {
-        servers.append("aic", to_input(&zed_entry(binary)));
+    match servers.get("aic") {
+        None => {
+            servers.append("aic", to_input(&zed_entry(binary)));
+        }
+        Some(prop) => {
+            let found = prop.value().and_then(|v| v.to_serde_value());
+            if found.is_some_and(|found| found != zed_entry(binary) && is_aic_mcp_entry(&found)) {
+                prop.set_value(to_input(&zed_entry(binary)));
+            }
+        }
     }
     Ok(root.to_string())
 }
@@ -754,9 +792,10 @@ pub fn zed_has_server(text: &str) -> bool {
     })
 }
 
-/// `text` with aic's section replaced by `section` (appended when absent).
-pub fn merge_section(text: &str, section: &str) -> String {
-    let stripped = remove_section(text);
+/// `text` with `client`'s aic section replaced by `section` (appended when
+/// absent).
+pub fn merge_section(text: &str, section: &str, client: &str) -> String {
+    let stripped = remove_section(text, client);
     if stripped.is_empty() {
         return section.to_owned();
     }
@@ -770,15 +809,16 @@ pub fn merge_section(text: &str, section: &str) -> String {
     format!("{stripped}{separator}{section}")
 }
 
-/// `text` without aic's section (and the blank line before it).
-pub fn remove_section(text: &str) -> String {
-    let (Some(begin), Some(end)) = (text.find(SECTION_BEGIN), text.find(SECTION_END)) else {
+/// `text` without `client`'s aic section (and the blank line before it).
+pub fn remove_section(text: &str, client: &str) -> String {
+    let (begin_marker, end_marker) = markers(client);
+    let (Some(begin), Some(end)) = (text.find(begin_marker), text.find(end_marker)) else {
         return text.to_owned();
     };
     if end < begin {
         return text.to_owned();
     }
-    let after = end + SECTION_END.len();
+    let after = end + end_marker.len();
     let after = if text[after..].starts_with('\n') {
         after + 1
     } else {
@@ -869,6 +909,17 @@ mod tests {
             remove_mcp_server(&alone, "mcpServers", &json!({})).unwrap(),
             json!({})
         );
+        // An entry an older install wrote for another binary path is replaced.
+        let stale =
+            merge_mcp_server(&config, "mcpServers", &claude_mcp_entry("/gone/aic")).unwrap();
+        let fresh = merge_mcp_server(&stale, "mcpServers", &claude_mcp_entry("/new/aic")).unwrap();
+        assert_eq!(fresh["mcpServers"]["aic"]["command"], "/new/aic");
+        let spaced =
+            json!({"mcpServers": {"aic": {"command": "/Users/Jane Doe/bin/aic", "args": ["mcp"]}}});
+        assert_eq!(
+            remove_mcp_server(&spaced, "mcpServers", &claude_mcp_entry("aic")).unwrap(),
+            json!({})
+        );
         // The user's own registration is neither replaced nor removed.
         let own = json!({"mcpServers": {"aic": {"command": "aic", "args": ["mcp"], "env": {"AIC_HOME": "/d"}}}});
         assert_eq!(
@@ -884,13 +935,21 @@ mod tests {
     #[test]
     fn the_trigger_rule_section_is_replaced_in_place_and_removed_cleanly() {
         let user = "# My rules\n\nUse tabs.\n";
-        let once = merge_section(user, &trigger_rule("0.1.0", "claude"));
+        let once = merge_section(user, &trigger_rule("0.1.0", "claude"), "claude");
         assert!(once.starts_with(user));
-        assert_eq!(merge_section(&once, &trigger_rule("0.1.0", "claude")), once);
-        assert_eq!(remove_section(&once), user);
         assert_eq!(
-            remove_section(&merge_section("", &trigger_rule("1", "claude"))),
-            ""
+            merge_section(&once, &trigger_rule("0.1.0", "claude"), "claude"),
+            once
+        );
+        assert_eq!(remove_section(&once, "claude"), user);
+        let alone = merge_section("", &trigger_rule("1", "claude"), "claude");
+        assert_eq!(remove_section(&alone, "claude"), "");
+        // A CLAUDE.md linked to AGENTS.md holds both clients' sections.
+        let both = merge_section(&once, &trigger_rule("0.1.0", "codex --project"), "codex");
+        assert!(both.contains("aic:begin") && both.contains("aic:codex:begin"));
+        assert_eq!(
+            remove_section(&remove_section(&both, "codex"), "claude"),
+            user
         );
     }
 
@@ -1009,7 +1068,7 @@ mod tests {
 
     #[test]
     fn the_cursor_rule_is_aics_only_when_stamped() {
-        let rule = cursor_rule("0.1.0");
+        let rule = cursor_rule("0.1.0", "aic uninstall cursor --project");
         assert!(rule.starts_with("---\n"));
         assert!(rule.contains("alwaysApply: true"));
         assert_eq!(cursor_rule_state(&rule, "0.1.0"), RuleState::Current);

@@ -78,13 +78,15 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<usize> {
             let Ok(targets) = targets(*client, project_scope, &project, &home) else {
                 continue;
             };
+            let fix =
+                reinstall_command(&name, project_scope.then_some(project.as_path()), &targets);
             for target in targets {
                 // Run from the home directory, a project file can be the
                 // user file itself: check it once.
                 if found.iter().any(|c: &Check| c.path == target.path) {
                     continue;
                 }
-                found.push(check(&name, scope, &target));
+                found.push(check(scope, &target, &fix));
             }
         }
         if found.iter().all(|c| c.status == "absent") {
@@ -167,10 +169,11 @@ fn render(report: &Report, exe: &Path) -> String {
     out
 }
 
-fn check(client: &str, scope: &'static str, target: &Target) -> Check {
-    let (status, detail) = status_of(client, scope, target);
+fn check(scope: &'static str, target: &Target, fix: &str) -> Check {
+    let (status, detail) = status_of(target, fix);
+    let client = fix.split_whitespace().nth(2).unwrap_or_default().to_owned();
     Check {
-        client: client.to_owned(),
+        client,
         scope,
         what: target.what,
         path: target.path.clone(),
@@ -179,7 +182,7 @@ fn check(client: &str, scope: &'static str, target: &Target) -> Check {
     }
 }
 
-fn status_of(client: &str, scope: &str, target: &Target) -> (&'static str, String) {
+fn status_of(target: &Target, fix: &str) -> (&'static str, String) {
     let text = match fs_err::read_to_string(&target.path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
@@ -188,7 +191,7 @@ fn status_of(client: &str, scope: &str, target: &Target) -> (&'static str, Strin
         Err(error) => return ("problem", format!("cannot read: {error}")),
     };
     let version = env!("CARGO_PKG_VERSION");
-    let install_again = format!("run `{}` again", reinstall_command(client, scope, target));
+    let install_again = format!("run `{fix}` again");
     match target.kind {
         Kind::TriggerRule(_) => {
             if !text.contains("<!-- aic:begin -->") {
@@ -211,20 +214,36 @@ fn status_of(client: &str, scope: &str, target: &Target) -> (&'static str, Strin
             RuleState::Foreign => ("problem", "a file aic did not write".to_owned()),
         },
         Kind::CodexConfig => {
-            if codex_has_server(&text) {
-                ("ok", "[mcp_servers.aic] present".to_owned())
-            } else if text.parse::<toml::Table>().is_err() {
-                ("problem", "not valid TOML".to_owned())
-            } else {
-                ("absent", "no [mcp_servers.aic]".to_owned())
+            let Ok(table) = text.parse::<toml::Table>() else {
+                return ("problem", "not valid TOML".to_owned());
+            };
+            if !codex_has_server(&text) {
+                return ("absent", "no [mcp_servers.aic]".to_owned());
             }
+            let command = table
+                .get("mcp_servers")
+                .and_then(|s| s.get("aic"))
+                .and_then(|a| a.get("command"))
+                .and_then(toml::Value::as_str)
+                .unwrap_or_default();
+            command_status("[mcp_servers.aic]", command, &install_again)
         }
         Kind::ZedSettings => {
-            if zed_has_server(&text) {
-                ("ok", "context_servers.aic present".to_owned())
-            } else {
-                ("absent", "no context_servers.aic".to_owned())
+            let Some(value) = jsonc_parser::cst::CstRootNode::parse(
+                &text,
+                &jsonc_parser::ParseOptions::default(),
+            )
+            .ok()
+            .and_then(|root| root.to_serde_value()) else {
+                return ("problem", "not valid JSON with comments".to_owned());
+            };
+            if !zed_has_server(&text) {
+                return ("absent", "no context_servers.aic".to_owned());
             }
+            let command = value["context_servers"]["aic"]["command"]
+                .as_str()
+                .unwrap_or_default();
+            command_status("context_servers.aic", command, &install_again)
         }
         Kind::McpServers(key) => {
             let Ok(value) = serde_json::from_str::<Value>(&text) else {
@@ -234,21 +253,7 @@ fn status_of(client: &str, scope: &str, target: &Target) -> (&'static str, Strin
                 None => ("absent", format!("no {key}.aic")),
                 Some(entry) => {
                     let command = entry.get("command").and_then(Value::as_str).unwrap_or("");
-                    if runnable(command) {
-                        ("ok", format!("{key}.aic runs `{command}`"))
-                    } else if Path::new(command).is_absolute() {
-                        (
-                            "problem",
-                            format!("{key}.aic runs `{command}`, which is gone: {install_again}"),
-                        )
-                    } else {
-                        (
-                            "problem",
-                            format!(
-                                "{key}.aic runs `{command}`, which PATH does not find: put it on PATH"
-                            ),
-                        )
-                    }
+                    command_status(&format!("{key}.aic"), command, &install_again)
                 }
             }
         }
@@ -312,19 +317,23 @@ fn status_of(client: &str, scope: &str, target: &Target) -> (&'static str, Strin
     }
 }
 
-/// The install command that rewrites `target`: the client, `--project`
-/// for project files, and the gate options its hooks file shows.
-fn reinstall_command(client: &str, scope: &str, target: &Target) -> String {
+/// The install command that rewrites a client's files in one scope: the
+/// client, `--project --root DIR` for project files, and the gate options
+/// its hooks file shows (so following the hint keeps them).
+fn reinstall_command(client: &str, project: Option<&Path>, targets: &[Target]) -> String {
     let mut command = format!("aic install {client}");
-    if scope == "project" {
-        command.push_str(" --project");
+    if let Some(project) = project {
+        let root = project.to_string_lossy();
+        let root =
+            shlex::try_quote(&root).map_or_else(|_| root.to_string(), std::borrow::Cow::into_owned);
+        let _ = write!(command, " --project --root {root}");
     }
-    let hooks_text = match target.kind {
-        Kind::GroupedHooks(_) | Kind::CursorHooks => fs_err::read_to_string(&target.path).ok(),
-        _ => None,
-    };
+    let hooks_text = targets
+        .iter()
+        .filter(|t| matches!(t.kind, Kind::GroupedHooks(_) | Kind::CursorHooks))
+        .find_map(|t| fs_err::read_to_string(&t.path).ok());
     if let Some(text) = hooks_text {
-        if text.contains("no-verify") {
+        if text.contains("no-verify") || text.contains("beforeShellExecution") {
             command.push_str(" --with-gates");
         }
         if text.contains("compile-gate") {
@@ -332,6 +341,24 @@ fn reinstall_command(client: &str, scope: &str, target: &Target) -> String {
         }
     }
     command
+}
+
+/// The status of an MCP entry's command: `ok` when it can be started, else
+/// a problem with its fix.
+fn command_status(entry: &str, command: &str, install_again: &str) -> (&'static str, String) {
+    if runnable(command) {
+        ("ok", format!("{entry} runs `{command}`"))
+    } else if Path::new(command).is_absolute() {
+        (
+            "problem",
+            format!("{entry} runs `{command}`, which is gone: {install_again}"),
+        )
+    } else {
+        (
+            "problem",
+            format!("{entry} runs `{command}`, which PATH does not find: put it on PATH"),
+        )
+    }
 }
 
 /// Whether a command a configuration names can be started: an absolute path

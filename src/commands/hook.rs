@@ -34,9 +34,9 @@ use crate::runner::{CompilationRequest, compile};
 /// The most stdin a hook reads, in bytes.
 const MAX_STDIN_BYTES: u64 = 8 << 20;
 
-/// Characters per token assumed for the first attempt at a character budget:
-/// code runs at 3.5–5, so most first attempts fit and need no second compile.
-const CHARS_PER_TOKEN: usize = 5;
+/// Characters per token assumed for the first attempt at a character budget
+/// (prompts of code measured 3.3–4 here; refits use the measured figure).
+const CHARS_PER_TOKEN: f64 = 3.6;
 
 /// The hook log is started over past this size, in bytes.
 const MAX_LOG_BYTES: u64 = 1 << 20;
@@ -54,8 +54,8 @@ const COMPILE_GATE_WAIT: Duration = Duration::from_millis(500);
 
 /// Runs a hook; never fails.
 pub fn run(args: &HookArgs) -> anyhow::Result<()> {
-    let event = args.event.clone().unwrap_or_default();
-    let editor = match args.editor.as_deref() {
+    let event = args.event().unwrap_or_default().to_owned();
+    let editor = match args.editor() {
         Some("claude") => Editor::ClaudeCode,
         Some("codex") => Editor::Codex,
         Some("cursor") => Editor::Cursor,
@@ -68,18 +68,18 @@ pub fn run(args: &HookArgs) -> anyhow::Result<()> {
             return Ok(());
         }
     };
-    if !args.rest.is_empty() {
+    if !args.rest().is_empty() {
         log(
             editor.id(),
             &event,
-            &format!("extra arguments ignored: {}", args.rest.join(" ")),
+            &format!("extra arguments ignored: {}", args.rest().join(" ")),
         );
     }
-    let output = std::panic::catch_unwind(|| handle(editor, &event, args.check.clone()))
-        .unwrap_or_else(|_| {
-            log(editor.id(), &event, "the handler panicked");
-            neutral(editor, &event)
-        });
+    let check = args.check().map(str::to_owned);
+    let output = std::panic::catch_unwind(|| handle(editor, &event, check)).unwrap_or_else(|_| {
+        log(editor.id(), &event, "the handler panicked");
+        neutral(editor, &event)
+    });
     if !output.is_empty() {
         // A closed stdout (the editor gave up) is not worth an error.
         let _ = print_stdout(&output);
@@ -148,7 +148,9 @@ fn handle(editor: Editor, event_name: &str, check: Option<String>) -> String {
             cursor::project_root(&payload, &env),
             cursor::conversation_id(&payload),
         ) {
-            (Some(root), conversation) if event_name == "sessionStart" => {
+            (Some(root), conversation)
+                if event_name == "sessionStart" && payload.cursor_version.is_some() =>
+            {
                 let mut vars = vec![("AIC_PROJECT_ROOT", root.display().to_string())];
                 if let Some(conversation) = conversation {
                     vars.push(("AIC_CONVERSATION_ID", conversation));
@@ -370,10 +372,15 @@ fn execute(editor: Editor, event_name: &str, plan: HookPlan, marker: Option<&Pat
     }
 }
 
-/// Compiles `request` so that the prompt has at most `max_chars` characters:
-/// a first budget of `max_chars / 5` tokens ([`CHARS_PER_TOKEN`]), then up to
-/// two refits scaled by the characters the prompt really took. `None` (logged) when the compile
-/// fails or cannot fit.
+/// Compiles `request` so that the injected text has at most `max_chars`
+/// characters (issue 8 §3: compiled to the limit, not cut). The first budget
+/// assumes [`CHARS_PER_TOKEN`] characters per token of context plus the
+/// prompt's own sections (the task, which repeats the intent, is compiled
+/// but not injected); then up to two refits scale the context part by the
+/// characters it really took: down when it overshot, up once when it used
+/// less than four fifths of the limit while files were compressed. The
+/// largest result that fits is injected. `None` (logged) when the compile
+/// fails or nothing fits.
 fn compile_to_fit(
     editor: Editor,
     event: &str,
@@ -390,19 +397,24 @@ fn compile_to_fit(
         Some((cut, _)) => format!("{}…", &request.intent[..cut]),
         None => request.intent.clone(),
     };
-    let mut budget = u32::try_from(max_chars / CHARS_PER_TOKEN).unwrap_or(u32::MAX);
+    // Room for the note on compressed files.
+    let target = max_chars.saturating_sub(NOTE_RESERVE_CHARS);
+    let sections_estimate = PROMPT_SECTIONS_TOKENS + intent.chars().count() as f64 / 3.0;
+    let mut budget = sections_estimate + target as f64 / CHARS_PER_TOKEN;
+    let mut best: Option<(String, crate::runner::Compilation)> = None;
+    let mut tried_larger = false;
     for _ in 0..3 {
         let compilation = match compile(&CompilationRequest {
             intent: intent.clone(),
             project_root: request.project_root.clone(),
-            budget: Some(TokenCount(budget)),
+            budget: Some(TokenCount(budget as u32)),
             model_id: request.model_id.clone(),
             editor_id: editor.id().to_owned(),
             use_prompt_cache: true,
             ..CompilationRequest::default()
         }) {
             Ok(compilation) => compilation,
-            Err(CompileError::BudgetTooSmall { .. }) => {
+            Err(CompileError::BudgetTooSmall { .. }) if best.is_none() => {
                 log(
                     event,
                     &format!(
@@ -411,40 +423,88 @@ fn compile_to_fit(
                 );
                 return None;
             }
+            Err(CompileError::BudgetTooSmall { .. }) => break,
             Err(error) => {
                 log(event, &error.to_string());
                 return None;
             }
         };
-        let mut text = context_only(&compilation.prompt);
-        let compressed: usize = compilation
+        let (text, compressed) = injected_text(request.trigger_source, &compilation);
+        let chars = text.chars().count();
+        // The context part's characters per token, measured.
+        let prompt_chars = compilation.prompt.chars().count().max(1) as f64;
+        let context_chars = context_only(&compilation.prompt).chars().count() as f64;
+        let compiled = f64::from(compilation.meta.tokens_compiled.0);
+        let context_tokens = (compiled * context_chars / prompt_chars).max(1.0);
+        let sections = compiled - context_tokens;
+        let per_token = (context_chars / context_tokens).max(1.0);
+        let refit = |goal: f64| sections + goal / per_token;
+        if chars <= max_chars {
+            let larger = chars > best.as_ref().map_or(0, |(t, _)| t.chars().count());
+            if larger {
+                best = Some((text, compilation));
+            }
+            if compressed == 0 || tried_larger || chars as f64 >= max_chars as f64 * 0.8 {
+                break;
+            }
+            tried_larger = true;
+            budget = budget.max(refit(target as f64 * 0.97));
+        } else {
+            budget = refit(target as f64 * 0.95 * target as f64 / chars as f64).min(budget * 0.95);
+        }
+    }
+    let Some((text, compilation)) = best else {
+        log(
+            event,
+            &format!("the prompt did not fit {max_chars} characters"),
+        );
+        return None;
+    };
+    record(editor, event, request, &compilation);
+    Some(text)
+}
+
+/// Characters kept free for the note on compressed files.
+const NOTE_RESERVE_CHARS: usize = 200;
+
+/// Tokens of a prompt's own sections (task, classification, constraints)
+/// besides the intent's words, for the first budget.
+const PROMPT_SECTIONS_TOKENS: f64 = 180.0;
+
+/// The text a hook injects for `compilation`: [`context_only`] under the
+/// header of its trigger, and a last line when files are compressed or
+/// sliced to fit; with the number of such files.
+fn injected_text(
+    trigger_source: &str,
+    compilation: &crate::runner::Compilation,
+) -> (String, usize) {
+    let context = context_only(&compilation.prompt);
+    let header = match trigger_source {
+        "prompt_submit" => "Repository files aic selected for this request",
+        "subagent_start" => {
+            "Repository files aic selected for this subagent: an overview of the project"
+        }
+        _ => "Repository files aic selected for this session: an overview of the project",
+    };
+    let sliced = context.matches(" [sliced]\n").count();
+    let compressed: usize = sliced
+        + compilation
             .meta
             .summarisation_tiers
             .iter()
             .filter(|(tier, _)| **tier != InclusionTier::L0)
             .map(|(_, count)| count)
-            .sum();
-        if compressed > 0 {
-            // Brief §0.3 / issue 8 §3: say that the cap shaped the context.
-            let _ = write!(
-                text,
-                "\n\n({compressed} of {} files are compressed to fit the hook's {max_chars}-character limit; the aic_compile tool returns them in full with a larger budget.)",
-                compilation.meta.files_selected
-            );
-        }
-        let chars = text.chars().count();
-        if chars <= max_chars {
-            record(editor, event, request, &compilation);
-            return Some(text);
-        }
-        let scale = max_chars as f64 * 0.95 / chars as f64;
-        budget = (f64::from(compilation.meta.tokens_compiled.0) * scale) as u32;
+            .sum::<usize>();
+    let mut text = format!("{header} (compressed tiers are marked in each heading):\n\n{context}");
+    if compressed > 0 {
+        // Issue 8 §3: say that the size limit shaped the context.
+        let _ = write!(
+            text,
+            "\n\n({compressed} of {} files are compressed or sliced to fit the hook's size limit; the aic_compile tool returns them in full with a larger budget.)",
+            compilation.meta.files_selected
+        );
     }
-    log(
-        event,
-        &format!("the prompt did not fit {max_chars} characters"),
-    );
-    None
+    (text, compressed)
 }
 
 /// Files whose names say what a project is, looked for at its root.
@@ -508,11 +568,10 @@ fn with_landmarks(request: &ContextRequest) -> ContextRequest {
     request
 }
 
-/// The facts of a compiled prompt for a hook: its `## Context` section (the
-/// files), under one line saying what it is. The task, classification and
-/// constraint sections are left out: the prompt is already in the
-/// conversation, and injected text should state facts, not give
-/// instructions (brief §1.3).
+/// The facts of a compiled prompt for a hook: the body of its `## Context`
+/// section (the files). The task, classification and constraint sections
+/// are left out: the prompt is already in the conversation, and injected
+/// text should state facts, not give instructions (brief §1.3).
 fn context_only(prompt: &str) -> String {
     let Some(start) = prompt.find("## Context\n\n") else {
         return prompt.to_owned();
@@ -521,10 +580,7 @@ fn context_only(prompt: &str) -> String {
     let body = body
         .find("\n## Constraints\n")
         .map_or(body, |end| &body[..=end]);
-    format!(
-        "Repository files aic selected for this request (compressed tiers are marked in each heading):\n\n{}",
-        body.trim_end()
-    )
+    body.trim_end().to_owned()
 }
 
 fn record(

@@ -103,7 +103,7 @@ fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
     // otherwise they name this binary's absolute path.
     let on_path = path_lookup("aic").is_some_and(|found| found == exe);
     let binary = if args.project || on_path {
-        if !on_path {
+        if install && !on_path {
             tracing::warn!(
                 "`aic` is not on PATH (or is another binary): the project's hooks and MCP entry run `aic` from PATH"
             );
@@ -112,15 +112,32 @@ fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
     } else {
         exe.to_string_lossy().into_owned()
     };
-    let project = fs_err::canonicalize(&args.root).map_err(|_| {
+    if args.root.is_some() && !args.project {
+        return Err(UserError::new(
+            "--root names the project of a --project install; without --project aic writes your user files",
+            "add --project to write the project's files, or drop --root",
+        )
+        .into());
+    }
+    let root = args.root.clone().unwrap_or_else(|| PathBuf::from("."));
+    let project = fs_err::canonicalize(&root).map_err(|_| {
         UserError::new(
             format!(
                 "The project `{}` is not an existing directory",
-                args.root.display()
+                root.display()
             ),
             "pass the project's directory with --root",
         )
     })?;
+    if args.project
+        && let Err(message) = crate::mcp::refuse_broad_root_message(&project)
+    {
+        return Err(UserError::new(
+            message,
+            "run it in the project's directory, or pass it with --root",
+        )
+        .into());
+    }
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .ok_or_else(|| UserError::new("HOME is not set", "set HOME to your home directory"))?;
@@ -150,10 +167,25 @@ fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
                 user_hooks.display()
             );
         }
+        let user_mcp = home.join(".cursor/mcp.json");
+        let user_has_server = fs_err::read_to_string(&user_mcp)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+            .is_some_and(|value| value["mcpServers"].get("aic").is_some());
+        if user_has_server {
+            targets.retain(|target| target.kind != Kind::McpServers("mcpServers"));
+            let _ = writeln!(
+                report,
+                "{:>14}  {}  (MCP server: {} already registers `aic`)",
+                "skipped",
+                project.join(".cursor/mcp.json").display(),
+                user_mcp.display()
+            );
+        }
     }
     let mut edits = Vec::new();
     for target in &targets {
-        edits.push(plan(target, &binary, install, options)?);
+        edits.push(plan(target, &binary, install, options, args.project)?);
     }
     for edit in &edits {
         let verb = match (&edit.before, &edit.after) {
@@ -235,8 +267,15 @@ pub(crate) fn targets(
     home: &Path,
 ) -> anyhow::Result<Vec<Target>> {
     let target = |path: PathBuf, kind: Kind, what: &'static str| Target { path, kind, what };
-    let claude_dir =
-        std::env::var_os("CLAUDE_CONFIG_DIR").map_or_else(|| home.join(".claude"), PathBuf::from);
+    let config_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    // With CLAUDE_CONFIG_DIR, Claude Code keeps `.claude.json` (user MCP
+    // servers) in that directory too.
+    let claude_json = config_dir
+        .as_ref()
+        .map_or_else(|| home.join(".claude.json"), |dir| dir.join(".claude.json"));
+    let claude_dir = config_dir.unwrap_or_else(|| home.join(".claude"));
     let codex_dir = std::env::var_os("CODEX_HOME")
         .filter(|v| !v.is_empty())
         .map_or_else(|| home.join(".codex"), PathBuf::from);
@@ -252,7 +291,7 @@ pub(crate) fn targets(
                 Kind::GroupedHooks("claude"),
                 "hooks",
             ),
-            target(home.join(".claude.json"), mcp, "MCP server"),
+            target(claude_json, mcp, "MCP server"),
             target(
                 claude_dir.join("CLAUDE.md"),
                 Kind::TriggerRule("claude"),
@@ -402,7 +441,9 @@ fn plan(
     binary: &str,
     install: bool,
     options: HookOptions,
+    project_scope: bool,
 ) -> anyhow::Result<Edit> {
+    let scope = if project_scope { " --project" } else { "" };
     let Target { path, kind, what } = target;
     let (path, kind, what) = (path.as_path(), *kind, *what);
     let before = read(path)?;
@@ -422,17 +463,33 @@ fn plan(
     let after = match kind {
         Kind::TriggerRule(client) => {
             let text = text();
-            let edited = if install {
-                merge_section(&text, &trigger_rule(env!("CARGO_PKG_VERSION"), client))
+            let section = trigger_rule(env!("CARGO_PKG_VERSION"), &format!("{client}{scope}"));
+            if install {
+                keep_or(merge_section(&text, &section, client), &text)
             } else {
-                remove_section(&text)
-            };
-            keep_or(edited, &text)
+                let edited = remove_section(&text, client);
+                match backup(path) {
+                    // Nothing else changed since the install: the original
+                    // bytes, trailing newlines and all.
+                    Original::Bytes(original)
+                        if edited != text
+                            && merge_section(
+                                &String::from_utf8_lossy(&original),
+                                &section,
+                                client,
+                            ) == text =>
+                    {
+                        Some(original)
+                    }
+                    _ => keep_or(edited, &text),
+                }
+            }
         }
         Kind::CursorRule => {
             let version = env!("CARGO_PKG_VERSION");
+            let rule = || cursor_rule(version, &format!("aic uninstall cursor{scope}"));
             match (before.as_deref(), install) {
-                (None, true) => Some(cursor_rule(version).into_bytes()),
+                (None, true) => Some(rule().into_bytes()),
                 (None, false) => None,
                 (Some(bytes), _) => {
                     let state = cursor_rule_state(&String::from_utf8_lossy(bytes), version);
@@ -445,7 +502,7 @@ fn plan(
                             before.clone()
                         }
                         (RuleState::Foreign, false) | (RuleState::Current, true) => before.clone(),
-                        (RuleState::Stale, true) => Some(cursor_rule(version).into_bytes()),
+                        (RuleState::Stale, true) => Some(rule().into_bytes()),
                         (_, false) => None,
                     }
                 }
@@ -587,10 +644,16 @@ fn apply(edit: &Edit, install: bool, stops: &[&Path]) -> anyhow::Result<()> {
         if install && !orig.exists() && !absent.exists() {
             if let Some(parent) = orig.parent() {
                 fs_err::create_dir_all(parent)?;
+                // Backups can hold tokens (an MCP entry's `env`): private.
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    fs_err::set_permissions(parent, std::fs::Permissions::from_mode(0o700))?;
+                }
             }
             match &edit.before {
-                Some(bytes) => fs_err::write(&orig, bytes)?,
-                None => fs_err::write(&absent, b"")?,
+                Some(bytes) => write_private(&orig, bytes)?,
+                None => write_private(&absent, b"")?,
             }
         } else if !install {
             let _ = fs_err::remove_file(&orig);
@@ -651,4 +714,17 @@ fn remove_empty_config_dirs(file: &Path, stops: &[&Path]) {
             break;
         }
     }
+}
+
+/// Writes a file only its owner can read (mode 0600 on Unix).
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut options = fs_err::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use fs_err::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path)?;
+    std::io::Write::write_all(&mut file, bytes)
 }

@@ -26,6 +26,9 @@ pub struct ContextFile {
     pub tier: InclusionTier,
     /// The text to show.
     pub body: String,
+    /// Whether `body` is a slice of the file's lines (the heading then says
+    /// `sliced`, not the tier).
+    pub sliced: bool,
 }
 
 /// Everything the assembler puts into a prompt.
@@ -118,15 +121,20 @@ impl PromptAssembler {
         out
     }
 
-    /// One file's block: `### <path> [<tier name>]`, then the body in a fence
-    /// longer than any backtick run inside it, then a blank line.
+    /// One file's block: `### <path> [<tier name>]` (`[sliced]` for a
+    /// slice of its lines), then the body in a fence longer than any backtick
+    /// run inside it, then a blank line.
     pub fn file_block(&self, file: &ContextFile) -> String {
         let fence = "`".repeat(longest_backtick_run(&file.body).max(2) + 1);
         let body = file.body.trim_end_matches('\n');
         format!(
             "### {} [{}]\n{fence}{}\n{body}\n{fence}\n\n",
             file.path,
-            file.tier.name(),
+            if file.sliced {
+                "sliced"
+            } else {
+                file.tier.name()
+            },
             file.language.fence_tag()
         )
     }
@@ -170,6 +178,7 @@ mod tests {
             path,
             tier: InclusionTier::L0,
             body: body.to_owned(),
+            sliced: false,
         }
     }
 

@@ -135,6 +135,7 @@ pub fn compute_facts(
             language,
             tier,
             body: String::new(),
+            sliced: false,
         });
         let body_tokens = context.tokens.count(&body);
         let block_tokens = TokenCount(
@@ -258,6 +259,7 @@ mod tests {
             language: f.language,
             tier: InclusionTier::L0,
             body: l0.body.clone(),
+            sliced: false,
         });
         let exact = TokenCounter::cl100k().count(&block).0;
         assert!(

@@ -304,8 +304,11 @@ pub(super) fn run_check(
             Ok(Some(status)) => break Some(status),
             Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
             _ => {
+                // The whole process group (the check's own children too):
+                // `kill -s KILL -- -PGID`, the form every kill(1) reads as
+                // a group.
                 let _ = Command::new("kill")
-                    .arg("-KILL")
+                    .args(["-s", "KILL", "--"])
                     .arg(format!("-{}", child.id()))
                     .stderr(Stdio::null())
                     .status();
