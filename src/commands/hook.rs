@@ -35,8 +35,9 @@ use crate::runner::{CompilationRequest, compile};
 const MAX_STDIN_BYTES: u64 = 8 << 20;
 
 /// Characters per token assumed for the first attempt at a character budget
-/// (prompts of code measured 3.3–4 here; refits use the measured figure).
-const CHARS_PER_TOKEN: f64 = 3.6;
+/// (hook context measured 3.1–4.5 on deno, vite and click: lower for
+/// signature-heavy mixes; refits use the measured figure).
+const CHARS_PER_TOKEN: f64 = 4.2;
 
 /// The hook log is started over past this size, in bytes.
 const MAX_LOG_BYTES: u64 = 1 << 20;
@@ -376,11 +377,10 @@ fn execute(editor: Editor, event_name: &str, plan: HookPlan, marker: Option<&Pat
 /// characters (issue 8 §3: compiled to the limit, not cut). The first budget
 /// assumes [`CHARS_PER_TOKEN`] characters per token of context plus the
 /// prompt's own sections (the task, which repeats the intent, is compiled
-/// but not injected); then up to two refits scale the context part by the
-/// characters it really took: down when it overshot, up once when it used
-/// less than four fifths of the limit while files were compressed. The
-/// largest result that fits is injected. `None` (logged) when the compile
-/// fails or nothing fits.
+/// but not injected); when the text overshoots, up to two refits scale the
+/// context part by the characters per token it really took. Each compile
+/// costs a hook its latency, so an undershoot is kept. `None` (logged) when
+/// the compile fails or nothing fits.
 fn compile_to_fit(
     editor: Editor,
     event: &str,
@@ -402,7 +402,6 @@ fn compile_to_fit(
     let sections_estimate = PROMPT_SECTIONS_TOKENS + intent.chars().count() as f64 / 3.0;
     let mut budget = sections_estimate + target as f64 / CHARS_PER_TOKEN;
     let mut best: Option<(String, crate::runner::Compilation)> = None;
-    let mut tried_larger = false;
     for _ in 0..3 {
         let compilation = match compile(&CompilationRequest {
             intent: intent.clone(),
@@ -429,7 +428,7 @@ fn compile_to_fit(
                 return None;
             }
         };
-        let (text, compressed) = injected_text(request.trigger_source, &compilation);
+        let text = injected_text(request.trigger_source, &compilation);
         let chars = text.chars().count();
         // The context part's characters per token, measured.
         let prompt_chars = compilation.prompt.chars().count().max(1) as f64;
@@ -440,18 +439,12 @@ fn compile_to_fit(
         let per_token = (context_chars / context_tokens).max(1.0);
         let refit = |goal: f64| sections + goal / per_token;
         if chars <= max_chars {
-            let larger = chars > best.as_ref().map_or(0, |(t, _)| t.chars().count());
-            if larger {
-                best = Some((text, compilation));
-            }
-            if compressed == 0 || tried_larger || chars as f64 >= max_chars as f64 * 0.8 {
-                break;
-            }
-            tried_larger = true;
-            budget = budget.max(refit(target as f64 * 0.97));
-        } else {
-            budget = refit(target as f64 * 0.95 * target as f64 / chars as f64).min(budget * 0.95);
+            best = Some((text, compilation));
+            break;
         }
+        // Another budget selects another mix of files, whose density
+        // differs: aim below the limit, and always lower than this attempt.
+        budget = refit(target as f64 * 0.9).min(budget * 0.9);
     }
     let Some((text, compilation)) = best else {
         log(
@@ -473,11 +466,8 @@ const PROMPT_SECTIONS_TOKENS: f64 = 180.0;
 
 /// The text a hook injects for `compilation`: [`context_only`] under the
 /// header of its trigger, and a last line when files are compressed or
-/// sliced to fit; with the number of such files.
-fn injected_text(
-    trigger_source: &str,
-    compilation: &crate::runner::Compilation,
-) -> (String, usize) {
+/// sliced to fit.
+fn injected_text(trigger_source: &str, compilation: &crate::runner::Compilation) -> String {
     let context = context_only(&compilation.prompt);
     let header = match trigger_source {
         "prompt_submit" => "Repository files aic selected for this request",
@@ -504,7 +494,7 @@ fn injected_text(
             compilation.meta.files_selected
         );
     }
-    (text, compressed)
+    text
 }
 
 /// Files whose names say what a project is, looked for at its root.
