@@ -685,3 +685,53 @@ fn a_project_install_refuses_the_home_directory_and_root_without_project() {
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("--project"), "{err}");
 }
+
+#[test]
+fn a_cursor_project_install_with_other_options_than_the_user_install_is_refused() {
+    let home = tempfile::tempdir().unwrap();
+    let aic_home = tempfile::tempdir().unwrap();
+    let project = home.path().join("p");
+    fs_err::create_dir_all(&project).unwrap();
+    let (code, _, err) = aic_in(home.path(), aic_home.path(), &["install", "cursor"]);
+    assert_eq!(code, 0, "{err}");
+    let root = project.to_string_lossy().into_owned();
+    let (code, _, err) = aic_in(
+        home.path(),
+        aic_home.path(),
+        &[
+            "install",
+            "cursor",
+            "--project",
+            "--root",
+            &root,
+            "--with-gates",
+        ],
+    );
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("other options"), "{err}");
+    assert!(!project.join(".cursor").exists());
+}
+
+#[test]
+fn doctor_sees_the_codex_agents_section() {
+    let home = tempfile::tempdir().unwrap();
+    let aic_home = tempfile::tempdir().unwrap();
+    let (code, _, err) = aic_in(home.path(), aic_home.path(), &["install", "codex"]);
+    assert_eq!(code, 0, "{err}");
+    let root = home.path().join("elsewhere");
+    fs_err::create_dir_all(&root).unwrap();
+    let (_, out, err) = aic_in(
+        home.path(),
+        aic_home.path(),
+        &["doctor", "--json", "--root", &root.to_string_lossy()],
+    );
+    let value: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    let rule = value["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["client"] == "codex" && c["what"] == "trigger rule")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(rule["status"], "ok", "{value}");
+}

@@ -159,13 +159,9 @@ pub fn is_aic_handler_for(handler: &Value, editor: &str) -> bool {
     let Some(argv) = argv(handler) else {
         return false;
     };
-    let named_aic = argv.first().is_some_and(|program| {
-        !(exec_form && program.contains(char::is_whitespace))
-            && std::path::Path::new(program)
-                .file_name()
-                .and_then(|name| name.to_str())
-                .is_some_and(|name| name.starts_with("aic"))
-    });
+    // The program: a path that may hold spaces (`C:\\Users\\Jane Doe\\…`):
+    // exec form gives it whole, shell form quoted.
+    let named_aic = argv.first().is_some_and(|program| is_aic_program(program));
     named_aic && argv.len() >= 3 && argv[1] == "hook" && argv[2] == editor
 }
 
@@ -879,6 +875,25 @@ mod tests {
         assert!(merge_claude_hooks(&json!({"hooks": 3}), "aic").is_err());
         assert!(merge_claude_hooks(&json!({"hooks": {"Stop": {}}}), "aic").is_err());
         assert!(merge_mcp_server(&json!({"mcpServers": []}), "mcpServers", &json!({})).is_err());
+    }
+
+    #[test]
+    fn handlers_of_a_binary_path_with_spaces_are_aics() {
+        assert!(is_aic_handler(
+            &json!({"command": "/Users/Jane Doe/bin/aic", "args": ["hook", "claude", "Stop"]})
+        ));
+        assert!(is_aic_handler_for(
+            &json!({"command": "'/Users/Jane Doe/bin/aic' hook cursor stop"}),
+            "cursor"
+        ));
+        let specs = claude_hooks(HookOptions::default());
+        let once =
+            merge_grouped_hooks(&json!({}), "claude", "/Users/Jane Doe/aic", &specs).unwrap();
+        assert_eq!(
+            merge_grouped_hooks(&once, "claude", "/Users/Jane Doe/aic", &specs).unwrap(),
+            once
+        );
+        assert_eq!(remove_claude_hooks(&once).unwrap(), json!({}));
     }
 
     #[test]

@@ -193,8 +193,13 @@ fn status_of(target: &Target, fix: &str) -> (&'static str, String) {
     let version = env!("CARGO_PKG_VERSION");
     let install_again = format!("run `{fix}` again");
     match target.kind {
-        Kind::TriggerRule(_) => {
-            if !text.contains("<!-- aic:begin -->") {
+        Kind::TriggerRule(client) => {
+            let begin = if client == "codex" {
+                "<!-- aic:codex:begin -->"
+            } else {
+                "<!-- aic:begin -->"
+            };
+            if !text.contains(begin) {
                 ("absent", "no aic section".to_owned())
             } else if text.contains(&format!("managed by aic {version};")) {
                 ("ok", format!("aic section of {version}"))

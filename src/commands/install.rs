@@ -103,11 +103,6 @@ fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
     // otherwise they name this binary's absolute path.
     let on_path = path_lookup("aic").is_some_and(|found| found == exe);
     let binary = if args.project || on_path {
-        if install && !on_path {
-            tracing::warn!(
-                "`aic` is not on PATH (or is another binary): the project's hooks and MCP entry run `aic` from PATH"
-            );
-        }
         "aic".to_owned()
     } else {
         exe.to_string_lossy().into_owned()
@@ -129,12 +124,13 @@ fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
             "pass the project's directory with --root",
         )
     })?;
-    if args.project
-        && let Err(message) = crate::mcp::refuse_broad_root_message(&project)
-    {
+    if args.project && crate::mcp::refuse_broad_root_message(&project).is_err() {
         return Err(UserError::new(
-            message,
-            "run it in the project's directory, or pass it with --root",
+            format!(
+                "`{}` is your home directory or the filesystem root, not a project",
+                project.display()
+            ),
+            "run the command in the project's directory, or pass it with --root",
         )
         .into());
     }
@@ -152,11 +148,35 @@ fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
     // aic hooks would run each handler twice.
     if install && args.project && matches!(args.client, InstallClient::Cursor) {
         let user_hooks = home.join(".cursor/hooks.json");
-        let user_has_aic = fs_err::read_to_string(&user_hooks)
+        let tails = |found: Vec<(String, Vec<String>)>| -> Vec<(String, Vec<String>)> {
+            let mut tails: Vec<_> = found
+                .into_iter()
+                .map(|(event, argv)| (event, argv.into_iter().skip(1).collect()))
+                .collect();
+            tails.sort();
+            tails
+        };
+        let user_found = fs_err::read_to_string(&user_hooks)
             .ok()
             .and_then(|text| serde_json::from_str::<Value>(&text).ok())
             .and_then(|value| aic_integrations::install::found_argvs(&value, "cursor", false))
-            .is_some_and(|found| !found.is_empty());
+            .unwrap_or_default();
+        let user_has_aic = !user_found.is_empty();
+        let wanted = tails(aic_integrations::install::expected_handlers(
+            "cursor",
+            "aic",
+            &Kind::CursorHooks.hook_specs(options),
+        ));
+        if user_has_aic && tails(user_found) != wanted {
+            return Err(UserError::new(
+                format!(
+                    "{} already runs aic's Cursor hooks with other options, and Cursor runs both files",
+                    user_hooks.display()
+                ),
+                "change the user install instead (`aic install cursor` with the options you want), or remove it first (`aic uninstall cursor`)",
+            )
+            .into());
+        }
         if user_has_aic {
             targets.retain(|target| target.kind != Kind::CursorHooks);
             let _ = writeln!(
@@ -182,6 +202,11 @@ fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
                 user_mcp.display()
             );
         }
+    }
+    if install && !on_path && binary == "aic" && edits_name_binary(&targets) {
+        tracing::warn!(
+            "`aic` is not on PATH (or is another binary): the project's files run `aic` from PATH"
+        );
     }
     let mut edits = Vec::new();
     for target in &targets {
@@ -727,4 +752,11 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     let mut file = options.open(path)?;
     std::io::Write::write_all(&mut file, bytes)
+}
+
+/// Whether any of `targets` names the binary (hooks or an MCP entry).
+fn edits_name_binary(targets: &[Target]) -> bool {
+    targets
+        .iter()
+        .any(|target| !matches!(target.kind, Kind::TriggerRule(_) | Kind::CursorRule))
 }
