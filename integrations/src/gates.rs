@@ -484,7 +484,10 @@ mod tests {
 
     #[test]
     fn a_blocked_stop_names_the_command_and_quotes_the_end_of_its_output() {
-        let long: String = (0..400).map(|i| format!("line {i}\n")).collect();
+        let mut long = String::new();
+        for i in 0..400 {
+            let _ = writeln!(long, "line {i}");
+        }
         let reason = quality_gate_reason(
             &[GateFailure {
                 command: "ruff check".to_owned(),
