@@ -18,7 +18,7 @@ use aic_stages::budget::{BudgetAllocator, BudgetInputs, TokenBudget};
 use aic_stages::config::AicConfig;
 use aic_stages::facts::{FactsContext, FileFacts, compute_facts};
 use aic_stages::guard::{ContextGuard, GuardResult};
-use aic_stages::import_graph::{ImportGraph, ImportGraphStats, ProjectLayout};
+use aic_stages::import_graph::{ImportGraph, ImportGraphStats, ImportIndex, ProjectLayout};
 use aic_stages::intent::{IntentClassifier, TaskClassification};
 use aic_stages::ladder::{InclusionTier, LadderFile, SummarisationLadder, TierChoice};
 use aic_stages::lang::{ImportRef, provider_for};
@@ -1360,53 +1360,67 @@ fn build_import_graph(
         .collect();
     let mut parsed = vec![false; repo.files.len()];
     let mut parsed_count = 0;
-    let mut round = 0;
     let mut memo = Vec::new();
-    loop {
-        wanted.sort_unstable();
-        wanted.dedup();
-        wanted.retain(|&i| !parsed[i]);
-        let imports: Vec<(usize, Vec<ImportRef>)> = wanted
-            .par_iter()
-            .map(|&i| {
-                let file = &repo.files[i];
-                (
-                    i,
-                    parse_imports(root, &file.path, file.language, file.content_hash, cache),
-                )
-            })
-            .collect();
-        for (i, file_imports) in imports {
-            parsed[i] = true;
-            parsed_count += 1;
-            repo.files[i].imports = file_imports;
-            if let Some(slot) = memo.get_mut(i) {
-                *slot = None;
+    // Imports are kept beside the RepoMap while the rounds run, so that one
+    // path index serves every round; they move into the RepoMap at the end.
+    let mut imports_of: Vec<Vec<ImportRef>> = vec![Vec::new(); repo.files.len()];
+    let result = {
+        let files: &RepoMap = repo;
+        let index = ImportIndex::new(files);
+        let mut round = 0;
+        loop {
+            wanted.sort_unstable();
+            wanted.dedup();
+            wanted.retain(|&i| !parsed[i]);
+            let imports: Vec<(usize, Vec<ImportRef>)> = wanted
+                .par_iter()
+                .map(|&i| {
+                    let file = &files.files[i];
+                    (
+                        i,
+                        parse_imports(root, &file.path, file.language, file.content_hash, cache),
+                    )
+                })
+                .collect();
+            for (i, file_imports) in imports {
+                parsed[i] = true;
+                parsed_count += 1;
+                imports_of[i] = file_imports;
+                if let Some(slot) = memo.get_mut(i) {
+                    *slot = None;
+                }
             }
-        }
-        debug!("imports: round {round} parsed at {:?}", started.elapsed());
-        let (graph, stats) = ImportGraph::build_reusing(repo, layout, &mut memo);
-        debug!(
-            "imports: round {round} graph built at {:?}",
-            started.elapsed()
-        );
-        round += 1;
-        if round == 2 {
-            return (graph, stats, parsed_count);
-        }
-        // Files two steps from a parsed file are parsed in the second round.
-        let mut next = Vec::new();
-        for (i, done) in parsed.iter().enumerate() {
-            if !done {
-                continue;
+            debug!("imports: round {round} parsed at {:?}", started.elapsed());
+            let (graph, stats) =
+                ImportGraph::build_indexed(files, layout, &index, &imports_of, &mut memo);
+            debug!(
+                "imports: round {round} graph built at {:?}",
+                started.elapsed()
+            );
+            round += 1;
+            if round == 2 {
+                break (graph, stats, parsed_count);
             }
-            for &first in &graph.forward[i] {
-                next.push(first as usize);
-                next.extend(graph.forward[first as usize].iter().map(|&j| j as usize));
+            // Files two steps from a parsed file are parsed in the second round.
+            let mut next = Vec::new();
+            for (i, done) in parsed.iter().enumerate() {
+                if !done {
+                    continue;
+                }
+                for &first in &graph.forward[i] {
+                    next.push(first as usize);
+                    next.extend(graph.forward[first as usize].iter().map(|&j| j as usize));
+                }
             }
+            wanted = next;
         }
-        wanted = next;
+    };
+    for (file, file_imports) in repo.files.iter_mut().zip(imports_of) {
+        if !file_imports.is_empty() {
+            file.imports = file_imports;
+        }
     }
+    result
 }
 
 /// A file's imports, from the cache by its scanned content hash, else read and

@@ -86,6 +86,25 @@ pub struct ResolvedImports {
     pub resolved: usize,
 }
 
+/// A RepoMap's paths indexed for resolving imports
+/// ([`ImportGraph::build_indexed`]); build it once per RepoMap.
+pub struct ImportIndex<'a>(FileIndex<'a>);
+
+impl<'a> ImportIndex<'a> {
+    /// Indexes `repo`'s paths (by path, directory and file name).
+    pub fn new(repo: &'a RepoMap) -> Self {
+        Self(FileIndex::new(repo))
+    }
+}
+
+impl std::fmt::Debug for ImportIndex<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ImportIndex")
+            .field("files", &self.0.all.len())
+            .finish()
+    }
+}
+
 struct FileIndex<'a> {
     paths: HashMap<&'a str, usize>,
     /// Directory → indices of the files directly in it.
@@ -602,15 +621,57 @@ impl ImportGraph {
         layout: &ProjectLayout,
         memo: &mut Vec<Option<ResolvedImports>>,
     ) -> (Self, ImportGraphStats) {
+        memo.resize(repo.files.len(), None);
+        let index = memo
+            .iter()
+            .any(Option::is_none)
+            .then(|| FileIndex::new(repo));
+        Self::assemble(
+            repo,
+            layout,
+            index.as_ref(),
+            |i| &repo.files[i].imports,
+            memo,
+        )
+    }
+
+    /// [`ImportGraph::build_reusing`] over imports kept beside the RepoMap
+    /// (`imports[i]` for file `i`) with an [`ImportIndex`] built once: a
+    /// caller that parses imports in rounds pays for the index once.
+    ///
+    /// # Panics
+    ///
+    /// When `imports` is shorter than `repo.files`.
+    pub fn build_indexed(
+        repo: &RepoMap,
+        layout: &ProjectLayout,
+        index: &ImportIndex<'_>,
+        imports: &[Vec<ImportRef>],
+        memo: &mut Vec<Option<ResolvedImports>>,
+    ) -> (Self, ImportGraphStats) {
+        assert!(
+            imports.len() >= repo.files.len(),
+            "one import list per file"
+        );
+        memo.resize(repo.files.len(), None);
+        Self::assemble(repo, layout, Some(&index.0), |i| &imports[i], memo)
+    }
+
+    fn assemble<'r>(
+        repo: &RepoMap,
+        layout: &ProjectLayout,
+        index: Option<&FileIndex<'_>>,
+        imports_of: impl Fn(usize) -> &'r [ImportRef],
+        memo: &mut [Option<ResolvedImports>],
+    ) -> (Self, ImportGraphStats) {
         let n = repo.files.len();
-        memo.resize(n, None);
-        let mut index = None;
         let mut stats = ImportGraphStats::default();
         for (i, file) in repo.files.iter().enumerate() {
-            if memo[i].is_none() {
-                let index = index.get_or_insert_with(|| FileIndex::new(repo));
+            if memo[i].is_none()
+                && let Some(index) = index
+            {
                 let mut resolved = ResolvedImports::default();
-                for import in &file.imports {
+                for import in imports_of(i) {
                     resolved.imports += 1;
                     let targets = resolve(index, layout, &file.path, file.language, import);
                     if !targets.is_empty() {
