@@ -24,33 +24,11 @@ struct HookRun {
 }
 
 fn hook(event: &str, stdin: &str, home: &Path, cwd: &Path) -> HookRun {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_aic"))
-        .args(["hook", "claude", event])
-        .env("AIC_HOME", home)
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("RUST_LOG")
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("aic hook runs");
-    // A hook may exit before reading all of a broken stdin.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    let output = child.wait_with_output().unwrap();
-    HookRun {
-        code: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-    }
+    hook_as("claude", event, None, stdin, home, cwd)
 }
 
 fn payload(name: &str, root: &Path) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/hooks/claude")
-        .join(format!("{name}.json"));
-    fs_err::read_to_string(path)
-        .unwrap()
-        .replace("{{ROOT}}", &root.to_string_lossy())
+    fixture("claude", name, root)
 }
 
 fn nested_context(stdout: &str, event: &str) -> String {
@@ -266,6 +244,7 @@ fn hook_as(
         .stderr(Stdio::piped())
         .spawn()
         .expect("aic hook runs");
+    // A hook may exit before reading all of a broken stdin.
     let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(0), "aic {args:?} must exit 0");
@@ -285,6 +264,18 @@ fn fixture(editor: &str, name: &str, root: &Path) -> String {
         .replace("{{ROOT}}", &root.to_string_lossy())
 }
 
+/// Runs a Cursor hook on a recorded payload (`tests/fixtures/hooks/cursor/`).
+fn cursor(event: &str, name: &str, check: Option<&str>, home: &Path, root: &Path) -> HookRun {
+    hook_as(
+        "cursor",
+        event,
+        check,
+        &fixture("cursor", name, root),
+        home,
+        root,
+    )
+}
+
 fn json_out(run: &HookRun) -> Value {
     serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", run.stdout))
@@ -295,16 +286,7 @@ fn cursor_events_answer_in_cursors_format() {
     let repo = fixture_repo("webapp", &[]);
     let home = tempfile::tempdir().unwrap();
     let root = repo.path();
-    let run = |event: &str, name: &str| {
-        hook_as(
-            "cursor",
-            event,
-            None,
-            &fixture("cursor", name, root),
-            home.path(),
-            root,
-        )
-    };
+    let run = |event: &str, name: &str| cursor(event, name, None, home.path(), root);
     // (f) sessionStart: {additional_context, env}.
     let start = json_out(&run("sessionStart", "sessionStart"));
     let context = start["additional_context"].as_str().unwrap();
@@ -440,11 +422,10 @@ fn the_no_verify_blocker_refuses_only_hook_bypasses() {
         .stdout,
         ""
     );
-    let cursor = json_out(&hook_as(
-        "cursor",
+    let cursor = json_out(&cursor(
         "beforeShellExecution",
+        "beforeShellExecution.no-verify",
         None,
-        &fixture("cursor", "beforeShellExecution.no-verify", root),
         home.path(),
         root,
     ));
@@ -539,27 +520,11 @@ fn the_quality_gate_blocks_a_stop_until_the_check_passes() {
     );
     assert!(reason.contains("src/user/service.ts"), "{reason}");
     // Cursor's stop gives the same reason as a follow-up message.
-    let cursor_edit = fixture("cursor", "afterFileEdit", root);
     assert_eq!(
-        hook_as(
-            "cursor",
-            "afterFileEdit",
-            None,
-            &cursor_edit,
-            home.path(),
-            root
-        )
-        .stdout,
+        cursor("afterFileEdit", "afterFileEdit", None, home.path(), root).stdout,
         ""
     );
-    let followup = json_out(&hook_as(
-        "cursor",
-        "stop",
-        None,
-        &fixture("cursor", "stop", root),
-        home.path(),
-        root,
-    ));
+    let followup = json_out(&cursor("stop", "stop", None, home.path(), root));
     assert!(
         followup["followup_message"]
             .as_str()
@@ -573,15 +538,7 @@ fn the_quality_gate_blocks_a_stop_until_the_check_passes() {
         ""
     );
     assert_eq!(
-        hook_as(
-            "cursor",
-            "stop",
-            None,
-            &fixture("cursor", "stop", root),
-            home.path(),
-            root
-        )
-        .stdout,
+        cursor("stop", "stop", None, home.path(), root).stdout,
         "{}\n"
     );
 }
@@ -591,23 +548,13 @@ fn the_compile_gate_waits_for_aic_compile_in_the_turn() {
     let repo = fixture_repo("webapp", &[]);
     let home = tempfile::tempdir().unwrap();
     let root = repo.path();
-    let gate = |name: &str| {
-        hook_as(
-            "cursor",
-            "preToolUse",
-            Some("compile-gate"),
-            &fixture("cursor", name, root),
-            home.path(),
-            root,
-        )
-    };
+    let gate = |name: &str| cursor("preToolUse", name, Some("compile-gate"), home.path(), root);
     // No turn seen yet: the gate cannot tell, and lets the tool run.
     assert_eq!(json_out(&gate("preToolUse.read")).get("permission"), None);
-    hook_as(
-        "cursor",
+    cursor(
+        "beforeSubmitPrompt",
         "beforeSubmitPrompt",
         None,
-        &fixture("cursor", "beforeSubmitPrompt", root),
         home.path(),
         root,
     );
@@ -624,21 +571,19 @@ fn the_compile_gate_waits_for_aic_compile_in_the_turn() {
         json_out(&gate("preToolUse.aic_compile")).get("permission"),
         None
     );
-    hook_as(
-        "cursor",
+    cursor(
         "preToolUse",
+        "preToolUse.aic_compile",
         None,
-        &fixture("cursor", "preToolUse.aic_compile", root),
         home.path(),
         root,
     );
     assert_eq!(json_out(&gate("preToolUse.read")).get("permission"), None);
     // A new turn closes the gate again; devMode + skipCompileGate opens it.
-    hook_as(
-        "cursor",
+    cursor(
+        "beforeSubmitPrompt",
         "beforeSubmitPrompt",
         None,
-        &fixture("cursor", "beforeSubmitPrompt", root),
         home.path(),
         root,
     );
@@ -746,14 +691,7 @@ fn a_stopped_or_failed_cursor_loop_is_not_sent_back_to_work() {
         r#"{"qualityGate": {"commands": ["false"]}}"#,
     )
     .unwrap();
-    hook_as(
-        "cursor",
-        "afterFileEdit",
-        None,
-        &fixture("cursor", "afterFileEdit", root),
-        home.path(),
-        root,
-    );
+    cursor("afterFileEdit", "afterFileEdit", None, home.path(), root);
     for status in ["aborted", "error"] {
         let stop =
             fixture("cursor", "stop", root).replace("\"completed\"", &format!("\"{status}\""));
@@ -763,13 +701,6 @@ fn a_stopped_or_failed_cursor_loop_is_not_sent_back_to_work() {
             "{status}"
         );
     }
-    let completed = json_out(&hook_as(
-        "cursor",
-        "stop",
-        None,
-        &fixture("cursor", "stop", root),
-        home.path(),
-        root,
-    ));
+    let completed = json_out(&cursor("stop", "stop", None, home.path(), root));
     assert!(completed["followup_message"].is_string());
 }

@@ -599,20 +599,26 @@ fn the_plugin_runs_from_a_copy_as_claude_code_runs_it() {
     assert_eq!((code, stdout.as_str()), (Some(0), ""));
 }
 
-#[test]
-fn a_cursor_project_install_beside_a_user_install_writes_only_the_rule() {
+/// A Cursor user install, then a project install in `<home>/p` with
+/// `extra` options: the project's directory and the second run's result.
+fn cursor_user_then_project(extra: &[&str]) -> (tempfile::TempDir, (i32, String, String)) {
     let home = tempfile::tempdir().unwrap();
-    let aic_home = tempfile::tempdir().unwrap();
+    let aic_home = home.path().join(".aic");
     let project = home.path().join("p");
     fs_err::create_dir_all(&project).unwrap();
-    let (code, _, err) = aic_in(home.path(), aic_home.path(), &["install", "cursor"]);
+    let (code, _, err) = aic_in(home.path(), &aic_home, &["install", "cursor"]);
     assert_eq!(code, 0, "{err}");
     let root = project.to_string_lossy().into_owned();
-    let (code, out, err) = aic_in(
-        home.path(),
-        aic_home.path(),
-        &["install", "cursor", "--project", "--root", &root],
-    );
+    let mut args = vec!["install", "cursor", "--project", "--root", &root];
+    args.extend(extra);
+    let run = aic_in(home.path(), &aic_home, &args);
+    (home, run)
+}
+
+#[test]
+fn a_cursor_project_install_beside_a_user_install_writes_only_the_rule() {
+    let (home, (code, out, err)) = cursor_user_then_project(&[]);
+    let project = home.path().join("p");
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("skipped"), "{out}");
     assert!(!project.join(".cursor/hooks.json").exists());
@@ -688,28 +694,10 @@ fn a_project_install_refuses_the_home_directory_and_root_without_project() {
 
 #[test]
 fn a_cursor_project_install_with_other_options_than_the_user_install_is_refused() {
-    let home = tempfile::tempdir().unwrap();
-    let aic_home = tempfile::tempdir().unwrap();
-    let project = home.path().join("p");
-    fs_err::create_dir_all(&project).unwrap();
-    let (code, _, err) = aic_in(home.path(), aic_home.path(), &["install", "cursor"]);
-    assert_eq!(code, 0, "{err}");
-    let root = project.to_string_lossy().into_owned();
-    let (code, _, err) = aic_in(
-        home.path(),
-        aic_home.path(),
-        &[
-            "install",
-            "cursor",
-            "--project",
-            "--root",
-            &root,
-            "--with-gates",
-        ],
-    );
+    let (home, (code, _, err)) = cursor_user_then_project(&["--with-gates"]);
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("other options"), "{err}");
-    assert!(!project.join(".cursor").exists());
+    assert!(!home.path().join("p/.cursor").exists());
 }
 
 #[test]

@@ -86,7 +86,7 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<usize> {
                 if found.iter().any(|c: &Check| c.path == target.path) {
                     continue;
                 }
-                found.push(check(scope, &target, &fix));
+                found.push(check(&name, scope, &target, &fix));
             }
         }
         if found.iter().all(|c| c.status == "absent") {
@@ -169,11 +169,10 @@ fn render(report: &Report, exe: &Path) -> String {
     out
 }
 
-fn check(scope: &'static str, target: &Target, fix: &str) -> Check {
+fn check(client: &str, scope: &'static str, target: &Target, fix: &str) -> Check {
     let (status, detail) = status_of(target, fix);
-    let client = fix.split_whitespace().nth(2).unwrap_or_default().to_owned();
     Check {
-        client,
+        client: client.to_owned(),
         scope,
         what: target.what,
         path: target.path.clone(),

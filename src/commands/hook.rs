@@ -145,17 +145,16 @@ fn handle(editor: Editor, event_name: &str, check: Option<String>) -> String {
                 "not a Cursor payload (no cursor_version): the Cursor handler does nothing",
             );
         }
-        let env_vars: Vec<(&str, String)> = match (
-            cursor::project_root(&payload, &env),
-            cursor::conversation_id(&payload),
-        ) {
-            (Some(root), conversation)
-                if event_name == "sessionStart" && payload.cursor_version.is_some() =>
-            {
-                let mut vars = vec![("AIC_PROJECT_ROOT", root.display().to_string())];
-                if let Some(conversation) = conversation {
-                    vars.push(("AIC_CONVERSATION_ID", conversation));
-                }
+        // sessionStart hands the session's project and conversation to its
+        // later hooks.
+        let env_vars: Vec<(&str, String)> = match &plan {
+            HookPlan::Inject { main, .. } if event_name == "sessionStart" => {
+                let mut vars = vec![("AIC_PROJECT_ROOT", main.project_root.display().to_string())];
+                vars.extend(
+                    main.conversation_id
+                        .clone()
+                        .map(|conversation| ("AIC_CONVERSATION_ID", conversation)),
+                );
                 vars
             }
             _ => Vec::new(),
@@ -428,20 +427,20 @@ fn compile_to_fit(
                 return None;
             }
         };
-        let text = injected_text(request.trigger_source, &compilation);
-        let chars = text.chars().count();
+        let context = context_only(&compilation.prompt);
+        let text = injected_text(request.trigger_source, &compilation, &context);
+        if text.chars().count() <= max_chars {
+            best = Some((text, compilation));
+            break;
+        }
         // The context part's characters per token, measured.
         let prompt_chars = compilation.prompt.chars().count().max(1) as f64;
-        let context_chars = context_only(&compilation.prompt).chars().count() as f64;
+        let context_chars = context.chars().count() as f64;
         let compiled = f64::from(compilation.meta.tokens_compiled.0);
         let context_tokens = (compiled * context_chars / prompt_chars).max(1.0);
         let sections = compiled - context_tokens;
         let per_token = (context_chars / context_tokens).max(1.0);
         let refit = |goal: f64| sections + goal / per_token;
-        if chars <= max_chars {
-            best = Some((text, compilation));
-            break;
-        }
         // Another budget selects another mix of files, whose density
         // differs: aim below the limit, and always lower than this attempt.
         budget = refit(target as f64 * 0.9).min(budget * 0.9);
@@ -464,11 +463,14 @@ const NOTE_RESERVE_CHARS: usize = 200;
 /// besides the intent's words, for the first budget.
 const PROMPT_SECTIONS_TOKENS: f64 = 180.0;
 
-/// The text a hook injects for `compilation`: [`context_only`] under the
+/// The text a hook injects for `compilation`: its `context` ([`context_only`]) under the
 /// header of its trigger, and a last line when files are compressed or
 /// sliced to fit.
-fn injected_text(trigger_source: &str, compilation: &crate::runner::Compilation) -> String {
-    let context = context_only(&compilation.prompt);
+fn injected_text(
+    trigger_source: &str,
+    compilation: &crate::runner::Compilation,
+    context: &str,
+) -> String {
     let header = match trigger_source {
         "prompt_submit" => "Repository files aic selected for this request",
         "subagent_start" => {

@@ -144,64 +144,10 @@ fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
     check_options(args.client, options)?;
     let mut targets = targets(args.client, args.project, &project, &home)?;
     let mut report = String::new();
-    // Cursor runs every hooks.json it finds: project hooks beside user-level
-    // aic hooks would run each handler twice.
+    // Cursor runs every hooks.json it finds and merges the MCP files: a
+    // project install beside a user install would run each handler twice.
     if install && args.project && matches!(args.client, InstallClient::Cursor) {
-        let user_hooks = home.join(".cursor/hooks.json");
-        let tails = |found: Vec<(String, Vec<String>)>| -> Vec<(String, Vec<String>)> {
-            let mut tails: Vec<_> = found
-                .into_iter()
-                .map(|(event, argv)| (event, argv.into_iter().skip(1).collect()))
-                .collect();
-            tails.sort();
-            tails
-        };
-        let user_found = fs_err::read_to_string(&user_hooks)
-            .ok()
-            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-            .and_then(|value| aic_integrations::install::found_argvs(&value, "cursor", false))
-            .unwrap_or_default();
-        let user_has_aic = !user_found.is_empty();
-        let wanted = tails(aic_integrations::install::expected_handlers(
-            "cursor",
-            "aic",
-            &Kind::CursorHooks.hook_specs(options),
-        ));
-        if user_has_aic && tails(user_found) != wanted {
-            return Err(UserError::new(
-                format!(
-                    "{} already runs aic's Cursor hooks with other options, and Cursor runs both files",
-                    user_hooks.display()
-                ),
-                "change the user install instead (`aic install cursor` with the options you want), or remove it first (`aic uninstall cursor`)",
-            )
-            .into());
-        }
-        if user_has_aic {
-            targets.retain(|target| target.kind != Kind::CursorHooks);
-            let _ = writeln!(
-                report,
-                "{:>14}  {}  (hooks: {} already runs aic's, and Cursor runs both files)",
-                "skipped",
-                project.join(".cursor/hooks.json").display(),
-                user_hooks.display()
-            );
-        }
-        let user_mcp = home.join(".cursor/mcp.json");
-        let user_has_server = fs_err::read_to_string(&user_mcp)
-            .ok()
-            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-            .is_some_and(|value| value["mcpServers"].get("aic").is_some());
-        if user_has_server {
-            targets.retain(|target| target.kind != Kind::McpServers("mcpServers"));
-            let _ = writeln!(
-                report,
-                "{:>14}  {}  (MCP server: {} already registers `aic`)",
-                "skipped",
-                project.join(".cursor/mcp.json").display(),
-                user_mcp.display()
-            );
-        }
+        skip_cursor_user_duplicates(&home, &project, options, &mut targets, &mut report)?;
     }
     if install && !on_path && binary == "aic" && edits_name_binary(&targets) {
         tracing::warn!(
@@ -759,4 +705,74 @@ fn edits_name_binary(targets: &[Target]) -> bool {
     targets
         .iter()
         .any(|target| !matches!(target.kind, Kind::TriggerRule(_) | Kind::CursorRule))
+}
+
+/// A file's JSON, when it exists and parses.
+fn read_value(path: &Path) -> Option<Value> {
+    let text = fs_err::read_to_string(path).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// For a Cursor project install: drops the project's `hooks.json` and
+/// `mcp.json` from `targets` when the user install already has aic's (saying
+/// so in `report`), and refuses when the user's hooks were installed with
+/// other options than `options` (the project would silently lose or double
+/// the gates).
+fn skip_cursor_user_duplicates(
+    home: &Path,
+    project: &Path,
+    options: HookOptions,
+    targets: &mut Vec<Target>,
+    report: &mut String,
+) -> anyhow::Result<()> {
+    // Handlers without their program: the user file may name another path.
+    let tails = |found: Vec<(String, Vec<String>)>| {
+        let mut tails: Vec<(String, Vec<String>)> = found
+            .into_iter()
+            .map(|(event, argv)| (event, argv.into_iter().skip(1).collect()))
+            .collect();
+        tails.sort();
+        tails
+    };
+    let user_hooks = home.join(".cursor/hooks.json");
+    let user_found = read_value(&user_hooks)
+        .and_then(|value| aic_integrations::install::found_argvs(&value, "cursor", false))
+        .unwrap_or_default();
+    if !user_found.is_empty() {
+        let wanted = aic_integrations::install::expected_handlers(
+            "cursor",
+            "aic",
+            &Kind::CursorHooks.hook_specs(options),
+        );
+        if tails(user_found) != tails(wanted) {
+            return Err(UserError::new(
+                format!(
+                    "{} already runs aic's Cursor hooks with other options, and Cursor runs both files",
+                    user_hooks.display()
+                ),
+                "change the user install instead (`aic install cursor` with the options you want), or remove it first (`aic uninstall cursor`)",
+            )
+            .into());
+        }
+        targets.retain(|target| target.kind != Kind::CursorHooks);
+        let _ = writeln!(
+            report,
+            "{:>14}  {}  (hooks: {} already runs aic's, and Cursor runs both files)",
+            "skipped",
+            project.join(".cursor/hooks.json").display(),
+            user_hooks.display()
+        );
+    }
+    let user_mcp = home.join(".cursor/mcp.json");
+    if read_value(&user_mcp).is_some_and(|value| value["mcpServers"].get("aic").is_some()) {
+        targets.retain(|target| target.kind != Kind::McpServers("mcpServers"));
+        let _ = writeln!(
+            report,
+            "{:>14}  {}  (MCP server: {} already registers `aic`)",
+            "skipped",
+            project.join(".cursor/mcp.json").display(),
+            user_mcp.display()
+        );
+    }
+    Ok(())
 }
