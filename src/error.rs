@@ -1,5 +1,5 @@
-//! Errors a compile can end with, their exit codes and the hint shown with each
-//! (seed §12). The codes are listed in `docs/exit-codes.md`.
+//! Errors a compile can end with, their exit codes and the hint shown with each.
+//! The codes are listed in `docs/exit-codes.md`.
 
 use std::path::PathBuf;
 
@@ -62,6 +62,14 @@ pub enum CompileError {
         /// The I/O error.
         #[source]
         source: std::io::Error,
+    },
+    /// The project root is the filesystem root or the home directory itself.
+    #[error("Project root `{}` is {what}, not a project", path.display())]
+    RootTooBroad {
+        /// The root as given.
+        path: PathBuf,
+        /// What it is: `the filesystem root` or `your home directory`.
+        what: &'static str,
     },
     /// The configuration is invalid.
     #[error(transparent)]
@@ -129,6 +137,7 @@ impl CompileError {
             | Self::RootNotFound { .. }
             | Self::RootNotDirectory { .. }
             | Self::RootUnreadable { .. }
+            | Self::RootTooBroad { .. }
             | Self::SpecUnreadable { .. }
             | Self::InvalidSpecification { .. } => ExitStatus::InvalidInput,
             Self::Config(_) => ExitStatus::InvalidConfig,
@@ -148,7 +157,8 @@ impl CompileError {
             }
             Self::RootNotFound { .. }
             | Self::RootNotDirectory { .. }
-            | Self::RootUnreadable { .. } => {
+            | Self::RootUnreadable { .. }
+            | Self::RootTooBroad { .. } => {
                 "pass the repository's directory with `--root DIR`".to_owned()
             }
             Self::Config(ConfigLoadError::Read { path, .. }) => format!(

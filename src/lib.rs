@@ -1,50 +1,52 @@
 //! `aic`, the Agent Input Compiler: the composition root and all I/O.
 //!
-//! The pure pipeline stages live in [`aic_stages`]; this crate resolves the project,
-//! loads configuration and rule packs, scans the repository ([`scan`]), runs the
-//! per-file stage in parallel and the single-threaded selection, ladder and
-//! assembly ([`runner`]), and exposes it all as the `aic` command line ([`cli`]). Task
-//! specifications compile through [`aic_stages::spec`] and the database cache in
-//! [`spec_cache`] (`aic spec`).
+//! The pure pipeline stages live in [`aic_stages`] and the database in
+//! [`aic_storage`]; this crate moves data between them. Its parts:
+//!
+//! - [`pipeline`]: one compile as a list of phases — prepare, scan, select,
+//!   facts, fit, assemble, account — and `precompute`;
+//! - [`cache`]: the per-file cache, the in-process memo, the prompt and spec
+//!   caches;
+//! - [`history`]: what aic remembers of compiles, agent conversations and
+//!   server processes, and the diagnostics built from it;
+//! - [`host`], [`home`], [`clock`], [`root`]: the machine a run uses — the
+//!   database and memo, the home directory, time, the project-root policy;
+//! - [`args`] and [`commands`]: the `aic` command line; [`mcp`]: the MCP
+//!   server; [`commands::hook`]: the editor hooks.
+//!
+//! `docs/architecture.md` draws the phases and the data between them.
 //!
 //! # Example
 //!
 //! ```no_run
-//! use aic::runner::{CompilationRequest, compile};
+//! use aic::host::Host;
+//! use aic::pipeline::{CompilationRequest, compile};
 //!
-//! let compilation = compile(&CompilationRequest {
-//!     intent: "how does the selector score files".to_owned(),
-//!     project_root: ".".into(),
-//!     config_path: None,
-//!     budget: None,
-//!     raw: false,
-//!     model_id: None,
-//!     editor_id: "cli".to_owned(),
-//!     related_files: Vec::new(),
-//!     trace_all: false,
-//!     no_cache: false,
-//!     use_prompt_cache: false,
-//!     ..CompilationRequest::default()
-//! })?;
+//! let host = Host::from_env();
+//! let compilation = compile(
+//!     &CompilationRequest {
+//!         intent: "how does the selector score files".to_owned(),
+//!         project_root: ".".into(),
+//!         editor_id: "cli".to_owned(),
+//!         ..CompilationRequest::default()
+//!     },
+//!     &host,
+//! )?;
 //! assert!(compilation.meta.tokens_compiled <= compilation.meta.budget);
 //! # Ok::<(), aic::error::CompileError>(())
 //! ```
 
-pub mod cli;
+pub mod args;
+pub mod cache;
+pub mod clock;
 pub mod commands;
 pub mod config;
-pub mod diagnostics;
 pub mod error;
-pub mod facts_cache;
-pub mod layout;
+pub mod history;
+pub mod home;
+pub mod host;
 pub mod logging;
 pub mod mcp;
-pub mod memo;
+pub mod pipeline;
 pub mod printer;
-pub mod records;
-pub mod runner;
-pub mod scan;
-pub mod server_sessions;
-pub mod session;
-pub mod spec_cache;
-pub mod vcs;
+pub mod root;

@@ -1,5 +1,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    aic::cli::main()
+    aic::commands::main()
 }

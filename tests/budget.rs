@@ -3,10 +3,15 @@
 //! real source tree. Every compile either fits or says the budget is too small.
 
 use aic::error::CompileError;
-use aic::runner::{CompilationRequest, compile};
+use aic::host::Host;
+use aic::pipeline::{Compilation, CompilationRequest, SizeLimit, SizeScope};
 use aic_stages::repo_map::TokenCount;
 
 use crate::support::dependency_source;
+
+fn compile(request: &CompilationRequest) -> Result<Compilation, CompileError> {
+    aic::pipeline::compile(request, &Host::from_env())
+}
 
 fn request(root: std::path::PathBuf, intent: &str, budget: u32) -> CompilationRequest {
     CompilationRequest {
@@ -91,5 +96,91 @@ fn a_file_larger_than_the_budget_goes_in_as_a_slice_with_a_note() {
             .any(|w| w.contains("notes.txt") && w.contains("larger than the budget")),
         "{:?}",
         compilation.meta.warnings
+    );
+}
+
+/// The file blocks of a prompt: what a hook injects.
+fn file_blocks(prompt: &str) -> &str {
+    let start = prompt
+        .find("## Context\n\n")
+        .map_or(0, |i| i + "## Context\n\n".len());
+    let end = prompt[start..]
+        .find("\n## Constraints\n")
+        .map_or(prompt.len(), |i| start + i + 1);
+    &prompt[start..end]
+}
+
+#[test]
+fn every_size_limit_is_met_in_one_compile_or_refused() {
+    let root = dependency_source("globset");
+    let escaped = |text: &str| serde_json::to_string(text).unwrap().chars().count() - 2;
+    for (scope, json_escaped) in [(SizeScope::FileBlocks, false), (SizeScope::Prompt, true)] {
+        let mut max_chars = 700usize;
+        let mut fitted = 0;
+        while max_chars < 200_000 {
+            let limit = SizeLimit {
+                max_chars,
+                scope,
+                json_escaped,
+            };
+            let mut with_limit = request(
+                root.clone(),
+                "fix glob matching of literal prefixes",
+                60_000,
+            );
+            with_limit.size_limit = Some(limit);
+            match compile(&with_limit) {
+                Ok(compilation) => {
+                    fitted += 1;
+                    let size = match scope {
+                        SizeScope::FileBlocks => file_blocks(&compilation.prompt).chars().count(),
+                        SizeScope::Prompt => escaped(&compilation.prompt),
+                    };
+                    assert!(
+                        size <= max_chars,
+                        "{scope:?} limit {max_chars}: {size} characters"
+                    );
+                    assert!(compilation.meta.tokens_compiled.0 <= 60_000);
+                }
+                Err(CompileError::BudgetTooSmall { .. }) => {
+                    assert!(max_chars < 5_000, "{scope:?} limit {max_chars} refused");
+                }
+                Err(error) => panic!("{scope:?} limit {max_chars}: {error}"),
+            }
+            max_chars = max_chars * 2 + 37;
+        }
+        assert!(fitted > 4, "{scope:?}: only {fitted} limits fitted");
+    }
+}
+
+#[test]
+fn a_size_limit_that_binds_says_so_and_keeps_the_best_file() {
+    let root = dependency_source("globset");
+    let mut unlimited = request(
+        root.clone(),
+        "fix glob matching of literal prefixes",
+        60_000,
+    );
+    let full = compile(&unlimited).unwrap();
+    let best = &full.selection[0].path;
+    unlimited.size_limit = Some(SizeLimit {
+        max_chars: 12_000,
+        scope: SizeScope::FileBlocks,
+        json_escaped: false,
+    });
+    let limited = compile(&unlimited).unwrap();
+    assert!(file_blocks(&limited.prompt).chars().count() <= 12_000);
+    assert!(
+        limited.prompt.contains(&format!("### {best} [")),
+        "the best file {best} is in the limited prompt"
+    );
+    assert!(
+        limited
+            .meta
+            .warnings
+            .iter()
+            .any(|w| w.contains("size limit of 12000 characters")),
+        "{:?}",
+        limited.meta.warnings
     );
 }

@@ -11,9 +11,10 @@ use aic_stages::repo_map::{ContentHash, Language, RelativePath};
 use anyhow::Context;
 use serde::Serialize;
 
-use crate::cli::{CacheArgs, CacheCommand};
+use crate::args::{CacheArgs, CacheCommand};
+use crate::commands::with_database;
 use crate::error::UserError;
-use crate::facts_cache::{now_secs, with_store};
+use crate::host::Host;
 use crate::printer::print_stdout;
 
 #[derive(Serialize)]
@@ -33,12 +34,13 @@ fn decodes(payload: &[u8]) -> bool {
     decode_scan(payload).is_ok()
         || decode_imports(payload).is_ok()
         || decode_facts(payload, &path, Language::Rust, ContentHash([0; 16])).is_ok()
-        || crate::vcs::is_history_row(payload)
+        || crate::pipeline::scan::git::is_history_row(payload)
 }
 
 /// Runs a cache subcommand.
-pub fn run(args: &CacheArgs) -> anyhow::Result<()> {
-    let text = with_store(|store| command(store, args))?;
+pub fn run(args: &CacheArgs, host: &Host) -> anyhow::Result<()> {
+    let now_secs = host.clock().now_secs();
+    let text = with_database(host, |store| command(store, args, now_secs))?;
     print_stdout(&text).context("Failed to write to stdout")
 }
 
@@ -47,7 +49,7 @@ fn bad_file(file: &Path, what: &str, hint: &str) -> anyhow::Error {
     UserError::new(format!("`{}` {what}", file.display()), hint).into()
 }
 
-fn command(store: &Store, args: &CacheArgs) -> anyhow::Result<String> {
+fn command(store: &Store, args: &CacheArgs, now_secs: u64) -> anyhow::Result<String> {
     Ok(match &args.command {
         CacheCommand::Stats { json } => {
             let stats = store.cache_stats()?;
@@ -78,8 +80,8 @@ fn command(store: &Store, args: &CacheArgs) -> anyhow::Result<String> {
         }
         CacheCommand::Clear => {
             store.clear_cache()?;
-            store.clear_spec_cache()?;
-            store.clear_prompt_cache()?;
+            aic_storage::SPEC_CACHE.clear(store)?;
+            aic_storage::PROMPT_CACHE.clear(store)?;
             format!(
                 "Cleared the per-file cache, the prompt cache and the spec cache in {} (logs are kept)\n",
                 store.path().display()
@@ -141,7 +143,7 @@ fn command(store: &Store, args: &CacheArgs) -> anyhow::Result<String> {
             })?;
             let mut input = BufReader::new(input);
             let report = store
-                .import_cache(&mut input, u64::MAX, now_secs(), &decodes)
+                .import_cache(&mut input, u64::MAX, now_secs, &decodes)
                 .map_err(|error| match error {
                     aic_storage::ExchangeError::NotAnExport
                     | aic_storage::ExchangeError::Version { .. } => bad_file(

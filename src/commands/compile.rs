@@ -3,11 +3,11 @@
 use anyhow::Context;
 use serde::Serialize;
 
-use crate::cli::CompileArgs;
-use crate::facts_cache::open_store;
+use crate::args::CompileArgs;
+use crate::history::compilations::{CompileOrigin, record};
+use crate::host::Host;
+use crate::pipeline::{CompilationMeta, compile};
 use crate::printer::print_stdout;
-use crate::records::{CompileOrigin, record_compilation};
-use crate::runner::{CompilationMeta, compile};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -16,26 +16,18 @@ struct CompileOutput<'a> {
     meta: &'a CompilationMeta,
 }
 
-/// Logs the compile in the database (seed §9.1): a failure is a warning.
-fn record(compilation: &crate::runner::Compilation) {
+/// Compiles and prints the prompt (or `{compiledPrompt, meta}` as JSON); the
+/// compile is logged for `aic status` (a failure to log is a warning).
+pub fn run(args: &CompileArgs, host: &Host) -> anyhow::Result<()> {
+    let request = args.request.request();
+    let compilation = compile(&request, host)?;
     let origin = CompileOrigin {
         trigger_source: "cli".to_owned(),
         ..CompileOrigin::default()
     };
-    let outcome = std::panic::catch_unwind(|| {
-        open_store().and_then(|store| record_compilation(&store, compilation, &origin))
-    })
-    .unwrap_or_else(|_| Err("the aic database is damaged (remove or move it aside)".to_owned()));
-    if let Err(message) = outcome {
+    if let Err(message) = record(host, &compilation, &origin) {
         tracing::warn!("The compile was not logged: {message}");
     }
-}
-
-/// Compiles and prints the prompt (or `{compiledPrompt, meta}` as JSON).
-pub fn run(args: &CompileArgs) -> anyhow::Result<()> {
-    let request = args.request.request();
-    let compilation = compile(&request)?;
-    record(&compilation);
     let text = if args.json {
         let mut json = serde_json::to_string_pretty(&CompileOutput {
             compiled_prompt: &compilation.prompt,

@@ -8,14 +8,15 @@ use anyhow::{Context, anyhow};
 use comfy_table::{Table, presets::UTF8_BORDERS_ONLY};
 use serde_json::Value;
 
-use crate::cli::{DiagnosticsArgs, DiagnosticsCommand};
-use crate::diagnostics;
+use crate::args::{DiagnosticsArgs, DiagnosticsCommand};
+use crate::commands::with_database;
 use crate::error::UserError;
-use crate::facts_cache::with_store;
+use crate::history::diagnostics;
+use crate::host::Host;
 use crate::printer::print_stdout;
 
 /// Runs a diagnostics subcommand.
-pub fn run(command: &DiagnosticsCommand, args: &DiagnosticsArgs) -> anyhow::Result<()> {
+pub fn run(command: DiagnosticsCommand, args: &DiagnosticsArgs, host: &Host) -> anyhow::Result<()> {
     let root = canonical_root(&args.root)?;
     if matches!(command, DiagnosticsCommand::Quality)
         && let Some(days) = args.days.filter(|days| *days > 365)
@@ -26,13 +27,14 @@ pub fn run(command: &DiagnosticsCommand, args: &DiagnosticsArgs) -> anyhow::Resu
         )
         .into());
     }
-    let payload = with_store(|store| payload(*command, args, store, &root))?;
+    let now = host.now_ms();
+    let payload = with_database(host, |store| payload(command, args, store, &root, now))?;
     let text = if args.json {
         let mut json = serde_json::to_string_pretty(&payload)?;
         json.push('\n');
         json
     } else {
-        render(*command, &payload)
+        render(command, &payload)
     };
     print_stdout(&text).context("Failed to write to stdout")
 }
@@ -42,12 +44,13 @@ fn payload(
     args: &DiagnosticsArgs,
     store: &Store,
     root: &Path,
+    now: u64,
 ) -> anyhow::Result<Value> {
     Ok(match command {
         DiagnosticsCommand::Status => {
             let loaded = crate::config::load_config(root, None).ok();
             let budget = loaded.map_or(0, |l| l.config.context_budget.max_tokens.0);
-            diagnostics::status(store, root, args.days, budget).map_err(|m| anyhow!(m))?
+            diagnostics::status(store, root, args.days, budget, now).map_err(|m| anyhow!(m))?
         }
         DiagnosticsCommand::Last => diagnostics::last(store, root).map_err(|m| anyhow!(m))?,
         DiagnosticsCommand::Projects => {
@@ -58,7 +61,8 @@ fn payload(
                 .map_err(|m| anyhow!(m))?
         }
         DiagnosticsCommand::Quality => {
-            diagnostics::quality(store, root, args.days.unwrap_or(7)).map_err(|m| anyhow!(m))?
+            diagnostics::quality(store, root, args.days.unwrap_or(7), now)
+                .map_err(|m| anyhow!(m))?
         }
     })
 }

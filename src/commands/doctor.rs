@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::install::{Kind, Target, path_lookup, targets};
-use crate::cli::{DoctorArgs, InstallClient};
+use crate::args::{DoctorArgs, InstallClient};
 use crate::printer::print_stdout;
 
 /// One checked file.

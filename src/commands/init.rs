@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::cli::InitArgs;
+use crate::args::InitArgs;
 use crate::printer::print_stdout;
 
 /// The starter config: the defaults that users most often change, spelled out.

@@ -6,16 +6,17 @@ use std::fmt::Write;
 use aic_stages::selector::ExclusionReason;
 use anyhow::Context;
 
-use crate::cli::InspectArgs;
+use crate::args::InspectArgs;
+use crate::host::Host;
+use crate::pipeline::{Compilation, compile};
 use crate::printer::print_stdout;
-use crate::runner::{Compilation, compile};
 
 /// Runs the pipeline and prints its trace.
-pub fn run(args: &InspectArgs) -> anyhow::Result<()> {
+pub fn run(args: &InspectArgs, host: &Host) -> anyhow::Result<()> {
     let mut request = args.request.request();
     request.trace_all = args.all;
     request.use_prompt_cache = false;
-    let compilation = compile(&request)?;
+    let compilation = compile(&request, host)?;
     let text = if args.json {
         let mut json = serde_json::to_string_pretty(&compilation.trace)
             .context("Failed to serialise the trace")?;

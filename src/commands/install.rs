@@ -25,9 +25,9 @@ use aic_stages::repo_map::ContentHash;
 use anyhow::Context;
 use serde_json::{Value, json};
 
-use crate::cli::{InstallArgs, InstallClient};
+use crate::args::{InstallArgs, InstallClient};
 use crate::error::UserError;
-use crate::facts_cache::aic_home;
+use crate::host::Host;
 use crate::printer::print_stdout;
 
 /// One file's planned change.
@@ -84,16 +84,17 @@ impl Kind {
 }
 
 /// `aic install`.
-pub fn install(args: &InstallArgs) -> anyhow::Result<()> {
-    run(args, true)
+pub fn install(args: &InstallArgs, host: &Host) -> anyhow::Result<()> {
+    run(args, true, host)
 }
 
 /// `aic uninstall`.
-pub fn uninstall(args: &InstallArgs) -> anyhow::Result<()> {
-    run(args, false)
+pub fn uninstall(args: &InstallArgs, host: &Host) -> anyhow::Result<()> {
+    run(args, false, host)
 }
 
-fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
+fn run(args: &InstallArgs, install: bool, host: &Host) -> anyhow::Result<()> {
+    let backups = Backups(host.home().map(|home| home.dir().join("install-backups")));
     let exe = std::env::current_exe()
         .and_then(fs_err::canonicalize)
         .context("Cannot find the path of this aic binary")?;
@@ -124,7 +125,7 @@ fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
             "pass the project's directory with --root",
         )
     })?;
-    if args.project && crate::mcp::refuse_broad_root_message(&project).is_err() {
+    if args.project && crate::root::refuse_broad(&project).is_err() {
         return Err(UserError::new(
             format!(
                 "`{}` is your home directory or the filesystem root, not a project",
@@ -156,7 +157,14 @@ fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
     }
     let mut edits = Vec::new();
     for target in &targets {
-        edits.push(plan(target, &binary, install, options, args.project)?);
+        edits.push(plan(
+            target,
+            &binary,
+            install,
+            options,
+            args.project,
+            &backups,
+        )?);
     }
     for edit in &edits {
         let verb = match (&edit.before, &edit.after) {
@@ -166,7 +174,12 @@ fn run(args: &InstallArgs, install: bool) -> anyhow::Result<()> {
             _ => "update",
         };
         if !args.dry_run && edit.before != edit.after {
-            apply(edit, install, &[home.as_path(), project.as_path()])?;
+            apply(
+                edit,
+                install,
+                &[home.as_path(), project.as_path()],
+                &backups,
+            )?;
         }
         let verb = if args.dry_run && verb != "unchanged" {
             format!("would {verb}")
@@ -413,6 +426,7 @@ fn plan(
     install: bool,
     options: HookOptions,
     project_scope: bool,
+    backups: &Backups,
 ) -> anyhow::Result<Edit> {
     let scope = if project_scope { " --project" } else { "" };
     let Target { path, kind, what } = target;
@@ -439,7 +453,7 @@ fn plan(
                 keep_or(merge_section(&text, &section, client), &text)
             } else {
                 let edited = remove_section(&text, client);
-                match backup(path) {
+                match backups.original(path) {
                     // Nothing else changed since the install: the original
                     // bytes, trailing newlines and all.
                     Original::Bytes(original)
@@ -521,7 +535,7 @@ fn plan(
             if edited == current {
                 before.clone()
             } else if !install
-                && let Original::Bytes(original) = backup(path)
+                && let Original::Bytes(original) = backups.original(path)
                 && parse_json(path, Some(&original)).is_ok_and(|value| value == edited)
             {
                 // What is left is what the file held before aic: its exact bytes.
@@ -534,7 +548,7 @@ fn plan(
     // Uninstalling from a file aic created leaves nothing of the user's.
     let after = match (&after, install) {
         (Some(bytes), false)
-            if backup(path) == Original::Absent && is_empty_content(kind, bytes) =>
+            if backups.original(path) == Original::Absent && is_empty_content(kind, bytes) =>
         {
             None
         }
@@ -576,16 +590,33 @@ fn is_empty_content(kind: Kind, bytes: &[u8]) -> bool {
     }
 }
 
-/// Where the original of `path` is kept.
-fn backup_paths(path: &Path) -> Option<(PathBuf, PathBuf)> {
-    let hash = ContentHash::of(path.to_string_lossy().as_bytes()).to_hex();
-    aic_home().map(|home| {
-        let dir = home.join("install-backups");
-        (
-            dir.join(format!("{hash}.orig")),
-            dir.join(format!("{hash}.absent")),
-        )
-    })
+/// The directory of the originals of files aic installed into
+/// (`<aic home>/install-backups`), when there is a home.
+struct Backups(Option<PathBuf>);
+
+impl Backups {
+    /// Where the original of `path` is kept: its bytes, or a marker that it
+    /// did not exist.
+    fn paths(&self, path: &Path) -> Option<(PathBuf, PathBuf)> {
+        let hash = ContentHash::of(path.to_string_lossy().as_bytes()).to_hex();
+        self.0.as_ref().map(|dir| {
+            (
+                dir.join(format!("{hash}.orig")),
+                dir.join(format!("{hash}.absent")),
+            )
+        })
+    }
+
+    /// The original of `path` from its first install.
+    fn original(&self, path: &Path) -> Original {
+        let Some((orig, absent)) = self.paths(path) else {
+            return Original::Unknown;
+        };
+        if absent.exists() {
+            return Original::Absent;
+        }
+        fs_err::read(orig).map_or(Original::Unknown, Original::Bytes)
+    }
 }
 
 /// The original of a file, as its first install found it.
@@ -599,19 +630,8 @@ enum Original {
     Bytes(Vec<u8>),
 }
 
-/// The original of `path` from its first install.
-fn backup(path: &Path) -> Original {
-    let Some((orig, absent)) = backup_paths(path) else {
-        return Original::Unknown;
-    };
-    if absent.exists() {
-        return Original::Absent;
-    }
-    fs_err::read(orig).map_or(Original::Unknown, Original::Bytes)
-}
-
-fn apply(edit: &Edit, install: bool, stops: &[&Path]) -> anyhow::Result<()> {
-    if let Some((orig, absent)) = backup_paths(&edit.path) {
+fn apply(edit: &Edit, install: bool, stops: &[&Path], backups: &Backups) -> anyhow::Result<()> {
+    if let Some((orig, absent)) = backups.paths(&edit.path) {
         if install && !orig.exists() && !absent.exists() {
             if let Some(parent) = orig.parent() {
                 fs_err::create_dir_all(parent)?;

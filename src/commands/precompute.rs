@@ -6,14 +6,16 @@ use std::io::IsTerminal;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::cli::PrecomputeArgs;
+use crate::args::PrecomputeArgs;
+use crate::commands::with_database;
+use crate::host::Host;
+use crate::pipeline::precompute::{PrecomputeRequest, precompute};
 use crate::printer::print_stdout;
-use crate::runner::{PrecomputeRequest, precompute};
 
 /// Runs the precompute and prints its summary.
-pub fn run(args: &PrecomputeArgs) -> anyhow::Result<()> {
+pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
     // Without a database there is nothing to fill: say so as a user error.
-    crate::facts_cache::with_store(|_| Ok(()))?;
+    with_database(host, |_| Ok(()))?;
     let bar = ProgressBar::hidden();
     if std::io::stderr().is_terminal() && !args.json {
         bar.set_draw_target(ProgressDrawTarget::stderr());
@@ -31,6 +33,7 @@ pub fn run(args: &PrecomputeArgs) -> anyhow::Result<()> {
             project_root: args.root.clone(),
             config_path: args.config.clone(),
         },
+        host,
         &|total| bar.set_length(total),
         &|done| bar.set_position(done),
     )?;

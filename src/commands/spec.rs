@@ -10,11 +10,12 @@ use aic_stages::spec::{DEFAULT_SPEC_BUDGET, SpecCompileRequest, parse_specificat
 use anyhow::Context;
 use tracing::{info, warn};
 
-use crate::cli::SpecArgs;
+use crate::args::SpecArgs;
+use crate::cache::spec::compile_spec;
 use crate::config::load_config;
 use crate::error::CompileError;
+use crate::host::Host;
 use crate::printer::print_stdout;
-use crate::spec_cache::compile_spec;
 
 /// Reads and validates the specification file (`-` for stdin).
 ///
@@ -43,7 +44,7 @@ pub fn read_specification(path: &Path) -> Result<SpecCompileRequest, CompileErro
 }
 
 /// Compiles the specification and prints the result.
-pub fn run(args: &SpecArgs) -> anyhow::Result<()> {
+pub fn run(args: &SpecArgs, host: &Host) -> anyhow::Result<()> {
     let started = Instant::now();
     let request = read_specification(&args.file)?;
     let budget = args
@@ -59,7 +60,7 @@ pub fn run(args: &SpecArgs) -> anyhow::Result<()> {
             loaded.unknown_keys.join(", ")
         );
     }
-    let compiled = compile_spec(&request.spec, budget, &loaded.config, args.no_cache);
+    let compiled = compile_spec(&request.spec, budget, &loaded.config, args.no_cache, host);
     let meta = &compiled.result.meta;
     info!(
         "Compiled the spec to {} of {} tokens ({} raw){} in {:.1} ms",

@@ -12,16 +12,19 @@ use aic_stages::spec::{DEFAULT_SPEC_BUDGET, compile_request_from_value};
 use aic_storage::Store;
 use serde_json::{Value, json};
 
+use crate::cache::spec::compile_spec as run_compile_spec;
 use crate::config::load_config;
-use crate::diagnostics;
 use crate::error::CompileError;
-use crate::facts_cache::{now_ms, open_store};
-use crate::records::{CompileOrigin, record_compilation};
-use crate::runner::{CompilationRequest, compile as run_compile, resolve_root};
-use crate::session::{
-    self, TOOL_OUTPUT_TYPES, TRIGGER_SOURCES, is_weak_intent, session_input, step_of,
+use crate::history::compilations::{CompileOrigin, record};
+use crate::history::conversations::{
+    self as session, TOOL_OUTPUT_TYPES, TRIGGER_SOURCES, is_weak_intent, session_input, step_of,
 };
-use crate::spec_cache::compile_spec as run_compile_spec;
+use crate::history::diagnostics;
+use crate::host::Host;
+use crate::pipeline::{
+    Compilation, CompilationRequest, SessionInput, SizeLimit, SizeScope, compile as run_compile,
+};
+use crate::root::resolve_root;
 
 use super::tools::{
     ChatSummaryArgs, CompileArgs, CompileSpecArgs, InspectArgs, MAX_ID_CHARS, MAX_INTENT_CHARS,
@@ -76,9 +79,13 @@ fn failure_of(error: CompileError) -> ToolFailure {
     }
 }
 
-fn store() -> Result<Arc<Store>, ToolFailure> {
-    open_store()
-        .map_err(|message| ToolFailure::Tool(format!("The aic database cannot be used: {message}")))
+fn store(host: &Host) -> Result<Arc<Store>, ToolFailure> {
+    host.database().map_err(|error| {
+        ToolFailure::Tool(format!(
+            "The aic database cannot be used: {}",
+            error.with_hint()
+        ))
+    })
 }
 
 fn check_id(field: &str, value: Option<&str>) -> Result<(), ToolFailure> {
@@ -149,6 +156,7 @@ fn validate_compile(args: &CompileArgs) -> Result<(), ToolFailure> {
 
 /// `aic_compile`: the session layer around one compile, then the log.
 pub fn compile(
+    host: &Host,
     args: &CompileArgs,
     root: &Path,
     connection: &Connection,
@@ -161,7 +169,7 @@ pub fn compile(
         args.reparent_from_conversation_id.as_deref(),
         args.conversation_id.as_deref(),
     ) {
-        let store = store()?;
+        let store = store(host)?;
         let rows = session::reparent(&store, &root, from, to)
             .map_err(|e| ToolFailure::Tool(format!("{e} ({})", e.hint())))?;
         return Ok(json!({"reparented": true, "rowsUpdated": rows}));
@@ -173,7 +181,7 @@ pub fn compile(
             .is_some()
             .then(|| connection.session_id.clone())
     });
-    let store = open_store().ok();
+    let store = host.database().ok();
     let mut intent = args.intent.clone();
     if is_weak_intent(&intent)
         && let (Some(conversation), Some(store)) = (&args.conversation_id, &store)
@@ -199,7 +207,7 @@ pub fn compile(
     let input = if session_id.is_some() {
         session_input(&steps, args.conversation_tokens)
     } else {
-        crate::runner::SessionInput {
+        SessionInput {
             conversation_tokens: args.conversation_tokens.map(TokenCount),
             ..Default::default()
         }
@@ -227,6 +235,7 @@ pub fn compile(
     related.sort();
     related.dedup();
     let conversation_tokens = input.conversation_tokens;
+    let mut limit = reply_limit(&intent);
     let mut request = CompilationRequest {
         intent,
         project_root: root.clone(),
@@ -242,24 +251,24 @@ pub fn compile(
         session_key,
         session: input,
         cancel: Some(cancel),
+        size_limit: Some(limit),
         ..CompilationRequest::default()
     };
+    // The reply stays within the client's result-size limit: the compile fits
+    // the prompt's JSON text to what the limit leaves beside the meta. Only a
+    // meta larger than the room kept for it (thousands of guard findings)
+    // needs a second, smaller fit.
     let mut compilation =
-        run_compile(&request).map_err(|error| compile_failure(error, conversation_tokens))?;
-    // Keep the reply within the client's result-size limit: when the JSON text
-    // is longer, compile again with the budget scaled down to fit (the second
-    // compile reads the per-file cache).
+        run_compile(&request, host).map_err(|error| compile_failure(error, conversation_tokens))?;
     let mut out = reply(&compilation, args.conversation_id.as_deref());
-    let length = out.to_string().chars().count() as u64;
-    if length > MAX_RESULT_SIZE_CHARS {
-        let scale = MAX_RESULT_SIZE_CHARS as f64 * 0.95 / length as f64;
-        let cap = (f64::from(compilation.meta.tokens_compiled.0) * scale) as u32;
-        request.budget_cap = Some(TokenCount(cap));
-        compilation =
-            run_compile(&request).map_err(|error| compile_failure(error, conversation_tokens))?;
-        compilation.meta.warnings.push(format!(
-            "The prompt was fitted to {cap} tokens so the reply stays within the client's limit of {MAX_RESULT_SIZE_CHARS} characters"
-        ));
+    let length = out.to_string().chars().count();
+    if length > MAX_RESULT_SIZE_CHARS as usize {
+        limit.max_chars = limit
+            .max_chars
+            .saturating_sub(length - MAX_RESULT_SIZE_CHARS as usize + META_RESERVE_CHARS);
+        request.size_limit = Some(limit);
+        compilation = run_compile(&request, host)
+            .map_err(|error| compile_failure(error, conversation_tokens))?;
         out = reply(&compilation, args.conversation_id.as_deref());
     }
     if let Some(store) = &store {
@@ -271,19 +280,21 @@ pub fn compile(
             conversation_id: args.conversation_id.clone(),
             session_id: Some(connection.session_id.clone()),
         };
-        if let Err(message) = record_compilation(store, &compilation, &origin) {
+        if let Err(message) = record(host, &compilation, &origin) {
             tracing::warn!("The compile was not logged: {message}");
         }
         if let Some(session) = &session_id {
+            let now = host.now_ms();
             let step = step_of(
                 &compilation,
                 args.step_index,
                 args.step_intent.as_deref(),
                 &tool_outputs,
                 &steps,
+                now,
             );
             if let Err(error) =
-                session::record_step(store, &compilation.project_root, session, step)
+                session::record_step(store, &compilation.project_root, session, step, now)
             {
                 tracing::warn!("The session step was not recorded: {error}");
             }
@@ -292,9 +303,29 @@ pub fn compile(
     Ok(out)
 }
 
+/// Characters of an `aic_compile` reply kept for everything but the prompt:
+/// the meta (its intent aside, counted on its own), the keys, the warnings.
+const META_RESERVE_CHARS: usize = 20_000;
+
+/// The size limit that keeps an `aic_compile` reply for `intent` within
+/// [`MAX_RESULT_SIZE_CHARS`]: the prompt's JSON string gets what is left of
+/// 95 % of the limit after the meta's intent and [`META_RESERVE_CHARS`].
+fn reply_limit(intent: &str) -> SizeLimit {
+    let mut limit = SizeLimit {
+        max_chars: 0,
+        scope: SizeScope::Prompt,
+        json_escaped: true,
+    };
+    let room = MAX_RESULT_SIZE_CHARS as usize * 95 / 100;
+    limit.max_chars = room
+        .saturating_sub(limit.measure(intent))
+        .saturating_sub(META_RESERVE_CHARS);
+    limit
+}
+
 /// `aic_compile`'s reply: `{compiledPrompt, meta, conversationId,
 /// updateMessage, warnings?}`.
-fn reply(compilation: &crate::runner::Compilation, conversation_id: Option<&str>) -> Value {
+fn reply(compilation: &Compilation, conversation_id: Option<&str>) -> Value {
     let mut out = json!({
         "compiledPrompt": compilation.prompt,
         "meta": compilation.meta,
@@ -310,7 +341,10 @@ fn reply(compilation: &crate::runner::Compilation, conversation_id: Option<&str>
 /// A compile error as the model should read it: the CLI's flags in hints are
 /// the tool's argument names, and a budget clamped to nothing by the
 /// conversation's tokens says so.
-fn compile_failure(error: CompileError, conversation_tokens: Option<TokenCount>) -> ToolFailure {
+pub(super) fn compile_failure(
+    error: CompileError,
+    conversation_tokens: Option<TokenCount>,
+) -> ToolFailure {
     if let (CompileError::BudgetTooSmall { budget, .. }, Some(tokens)) =
         (&error, conversation_tokens)
         && budget.0 < 4_000
@@ -337,7 +371,12 @@ fn compile_failure(error: CompileError, conversation_tokens: Option<TokenCount>)
 }
 
 /// `aic_inspect`: the trace of a compile, without file contents; not logged.
-pub fn inspect(args: &InspectArgs, root: &Path, cancel: Arc<AtomicBool>) -> ToolResult {
+pub fn inspect(
+    host: &Host,
+    args: &InspectArgs,
+    root: &Path,
+    cancel: Arc<AtomicBool>,
+) -> ToolResult {
     check_intent(&args.intent)?;
     let request = CompilationRequest {
         intent: args.intent.clone(),
@@ -348,7 +387,7 @@ pub fn inspect(args: &InspectArgs, root: &Path, cancel: Arc<AtomicBool>) -> Tool
         cancel: Some(cancel),
         ..CompilationRequest::default()
     };
-    let compilation = run_compile(&request).map_err(|error| compile_failure(error, None))?;
+    let compilation = run_compile(&request, host).map_err(|error| compile_failure(error, None))?;
     let trace = compilation
         .trace
         .ok_or_else(|| ToolFailure::Internal("the compile returned no trace".to_owned()))?;
@@ -364,7 +403,7 @@ fn diagnostic(result: Result<Value, String>) -> ToolResult {
 }
 
 /// `aic_status`.
-pub fn status(args: &StatusArgs, root: &Path) -> ToolResult {
+pub fn status(host: &Host, args: &StatusArgs, root: &Path) -> ToolResult {
     if let Some(days) = args.time_range_days
         && !(1..=3660).contains(&days)
     {
@@ -375,22 +414,23 @@ pub fn status(args: &StatusArgs, root: &Path) -> ToolResult {
     let root = canonical(root)?;
     let budget = load_config(&root, None).map_or(0, |l| l.config.context_budget.max_tokens.0);
     diagnostic(diagnostics::status(
-        &*store()?,
+        &*store(host)?,
         &root,
         args.time_range_days,
         budget,
+        host.now_ms(),
     ))
 }
 
 /// `aic_last`.
-pub fn last(root: &Path) -> ToolResult {
+pub fn last(host: &Host, root: &Path) -> ToolResult {
     let root = canonical(root)?;
-    diagnostic(diagnostics::last(&*store()?, &root))
+    diagnostic(diagnostics::last(&*store(host)?, &root))
 }
 
 /// `aic_projects`: bounded to [`diagnostics::ROW_LIMIT`] rows, most recent first.
-pub fn projects() -> ToolResult {
-    let mut projects = diagnostics::projects(&*store()?).map_err(ToolFailure::Tool)?;
+pub fn projects(host: &Host) -> ToolResult {
+    let mut projects = diagnostics::projects(&*store(host)?).map_err(ToolFailure::Tool)?;
     let total = projects.len();
     projects.truncate(diagnostics::ROW_LIMIT);
     let mut out = json!({ "projects": projects, "truncated": total - projects.len() });
@@ -403,18 +443,18 @@ pub fn projects() -> ToolResult {
 }
 
 /// `aic_chat_summary`.
-pub fn chat_summary(args: &ChatSummaryArgs, root: &Path) -> ToolResult {
+pub fn chat_summary(host: &Host, args: &ChatSummaryArgs, root: &Path) -> ToolResult {
     check_id("conversationId", args.conversation_id.as_deref())?;
     let root = canonical(root)?;
     diagnostic(diagnostics::chat_summary(
-        &*store()?,
+        &*store(host)?,
         &root,
         args.conversation_id.as_deref(),
     ))
 }
 
 /// `aic_quality_report`.
-pub fn quality(args: &QualityArgs, root: &Path) -> ToolResult {
+pub fn quality(host: &Host, args: &QualityArgs, root: &Path) -> ToolResult {
     let days = args.window_days.unwrap_or(7);
     if !(1..=365).contains(&days) {
         return Err(ToolFailure::Tool(format!(
@@ -422,13 +462,18 @@ pub fn quality(args: &QualityArgs, root: &Path) -> ToolResult {
         )));
     }
     let root = canonical(root)?;
-    diagnostic(diagnostics::quality(&*store()?, &root, days))
+    diagnostic(diagnostics::quality(
+        &*store(host)?,
+        &root,
+        days,
+        host.now_ms(),
+    ))
 }
 
 /// `aic_compile_spec`: validates, compiles (through the spec cache), and
 /// returns `{compiledSpec, meta}`; an invalid request is
 /// `{error, code: "validation-error", field, message}` with `isError`.
-pub fn compile_spec(args: &CompileSpecArgs, root: &Path) -> ToolResult {
+pub fn compile_spec(host: &Host, args: &CompileSpecArgs, root: &Path) -> ToolResult {
     // `budget: 0` means the default, as for `aic_compile`.
     let value = json!({"spec": args.spec, "budget": args.budget.filter(|b| *b > 0)});
     let request = compile_request_from_value(&value).map_err(|problem| {
@@ -445,7 +490,7 @@ pub fn compile_spec(args: &CompileSpecArgs, root: &Path) -> ToolResult {
         .and_then(|root| load_config(&root, None).ok())
         .map(|loaded| loaded.config)
         .unwrap_or_default();
-    let compiled = run_compile_spec(&request.spec, budget, &config, false);
+    let compiled = run_compile_spec(&request.spec, budget, &config, false, host);
     serde_json::to_value(&compiled.result).map_err(|e| ToolFailure::Internal(e.to_string()))
 }
 
@@ -481,7 +526,7 @@ fn random_letters(count: usize) -> String {
 /// `aic_model_test` (seed §2.2): without `probeId`, hands out two challenges
 /// and an embedded `aic_compile` check; with `probeId` and `answers`, grades
 /// them (probes expire after 120 s).
-pub fn model_test(args: &ModelTestArgs, root: &Path, probes: &Probes) -> ToolResult {
+pub fn model_test(host: &Host, args: &ModelTestArgs, root: &Path, probes: &Probes) -> ToolResult {
     let root = canonical(root)?;
     match (&args.probe_id, &args.answers) {
         (None, None) => {
@@ -501,7 +546,7 @@ pub fn model_test(args: &ModelTestArgs, root: &Path, probes: &Probes) -> ToolRes
                         expected_reversed: reversed,
                         embed_intent,
                         root: root.clone(),
-                        created_ms: now_ms(),
+                        created_ms: host.now_ms(),
                     },
                 );
             Ok(json!({
@@ -542,7 +587,7 @@ pub fn model_test(args: &ModelTestArgs, root: &Path, probes: &Probes) -> ToolRes
                     "probe `{probe_id}` is unknown or already graded: call aic_model_test without probeId for a new one"
                 )));
             };
-            let elapsed = now_ms().saturating_sub(probe.created_ms);
+            let elapsed = host.now_ms().saturating_sub(probe.created_ms);
             if elapsed > PROBE_TTL_MS {
                 return Err(ToolFailure::Tool(format!(
                     "probe `{probe_id}` expired after {elapsed} ms (120,000 ms allowed): start a new one"
@@ -551,7 +596,7 @@ pub fn model_test(args: &ModelTestArgs, root: &Path, probes: &Probes) -> ToolRes
             let sum_ok = sum == probe.expected_sum;
             let reverse_ok = reversed == probe.expected_reversed;
             let embed_ok = session::compiled_intent_since(
-                &*store()?,
+                &*store(host)?,
                 &probe.root,
                 &probe.embed_intent,
                 probe.created_ms,

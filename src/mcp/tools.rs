@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::session::ToolOutput;
+use crate::history::conversations::ToolOutput;
 
 /// `_meta["anthropic/maxResultSizeChars"]` on `aic_compile`'s list entry: a
 /// compiled prompt at the default budget (123,500 tokens, about 4 characters

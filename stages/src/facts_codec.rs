@@ -1,6 +1,5 @@
 //! The stable, versioned byte encoding of what the per-file stages learn, for the
-//! content-addressed cache (ARCHITECTURE.md §Storage), and the fingerprint that
-//! keys it.
+//! content-addressed per-file cache.
 //!
 //! Three kinds of row, each a [`postcard`] encoding of a private wire struct after
 //! one version byte ([`WIRE_VERSION`]):
@@ -12,17 +11,12 @@
 //!
 //! The wire structs hold plain values only, so adding a field to a public type
 //! never silently changes the encoding: the wire struct and [`WIRE_VERSION`]
-//! change together. What a row depends on besides the file's bytes goes into
-//! its key's variant hash ([`variant_key`]): the [`StageFingerprint`] (stage
-//! sources, tokenizer, the guard and transformer settings), the row kind, the
-//! path, the language and the flags. The path is part of the key because the
-//! guard's path rules, the transformers' file-name rules and the block headings
-//! all read it: a row is never reused by another path.
+//! change together. What a row depends on besides the file's bytes (the stage
+//! sources, [`STAGES_SOURCE_HASH`], the tokenizer, the settings, the path) goes
+//! into its key, which the binary builds.
 
 use serde::{Deserialize, Serialize};
-use xxhash_rust::xxh3::Xxh3;
 
-use crate::config::{ContentTransformersConfig, GuardConfig};
 use crate::facts::{FileFacts, TierRender};
 use crate::guard::{FileGuardOutcome, GuardFinding, GuardFindingType, GuardSeverity};
 use crate::lang::ImportRef;
@@ -38,76 +32,12 @@ pub const WIRE_VERSION: u8 = 1;
 pub const STAGES_SOURCE_HASH: &str = env!("AIC_STAGES_SOURCE_HASH");
 
 /// Name of the tokenizer whose counts the rows hold.
-const TOKENIZER: &str = "cl100k_base";
+pub const TOKENIZER: &str = "cl100k_base";
 
 /// A row that does not decode: wrong version, truncated or damaged.
 #[derive(Debug, thiserror::Error)]
 #[error("undecodable cached facts row")]
 pub struct DecodeError;
-
-/// Which kind of row a key is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RowKind {
-    /// [`ScanFacts`].
-    Scan,
-    /// Imports.
-    Imports,
-    /// [`FileFacts`], with the raw (`#raw`) and bypass (direct target or score
-    /// > 0.9) flags of the transform stage.
-    Facts {
-        /// `--raw`/`#raw`.
-        raw: bool,
-        /// Lossy transforms bypassed.
-        bypass: bool,
-    },
-}
-
-/// Everything besides a file's bytes and path that changes a cached row: the
-/// stage sources, the wire version, the tokenizer and the settings of the
-/// guard and the transformers. 128 bits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct StageFingerprint(pub u128);
-
-impl StageFingerprint {
-    /// The fingerprint for these settings.
-    pub fn new(guard: &GuardConfig, transformers: &ContentTransformersConfig) -> Self {
-        let mut hasher = Xxh3::new();
-        hasher.update(STAGES_SOURCE_HASH.as_bytes());
-        hasher.update(&[0, WIRE_VERSION, 0]);
-        hasher.update(TOKENIZER.as_bytes());
-        hasher.update(&[0]);
-        hasher.update(serde_json::to_string(guard).unwrap_or_default().as_bytes());
-        hasher.update(&[0]);
-        hasher.update(
-            serde_json::to_string(transformers)
-                .unwrap_or_default()
-                .as_bytes(),
-        );
-        Self(hasher.digest128())
-    }
-}
-
-/// The variant half of a cache key: a hash of the fingerprint, the row kind, the
-/// path and the language.
-pub fn variant_key(
-    fingerprint: StageFingerprint,
-    kind: RowKind,
-    path: &RelativePath,
-    language: Language,
-) -> u128 {
-    let mut hasher = Xxh3::new();
-    hasher.update(&fingerprint.0.to_le_bytes());
-    let kind_bytes: [u8; 3] = match kind {
-        RowKind::Scan => [1, 0, 0],
-        RowKind::Imports => [2, 0, 0],
-        RowKind::Facts { raw, bypass } => [3, u8::from(raw), u8::from(bypass)],
-    };
-    hasher.update(&kind_bytes);
-    hasher.update(path.as_str().as_bytes());
-    hasher.update(&[0]);
-    hasher.update(language.as_str().as_bytes());
-    hasher.digest128()
-}
 
 /// What the RepoMap scan computes from a file's text.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -394,43 +324,5 @@ mod tests {
         longer.push(0);
         assert!(decode_facts(&longer, path, facts.language, facts.content_hash).is_err());
         assert!(decode_scan(&bytes).is_err() || decode_imports(&bytes).is_err());
-    }
-
-    #[test]
-    fn the_variant_key_separates_kinds_paths_and_settings() {
-        let config = AicConfig::default();
-        let base = StageFingerprint::new(&config.guard, &config.content_transformers);
-        let mut other_guard = config.guard.clone();
-        other_guard.allow_patterns.push("docs/**".to_owned());
-        let changed = StageFingerprint::new(&other_guard, &config.content_transformers);
-        assert_ne!(base, changed);
-        let a = RelativePath::new("src/a.rs").unwrap();
-        let b = RelativePath::new("src/b.rs").unwrap();
-        let facts = RowKind::Facts {
-            raw: false,
-            bypass: false,
-        };
-        let keys = [
-            variant_key(base, RowKind::Scan, &a, Language::Rust),
-            variant_key(base, RowKind::Imports, &a, Language::Rust),
-            variant_key(base, facts, &a, Language::Rust),
-            variant_key(
-                base,
-                RowKind::Facts {
-                    raw: false,
-                    bypass: true,
-                },
-                &a,
-                Language::Rust,
-            ),
-            variant_key(base, facts, &b, Language::Rust),
-            variant_key(changed, facts, &a, Language::Rust),
-        ];
-        for (i, x) in keys.iter().enumerate() {
-            for y in &keys[i + 1..] {
-                assert_ne!(x, y);
-            }
-        }
-        assert_eq!(keys[2], variant_key(base, facts, &a, Language::Rust));
     }
 }

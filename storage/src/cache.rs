@@ -29,10 +29,11 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Sender};
 use redb::{
-    Durability, ReadTransaction, ReadableTable, ReadableTableMetadata, TableDefinition, TableError,
+    Durability, ReadTransaction, ReadableTable, ReadableTableMetadata, TableDefinition,
     WriteTransaction,
 };
 
+use crate::store::{open_read, open_write};
 use crate::{StorageError, Store};
 
 /// Content-addressed facts: [`FactsKey`] → envelope.
@@ -218,19 +219,6 @@ impl std::fmt::Debug for CacheReader {
         f.debug_struct("CacheReader")
             .field("path", &self.path)
             .finish_non_exhaustive()
-    }
-}
-
-/// Opens a table for reading; a table that does not exist yet reads as empty.
-fn open_read<K: redb::Key + 'static, V: redb::Value + 'static>(
-    transaction: &ReadTransaction,
-    definition: TableDefinition<K, V>,
-    path: &Path,
-) -> Result<Option<redb::ReadOnlyTable<K, V>>, StorageError> {
-    match transaction.open_table(definition) {
-        Ok(table) => Ok(Some(table)),
-        Err(TableError::TableDoesNotExist(_)) => Ok(None),
-        Err(error) => Err(StorageError::table(path, &definition.to_string(), error)),
     }
 }
 
@@ -536,16 +524,6 @@ fn apply(
     store.commit(transaction)?;
     report.commits += 1;
     Ok(())
-}
-
-fn open_write<'txn, K: redb::Key + 'static, V: redb::Value + 'static>(
-    transaction: &'txn WriteTransaction,
-    definition: TableDefinition<K, V>,
-    path: &Path,
-) -> Result<redb::Table<'txn, K, V>, StorageError> {
-    transaction
-        .open_table(definition)
-        .map_err(|error| StorageError::table(path, &definition.to_string(), error))
 }
 
 /// Deletes least recently used rows (oldest "last used" first, then by key) until the facts

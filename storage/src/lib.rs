@@ -9,9 +9,10 @@
 //!   processes and the CLI can share it, and brings it to [`SCHEMA_VERSION`].
 //! - [`StorageError`] is every failure. Each variant names the database file, and
 //!   [`StorageError::hint`] says how to fix it: usually, move the file aside, since it is a cache.
-//! - The compiled-specification cache (`spec_compile_cache-v1`) is read and written through
-//!   [`Store::spec_cache_get`] and [`Store::spec_cache_put`] with a caller-computed
-//!   [`SpecCacheKey`].
+//! - Every key is built with a [`CacheKeyHasher`] over typed [`CacheKey`] fields.
+//! - The per-file cache is read through a [`CacheReader`] and written by one [`CacheWriter`]
+//!   thread; the whole-prompt and compiled-specification caches are [`TtlTable`]s
+//!   ([`PROMPT_CACHE`], [`SPEC_CACHE`]).
 //!
 //! Table names carry a version suffix (`file_facts-v1`) that changes whenever the table's
 //! encoding does; the old table is then ignored rather than migrated. `schema_version` is the one
@@ -50,10 +51,11 @@
 
 mod cache;
 mod error;
+mod key;
 mod records;
 mod schema;
-mod spec_cache;
 mod store;
+mod ttl;
 
 pub use cache::{
     BATCH_OPS, COMPRESS_FROM_BYTES, CacheReader, CacheStats, CacheWriter, Codec,
@@ -61,10 +63,10 @@ pub use cache::{
     TOUCH_INTERVAL_SECS, WriteReport, WriterOptions, seal, unseal,
 };
 pub use error::StorageError;
+pub use key::{CacheKey, CacheKeyHasher};
 pub use records::{
-    Archiver, Id, LogKey, LogRow, LogTable, ProjectRecord, PromptCacheEntry, PromptLookup,
-    PruneReport, id_string, new_id, parse_id,
+    Archiver, Id, LogKey, LogRow, LogTable, ProjectRecord, PruneReport, id_string, new_id, parse_id,
 };
 pub use schema::SCHEMA_VERSION;
-pub use spec_cache::{SpecCacheKey, SpecCacheLookup};
 pub use store::Store;
+pub use ttl::{PROMPT_CACHE, SPEC_CACHE, TtlLookup, TtlTable};

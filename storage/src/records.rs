@@ -1,6 +1,6 @@
 //! What aic remembers per project: the project registry, time-ordered logs
 //! (compilations, guard findings, telemetry, quality snapshots, tool
-//! invocations), config history, server sessions and the whole-prompt cache.
+//! invocations), config history and server sessions.
 //!
 //! The model: every per-project key starts with the 16-byte project id, so a
 //! prefix range reads one project and never another's rows. Log keys continue
@@ -15,19 +15,16 @@
 //! | `compilation_log-v1`, `guard_findings-v1`, `telemetry_events-v1`, `quality_snapshots-v1`, `tool_invocation_log-v1` | [`LogKey`] | caller's bytes |
 //! | `config_history-v1` | project id ‖ config hash (16) | created ms (8) ‖ caller's bytes |
 //! | `server_sessions-v1` | session id (16, UUIDv7) | caller's bytes |
-//! | `prompt_cache-v1` | key (32) | created ms ‖ expires ms ‖ project id ‖ envelope |
 //! | `archive_summary-v1` | project id ‖ period end ms | caller's bytes |
 
-use std::path::Path;
+use redb::{ReadableTable, TableDefinition};
 
-use redb::{ReadableTable, TableDefinition, TableError};
-
-use crate::{StorageError, Store, seal, unseal};
+use crate::store::{open_read, open_write};
+use crate::{StorageError, Store};
 
 const PROJECTS: TableDefinition<&str, &[u8]> = TableDefinition::new("projects-v2");
 const CONFIG_HISTORY: TableDefinition<&[u8], &[u8]> = TableDefinition::new("config_history-v1");
 const SERVER_SESSIONS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("server_sessions-v1");
-const PROMPT_CACHE: TableDefinition<&[u8], &[u8]> = TableDefinition::new("prompt_cache-v1");
 const ARCHIVE: TableDefinition<&[u8], &[u8]> = TableDefinition::new("archive_summary-v1");
 /// Agentic session history (seed §2.7 `session_state`): `project id ‖ session
 /// id (UTF-8)` → the caller's encoded step list.
@@ -181,28 +178,6 @@ pub struct LogRow {
     pub value: Vec<u8>,
 }
 
-/// A prompt cache entry as read back.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PromptCacheEntry {
-    /// When it was written, unix ms.
-    pub created_ms: u64,
-    /// When it expires, unix ms.
-    pub expires_ms: u64,
-    /// The caller's payload.
-    pub payload: Vec<u8>,
-}
-
-/// The outcome of a prompt cache look-up.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PromptLookup {
-    /// A live entry.
-    Hit(PromptCacheEntry),
-    /// No entry, or an expired one (deleted when `delete_stale` was asked).
-    Miss,
-    /// An entry that does not decode; it was deleted.
-    Corrupt,
-}
-
 /// What retention pruned.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PruneReport {
@@ -212,28 +187,6 @@ pub struct PruneReport {
     pub sessions_removed: u64,
     /// Expired prompt cache entries removed.
     pub prompts_removed: u64,
-}
-
-fn open_read<K: redb::Key + 'static, V: redb::Value + 'static>(
-    transaction: &redb::ReadTransaction,
-    definition: TableDefinition<K, V>,
-    path: &Path,
-) -> Result<Option<redb::ReadOnlyTable<K, V>>, StorageError> {
-    match transaction.open_table(definition) {
-        Ok(table) => Ok(Some(table)),
-        Err(TableError::TableDoesNotExist(_)) => Ok(None),
-        Err(error) => Err(StorageError::table(path, &definition.to_string(), error)),
-    }
-}
-
-fn open_write<'txn, K: redb::Key + 'static, V: redb::Value + 'static>(
-    transaction: &'txn redb::WriteTransaction,
-    definition: TableDefinition<K, V>,
-    path: &Path,
-) -> Result<redb::Table<'txn, K, V>, StorageError> {
-    transaction
-        .open_table(definition)
-        .map_err(|error| StorageError::table(path, &definition.to_string(), error))
 }
 
 impl Store {
@@ -597,106 +550,6 @@ impl Store {
         }))
     }
 
-    /// Looks a prompt cache entry up at `now_ms`. An expired entry is a miss; an
-    /// undecodable one is deleted and reported.
-    ///
-    /// # Errors
-    ///
-    /// [`StorageError`] when the read (or the deletion) fails.
-    pub fn prompt_cache_get(
-        &self,
-        key: &[u8; 32],
-        now_ms: u64,
-    ) -> Result<PromptLookup, StorageError> {
-        let path = self.path();
-        let read = self.begin_read()?;
-        let Some(table) = open_read(&read, PROMPT_CACHE, path)? else {
-            return Ok(PromptLookup::Miss);
-        };
-        let row = table
-            .get(key.as_slice())
-            .map_err(|error| StorageError::storage(path, error))?;
-        let Some(row) = row else {
-            return Ok(PromptLookup::Miss);
-        };
-        let value = row.value();
-        let decoded = (|| {
-            let created_ms = u64::from_be_bytes(value.get(..8)?.try_into().ok()?);
-            let expires_ms = u64::from_be_bytes(value.get(8..16)?.try_into().ok()?);
-            let payload = unseal(value.get(32..)?)?;
-            Some(PromptCacheEntry {
-                created_ms,
-                expires_ms,
-                payload,
-            })
-        })();
-        drop(row);
-        drop(table);
-        drop(read);
-        match decoded {
-            Some(entry) if entry.expires_ms > now_ms => Ok(PromptLookup::Hit(entry)),
-            Some(_) => Ok(PromptLookup::Miss),
-            None => {
-                self.prompt_cache_remove(key)?;
-                Ok(PromptLookup::Corrupt)
-            }
-        }
-    }
-
-    /// Stores a prompt cache entry.
-    ///
-    /// # Errors
-    ///
-    /// [`StorageError`] when the write fails.
-    pub fn prompt_cache_put(
-        &self,
-        key: &[u8; 32],
-        project: &Id,
-        created_ms: u64,
-        expires_ms: u64,
-        payload: &[u8],
-    ) -> Result<(), StorageError> {
-        let path = self.path();
-        let mut value = Vec::with_capacity(32 + payload.len());
-        value.extend_from_slice(&created_ms.to_be_bytes());
-        value.extend_from_slice(&expires_ms.to_be_bytes());
-        value.extend_from_slice(project);
-        value.extend_from_slice(&seal(payload));
-        let write = self.begin_write()?;
-        open_write(&write, PROMPT_CACHE, path)?
-            .insert(key.as_slice(), value.as_slice())
-            .map_err(|error| StorageError::storage(path, error))?;
-        self.commit(write)
-    }
-
-    /// Deletes every prompt cache entry.
-    ///
-    /// # Errors
-    ///
-    /// [`StorageError`] when the write fails.
-    pub fn clear_prompt_cache(&self) -> Result<(), StorageError> {
-        let path = self.path();
-        let write = self.begin_write()?;
-        write
-            .delete_table(PROMPT_CACHE)
-            .map_err(|error| StorageError::table(path, &PROMPT_CACHE.to_string(), error))?;
-        self.commit(write)
-    }
-
-    /// Deletes a prompt cache entry.
-    ///
-    /// # Errors
-    ///
-    /// [`StorageError`] when the write fails.
-    pub fn prompt_cache_remove(&self, key: &[u8; 32]) -> Result<(), StorageError> {
-        let path = self.path();
-        let write = self.begin_write()?;
-        open_write(&write, PROMPT_CACHE, path)?
-            .remove(key.as_slice())
-            .map_err(|error| StorageError::storage(path, error))?;
-        self.commit(write)
-    }
-
     /// Retention: stores `archive(project, rows)` summaries (the caller
     /// aggregates the compilation rows it is given) under the period's end, then
     /// deletes every log row and server session older than `before_ms`, and
@@ -783,25 +636,7 @@ impl Store {
                 report.sessions_removed += 1;
             }
         }
-        {
-            let mut prompts = open_write(&write, PROMPT_CACHE, path)?;
-            let mut expired = Vec::new();
-            for row in prompts.iter().map_err(storage)? {
-                let (key, value) = row.map_err(storage)?;
-                let expiry = value
-                    .value()
-                    .get(8..16)
-                    .and_then(|b| b.try_into().ok())
-                    .map_or(0, u64::from_be_bytes);
-                if expiry <= now_ms {
-                    expired.push(key.value().to_vec());
-                }
-            }
-            for key in expired {
-                prompts.remove(key.as_slice()).map_err(storage)?;
-                report.prompts_removed += 1;
-            }
-        }
+        report.prompts_removed = crate::PROMPT_CACHE.sweep(&write, path, now_ms)?;
         self.commit(write)?;
         Ok(report)
     }
@@ -929,38 +764,6 @@ mod tests {
     }
 
     #[test]
-    fn prompt_cache_expires_and_recovers_from_damage() {
-        let (_home, store) = store();
-        let key = [7u8; 32];
-        store
-            .prompt_cache_put(&key, &[1; 16], 100, 200, b"prompt")
-            .unwrap();
-        match store.prompt_cache_get(&key, 150).unwrap() {
-            PromptLookup::Hit(entry) => assert_eq!(entry.payload, b"prompt"),
-            other => panic!("{other:?}"),
-        }
-        assert_eq!(
-            store.prompt_cache_get(&key, 200).unwrap(),
-            PromptLookup::Miss
-        );
-        let write = store.begin_write().unwrap();
-        write
-            .open_table(PROMPT_CACHE)
-            .unwrap()
-            .insert(key.as_slice(), [0u8; 20].as_slice())
-            .unwrap();
-        store.commit(write).unwrap();
-        assert_eq!(
-            store.prompt_cache_get(&key, 150).unwrap(),
-            PromptLookup::Corrupt
-        );
-        assert_eq!(
-            store.prompt_cache_get(&key, 150).unwrap(),
-            PromptLookup::Miss
-        );
-    }
-
-    #[test]
     fn retention_archives_then_prunes_old_rows() {
         let (_home, store) = store();
         let project = store.touch_project("/repo", 1).unwrap().id;
@@ -974,8 +777,8 @@ mod tests {
                 None,
             )
             .unwrap();
-        store
-            .prompt_cache_put(&[1; 32], &project, 0, 50, b"x")
+        crate::PROMPT_CACHE
+            .put(&store, &[1; 32], b"x", 0, 50)
             .unwrap();
         let report = store
             .prune(100, 60, &|_, rows| {

@@ -189,6 +189,38 @@ impl Store {
     }
 }
 
+/// Opens a table for reading; a table that does not exist yet reads as empty (`None`).
+///
+/// # Errors
+///
+/// [`StorageError::Table`] naming the table and the database.
+pub(crate) fn open_read<K: redb::Key + 'static, V: redb::Value + 'static>(
+    transaction: &ReadTransaction,
+    definition: redb::TableDefinition<K, V>,
+    path: &Path,
+) -> Result<Option<redb::ReadOnlyTable<K, V>>, StorageError> {
+    match transaction.open_table(definition) {
+        Ok(table) => Ok(Some(table)),
+        Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
+        Err(error) => Err(StorageError::table(path, &definition.to_string(), error)),
+    }
+}
+
+/// Opens a table for writing, creating it when needed.
+///
+/// # Errors
+///
+/// [`StorageError::Table`] naming the table and the database.
+pub(crate) fn open_write<'txn, K: redb::Key + 'static, V: redb::Value + 'static>(
+    transaction: &'txn WriteTransaction,
+    definition: redb::TableDefinition<K, V>,
+    path: &Path,
+) -> Result<redb::Table<'txn, K, V>, StorageError> {
+    transaction
+        .open_table(definition)
+        .map_err(|error| StorageError::table(path, &definition.to_string(), error))
+}
+
 /// Creates `directory` and its missing ancestors, each with mode 0700 on unix.
 fn create_private_directories(directory: &Path) -> io::Result<()> {
     let mut builder = DirBuilder::new();

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use aic_integrations::gates::{self, GateFailure};
 use aic_stages::repo_map::ContentHash;
 
-use crate::facts_cache::{aic_home, now_ms};
-use crate::records::iso;
+use crate::clock::{Clock, iso};
+use crate::host::Host;
 
 /// A kind of per-conversation state.
 #[derive(Clone, Copy)]
@@ -56,26 +56,16 @@ impl Kind {
     }
 }
 
-fn dir() -> Option<PathBuf> {
-    aic_home().map(|home| home.join("hook-sessions"))
+/// The hook state of one process: the directory under the aic home and the
+/// clock that stamps it.
+pub(super) struct HookState<'a> {
+    dir: Option<PathBuf>,
+    clock: &'a dyn Clock,
 }
 
-/// The marker of a Claude Code session: SessionStart (or the first prompt)
-/// injected its session context.
-pub(super) fn session_marker(session_id: &str) -> Option<PathBuf> {
-    let hash = ContentHash::of(session_id.as_bytes()).to_hex();
-    dir().map(|dir| dir.join(hash))
-}
-
-/// Writes a session marker.
-pub(super) fn write_session_marker(path: &Path) {
-    write(path, iso(now_ms()).as_bytes());
-}
-
-fn path(kind: Kind, conversation: &str) -> Option<PathBuf> {
-    let hash = ContentHash::of(conversation.as_bytes()).to_hex();
-    dir().map(|dir| dir.join(format!("{}-{hash}", kind.prefix())))
-}
+/// State files untouched this long are removed (editors without a session
+/// end event, such as Codex CLI, never clean up after themselves).
+const STALE_AFTER: Duration = Duration::from_hours(7 * 24);
 
 fn write(path: &Path, bytes: &[u8]) {
     if let Some(parent) = path.parent() {
@@ -84,154 +74,184 @@ fn write(path: &Path, bytes: &[u8]) {
     let _ = fs_err::write(path, bytes);
 }
 
-fn read(kind: Kind, conversation: &str) -> Option<String> {
-    fs_err::read_to_string(path(kind, conversation)?).ok()
-}
-
-fn read_ms(kind: Kind, conversation: &str) -> Option<u64> {
-    read(kind, conversation)?.trim().parse().ok()
-}
-
-/// State files untouched this long are removed (editors without a session
-/// end event, such as Codex CLI, never clean up after themselves).
-const STALE_AFTER: Duration = Duration::from_hours(7 * 24);
-
-/// Removes state files older than [`STALE_AFTER`].
-fn prune() {
-    let Some(dir) = dir() else {
-        return;
-    };
-    let Ok(entries) = fs_err::read_dir(&dir) else {
-        return;
-    };
-    for entry in entries.filter_map(Result::ok) {
-        let stale = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|modified| modified.elapsed().ok())
-            .is_some_and(|age| age > STALE_AFTER);
-        if stale {
-            let _ = fs_err::remove_file(entry.path());
+impl<'a> HookState<'a> {
+    /// The state under `host`'s home (`hook-sessions/`); without a home every
+    /// operation does nothing.
+    pub(super) fn new(host: &'a Host) -> Self {
+        Self {
+            dir: host.home().map(|home| home.dir().join("hook-sessions")),
+            clock: host.clock(),
         }
     }
-}
 
-/// Records that a subagent's conversation belongs to `parent`.
-pub(super) fn link_subagent(child: &str, parent: &str) {
-    if let Some(path) = path(Kind::Parent, child) {
-        write(&path, parent.as_bytes());
+    /// The marker of a Claude Code session: SessionStart (or the first prompt)
+    /// injected its session context.
+    pub(super) fn session_marker(&self, session_id: &str) -> Option<PathBuf> {
+        let hash = ContentHash::of(session_id.as_bytes()).to_hex();
+        self.dir.as_ref().map(|dir| dir.join(hash))
     }
-}
 
-/// The parent recorded for a subagent's conversation.
-pub(super) fn linked_parent(child: &str) -> Option<String> {
-    read(Kind::Parent, child)
-        .map(|parent| parent.trim().to_owned())
-        .filter(|parent| !parent.is_empty())
-}
-
-/// Records that a turn started now, with its prompt; prunes stale state.
-pub(super) fn start_turn(conversation: &str, prompt: Option<&str>) {
-    prune();
-    if let Some(path) = path(Kind::Turn, conversation) {
-        write(&path, now_ms().to_string().as_bytes());
+    /// Writes a session marker.
+    pub(super) fn write_session_marker(&self, path: &Path) {
+        write(path, iso(self.clock.now_ms()).as_bytes());
     }
-    if let (Some(prompt), Some(path)) = (prompt, path(Kind::Prompt, conversation)) {
-        write(&path, prompt.as_bytes());
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let _ = fs_err::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
+
+    fn path(&self, kind: Kind, conversation: &str) -> Option<PathBuf> {
+        let hash = ContentHash::of(conversation.as_bytes()).to_hex();
+        self.dir
+            .as_ref()
+            .map(|dir| dir.join(format!("{}-{hash}", kind.prefix())))
+    }
+
+    fn read(&self, kind: Kind, conversation: &str) -> Option<String> {
+        fs_err::read_to_string(self.path(kind, conversation)?).ok()
+    }
+
+    fn read_ms(&self, kind: Kind, conversation: &str) -> Option<u64> {
+        self.read(kind, conversation)?.trim().parse().ok()
+    }
+
+    /// Removes state files older than [`STALE_AFTER`].
+    fn prune(&self) {
+        let Some(dir) = &self.dir else {
+            return;
+        };
+        let Ok(entries) = fs_err::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let stale = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|modified| modified.elapsed().ok())
+                .is_some_and(|age| age > STALE_AFTER);
+            if stale {
+                let _ = fs_err::remove_file(entry.path());
+            }
         }
     }
-}
 
-/// Records that the conversation compiled now.
-pub(super) fn mark_compiled(conversation: &str) {
-    if let Some(path) = path(Kind::Compiled, conversation) {
-        // One millisecond later than any turn marker written the same
-        // millisecond: a compile in the turn's first millisecond counts.
-        write(&path, (now_ms() + 1).to_string().as_bytes());
+    /// Records that a subagent's conversation belongs to `parent`.
+    pub(super) fn link_subagent(&self, child: &str, parent: &str) {
+        if let Some(path) = self.path(Kind::Parent, child) {
+            write(&path, parent.as_bytes());
+        }
     }
-}
 
-/// The compile gate's question: did this turn compile? `true` when it did,
-/// or when no turn start is known (the gate cannot tell, so it fails open).
-/// Waits up to `wait` for a sibling `aic_compile` call of the same batch
-/// (brief §2.2: tools of one batch start together).
-pub(super) fn turn_compiled(conversation: &str, wait: Duration) -> bool {
-    let Some(turn) = read_ms(Kind::Turn, conversation) else {
-        return true;
-    };
-    let deadline = Instant::now() + wait;
-    loop {
-        if read_ms(Kind::Compiled, conversation).is_some_and(|compiled| compiled >= turn) {
+    /// The parent recorded for a subagent's conversation.
+    pub(super) fn linked_parent(&self, child: &str) -> Option<String> {
+        self.read(Kind::Parent, child)
+            .map(|parent| parent.trim().to_owned())
+            .filter(|parent| !parent.is_empty())
+    }
+
+    /// Records that a turn started now, with its prompt; prunes stale state.
+    pub(super) fn start_turn(&self, conversation: &str, prompt: Option<&str>) {
+        self.prune();
+        if let Some(path) = self.path(Kind::Turn, conversation) {
+            write(&path, self.clock.now_ms().to_string().as_bytes());
+        }
+        if let (Some(prompt), Some(path)) = (prompt, self.path(Kind::Prompt, conversation)) {
+            write(&path, prompt.as_bytes());
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = fs_err::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
+            }
+        }
+    }
+
+    /// Records that the conversation compiled now.
+    pub(super) fn mark_compiled(&self, conversation: &str) {
+        if let Some(path) = self.path(Kind::Compiled, conversation) {
+            // One millisecond later than any turn marker written the same
+            // millisecond: a compile in the turn's first millisecond counts.
+            write(&path, (self.clock.now_ms() + 1).to_string().as_bytes());
+        }
+    }
+
+    /// The compile gate's question: did this turn compile? `true` when it did,
+    /// or when no turn start is known (the gate cannot tell, so it fails open).
+    /// Waits up to `wait` for a sibling `aic_compile` call of the same batch
+    /// (brief §2.2: tools of one batch start together).
+    pub(super) fn turn_compiled(&self, conversation: &str, wait: Duration) -> bool {
+        let Some(turn) = self.read_ms(Kind::Turn, conversation) else {
             return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-}
-
-/// The turn's prompt, when one was saved.
-pub(super) fn prompt(conversation: &str) -> Option<String> {
-    read(Kind::Prompt, conversation)
-}
-
-/// Adds `paths` (those inside `root`, as relative paths) to the
-/// conversation's edit list.
-pub(super) fn track_edits(conversation: &str, root: &Path, paths: &[PathBuf]) {
-    let mut edits = edits(conversation);
-    for path in paths {
-        if let Ok(relative) = path.strip_prefix(root)
-            && let Some(relative) = relative.to_str()
-            && !relative.is_empty()
-            && !edits.iter().any(|e| e == relative)
-        {
-            edits.push(relative.to_owned());
+        };
+        let deadline = Instant::now() + wait;
+        loop {
+            if self
+                .read_ms(Kind::Compiled, conversation)
+                .is_some_and(|compiled| compiled >= turn)
+            {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(25));
         }
     }
-    if let Some(path) = path(Kind::Edits, conversation) {
-        write(&path, edits.join("\n").as_bytes());
+
+    /// The turn's prompt, when one was saved.
+    pub(super) fn prompt(&self, conversation: &str) -> Option<String> {
+        self.read(Kind::Prompt, conversation)
     }
-}
 
-/// The conversation's edited files (relative paths), in edit order.
-pub(super) fn edits(conversation: &str) -> Vec<String> {
-    read(Kind::Edits, conversation)
-        .map(|text| text.lines().map(str::to_owned).collect())
-        .unwrap_or_default()
-}
-
-/// Counts one more blocked stop; returns the new count.
-pub(super) fn count_block(conversation: &str) -> u32 {
-    let count = read(Kind::Blocks, conversation)
-        .and_then(|t| t.trim().parse::<u32>().ok())
-        .unwrap_or(0)
-        + 1;
-    if let Some(path) = path(Kind::Blocks, conversation) {
-        write(&path, count.to_string().as_bytes());
-    }
-    count
-}
-
-/// Forgets the edit list and the block count (the gate passed or gave up).
-pub(super) fn clear_gate(conversation: &str) {
-    for kind in [Kind::Edits, Kind::Blocks] {
-        if let Some(path) = path(kind, conversation) {
-            let _ = fs_err::remove_file(path);
+    /// Adds `paths` (those inside `root`, as relative paths) to the
+    /// conversation's edit list.
+    pub(super) fn track_edits(&self, conversation: &str, root: &Path, paths: &[PathBuf]) {
+        let mut edits = self.edits(conversation);
+        for path in paths {
+            if let Ok(relative) = path.strip_prefix(root)
+                && let Some(relative) = relative.to_str()
+                && !relative.is_empty()
+                && !edits.iter().any(|e| e == relative)
+            {
+                edits.push(relative.to_owned());
+            }
+        }
+        if let Some(path) = self.path(Kind::Edits, conversation) {
+            write(&path, edits.join("\n").as_bytes());
         }
     }
-}
 
-/// Forgets everything about a conversation (its session ended).
-pub(super) fn end_conversation(conversation: &str) {
-    for kind in Kind::ALL {
-        if let Some(path) = path(kind, conversation) {
-            let _ = fs_err::remove_file(path);
+    /// The conversation's edited files (relative paths), in edit order.
+    pub(super) fn edits(&self, conversation: &str) -> Vec<String> {
+        self.read(Kind::Edits, conversation)
+            .map(|text| text.lines().map(str::to_owned).collect())
+            .unwrap_or_default()
+    }
+
+    /// Counts one more blocked stop; returns the new count.
+    pub(super) fn count_block(&self, conversation: &str) -> u32 {
+        let count = self
+            .read(Kind::Blocks, conversation)
+            .and_then(|t| t.trim().parse::<u32>().ok())
+            .unwrap_or(0)
+            + 1;
+        if let Some(path) = self.path(Kind::Blocks, conversation) {
+            write(&path, count.to_string().as_bytes());
+        }
+        count
+    }
+
+    /// Forgets the edit list and the block count (the gate passed or gave up).
+    pub(super) fn clear_gate(&self, conversation: &str) {
+        for kind in [Kind::Edits, Kind::Blocks] {
+            if let Some(path) = self.path(kind, conversation) {
+                let _ = fs_err::remove_file(path);
+            }
+        }
+    }
+
+    /// Forgets everything about a conversation (its session ended).
+    pub(super) fn end_conversation(&self, conversation: &str) {
+        for kind in Kind::ALL {
+            if let Some(path) = self.path(kind, conversation) {
+                let _ = fs_err::remove_file(path);
+            }
         }
     }
 }

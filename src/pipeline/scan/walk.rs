@@ -1,6 +1,6 @@
-//! The RepoMap scan (seed §8, §15): a parallel walk of the project root with jwalk,
-//! gitignore rules applied while each directory is read, then a rayon pass that
-//! stats, reads and hashes every file.
+//! The RepoMap walk: a parallel walk of the project root with jwalk, gitignore
+//! rules applied while each directory is read, then a rayon pass that stats,
+//! reads and hashes every file and computes its scan terms (through the cache).
 //!
 //! Ignore rules, highest priority first: `.gitignore` files from the deepest
 //! directory up to the root, then `.gitignore` files of the root's ancestors up to
@@ -31,11 +31,10 @@ use jwalk::{ClientState, WalkDirGeneric};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::facts_cache::FactsCache;
+use crate::cache::FileCache;
 
 /// Directories and files never scanned, in gitignore syntax; one list for every
-/// project (after the seed's `DEFAULT_NEGATIVE_PATTERNS`). A trailing `/` means
-/// a directory at any depth.
+/// project. A trailing `/` means a directory at any depth.
 pub const DEFAULT_NEGATIVE_PATTERNS: &[&str] = &[
     ".git/",
     ".hg/",
@@ -180,8 +179,8 @@ enum FileOutcome {
     Symlink,
 }
 
-/// Scans `root` (an existing directory, already canonicalised).
-pub fn scan(root: &Path, options: ScanOptions<'_>, cache: Option<&FactsCache>) -> ScanOutput {
+/// Walks `root` (an existing directory, already canonicalised).
+pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) -> ScanOutput {
     let walk_started = std::time::Instant::now();
     let base = base_ignore_stack(root);
     let walk = WalkDirGeneric::<ScanState>::new(root)
@@ -282,7 +281,7 @@ fn scan_file(
     root: &Path,
     file: &Found,
     options: ScanOptions<'_>,
-    cache: Option<&FactsCache>,
+    cache: Option<&FileCache>,
 ) -> FileOutcome {
     if file.is_symlink {
         match fs_err::canonicalize(&file.absolute) {
@@ -371,7 +370,7 @@ fn scan_file(
 
 /// What the scan computes from a file's bytes: the identifier terms of its
 /// defined names (code only) and its BM25 term statistics.
-pub fn scan_facts(path: &RelativePath, language: Language, bytes: &[u8]) -> ScanFacts {
+fn scan_facts(path: &RelativePath, language: Language, bytes: &[u8]) -> ScanFacts {
     let text = String::from_utf8_lossy(bytes);
     ScanFacts {
         symbol_terms: if language.is_code() {
@@ -446,7 +445,7 @@ mod tests {
 
     fn scan_dir(root: &Path) -> ScanOutput {
         let root = fs_err::canonicalize(root).unwrap();
-        scan(
+        walk(
             &root,
             ScanOptions {
                 max_file_bytes: 1024,

@@ -32,9 +32,9 @@ use aic_stages::repo_map::{RelativePath, TokenCount};
 use aic_storage::{LogRow, LogTable, StorageError, Store};
 use serde::{Deserialize, Serialize};
 
-use crate::facts_cache::now_ms;
-use crate::records::{CompilationRecord, iso, read_compilations};
-use crate::runner::{Compilation, PreviousFile, SessionInput, ShownFile};
+use crate::clock::iso;
+use crate::history::compilations::{CompilationRecord, read_compilations};
+use crate::pipeline::{Compilation, PreviousFile, SessionInput, ShownFile};
 
 /// Steps the `## Session context` header lists (the most recent ones).
 pub const HEADER_STEPS: usize = 10;
@@ -155,8 +155,9 @@ pub fn record_step(
     root: &Path,
     session: &str,
     step: SessionStep,
+    now_ms: u64,
 ) -> Result<(), StorageError> {
-    let project = store.project_id(&root.to_string_lossy(), now_ms())?;
+    let project = store.project_id(&root.to_string_lossy(), now_ms)?;
     let mut steps = steps(store, root, session)?;
     // A retried step replaces the earlier attempt.
     steps.retain(|existing| existing.step_index != step.step_index);
@@ -180,6 +181,7 @@ pub fn step_of(
     step_intent: Option<&str>,
     tool_outputs: &[ToolOutput],
     previous: &[SessionStep],
+    now_ms: u64,
 ) -> SessionStep {
     SessionStep {
         step_index: step_index.unwrap_or_else(|| {
@@ -206,7 +208,7 @@ pub fn step_of(
                 related_files: output.related_files.clone(),
             })
             .collect(),
-        completed_at: iso(now_ms()),
+        completed_at: iso(now_ms),
     }
 }
 

@@ -1,10 +1,10 @@
-//! What `aic` remembers of each compile, per project, in the global database
-//! (seed §9.1, §20): the compilation log row with its selection (paths and
-//! scores, never content), guard findings (never the secret), telemetry
-//! aggregates, a quality snapshot and the config snapshot by hash.
+//! What `aic` remembers of each compile, per project, in the global database:
+//! the compilation log row with its selection (paths and scores, never
+//! content), guard findings (never the secret), telemetry aggregates, a
+//! quality snapshot and the config snapshot by hash.
 //!
-//! Written by the caller of the runner after a successful compile, never by a
-//! stage; a write failure is a warning and the compile still succeeds (§9.1).
+//! Written by the caller of the pipeline after a successful compile, never by
+//! a phase; a write failure is a warning and the compile still succeeds.
 //! Rows are JSON documents (camelCase, the payloads the diagnostics return);
 //! timestamps are ISO 8601 UTC with milliseconds and `Z`.
 
@@ -15,8 +15,9 @@ use aic_stages::ladder::InclusionTier;
 use aic_storage::{Id, LogKey, LogRow, LogTable, Store, id_string, new_id};
 use serde::{Deserialize, Serialize};
 
-use crate::facts_cache::now_ms;
-use crate::runner::{Compilation, SelectionEntry};
+use crate::clock::iso;
+use crate::host::Host;
+use crate::pipeline::{Compilation, SelectionEntry};
 
 /// Who asked for a compile and in which conversation.
 #[derive(Clone, Debug, Default)]
@@ -152,13 +153,6 @@ pub struct QualitySnapshot {
     pub classifier_confidence: f64,
 }
 
-/// ISO 8601 UTC with milliseconds and `Z` for unix milliseconds.
-pub fn iso(ms: u64) -> String {
-    jiff::Timestamp::from_millisecond(i64::try_from(ms).unwrap_or(i64::MAX))
-        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
-        .unwrap_or_default()
-}
-
 /// One `tool_invocation_log` row: an MCP tool call's name, the names of the
 /// arguments it carried (never their values), its outcome and duration.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -208,14 +202,34 @@ pub fn record_tool_invocation(
     store.append_logs(&[row], None).map_err(describe)
 }
 
-/// Records a successful compile. Returns a warning message on failure; the
-/// compile's result stands either way.
+/// Records a successful compile in the host's database, stamped by its clock.
+/// Returns a message naming the database and the fix on failure (a damaged
+/// database included); the compile's result stands either way.
+pub fn record(
+    host: &Host,
+    compilation: &Compilation,
+    origin: &CompileOrigin,
+) -> Result<(), String> {
+    let store = host.database().map_err(|error| error.with_hint())?;
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        record_compilation(&store, compilation, origin, host.now_ms())
+    }))
+    .unwrap_or_else(|_| {
+        Err(format!(
+            "the aic database `{}` is damaged (remove or move it aside)",
+            store.path().display()
+        ))
+    })
+}
+
+/// Records a successful compile at `now` (unix ms). Returns a warning message
+/// on failure; the compile's result stands either way.
 pub fn record_compilation(
     store: &Store,
     compilation: &Compilation,
     origin: &CompileOrigin,
+    now: u64,
 ) -> Result<(), String> {
-    let now = now_ms();
     let describe = |error: aic_storage::StorageError| format!("{error} ({})", error.hint());
     let root = compilation.project_root.to_string_lossy();
     let project = store.touch_project(&root, now).map_err(describe)?;

@@ -1,15 +1,11 @@
-//! The `aic` command line (clap derive): global flags, subcommands, and the
-//! rendering of errors with their exit codes (`error:`, one `Caused by:` per
-//! source, then `hint:`).
+//! The `aic` command line's arguments (clap derive): global flags and one
+//! argument type per subcommand. Dispatch lives in [`crate::commands`].
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::commands;
-use crate::error::{CompileError, ExitStatus};
-use crate::runner::CompilationRequest;
+use crate::pipeline::CompilationRequest;
 
 /// aic — the Agent Input Compiler: compiles an intent and a repository into one
 /// deterministic prompt that fits a token budget.
@@ -19,24 +15,26 @@ pub struct Cli {
     /// With no subcommand and stdin not a terminal (an MCP client started the
     /// binary), `aic` runs the MCP server.
     #[command(subcommand)]
-    command: Option<Command>,
+    pub command: Option<Command>,
+    /// Flags every subcommand takes.
     #[command(flatten)]
-    global: GlobalArgs,
+    pub global: GlobalArgs,
 }
 
 /// Flags every subcommand takes.
 #[derive(Debug, Args)]
-struct GlobalArgs {
+pub struct GlobalArgs {
     /// Print the decision trail to stderr (-v), or pipeline internals (-vv).
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
-    verbose: u8,
+    pub verbose: u8,
     /// Print nothing but errors to stderr.
     #[arg(short, long, action = clap::ArgAction::Count, global = true, conflicts_with = "verbose")]
-    quiet: u8,
+    pub quiet: u8,
 }
 
+/// The subcommands.
 #[derive(Debug, Subcommand)]
-enum Command {
+pub enum Command {
     /// Run the MCP server on stdin/stdout (what an editor starts; the default
     /// when an MCP client runs `aic` with no subcommand).
     Mcp,
@@ -277,7 +275,8 @@ pub struct ChatSummaryArgs {
 }
 
 impl ProjectArgs {
-    fn diagnostics(&self) -> DiagnosticsArgs {
+    /// The diagnostics arguments of these flags.
+    pub fn diagnostics(&self) -> DiagnosticsArgs {
         DiagnosticsArgs {
             root: self.root.clone(),
             json: self.output.json,
@@ -422,132 +421,4 @@ pub struct InspectArgs {
     /// the JSON trace), not only the counts and the near misses.
     #[arg(long)]
     pub all: bool,
-}
-
-/// Runs the command line and returns the process exit code.
-pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(error) => {
-            let _ = error.print();
-            return if error.use_stderr() {
-                ExitStatus::Usage.into()
-            } else {
-                ExitStatus::Success.into()
-            };
-        }
-    };
-    // A hook's stderr is noise to the editor: errors only (failures go to the
-    // hook log).
-    let hook = matches!(cli.command, Some(Command::Hook(_)));
-    crate::logging::init(cli.global.verbose, cli.global.quiet + u8::from(hook));
-    quiet_database_panics();
-    let Some(command) = &cli.command else {
-        use std::io::IsTerminal;
-        if std::io::stdin().is_terminal() {
-            use clap::CommandFactory;
-            let _ = Cli::command().print_help();
-            return ExitStatus::Usage.into();
-        }
-        return finish(crate::mcp::serve());
-    };
-    let result = match command {
-        Command::Mcp => crate::mcp::serve(),
-        Command::Hook(args) => commands::hook::run(args),
-        Command::Install(args) => commands::install::install(args),
-        Command::Uninstall(args) => commands::install::uninstall(args),
-        Command::Doctor(args) => {
-            return match commands::doctor::run(args) {
-                Ok(0) => ExitStatus::Success.into(),
-                // A problem found is exit code 1, for scripts and CI.
-                Ok(_) => ExitCode::from(1),
-                Err(error) => report(&error).into(),
-            };
-        }
-        Command::Compile(args) => commands::compile::run(args),
-        Command::Inspect(args) => commands::inspect::run(args),
-        Command::Precompute(args) => commands::precompute::run(args),
-        Command::Cache(args) => commands::cache::run(args),
-        Command::Init(args) => commands::init::run(args),
-        Command::Status(args) => commands::diagnostics::run(
-            &DiagnosticsCommand::Status,
-            &DiagnosticsArgs {
-                days: args.days,
-                ..args.project.diagnostics()
-            },
-        ),
-        Command::Last(args) => {
-            commands::diagnostics::run(&DiagnosticsCommand::Last, &args.diagnostics())
-        }
-        Command::Projects(args) => commands::diagnostics::run(
-            &DiagnosticsCommand::Projects,
-            &DiagnosticsArgs {
-                root: PathBuf::from("."),
-                json: args.json,
-                ..DiagnosticsArgs::default()
-            },
-        ),
-        Command::ChatSummary(args) => commands::diagnostics::run(
-            &DiagnosticsCommand::ChatSummary,
-            &DiagnosticsArgs {
-                conversation: args.conversation.clone(),
-                ..args.project.diagnostics()
-            },
-        ),
-        Command::Quality(args) => commands::diagnostics::run(
-            &DiagnosticsCommand::Quality,
-            &DiagnosticsArgs {
-                days: Some(args.days),
-                ..args.project.diagnostics()
-            },
-        ),
-        Command::Spec(args) => commands::spec::run(args),
-    };
-    finish(result)
-}
-
-fn finish(result: anyhow::Result<()>) -> ExitCode {
-    match result {
-        Ok(()) => ExitStatus::Success.into(),
-        Err(error) => report(&error).into(),
-    }
-}
-
-/// redb panics, rather than returning an error, on pages damaged outside it;
-/// aic catches those and turns them into one warning naming the file and the
-/// fix, so the default hook's report (a redb source location and a backtrace
-/// hint) is noise there. Every other panic is reported as before.
-fn quiet_database_panics() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let in_redb = info
-            .location()
-            .is_some_and(|location| location.file().contains("/redb-"));
-        if in_redb {
-            tracing::debug!("redb panicked on a damaged database: {info}");
-        } else {
-            default(info);
-        }
-    }));
-}
-
-/// Prints an error chain and its hint to stderr; returns its exit status.
-fn report(error: &anyhow::Error) -> ExitStatus {
-    use std::fmt::Write;
-    let mut text = format!("error: {error}\n");
-    for cause in error.chain().skip(1) {
-        let _ = writeln!(text, "  Caused by: {cause}");
-    }
-    let compile_error = error.downcast_ref::<CompileError>();
-    let user_error = error.downcast_ref::<crate::error::UserError>();
-    if let Some(hint) = compile_error.and_then(CompileError::hint) {
-        let _ = write!(text, "\nhint: {hint}\n");
-    } else if let Some(user_error) = user_error {
-        let _ = write!(text, "\nhint: {}\n", user_error.hint);
-    }
-    let _ = std::io::Write::write_all(&mut std::io::stderr(), text.as_bytes());
-    if user_error.is_some() {
-        return ExitStatus::InvalidInput;
-    }
-    compile_error.map_or(ExitStatus::Internal, CompileError::exit_status)
 }

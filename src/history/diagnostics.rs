@@ -16,11 +16,11 @@ use aic_storage::{Id, LogTable, Store, id_string};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::facts_cache::now_ms;
-use crate::records::{
-    CompilationRecord, GuardFindingRecord, QualitySnapshot, iso, read_compilations,
+use crate::clock::iso;
+use crate::history::compilations::{
+    CompilationRecord, GuardFindingRecord, QualitySnapshot, read_compilations,
 };
-use crate::server_sessions::{SessionSummary, session_summary};
+use crate::history::servers::{SessionSummary, session_summary};
 
 /// The most rows a list in a payload holds.
 pub const ROW_LIMIT: usize = 50;
@@ -70,8 +70,8 @@ pub fn status(
     root: &Path,
     days: Option<u32>,
     budget_max_tokens: u32,
+    now: u64,
 ) -> DiagnosticsResult<Value> {
-    let now = now_ms();
     let since = days.map_or(0, |d| now.saturating_sub(u64::from(d) * DAY_MS));
     let sessions = session_summary(store).map_err(|e| describe(&e))?;
     let Some(project) = project_of(store, root)? else {
@@ -333,13 +333,12 @@ fn stratum(rows: &[&QualitySnapshot]) -> Value {
 /// # Errors
 ///
 /// A message for a window out of range or a database that cannot be read.
-pub fn quality(store: &Store, root: &Path, window_days: u32) -> DiagnosticsResult<Value> {
+pub fn quality(store: &Store, root: &Path, window_days: u32, now: u64) -> DiagnosticsResult<Value> {
     if !(1..=365).contains(&window_days) {
         return Err(format!(
             "windowDays must be between 1 and 365, got {window_days}"
         ));
     }
-    let now = now_ms();
     let since = now.saturating_sub(u64::from(window_days) * DAY_MS);
     let snapshots: Vec<QualitySnapshot> = match project_of(store, root)? {
         Some(project) => store

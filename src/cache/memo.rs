@@ -1,17 +1,17 @@
 //! The in-process memo of a long-lived process (the MCP server): the path
 //! index and the decoded scan and import rows it has already read or written,
 //! so a warm compile neither looks each file up in redb nor decodes its row
-//! again (ARCHITECTURE.md "Concurrency model").
+//! again, and the exact token counts of prompt blocks it has counted.
 //!
 //! It is a cache of the database, never the source of truth: a path entry is
 //! used only when the file's size and mtime still match (as in the database),
 //! and rows are content-addressed under the stage fingerprint, so an entry can
-//! be stale only in the sense of being unused. Off by default (a CLI run reads
-//! each row once, so memoising costs memory for nothing); [`enable`] turns it
-//! on. Bounded by [`MAX_ENTRIES`]: past it, the memo starts over.
+//! be stale only in the sense of being unused. A one-shot command has none (it
+//! reads each row once, so memoising costs memory for nothing); a process that
+//! compiles many times keeps one in its [`Host`](crate::host::Host). Bounded by
+//! [`MAX_ENTRIES`]: past it, the memo starts over.
 
-use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use aic_stages::facts_codec::ScanFacts;
 use aic_stages::lang::ImportRef;
@@ -22,8 +22,6 @@ use dashmap::DashMap;
 /// about 200 MiB of term statistics at the worst.
 pub const MAX_ENTRIES: usize = 600_000;
 
-static ENABLED: AtomicBool = AtomicBool::new(false);
-
 /// The memo's tables.
 #[derive(Debug, Default)]
 pub struct Memo {
@@ -33,19 +31,6 @@ pub struct Memo {
     /// Exact tokens of a prompt block, by xxh3-128 of its text.
     blocks: DashMap<u128, u32>,
     entries: AtomicUsize,
-}
-
-/// Turns the memo on for the rest of the process.
-pub fn enable() {
-    ENABLED.store(true, Ordering::Relaxed);
-}
-
-/// The memo, when enabled.
-pub fn get() -> Option<&'static Memo> {
-    static MEMO: OnceLock<Memo> = OnceLock::new();
-    ENABLED
-        .load(Ordering::Relaxed)
-        .then(|| MEMO.get_or_init(Memo::default))
 }
 
 impl Memo {

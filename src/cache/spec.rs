@@ -1,69 +1,58 @@
-//! Specification compiles through the `spec_compile_cache` (seed §2.7): the canonical cache key,
-//! the look-up before [`SpecificationCompiler::compile`] and the write after it.
+//! Specification compiles through the compiled-specification cache: the
+//! canonical key, the look-up before [`SpecificationCompiler::compile`] and the
+//! write after it.
 //!
-//! The key is xxh3-128 over a length-prefixed canonical encoding of everything the result
-//! depends on: a format tag, the stage sources' fingerprint (so a changed compiler never reuses
-//! an old result), the tokenizer, the `contentTransformers` settings, the budget, and the input
-//! with its types sorted by (path, name) — their order carries no meaning — and its code and
-//! prose blocks in their given order, which does. `estimatedTokens` is left out: the compiler
-//! never reads it.
+//! The key covers everything the result depends on: the stage sources'
+//! fingerprint (so a changed compiler never reuses an old result), the
+//! tokenizer, the `contentTransformers` settings, the budget, and the input
+//! with its types sorted by (path, name) — their order carries no meaning —
+//! and its code and prose blocks in their given order, which does.
+//! `estimatedTokens` is left out: the compiler never reads it.
 //!
-//! Like the per-file cache this is an accelerator: a database that cannot be opened, a failed
-//! read or write, or a stored result that does not decode is a warning (or a debug line) and a
-//! compile without the cache; the command never fails because of it.
+//! Like the per-file cache this is an accelerator: a database that cannot be
+//! opened, a failed read or write, or a stored result that does not decode is a
+//! warning (or a debug line) and a compile without the cache; the command never
+//! fails because of it.
 
 use aic_stages::config::AicConfig;
-use aic_stages::facts_codec::STAGES_SOURCE_HASH;
+use aic_stages::facts_codec::{STAGES_SOURCE_HASH, TOKENIZER};
 use aic_stages::repo_map::TokenCount;
 use aic_stages::spec::{SpecCompilationResult, SpecificationCompiler, SpecificationInput};
-use aic_storage::{SpecCacheKey, SpecCacheLookup, Store};
+use aic_storage::{CacheKeyHasher, SPEC_CACHE, Store, TtlLookup};
 use tracing::{debug, warn};
-use xxhash_rust::xxh3::Xxh3;
 
-use crate::facts_cache::{now_secs, open_store};
+use crate::host::Host;
 
-/// First field of every key; bump it when the encoding below changes.
-const KEY_FORMAT: &str = "aic-spec-compile-v1";
-
-/// Feeds one length-prefixed field to the hasher.
-fn field(hasher: &mut Xxh3, bytes: &[u8]) {
-    hasher.update(&(bytes.len() as u64).to_le_bytes());
-    hasher.update(bytes);
-}
-
-/// The cache key of compiling `input` to `budget` with `config` (see the module documentation).
+/// The cache key of compiling `input` to `budget` with `config` (see the
+/// module documentation).
 pub fn spec_cache_key(
     input: &SpecificationInput,
     budget: TokenCount,
     config: &AicConfig,
-) -> SpecCacheKey {
-    let mut hasher = Xxh3::new();
-    field(&mut hasher, KEY_FORMAT.as_bytes());
-    field(&mut hasher, STAGES_SOURCE_HASH.as_bytes());
-    field(&mut hasher, b"cl100k_base");
-    let transformers = serde_json::to_string(&config.content_transformers).unwrap_or_default();
-    field(&mut hasher, transformers.as_bytes());
-    hasher.update(&budget.0.to_le_bytes());
+) -> [u8; 16] {
+    let mut key = CacheKeyHasher::new("aic-spec-compile-v2");
+    key.write(STAGES_SOURCE_HASH)
+        .write(TOKENIZER)
+        .write(&serde_json::to_string(&config.content_transformers).unwrap_or_default())
+        .write(&budget.0);
     let mut types: Vec<_> = input.types.iter().collect();
     types.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.name.cmp(&b.name)));
-    hasher.update(&(types.len() as u64).to_le_bytes());
+    key.write(&(types.len() as u64));
     for t in types {
-        field(&mut hasher, t.name.as_bytes());
-        field(&mut hasher, t.path.as_str().as_bytes());
-        field(&mut hasher, t.usage.as_str().as_bytes());
-        field(&mut hasher, t.content.as_bytes());
+        key.write(&t.name)
+            .write(t.path.as_str())
+            .write(t.usage.as_str())
+            .write(&t.content);
     }
-    hasher.update(&(input.code_blocks.len() as u64).to_le_bytes());
+    key.write(&(input.code_blocks.len() as u64));
     for block in &input.code_blocks {
-        field(&mut hasher, block.label.as_bytes());
-        field(&mut hasher, block.content.as_bytes());
+        key.write(&block.label).write(&block.content);
     }
-    hasher.update(&(input.prose.len() as u64).to_le_bytes());
+    key.write(&(input.prose.len() as u64));
     for block in &input.prose {
-        field(&mut hasher, block.label.as_bytes());
-        field(&mut hasher, block.content.as_bytes());
+        key.write(&block.label).write(&block.content);
     }
-    SpecCacheKey::new(hasher.digest128())
+    key.finish().to_be_bytes()
 }
 
 /// A compiled specification and where it came from.
@@ -75,13 +64,15 @@ pub struct SpecCompile {
     pub cache_hit: bool,
 }
 
-/// Compiles `input` to fit `budget`, reading and writing the cache unless `no_cache` or
-/// `cache.enabled: false` says not to. Results live `cache.ttlMinutes`.
+/// Compiles `input` to fit `budget`, reading and writing the cache unless
+/// `no_cache` or `cache.enabled: false` says not to. Results live
+/// `cache.ttlMinutes`.
 pub fn compile_spec(
     input: &SpecificationInput,
     budget: TokenCount,
     config: &AicConfig,
     no_cache: bool,
+    host: &Host,
 ) -> SpecCompile {
     let compile =
         || SpecificationCompiler::new(&config.content_transformers).compile(input, budget);
@@ -91,10 +82,10 @@ pub fn compile_spec(
             cache_hit: false,
         };
     }
-    let store = match open_store() {
+    let store = match host.database() {
         Ok(store) => store,
-        Err(message) => {
-            warn!("Compiling without the spec cache: {message}");
+        Err(error) => {
+            warn!("Compiling without the spec cache: {}", error.with_hint());
             return SpecCompile {
                 result: compile(),
                 cache_hit: false,
@@ -102,8 +93,8 @@ pub fn compile_spec(
         }
     };
     let key = spec_cache_key(input, budget, config);
-    let now = now_secs();
-    let ttl = u64::from(config.cache.ttl_minutes) * 60;
+    let now = host.now_ms();
+    let ttl = u64::from(config.cache.ttl_minutes) * 60_000;
     if let Some(result) = lookup(&store, &key, now, ttl) {
         return SpecCompile {
             result,
@@ -114,7 +105,7 @@ pub fn compile_spec(
     if ttl > 0 {
         match serde_json::to_vec(&result) {
             Ok(payload) => {
-                if let Err(error) = store.spec_cache_put(&key, &payload, now, ttl) {
+                if let Err(error) = SPEC_CACHE.put_and_sweep(&store, &key, &payload, now, ttl) {
                     warn!("Failed to store the compiled spec in the cache: {error}");
                 }
             }
@@ -128,19 +119,19 @@ pub fn compile_spec(
 }
 
 /// A fresh, decodable cached result; a row that does not decode is deleted.
-fn lookup(store: &Store, key: &SpecCacheKey, now: u64, ttl: u64) -> Option<SpecCompilationResult> {
-    match store.spec_cache_get(key, now, ttl) {
-        Ok(SpecCacheLookup::Hit(payload)) => match serde_json::from_slice(&payload) {
+fn lookup(store: &Store, key: &[u8; 16], now: u64, ttl: u64) -> Option<SpecCompilationResult> {
+    match SPEC_CACHE.get(store, key, now, Some(ttl)) {
+        Ok(TtlLookup::Hit { payload, .. }) => match serde_json::from_slice(&payload) {
             Ok(result) => Some(result),
             Err(error) => {
                 debug!("Deleting an undecodable spec cache row: {error}");
-                if let Err(error) = store.spec_cache_remove(key) {
+                if let Err(error) = SPEC_CACHE.remove(store, key) {
                     warn!("Failed to delete an undecodable spec cache row: {error}");
                 }
                 None
             }
         },
-        Ok(SpecCacheLookup::Miss | SpecCacheLookup::Expired) => None,
+        Ok(TtlLookup::Miss | TtlLookup::Expired | TtlLookup::Damaged) => None,
         Err(error) => {
             warn!("Compiling without the spec cache: {error}");
             None

@@ -1,29 +1,43 @@
-//! The runner's side of the per-file cache: opens the database under
-//! `AIC_HOME`, looks rows up from rayon workers and hands misses to the
-//! storage writer (ARCHITECTURE.md "Dataflow of one compile").
+//! The caches of a compile, in front of the database:
 //!
-//! The cache is an accelerator, never a source of truth: a database that cannot
-//! be opened gives one warning and a compile without a cache; a row that does
-//! not decode is deleted and recomputed; a failed write is a warning.
+//! - [`FileCache`]: the content-addressed per-file cache (scan terms, imports,
+//!   FileFacts, the path index), read from rayon workers and written by the
+//!   storage writer thread; with the process's [`memo::Memo`] in front of it;
+//! - [`prompt`]: whole compiled prompts, for an identical request over
+//!   unchanged files;
+//! - [`spec`]: compiled task specifications.
+//!
+//! Every cache is an accelerator, never a source of truth: a database that
+//! cannot be opened gives one warning and a compile without a cache; a row that
+//! does not decode is deleted and recomputed; a failed write is a warning.
+
+pub mod key;
+pub mod memo;
+pub mod prompt;
+pub mod spec;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use aic_stages::config::AicConfig;
 use aic_stages::facts::FileFacts;
 use aic_stages::facts_codec::{
-    RowKind, ScanFacts, StageFingerprint, decode_facts, decode_imports, decode_scan, encode_facts,
-    encode_imports, encode_scan, variant_key,
+    ScanFacts, decode_facts, decode_imports, decode_scan, encode_facts, encode_imports, encode_scan,
 };
 use aic_stages::lang::ImportRef;
 use aic_stages::repo_map::{ContentHash, Language, RelativePath};
 use aic_storage::{
-    CacheReader, CacheWriter, FactsKey, Lookup, PathRecord, PromptLookup, Store, WriterOptions,
+    CacheReader, CacheWriter, FactsKey, Lookup, PathRecord, Store, TtlLookup, WriterOptions,
 };
 use serde::Serialize;
 use tracing::debug;
+
+use crate::clock::Clock;
+use crate::home::DatabaseError;
+use crate::host::Host;
+use key::{RowKind, StageFingerprint, blob_key, row_key};
+use memo::Memo;
 
 /// A file modified less than this long before it was hashed is not put in the
 /// path index (2 s, git's "racily clean" rule): a write in the same clock tick
@@ -32,127 +46,6 @@ const RACY_NS: i64 = 2_000_000_000;
 
 /// The most recomputed paths a [`CacheReport`] lists.
 const RECOMPUTED_LISTED: usize = 100;
-
-/// The key of a [`FactsCache::blob`] row.
-fn blob_key(content: &[u8], kind: &str) -> FactsKey {
-    FactsKey::new(
-        xxhash_rust::xxh3::xxh3_128(content),
-        xxhash_rust::xxh3::xxh3_128(kind.as_bytes()),
-    )
-}
-
-/// The directory aic keeps its state in: `AIC_HOME`, else `~/.aic`.
-pub fn aic_home() -> Option<PathBuf> {
-    if let Some(home) = std::env::var_os("AIC_HOME").filter(|v| !v.is_empty()) {
-        return Some(PathBuf::from(home));
-    }
-    std::env::var_os("HOME")
-        .filter(|v| !v.is_empty())
-        .map(|home| PathBuf::from(home).join(".aic"))
-}
-
-/// The database file: `<aic home>/aic.redb`.
-pub fn database_path() -> Option<PathBuf> {
-    aic_home().map(|home| home.join("aic.redb"))
-}
-
-/// Opens the database, or explains why not.
-///
-/// # Errors
-///
-/// A message naming the database and how to reset it.
-pub fn open_store() -> Result<Arc<Store>, String> {
-    static OPENED: Mutex<Option<(PathBuf, Arc<Store>)>> = Mutex::new(None);
-    let Some(path) = database_path() else {
-        return Err(
-            "No home directory: set `AIC_HOME` to a writable directory to enable the cache"
-                .to_owned(),
-        );
-    };
-    // One handle per process and file: a compile opens the cache, then logs
-    // the compile, through the same handle (and the same page cache).
-    let mut opened = OPENED.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((opened_path, store)) = opened.as_ref()
-        && *opened_path == path
-    {
-        return Ok(store.clone());
-    }
-    let store = open_store_at(&path)?;
-    *opened = Some((path, store.clone()));
-    Ok(store)
-}
-
-/// Opens the database at `path`; see [`open_store`].
-fn open_store_at(path: &Path) -> Result<Arc<Store>, String> {
-    // redb trusts its pages; a file damaged outside redb can make it panic
-    // rather than return an error. Treat that like a corrupt file.
-    match std::panic::catch_unwind(|| Store::open_compatible(path)) {
-        Ok(Ok((store, warning))) => {
-            if let Some(aic_storage::StorageError::SchemaTooNew {
-                found, supported, ..
-            }) = warning
-            {
-                warn_once(&format!(
-                    "Database schema version ({found}) is newer than this aic version supports ({supported}). Some features may not work correctly."
-                ));
-            }
-            Ok(Arc::new(store))
-        }
-        Ok(Err(error)) => Err(format!("{error} ({})", error.hint())),
-        Err(_) => Err(format!(
-            "The aic database `{}` is damaged (remove or move it aside to start with an empty cache)",
-            path.display()
-        )),
-    }
-}
-
-/// Opens the database and runs `work` on it for a command that needs it
-/// (`cache`, `precompute`, diagnostics): an unopenable or damaged database is
-/// a [`crate::error::UserError`] naming the file and the fix (exit 3), even
-/// when redb panics on damaged pages.
-///
-/// # Errors
-///
-/// `work`'s own errors, and the user errors above.
-pub fn with_store<T>(work: impl FnOnce(&Arc<Store>) -> anyhow::Result<T>) -> anyhow::Result<T> {
-    let store = open_store().map_err(|message| {
-        crate::error::UserError::new(
-            message,
-            "set `AIC_HOME` to a writable directory, or move the damaged database aside",
-        )
-    })?;
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&store))) {
-        Ok(result) => result,
-        Err(_) => Err(crate::error::UserError::new(
-            format!("The aic database `{}` is damaged", store.path().display()),
-            format!(
-                "remove or move `{}` aside; aic recreates it empty (caches and logs are lost)",
-                store.path().display()
-            ),
-        )
-        .into()),
-    }
-}
-
-/// Prints a warning once per process.
-fn warn_once(message: &str) {
-    static WARNED: std::sync::Once = std::sync::Once::new();
-    WARNED.call_once(|| tracing::warn!("{message}"));
-}
-
-/// Current time in unix milliseconds.
-pub fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-/// Current time in unix seconds.
-pub fn now_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
 
 /// Hits and computations of one kind of row.
 #[derive(Debug, Default)]
@@ -204,10 +97,14 @@ pub struct CacheReport {
 }
 
 /// The per-file cache for one run over one project.
-pub struct FactsCache {
+///
+/// Look-ups and puts take `&self` and may come from any thread; puts go to the
+/// storage writer's channel. [`FileCache::finish`] commits what is left.
+pub struct FileCache {
     store: Arc<Store>,
     reader: CacheReader,
-    writer: Mutex<Option<CacheWriter>>,
+    writer: Option<CacheWriter>,
+    memo: Option<Arc<Memo>>,
     project: [u8; 16],
     fingerprint: StageFingerprint,
     scan_started_ns: i64,
@@ -219,45 +116,57 @@ pub struct FactsCache {
     recomputed: Mutex<Vec<RelativePath>>,
 }
 
-impl std::fmt::Debug for FactsCache {
+impl std::fmt::Debug for FileCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FactsCache")
+        f.debug_struct("FileCache")
             .field("database", &self.store.path())
             .finish_non_exhaustive()
     }
 }
 
-impl FactsCache {
+impl FileCache {
     /// Opens the cache for the project at `root` (canonical) with `config`'s
-    /// stage settings.
+    /// stage settings, the memo in front of it when there is one.
     ///
     /// # Errors
     ///
-    /// A message for a database that cannot be opened or read.
-    pub fn open(store: Arc<Store>, root: &Path, config: &AicConfig) -> Result<Self, String> {
-        let describe = |error: aic_storage::StorageError| format!("{error} ({})", error.hint());
-        let project = store
-            .project_id(&root.to_string_lossy(), now_ms())
-            .map_err(describe)?;
-        let now = now_secs();
-        let reader = CacheReader::open(&store, now).map_err(describe)?;
+    /// [`DatabaseError`] for a database that cannot be read, or that redb
+    /// panics on.
+    pub fn open(
+        store: Arc<Store>,
+        root: &Path,
+        config: &AicConfig,
+        memo: Option<Arc<Memo>>,
+        clock: &dyn Clock,
+    ) -> Result<Self, DatabaseError> {
+        let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let project = store.project_id(&root.to_string_lossy(), clock.now_ms())?;
+            let reader = CacheReader::open(&store, clock.now_secs())?;
+            Ok::<_, aic_storage::StorageError>((project, reader))
+        }));
+        let (project, reader) = match opened {
+            Ok(result) => result?,
+            Err(_) => {
+                return Err(DatabaseError::Damaged {
+                    path: store.path().to_path_buf(),
+                });
+            }
+        };
         let writer = CacheWriter::spawn(
             store.clone(),
             WriterOptions {
                 max_bytes: config.cache.max_bytes,
-                now_secs: now,
+                now_secs: clock.now_secs(),
             },
         );
-        let scan_started_ns = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
         Ok(Self {
             store,
             reader,
-            writer: Mutex::new(Some(writer)),
+            writer: Some(writer),
+            memo,
             project,
             fingerprint: StageFingerprint::new(&config.guard, &config.content_transformers),
-            scan_started_ns,
+            scan_started_ns: clock.now_ns(),
             path_hits: AtomicU64::new(0),
             damaged: AtomicBool::new(false),
             scan: Counter::default(),
@@ -267,14 +176,37 @@ impl FactsCache {
         })
     }
 
-    fn with_writer(&self, f: impl FnOnce(&CacheWriter)) {
-        if let Some(writer) = self
-            .writer
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-        {
-            f(writer);
+    /// Opens the cache for a compile unless `no_cache` or `cache.enabled:
+    /// false` turns it off; a database that cannot be used is a warning and a
+    /// compile without the cache.
+    pub fn for_compile(
+        host: &Host,
+        root: &Path,
+        config: &AicConfig,
+        no_cache: bool,
+        warnings: &mut Vec<String>,
+    ) -> Option<Self> {
+        if no_cache || !config.cache.enabled {
+            return None;
+        }
+        let opened = host
+            .database()
+            .and_then(|store| Self::open(store, root, config, host.memo().cloned(), host.clock()));
+        match opened {
+            Ok(cache) => Some(cache),
+            Err(error) => {
+                warnings.push(format!(
+                    "Compiling without the per-file cache: {}",
+                    error.with_hint()
+                ));
+                None
+            }
+        }
+    }
+
+    fn send(&self, op: impl FnOnce(&CacheWriter)) {
+        if let Some(writer) = &self.writer {
+            op(writer);
         }
     }
 
@@ -285,10 +217,7 @@ impl FactsCache {
         path: &RelativePath,
         language: Language,
     ) -> FactsKey {
-        FactsKey::new(
-            u128::from_be_bytes(hash.0),
-            variant_key(self.fingerprint, kind, path, language),
-        )
+        row_key(self.fingerprint, hash, kind, path, language)
     }
 
     /// Looks a row up; a row that does not decode is deleted.
@@ -298,14 +227,14 @@ impl FactsCache {
             Ok(Lookup::Hit { payload, touch }) => {
                 let value = decode(&payload);
                 if value.is_none() {
-                    self.with_writer(|writer| writer.remove(key));
+                    self.send(|writer| writer.remove(key));
                 } else if touch {
-                    self.with_writer(|writer| writer.touch(key));
+                    self.send(|writer| writer.touch(key));
                 }
                 value
             }
             Ok(Lookup::Corrupt) => {
-                self.with_writer(|writer| writer.remove(key));
+                self.send(|writer| writer.remove(key));
                 None
             }
             Ok(Lookup::Miss) => None,
@@ -340,11 +269,10 @@ impl FactsCache {
     }
 
     fn note_recomputed(&self, path: &RelativePath) {
-        let mut list = self
-            .recomputed
+        self.recomputed
             .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        list.push(path.clone());
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(path.clone());
     }
 
     /// The content hash the path index has for a file of this size and mtime,
@@ -355,7 +283,7 @@ impl FactsCache {
         size: u64,
         mtime_ns: i64,
     ) -> Option<(ContentHash, bool)> {
-        let memo = crate::memo::get();
+        let memo = self.memo.as_deref();
         let record = match memo.and_then(|memo| memo.path(&self.project, path.as_str())) {
             Some(record) if record.size == size && record.mtime_ns == mtime_ns => record,
             _ => {
@@ -397,10 +325,10 @@ impl FactsCache {
             content_hash: u128::from_be_bytes(hash.0),
             binary,
         };
-        if let Some(memo) = crate::memo::get() {
+        if let Some(memo) = &self.memo {
             memo.put_path(&self.project, path.as_str(), record);
         }
-        self.with_writer(|writer| writer.put_path(&self.project, path.as_str(), record));
+        self.send(|writer| writer.put_path(&self.project, path.as_str(), record));
     }
 
     /// The cached scan facts of a file.
@@ -411,7 +339,7 @@ impl FactsCache {
         language: Language,
     ) -> Option<ScanFacts> {
         let key = self.key(hash, RowKind::Scan, path, language);
-        let memo = crate::memo::get();
+        let memo = self.memo.as_deref();
         let found = memo.and_then(|memo| memo.scan(&key)).or_else(|| {
             let found = self.lookup(key, |bytes| decode_scan(bytes).ok());
             if let (Some(memo), Some(facts)) = (memo, &found) {
@@ -436,11 +364,11 @@ impl FactsCache {
         self.scan.computed.fetch_add(1, Ordering::Relaxed);
         self.note_recomputed(path);
         let key = self.key(hash, RowKind::Scan, path, language);
-        if let Some(memo) = crate::memo::get() {
+        if let Some(memo) = &self.memo {
             memo.put_scan(key, facts.clone());
         }
         let payload = encode_scan(facts);
-        self.with_writer(|writer| writer.put_facts(key, &payload));
+        self.send(|writer| writer.put_facts(key, &payload));
     }
 
     /// The cached imports of a file.
@@ -451,7 +379,7 @@ impl FactsCache {
         language: Language,
     ) -> Option<Vec<ImportRef>> {
         let key = self.key(hash, RowKind::Imports, path, language);
-        let memo = crate::memo::get();
+        let memo = self.memo.as_deref();
         let found = memo.and_then(|memo| memo.imports(&key)).or_else(|| {
             let found = self.lookup(key, |bytes| decode_imports(bytes).ok());
             if let (Some(memo), Some(imports)) = (memo, &found) {
@@ -475,11 +403,11 @@ impl FactsCache {
     ) {
         self.imports.computed.fetch_add(1, Ordering::Relaxed);
         let key = self.key(hash, RowKind::Imports, path, language);
-        if let Some(memo) = crate::memo::get() {
+        if let Some(memo) = &self.memo {
             memo.put_imports(key, imports.to_vec());
         }
         let payload = encode_imports(imports);
-        self.with_writer(|writer| writer.put_facts(key, &payload));
+        self.send(|writer| writer.put_facts(key, &payload));
     }
 
     /// The cached facts of a file.
@@ -510,29 +438,28 @@ impl FactsCache {
             facts.language,
         );
         let payload = encode_facts(facts);
-        self.with_writer(|writer| writer.put_facts(key, &payload));
+        self.send(|writer| writer.put_facts(key, &payload));
     }
 
-    /// A row of another kind than the per-file ones, keyed by `content` (what
-    /// the row is derived from, e.g. a commit id) and `kind` (a name with a
-    /// version).
+    /// A row of another kind than the per-file ones (see [`blob_key`]).
     pub fn blob(&self, content: &[u8], kind: &str) -> Option<Vec<u8>> {
-        let key = blob_key(content, kind);
-        self.lookup(key, |bytes| Some(bytes.to_vec()))
+        self.lookup(blob_key(content, kind), |bytes| Some(bytes.to_vec()))
     }
 
-    /// Stores a row read back by [`FactsCache::blob`].
+    /// Stores a row read back by [`FileCache::blob`].
     pub fn put_blob(&self, content: &[u8], kind: &str, payload: &[u8]) {
         let key = blob_key(content, kind);
-        self.with_writer(|writer| writer.put_facts(key, payload));
+        self.send(|writer| writer.put_facts(key, payload));
     }
 
-    /// A live whole-prompt cache entry (seed §11); an undecodable entry is
-    /// deleted (a miss).
-    pub fn prompt(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
-        match self.guarded(|| self.store.prompt_cache_get(key, now_ms()))? {
-            Ok(PromptLookup::Hit(entry)) => Some(entry.payload),
-            Ok(PromptLookup::Miss | PromptLookup::Corrupt) => None,
+    /// A live whole-prompt cache entry under `key`; an entry that cannot be
+    /// opened is deleted (a miss).
+    pub fn prompt(&self, key: &[u8; 32], clock: &dyn Clock) -> Option<Vec<u8>> {
+        let found =
+            self.guarded(|| aic_storage::PROMPT_CACHE.get(&self.store, key, clock.now_ms(), None))?;
+        match found {
+            Ok(TtlLookup::Hit { payload, .. }) => Some(payload),
+            Ok(TtlLookup::Miss | TtlLookup::Expired | TtlLookup::Damaged) => None,
             Err(error) => {
                 debug!("Prompt cache read failed: {error}");
                 None
@@ -541,38 +468,24 @@ impl FactsCache {
     }
 
     /// Stores a whole-prompt cache entry living `ttl_ms`; a failure is logged.
-    pub fn put_prompt(&self, key: &[u8; 32], payload: &[u8], ttl_ms: u64) {
+    pub fn put_prompt(&self, key: &[u8; 32], payload: &[u8], ttl_ms: u64, clock: &dyn Clock) {
         if self.is_damaged() {
             return;
         }
-        let now = now_ms();
-        if let Err(error) = self.store.prompt_cache_put(
-            key,
-            &self.project,
-            now,
-            now.saturating_add(ttl_ms),
-            payload,
-        ) {
+        let stored =
+            aic_storage::PROMPT_CACHE.put(&self.store, key, payload, clock.now_ms(), ttl_ms);
+        if let Err(error) = stored {
             debug!("Prompt cache write failed: {error}");
         }
     }
 
-    /// The database.
-    pub fn store(&self) -> &Arc<Store> {
-        &self.store
-    }
-
-    /// Commits what is left to write and reports. A write failure is returned as
-    /// a warning message; the run's results stand.
-    pub fn finish(&self) -> (CacheReport, Option<String>) {
-        let writer = self
-            .writer
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
+    /// Commits what is left to write and reports. A write failure is returned
+    /// as a warning message; the run's results stand. A second call reports
+    /// the counts again and writes nothing.
+    pub fn finish(&mut self) -> (CacheReport, Option<String>) {
         let mut warning = None;
         let mut rows_written = 0;
-        if let Some(writer) = writer {
+        if let Some(writer) = self.writer.take() {
             match writer.finish() {
                 Ok(report) => rows_written = report.facts_written + report.paths_written,
                 Err(error) => {

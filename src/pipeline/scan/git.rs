@@ -20,7 +20,7 @@ use gix::bstr::ByteSlice;
 use gix::prelude::ObjectIdExt;
 use tracing::debug;
 
-use crate::facts_cache::FactsCache;
+use crate::cache::FileCache;
 
 /// The most commits read from history.
 pub const MAX_COMMITS: usize = 1_000;
@@ -98,7 +98,7 @@ impl GitRecency {
 /// The history part depends only on the `HEAD` commit and the root's place in
 /// the work tree, so with a `cache` it is read once per `HEAD` and kept in the
 /// per-file cache (keyed by the commit id); the index is read every time.
-pub fn read_git_recency(root: &Path, cache: Option<&FactsCache>) -> Option<GitRecency> {
+pub fn read_git_recency(root: &Path, cache: Option<&FileCache>) -> Option<GitRecency> {
     let repo = gix::discover(root).ok()?;
     let workdir = repo.workdir()?.to_path_buf();
     let workdir = fs_err::canonicalize(&workdir).unwrap_or(workdir);

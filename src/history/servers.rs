@@ -12,8 +12,8 @@ use std::path::Path;
 use aic_storage::{Id, LogTable, PruneReport, Store, id_string, new_id};
 use serde::{Deserialize, Serialize};
 
-use crate::facts_cache::now_ms;
-use crate::records::{CompilationRecord, iso};
+use crate::clock::{Clock, iso};
+use crate::history::compilations::CompilationRecord;
 
 /// One `server_sessions` row.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -85,8 +85,9 @@ impl ServerSession {
         store: &Store,
         notes: Vec<String>,
         retention_days: u32,
+        clock: &dyn Clock,
     ) -> Result<(Self, StartReport), aic_storage::StorageError> {
-        Self::start_with_id(store, &id_string(&new_id()), notes, retention_days)
+        Self::start_with_id(store, &id_string(&new_id()), notes, retention_days, clock)
     }
 
     /// As [`ServerSession::start`], with the session id chosen by the caller (a
@@ -102,8 +103,9 @@ impl ServerSession {
         session_id: &str,
         notes: Vec<String>,
         retention_days: u32,
+        clock: &dyn Clock,
     ) -> Result<(Self, StartReport), aic_storage::StorageError> {
-        let now = now_ms();
+        let now = clock.now_ms();
         let started_at = iso(now);
         let mut crashes = 0;
         for (id, bytes) in store.server_sessions()? {
@@ -150,8 +152,12 @@ impl ServerSession {
     /// # Errors
     ///
     /// [`aic_storage::StorageError`] when the database cannot be written.
-    pub fn stop(mut self, store: &Store) -> Result<(), aic_storage::StorageError> {
-        self.record.stopped_at = Some(iso(now_ms()));
+    pub fn stop(
+        mut self,
+        store: &Store,
+        clock: &dyn Clock,
+    ) -> Result<(), aic_storage::StorageError> {
+        self.record.stopped_at = Some(iso(clock.now_ms()));
         self.record.stop_reason = Some("graceful".to_owned());
         store.put_server_session(
             &self.id,
@@ -227,21 +233,23 @@ pub fn self_check(store: &Store, project_root: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock::SystemClock;
 
     #[test]
     fn a_session_that_never_stopped_is_a_crash_at_the_next_start() {
         let home = tempfile::tempdir().unwrap();
         let store = Store::open(&home.path().join("aic.redb")).unwrap();
-        let (first, report) = ServerSession::start(&store, Vec::new(), 90).unwrap();
+        let (first, report) = ServerSession::start(&store, Vec::new(), 90, &SystemClock).unwrap();
         assert_eq!(report.crashes_backfilled, 0);
         // The first process dies without stopping (kill -9).
         drop(first);
-        let (second, report) = ServerSession::start(&store, vec!["x".to_owned()], 90).unwrap();
+        let (second, report) =
+            ServerSession::start(&store, vec!["x".to_owned()], 90, &SystemClock).unwrap();
         assert_eq!(report.crashes_backfilled, 1);
         let summary = session_summary(&store).unwrap();
         assert_eq!((summary.total, summary.crashes, summary.running), (2, 1, 1));
         assert_eq!(summary.last.as_ref().unwrap().installation_notes, ["x"]);
-        second.stop(&store).unwrap();
+        second.stop(&store, &SystemClock).unwrap();
         let summary = session_summary(&store).unwrap();
         assert_eq!(summary.running, 0);
         assert_eq!(
@@ -249,7 +257,7 @@ mod tests {
             Some("graceful")
         );
         // A graceful stop is not a crash at the next start.
-        let (_third, report) = ServerSession::start(&store, Vec::new(), 90).unwrap();
+        let (_third, report) = ServerSession::start(&store, Vec::new(), 90, &SystemClock).unwrap();
         assert_eq!(report.crashes_backfilled, 0);
     }
 }

@@ -1,5 +1,4 @@
-//! `aic mcp`: the stdio MCP server (seed §2.2, §7, §12.1; brief §4), built on
-//! rmcp.
+//! `aic mcp`: the stdio MCP server, built on rmcp.
 //!
 //! - **Tools**: the nine of [`tools::tools`], listed in a fixed order, each with
 //!   an input schema, an output schema and annotations; results carry
@@ -35,9 +34,10 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde::de::DeserializeOwned;
 
-use crate::facts_cache::open_store;
-use crate::records::{ToolInvocationRecord, record_tool_invocation};
-use crate::server_sessions::{ServerSession, self_check};
+use crate::clock::iso;
+use crate::history::compilations::{ToolInvocationRecord, record_tool_invocation};
+use crate::history::servers::{ServerSession, self_check};
+use crate::host::Host;
 use handlers::{Connection, Probes, ToolFailure, ToolResult};
 use tools::parse_args;
 
@@ -63,6 +63,8 @@ struct Inner {
     compile_timeout: Duration,
     /// The first `file://` root the client listed, until it says they changed.
     client_root: Mutex<Option<PathBuf>>,
+    /// The process's database, memo and clock.
+    host: Arc<Host>,
 }
 
 impl std::fmt::Debug for AicServer {
@@ -74,8 +76,9 @@ impl std::fmt::Debug for AicServer {
 }
 
 impl AicServer {
-    /// A server whose connection has the session id `session_id`.
-    pub fn new(session_id: String) -> Self {
+    /// A server whose connection has the session id `session_id`, running on
+    /// `host`.
+    pub fn new(session_id: String, host: Arc<Host>) -> Self {
         let compile_timeout = std::env::var("AIC_MCP_COMPILE_TIMEOUT_MS")
             .ok()
             .and_then(|ms| ms.parse::<u64>().ok())
@@ -88,6 +91,7 @@ impl AicServer {
                 probes: Probes::default(),
                 compile_timeout,
                 client_root: Mutex::new(None),
+                host,
             }),
         }
     }
@@ -263,8 +267,9 @@ impl AicServer {
                         .await?;
                     *used_root = Some(root.clone());
                     let connection = self.connection(context);
+                    let host = self.inner.host.clone();
                     self.queued(context, move |cancel| {
-                        handlers::compile(&args, &root, &connection, cancel)
+                        handlers::compile(&host, &args, &root, &connection, cancel)
                     })
                     .await
                 }
@@ -277,8 +282,9 @@ impl AicServer {
                         .project_root(args.project_root.as_deref(), context)
                         .await?;
                     *used_root = Some(root.clone());
+                    let host = self.inner.host.clone();
                     self.queued(context, move |cancel| {
-                        handlers::inspect(&args, &root, cancel)
+                        handlers::inspect(&host, &args, &root, cancel)
                     })
                     .await
                 }
@@ -291,7 +297,8 @@ impl AicServer {
                         .project_root(args.project_root.as_deref(), context)
                         .await?;
                     *used_root = Some(root.clone());
-                    Self::blocking(move || handlers::status(&args, &root)).await
+                    let host = self.inner.host.clone();
+                    Self::blocking(move || handlers::status(&host, &args, &root)).await
                 }
                 .await
             }
@@ -302,14 +309,16 @@ impl AicServer {
                         .project_root(args.project_root.as_deref(), context)
                         .await?;
                     *used_root = Some(root.clone());
-                    Self::blocking(move || handlers::last(&root)).await
+                    let host = self.inner.host.clone();
+                    Self::blocking(move || handlers::last(&host, &root)).await
                 }
                 .await
             }
             "aic_projects" => {
                 async {
                     let _: tools::NoArgs = parsed(name, args)?;
-                    Self::blocking(handlers::projects).await
+                    let host = self.inner.host.clone();
+                    Self::blocking(move || handlers::projects(&host)).await
                 }
                 .await
             }
@@ -320,7 +329,8 @@ impl AicServer {
                         .project_root(args.project_root.as_deref(), context)
                         .await?;
                     *used_root = Some(root.clone());
-                    Self::blocking(move || handlers::chat_summary(&args, &root)).await
+                    let host = self.inner.host.clone();
+                    Self::blocking(move || handlers::chat_summary(&host, &args, &root)).await
                 }
                 .await
             }
@@ -331,7 +341,8 @@ impl AicServer {
                         .project_root(args.project_root.as_deref(), context)
                         .await?;
                     *used_root = Some(root.clone());
-                    Self::blocking(move || handlers::quality(&args, &root)).await
+                    let host = self.inner.host.clone();
+                    Self::blocking(move || handlers::quality(&host, &args, &root)).await
                 }
                 .await
             }
@@ -342,7 +353,8 @@ impl AicServer {
                     // only means the default config.
                     let root = self.project_root(None, context).await.unwrap_or_default();
                     *used_root = Some(root.clone());
-                    Self::blocking(move || handlers::compile_spec(&args, &root)).await
+                    let host = self.inner.host.clone();
+                    Self::blocking(move || handlers::compile_spec(&host, &args, &root)).await
                 }
                 .await
             }
@@ -354,8 +366,10 @@ impl AicServer {
                         .await?;
                     *used_root = Some(root.clone());
                     let server = self.clone();
-                    Self::blocking(move || handlers::model_test(&args, &root, &server.inner.probes))
-                        .await
+                    Self::blocking(move || {
+                        handlers::model_test(&server.inner.host, &args, &root, &server.inner.probes)
+                    })
+                    .await
                 }
                 .await
             }
@@ -378,36 +392,10 @@ impl AicServer {
     }
 }
 
-/// Refuses `/` and the home directory itself as a project root: either would
-/// make a compile walk the whole machine or the whole home directory.
+/// Refuses `/` and the home directory itself as a project root (the policy
+/// of [`crate::root`]), worded for the tool's arguments.
 fn refuse_broad_root(root: &Path) -> Result<(), ToolFailure> {
-    refuse_broad_root_message(root).map_err(ToolFailure::Tool)
-}
-
-/// As the MCP server's check: `Err` with a message for `/` or the home
-/// directory itself (used by the hooks too).
-///
-/// # Errors
-///
-/// The message naming the root and why it is refused.
-pub fn refuse_broad_root_message(root: &Path) -> Result<(), String> {
-    let canonical = fs_err::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    if canonical.parent().is_none() {
-        return Err(format!(
-            "projectRoot `{}` is the filesystem root: pass the repository's directory as `projectRoot`",
-            root.display()
-        ));
-    }
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .and_then(|home| fs_err::canonicalize(home).ok());
-    if home.is_some_and(|home| home == canonical) {
-        return Err(format!(
-            "projectRoot `{}` is your home directory, not a project: pass the repository's directory as `projectRoot`",
-            root.display()
-        ));
-    }
-    Ok(())
+    crate::root::refuse_broad(root).map_err(|error| handlers::compile_failure(error, None))
 }
 
 /// `%XX` escapes of a `file://` URI path decoded (invalid escapes kept).
@@ -491,7 +479,7 @@ impl ServerHandler for AicServer {
             argument_names.sort();
             let record = ToolInvocationRecord {
                 id: aic_storage::id_string(&aic_storage::new_id()),
-                created_at: crate::records::iso(crate::facts_cache::now_ms()),
+                created_at: iso(self.inner.host.now_ms()),
                 tool: name,
                 argument_names,
                 outcome: outcome.to_owned(),
@@ -499,7 +487,8 @@ impl ServerHandler for AicServer {
                 session_id: self.inner.session_id.clone(),
             };
             // Logged off the response path; a failure is only a debug line.
-            tokio::task::spawn_blocking(move || log_invocation(&root, &record));
+            let host = self.inner.host.clone();
+            tokio::task::spawn_blocking(move || log_invocation(&host, &root, &record));
         }
         match result {
             Ok(value) => Ok(CallToolResult::structured(value).into()),
@@ -528,16 +517,17 @@ impl ServerHandler for AicServer {
 }
 
 /// Writes a `tool_invocation_log` row for a project that exists.
-fn log_invocation(root: &Path, record: &ToolInvocationRecord) {
+fn log_invocation(host: &Host, root: &Path, record: &ToolInvocationRecord) {
     let Ok(root) = fs_err::canonicalize(root) else {
         return;
     };
     if !root.is_dir() {
         return;
     }
-    let outcome = open_store().and_then(|store| {
-        record_tool_invocation(&store, &root, record, crate::facts_cache::now_ms())
-    });
+    let outcome = host
+        .database()
+        .map_err(|error| error.with_hint())
+        .and_then(|store| record_tool_invocation(&store, &root, record, host.now_ms()));
     if let Err(message) = outcome {
         tracing::debug!("The tool call was not logged: {message}");
     }
@@ -564,10 +554,10 @@ pub fn serve() -> anyhow::Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    crate::memo::enable();
+    let host = Arc::new(Host::long_lived());
     runtime.block_on(async {
         let session_id = aic_storage::id_string(&aic_storage::new_id());
-        let server = AicServer::new(session_id.clone());
+        let server = AicServer::new(session_id.clone(), host.clone());
         let running = match server.serve(rmcp::transport::stdio()).await {
             Ok(running) => running,
             // The client went away before `initialize`: nothing to serve.
@@ -578,7 +568,10 @@ pub fn serve() -> anyhow::Result<()> {
         };
         // Start bookkeeping (self-check, crash back-fill, retention) once the
         // server can answer: it must not delay the first response.
-        let lifecycle = tokio::task::spawn_blocking(move || start_session(&session_id));
+        let lifecycle = {
+            let host = host.clone();
+            tokio::task::spawn_blocking(move || start_session(&host, &session_id))
+        };
         let cancel = running.cancellation_token();
         tokio::spawn(async move {
             shutdown_signal().await;
@@ -586,8 +579,8 @@ pub fn serve() -> anyhow::Result<()> {
         });
         let quit = running.waiting().await;
         if let Ok(Some(session)) = lifecycle.await
-            && let Ok(store) = open_store()
-            && let Err(error) = session.stop(&store)
+            && let Ok(store) = host.database()
+            && let Err(error) = session.stop(&store, host.clock())
         {
             tracing::warn!("The server session was not marked stopped: {error}");
         }
@@ -601,9 +594,12 @@ pub fn serve() -> anyhow::Result<()> {
     Ok(())
 }
 
-fn start_session(session_id: &str) -> Option<ServerSession> {
-    let store = open_store()
-        .map_err(|message| tracing::warn!("Server sessions are not recorded: {message}"))
+fn start_session(host: &Host, session_id: &str) -> Option<ServerSession> {
+    let store = host
+        .database()
+        .map_err(|error| {
+            tracing::warn!("Server sessions are not recorded: {}", error.with_hint());
+        })
         .ok()?;
     let root = std::env::var_os("CLAUDE_PROJECT_DIR")
         .map(PathBuf::from)
@@ -612,7 +608,7 @@ fn start_session(session_id: &str) -> Option<ServerSession> {
     let retention =
         crate::config::load_config(&root, None).map_or(90, |loaded| loaded.config.retention.days);
     let notes = self_check(&store, &root);
-    match ServerSession::start_with_id(&store, session_id, notes, retention) {
+    match ServerSession::start_with_id(&store, session_id, notes, retention, host.clock()) {
         Ok((session, report)) => {
             tracing::debug!(
                 "Server session {} started ({} crashes back-filled)",

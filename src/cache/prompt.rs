@@ -1,0 +1,124 @@
+//! The whole-prompt cache: a compile answered from an earlier identical one.
+//!
+//! The key covers everything the prompt depends on: the aic version and stage
+//! sources, the intent (whitespace collapsed), the named targets and related
+//! files (sorted, deduplicated), the task class, the project root, the
+//! file-tree hash (`path:size:mtime` of every file in scope), the config hash,
+//! the *allocated* budget (conversation tokens, the context window and a
+//! caller's cap all move it), the raw switch and the agentic session's key.
+//! Two intents of one task class never share an entry. Entries live
+//! `cache.ttlMinutes`.
+
+use std::path::Path;
+
+use aic_stages::facts_codec::STAGES_SOURCE_HASH;
+use aic_storage::CacheKeyHasher;
+use serde::{Deserialize, Serialize};
+
+use crate::pipeline::{CompilationMeta, SelectionEntry, ShownFile};
+
+/// What a prompt cache key is made of.
+#[derive(Debug)]
+pub struct PromptKeyParts<'a> {
+    /// The intent as given.
+    pub intent: &'a str,
+    /// The named targets, as written.
+    pub targets: &'a [String],
+    /// The task class's name.
+    pub task_class: &'a str,
+    /// The canonical project root.
+    pub root: &'a Path,
+    /// The RepoMap's file-tree hash, hex.
+    pub file_tree_hash: &'a str,
+    /// The config hash, hex.
+    pub config_hash: &'a str,
+    /// The allocated total budget, in tokens.
+    pub budget: u32,
+    /// Whether transformers are bypassed.
+    pub raw: bool,
+    /// Related files as given.
+    pub related: &'a [String],
+    /// The agentic session's key material (empty without a session).
+    pub session: &'a str,
+}
+
+/// The 32-byte prompt cache key of `parts`.
+pub fn prompt_key(parts: &PromptKeyParts<'_>) -> [u8; 32] {
+    let intent = parts
+        .intent
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let sorted = |items: &[String]| {
+        let mut items = items.to_vec();
+        items.sort();
+        items.dedup();
+        items
+    };
+    let mut key = CacheKeyHasher::new("aic-prompt-v2");
+    // A new aic (or new stages) may compile differently: never reuse its
+    // predecessor's prompts.
+    key.write(env!("CARGO_PKG_VERSION"))
+        .write(STAGES_SOURCE_HASH)
+        .write(&intent)
+        .write(&sorted(parts.targets))
+        .write(parts.task_class)
+        .write(&parts.root.to_string_lossy().into_owned())
+        .write(parts.file_tree_hash)
+        .write(parts.config_hash)
+        .write(&parts.budget)
+        .write(&parts.raw)
+        .write(&sorted(parts.related))
+        .write(parts.session);
+    key.finish_256()
+}
+
+/// What the prompt cache stores for one compile.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CachedPrompt {
+    /// The compiled prompt.
+    pub prompt: String,
+    /// Its metadata as compiled.
+    pub meta: CompilationMeta,
+    /// The selection, without content.
+    pub selection: Vec<SelectionEntry>,
+    /// The classifier's confidence.
+    pub classifier_confidence: f64,
+    /// The files shown, with content hashes.
+    #[serde(default)]
+    pub shown: Vec<ShownFile>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts<'a>(intent: &'a str, targets: &'a [String]) -> PromptKeyParts<'a> {
+        PromptKeyParts {
+            intent,
+            targets,
+            task_class: "bugfix",
+            root: Path::new("/repo"),
+            file_tree_hash: "00",
+            config_hash: "11",
+            budget: 8000,
+            raw: false,
+            related: &[],
+            session: "",
+        }
+    }
+
+    #[test]
+    fn whitespace_and_target_order_do_not_change_the_key_but_words_do() {
+        let ab = ["a.rs".to_owned(), "b.rs".to_owned()];
+        let ba = ["b.rs".to_owned(), "a.rs".to_owned(), "a.rs".to_owned()];
+        let key = prompt_key(&parts("fix  the\nbug", &ab));
+        assert_eq!(key, prompt_key(&parts("fix the bug", &ba)));
+        assert_ne!(key, prompt_key(&parts("fix the bugs", &ab)));
+        assert_ne!(key, prompt_key(&parts("fix the bug", &ab[..1])));
+        let mut other_budget = parts("fix the bug", &ab);
+        other_budget.budget = 8001;
+        assert_ne!(key, prompt_key(&other_budget));
+    }
+}

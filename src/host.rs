@@ -1,0 +1,101 @@
+//! What a run of aic uses of the machine it runs on: the home directory and its
+//! database, the in-process memo, and the clock.
+//!
+//! A [`Host`] is made once per process — by the command line for one command,
+//! by the MCP server for its whole life — and handed to everything that needs
+//! one of those, so no stage or phase reaches for a global. The database is
+//! opened on first use and then shared: a compile reads the cache and logs the
+//! compile through the same handle (and the same page cache).
+
+use std::sync::{Arc, OnceLock};
+
+use aic_storage::Store;
+
+use crate::cache::memo::Memo;
+use crate::clock::{Clock, SystemClock};
+use crate::home::{AicHome, DatabaseError};
+
+/// The machine-facing services of one process.
+pub struct Host {
+    home: Option<AicHome>,
+    database: OnceLock<Arc<Store>>,
+    memo: Option<Arc<Memo>>,
+    clock: Arc<dyn Clock>,
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host")
+            .field("home", &self.home)
+            .field("memo", &self.memo.is_some())
+            .field("clock", &self.clock)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Host {
+    /// A host for a one-shot command: the home from the environment, the
+    /// system clock, no memo.
+    pub fn from_env() -> Self {
+        Self::new(AicHome::from_env(), None, Arc::new(SystemClock))
+    }
+
+    /// A host with the memo on, for a long-lived process (the MCP server): a
+    /// warm compile then neither looks each file up in the database nor decodes
+    /// its row again.
+    pub fn long_lived() -> Self {
+        Self::new(
+            AicHome::from_env(),
+            Some(Arc::new(Memo::default())),
+            Arc::new(SystemClock),
+        )
+    }
+
+    /// A host from its parts.
+    pub fn new(home: Option<AicHome>, memo: Option<Arc<Memo>>, clock: Arc<dyn Clock>) -> Self {
+        Self {
+            home,
+            database: OnceLock::new(),
+            memo,
+            clock,
+        }
+    }
+
+    /// The home directory, when one is known.
+    pub fn home(&self) -> Option<&AicHome> {
+        self.home.as_ref()
+    }
+
+    /// The database, opened on first use.
+    ///
+    /// # Errors
+    ///
+    /// [`DatabaseError`] when there is no home or the file cannot be opened; a
+    /// later call tries again.
+    pub fn database(&self) -> Result<Arc<Store>, DatabaseError> {
+        if let Some(store) = self.database.get() {
+            return Ok(store.clone());
+        }
+        let store = self
+            .home
+            .as_ref()
+            .ok_or(DatabaseError::NoHome)?
+            .open_database()?;
+        Ok(self.database.get_or_init(|| store).clone())
+    }
+
+    /// The in-process memo, when this process keeps one.
+    pub fn memo(&self) -> Option<&Arc<Memo>> {
+        self.memo.as_ref()
+    }
+
+    /// The clock.
+    pub fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+
+    /// Milliseconds since the Unix epoch, by [`Host::clock`].
+    pub fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
+    }
+}

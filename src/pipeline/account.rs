@@ -1,0 +1,401 @@
+//! The `account` phase: what the compile reports and keeps. It turns the
+//! earlier phases' outputs into the [`Compilation`] — the meta, the selection
+//! without content, the trace and the files shown — commits the per-file
+//! cache's writes and stores the prompt in the prompt cache. An answer from the
+//! prompt cache is accounted by [`reused`].
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use aic_stages::budget::BudgetAllocator;
+use aic_stages::ladder::InclusionTier;
+use aic_stages::repo_map::{RelativePath, TokenCount};
+use aic_stages::selector::{ExcludedFile, ExclusionReason};
+use tracing::{info, warn};
+
+use crate::cache::prompt::CachedPrompt;
+use crate::cache::{CacheReport, FileCache};
+use crate::clock::Clock;
+use crate::pipeline::assemble::Prompt;
+use crate::pipeline::facts::SelectedFacts;
+use crate::pipeline::fit::Fitted;
+use crate::pipeline::prepare::Plan;
+use crate::pipeline::scan::Snapshot;
+use crate::pipeline::select::Selection;
+use crate::pipeline::{
+    Compilation, CompilationMeta, CompilationRequest, ExclusionSummary, PhaseTime, PipelineTrace,
+    SelectedFileTrace, SelectionEntry, ShownFile, TokenSummary,
+};
+
+/// The most near-miss files listed in a trace.
+const NEAR_MISSES: usize = 20;
+
+/// Everything the `account` phase reads.
+#[derive(Debug)]
+pub struct Outcome<'a> {
+    /// The request.
+    pub request: &'a CompilationRequest,
+    /// The plan.
+    pub plan: Plan,
+    /// The snapshot.
+    pub snapshot: &'a Snapshot,
+    /// The selection.
+    pub selection: &'a Selection,
+    /// The selected files' facts.
+    pub facts: &'a SelectedFacts,
+    /// The fit.
+    pub fitted: &'a Fitted<'a>,
+    /// The prompt.
+    pub prompt: Prompt,
+}
+
+/// Where the compile stores what it keeps.
+#[derive(Debug)]
+pub struct Keep<'a> {
+    /// The per-file cache, committed here.
+    pub cache: Option<FileCache>,
+    /// The prompt cache key, when the request uses the prompt cache.
+    pub prompt_key: Option<[u8; 32]>,
+    /// The clock stamping the prompt cache entry.
+    pub clock: &'a dyn Clock,
+    /// When the compile started.
+    pub started: Instant,
+    /// The phases' times so far.
+    pub phase_times: Vec<PhaseTime>,
+}
+
+/// Runs the `account` phase.
+pub fn account(outcome: Outcome<'_>, mut keep: Keep<'_>, mut warnings: Vec<String>) -> Compilation {
+    let Outcome {
+        request,
+        plan,
+        snapshot,
+        selection,
+        facts,
+        fitted,
+        prompt,
+    } = outcome;
+    let repo = &snapshot.repo;
+    let tiers: BTreeMap<&RelativePath, Option<InclusionTier>> = fitted
+        .files
+        .iter()
+        .map(|f| (&f.file.path, f.tier))
+        .collect();
+    let mut summarisation_tiers: BTreeMap<InclusionTier, usize> = BTreeMap::new();
+    for tier in fitted.files.iter().filter_map(|f| f.tier) {
+        *summarisation_tiers.entry(tier).or_default() += 1;
+    }
+    let included = fitted.files.iter().filter(|f| f.tier.is_some()).count();
+    let traced = trace_files(selection, facts, fitted, &tiers);
+    let selection_entries: Vec<SelectionEntry> = traced
+        .files
+        .iter()
+        .map(|file| SelectionEntry {
+            path: file.file.path.clone(),
+            score: file.file.score,
+            tier: file.tier,
+            tokens: file.tokens,
+            reason: file.reason.clone(),
+        })
+        .collect();
+    let raw_tokens = repo.total_tokens;
+    let reduction = if raw_tokens.0 == 0 {
+        0.0
+    } else {
+        (1.0 - f64::from(prompt.tokens.0) / f64::from(raw_tokens.0)).max(0.0)
+    };
+    let cache_report = match &mut keep.cache {
+        Some(cache) => {
+            let (report, warning) = cache.finish();
+            warnings.extend(warning);
+            report
+        }
+        None => CacheReport::default(),
+    };
+    log_cache(&cache_report);
+    for warning in &warnings {
+        warn!("{warning}");
+    }
+    let content_hash_of = |path: &RelativePath| {
+        repo.files
+            .binary_search_by(|f| f.path.cmp(path))
+            .ok()
+            .map(|i| repo.files[i].content_hash.to_hex())
+    };
+    let meta = CompilationMeta {
+        intent: request.intent.clone(),
+        task_class: plan.task.task_class,
+        files_selected: included,
+        files_total: repo.total_files(),
+        tokens_raw: raw_tokens,
+        tokens_compiled: prompt.tokens,
+        token_reduction_pct: round3(reduction),
+        cache_hit: false,
+        duration_ms: elapsed_ms(keep.started),
+        model_id: model_id(request, &plan),
+        editor_id: request.editor_id.clone(),
+        transform_tokens_saved: TokenCount::from_u64(traced.transform_saved),
+        summarisation_tiers: summarisation_tiers.clone(),
+        guard: facts.guard.clone(),
+        context_completeness: round3(traced.completeness / selection.ranked.files.len() as f64),
+        budget: plan.budget.total,
+        warnings: warnings.clone(),
+        previously_shown: traced
+            .files
+            .iter()
+            .filter(|f| f.tier.is_some_and(|t| fitted.is_marker(&f.file.path, t)))
+            .map(|f| f.file.path.clone())
+            .collect(),
+    };
+    let shown: Vec<ShownFile> = traced
+        .files
+        .iter()
+        .filter_map(|f| {
+            Some(ShownFile {
+                path: f.file.path.clone(),
+                tier: f.tier?,
+                hash: content_hash_of(&f.file.path)?,
+            })
+        })
+        .collect();
+    let classifier_confidence = plan.task.confidence;
+    if let (Some(key), Some(cache)) = (&keep.prompt_key, &keep.cache) {
+        let cached = CachedPrompt {
+            prompt: prompt.text.clone(),
+            meta: meta.clone(),
+            selection: selection_entries.clone(),
+            classifier_confidence,
+            shown: shown.clone(),
+        };
+        if let Ok(bytes) = serde_json::to_vec(&cached) {
+            let ttl_ms = u64::from(plan.project.config.cache.ttl_minutes) * 60_000;
+            cache.put_prompt(key, &bytes, ttl_ms, keep.clock);
+        }
+    }
+    let project = &plan.project;
+    let trace = PipelineTrace {
+        intent: request.intent.clone(),
+        project_root: project.root.clone(),
+        task_class: plan.task.clone(),
+        rule_packs: plan.rule_packs.clone(),
+        budget: plan.budget,
+        overhead: fitted.overhead,
+        code_budget: BudgetAllocator.code_budget(plan.budget.total, fitted.overhead),
+        max_files: selection.max_files,
+        max_files_auto: selection.max_files_auto,
+        weights: selection.ranked.weights,
+        import_graph: selection.import_graph,
+        files_total: repo.total_files(),
+        files_skipped: snapshot.skipped.clone(),
+        candidates: selection.ranked.candidates,
+        selected_files: traced.files,
+        excluded: exclusion_summary(&selection.ranked.excluded),
+        near_misses: selection
+            .ranked
+            .excluded
+            .iter()
+            .filter(|f| matches!(f.reason, ExclusionReason::MaxFiles { .. }))
+            .take(NEAR_MISSES)
+            .cloned()
+            .collect(),
+        excluded_files: request.trace_all.then(|| selection.ranked.excluded.clone()),
+        guard: facts.guard.clone(),
+        summarisation_tiers,
+        targets: selection.targets.clone(),
+        constraints: plan.pack.constraints.clone(),
+        token_summary: TokenSummary {
+            raw: raw_tokens,
+            selected: TokenCount::from_u64(traced.selected_tokens),
+            after_guard: TokenCount::from_u64(traced.after_guard),
+            after_transforms: TokenCount::from_u64(traced.after_transforms),
+            after_ladder: TokenCount::from_u64(traced.after_ladder),
+            prompt_total: prompt.tokens,
+            reduction_pct: round3(reduction * 100.0),
+        },
+        file_tree_hash: snapshot.file_tree_hash.to_hex(),
+        config_files: project.config_files.clone(),
+        warnings,
+        cache: cache_report,
+        phase_times: keep.phase_times,
+    };
+    Compilation {
+        prompt: prompt.text,
+        meta,
+        selection: selection_entries,
+        project_root: project.root.clone(),
+        config_hash: project.config_hash.clone(),
+        config_json: project.config_json.clone(),
+        classifier_confidence,
+        trace: Some(trace),
+        shown,
+    }
+}
+
+/// The compilation an entry of the prompt cache answers: the stored prompt and
+/// meta, marked as a cache hit, with this request's duration, editor and
+/// model, and no trace. The per-file cache is committed first; its warning, if
+/// any, joins the stored ones.
+pub fn reused(
+    request: &CompilationRequest,
+    plan: &Plan,
+    cached: CachedPrompt,
+    cache: Option<FileCache>,
+    started: Instant,
+) -> Compilation {
+    let warning = cache.and_then(|mut cache| cache.finish().1);
+    let mut meta = cached.meta;
+    meta.cache_hit = true;
+    meta.duration_ms = elapsed_ms(started);
+    meta.editor_id.clone_from(&request.editor_id);
+    meta.model_id = model_id(request, plan);
+    meta.warnings.extend(warning);
+    info!("Prompt cache hit");
+    for warning in &meta.warnings {
+        warn!("{warning}");
+    }
+    Compilation {
+        prompt: cached.prompt,
+        meta,
+        selection: cached.selection,
+        project_root: plan.project.root.clone(),
+        config_hash: plan.project.config_hash.clone(),
+        config_json: plan.project.config_json.clone(),
+        classifier_confidence: cached.classifier_confidence,
+        trace: None,
+        shown: cached.shown,
+    }
+}
+
+/// The trace entries of the selected files and the token sums over them.
+struct TracedFiles {
+    files: Vec<SelectedFileTrace>,
+    transform_saved: u64,
+    completeness: f64,
+    selected_tokens: u64,
+    after_guard: u64,
+    after_transforms: u64,
+    after_ladder: u64,
+}
+
+fn trace_files(
+    selection: &Selection,
+    facts: &SelectedFacts,
+    fitted: &Fitted<'_>,
+    tiers: &BTreeMap<&RelativePath, Option<InclusionTier>>,
+) -> TracedFiles {
+    let mut traced = TracedFiles {
+        files: Vec::with_capacity(selection.ranked.files.len()),
+        transform_saved: 0,
+        completeness: 0.0,
+        selected_tokens: 0,
+        after_guard: 0,
+        after_transforms: 0,
+        after_ladder: 0,
+    };
+    for file in &selection.ranked.files {
+        let facts = facts.of(&file.path);
+        let tier = tiers.get(&file.path).copied().flatten();
+        let (tokens_at_tier, reason) = match (facts, tier) {
+            (None, _) => (TokenCount::ZERO, "unreadable".to_owned()),
+            (Some(f), _) if f.guard.blocked => (TokenCount::ZERO, "blocked by guard".to_owned()),
+            (Some(_), None) => (TokenCount::ZERO, "dropped to fit the budget".to_owned()),
+            (Some(_), Some(_)) if fitted.sliced.as_ref() == Some(&file.path) => (
+                TokenCount(fitted.tokens.0.saturating_sub(fitted.overhead.0)),
+                "sliced to fit the budget: the lines around the intent's words".to_owned(),
+            ),
+            (Some(f), Some(tier)) => (
+                fitted
+                    .block_of(&file.path, f, tier)
+                    .map_or(TokenCount::ZERO, |(_, cost)| cost),
+                if fitted.is_marker(&file.path, tier) {
+                    "previously shown in this session, unchanged: a marker instead of the body"
+                        .to_owned()
+                } else if file.target {
+                    "named in the intent".to_owned()
+                } else if tier == InclusionTier::L0 {
+                    "selected".to_owned()
+                } else {
+                    format!("selected, compressed to {} to fit the budget", tier.name())
+                },
+            ),
+        };
+        if let Some(f) = facts {
+            traced.selected_tokens += f.original_tokens.get();
+            if !f.guard.blocked {
+                traced.after_guard += f.original_tokens.get();
+                traced.after_transforms += f.transformed_tokens.get();
+                if let Some(tier) = tier {
+                    traced.after_ladder += tokens_at_tier.get();
+                    traced.transform_saved += f
+                        .original_tokens
+                        .get()
+                        .saturating_sub(f.transformed_tokens.get());
+                    let full = f
+                        .render(InclusionTier::L0)
+                        .map_or(1, |r| r.block_tokens.get().max(1));
+                    traced.completeness += if tier == InclusionTier::L0 {
+                        1.0
+                    } else {
+                        (tokens_at_tier.get() as f64 / full as f64).min(1.0)
+                    };
+                }
+            }
+        }
+        traced.files.push(SelectedFileTrace {
+            file: file.clone(),
+            tier,
+            tokens: tokens_at_tier,
+            original_tokens: facts.map_or(TokenCount::ZERO, |f| f.original_tokens),
+            transformed_tokens: facts.map_or(TokenCount::ZERO, |f| f.transformed_tokens),
+            transforms_applied: facts
+                .map(|f| f.transforms_applied.clone())
+                .unwrap_or_default(),
+            reason,
+        });
+    }
+    traced
+}
+
+fn exclusion_summary(excluded: &[ExcludedFile]) -> ExclusionSummary {
+    let mut summary = ExclusionSummary::default();
+    for file in excluded {
+        match file.reason {
+            ExclusionReason::ExcludePattern { .. } => summary.exclude_pattern += 1,
+            ExclusionReason::NotIncluded => summary.not_included += 1,
+            ExclusionReason::ZeroSemanticSignal => summary.zero_semantic_signal += 1,
+            ExclusionReason::MaxFiles { .. } => summary.max_files += 1,
+        }
+    }
+    summary
+}
+
+fn log_cache(report: &CacheReport) {
+    info!(
+        "cache: scan {}/{} hits, imports {}/{}, facts {}/{}; {} rows written",
+        report.scan.hits,
+        report.scan.hits + report.scan.computed,
+        report.imports.hits,
+        report.imports.hits + report.imports.computed,
+        report.facts.hits,
+        report.facts.hits + report.facts.computed,
+        report.rows_written
+    );
+}
+
+/// The model id of the request, else of the config, else `unknown`.
+fn model_id(request: &CompilationRequest, plan: &Plan) -> String {
+    request
+        .model_id
+        .clone()
+        .or_else(|| plan.project.config.model.id.clone())
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// Milliseconds since `started`.
+pub(crate) fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+fn round3(value: f64) -> f64 {
+    (value * 1000.0).round() / 1000.0
+}

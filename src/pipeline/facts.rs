@@ -1,0 +1,183 @@
+//! The `facts` phase: what the per-file stage knows of each selected file —
+//! the guard's verdict, the transformed text and the tier renders with their
+//! token costs. Each file's facts come from the per-file cache by its content
+//! hash, or are computed from its bytes, read at most once in this phase (and
+//! not at all when the select phase already read them). Files run in parallel;
+//! the result is sorted by path.
+
+use aic_stages::facts::{FileFacts, compute_facts};
+use aic_stages::guard::{ContextGuard, GuardResult};
+use aic_stages::repo_map::RelativePath;
+use aic_stages::selector::ScoredFile;
+use rayon::prelude::*;
+use tracing::info;
+
+use crate::cache::FileCache;
+use crate::error::CompileError;
+use crate::pipeline::prepare::Plan;
+use crate::pipeline::scan::Snapshot;
+use crate::pipeline::select::Selection;
+use crate::pipeline::{Cancel, isolate};
+
+/// Files scoring above this keep their exact syntax: lossy format-specific
+/// transforms are bypassed for them, as for the files the intent names.
+const BYPASS_SCORE: f64 = 0.90;
+
+/// The facts of the selected files and the guard's verdict on them.
+#[derive(Debug)]
+pub struct SelectedFacts {
+    /// One entry per selected file that could be read, sorted by path.
+    pub files: Vec<FileFacts>,
+    /// The guard's findings over them.
+    pub guard: GuardResult,
+}
+
+impl SelectedFacts {
+    /// The facts of `path`, when it was read.
+    pub fn of(&self, path: &RelativePath) -> Option<&FileFacts> {
+        self.files
+            .binary_search_by(|f| f.path.cmp(path))
+            .ok()
+            .map(|index| &self.files[index])
+    }
+}
+
+/// Runs the `facts` phase; a guard that blocked or redacted files adds a
+/// warning.
+///
+/// # Errors
+///
+/// [`CompileError::GuardBlockedAll`] when the guard blocked every selected
+/// file that could be read, and [`CompileError::Cancelled`].
+pub fn facts(
+    plan: &Plan,
+    snapshot: &Snapshot,
+    selection: &Selection,
+    cache: Option<&FileCache>,
+    cancel: Cancel<'_>,
+    warnings: &mut Vec<String>,
+) -> Result<SelectedFacts, CompileError> {
+    let repo = &snapshot.repo;
+    let context = plan.project.facts_context(plan.raw);
+    let mut files: Vec<FileFacts> = selection
+        .ranked
+        .files
+        .par_iter()
+        .filter_map(|file| {
+            let index = repo.files.binary_search_by(|f| f.path.cmp(&file.path)).ok();
+            let hash = index.map(|i| repo.files[i].content_hash);
+            let held = index.and_then(|i| selection.read.get(&i));
+            let bypass = file.target || file.score > BYPASS_SCORE;
+            if let (Some(cache), Some(hash)) = (cache, hash)
+                && let Some(facts) = cache.facts(hash, &file.path, file.language, plan.raw, bypass)
+            {
+                return Some(facts);
+            }
+            if let Some(bytes) = held {
+                return compute(&context, file, bytes, bypass, cache);
+            }
+            let bytes = fs_err::read(plan.project.root.join(file.path.as_str())).ok()?;
+            compute(&context, file, &bytes, bypass, cache)
+        })
+        .collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    cancel.check()?;
+    let guard = ContextGuard::summarize(files.iter().map(|f| (&f.path, &f.guard)));
+    info!(
+        "guard: scanned {} files | {} blocked, {} findings",
+        files.len(),
+        guard.files_blocked.len(),
+        guard.findings.len()
+    );
+    let transformed = files
+        .iter()
+        .filter(|f| !f.transforms_applied.is_empty())
+        .count();
+    let saved: u64 = files
+        .iter()
+        .filter(|f| !f.guard.blocked)
+        .map(|f| {
+            f.original_tokens
+                .get()
+                .saturating_sub(f.transformed_tokens.get())
+        })
+        .sum();
+    info!(
+        "transform: {} files | {transformed} transformed | {saved} tokens saved{}",
+        files.len(),
+        if plan.raw {
+            " (raw: transformers bypassed)"
+        } else {
+            ""
+        }
+    );
+    let facts = SelectedFacts { files, guard };
+    if let Some(warning) = guard_warning(&facts.guard) {
+        warnings.push(warning);
+    }
+    let any_safe = selection
+        .ranked
+        .files
+        .iter()
+        .any(|file| facts.of(&file.path).is_some_and(|f| !f.guard.blocked));
+    if !any_safe {
+        return Err(CompileError::GuardBlockedAll {
+            blocked: facts
+                .guard
+                .files_blocked
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+        });
+    }
+    Ok(facts)
+}
+
+/// Computes one file's facts from its bytes and caches them; `None` (and a
+/// warning) when a stage panics on it.
+fn compute(
+    context: &aic_stages::facts::FactsContext<'_>,
+    file: &ScoredFile,
+    bytes: &[u8],
+    bypass: bool,
+    cache: Option<&FileCache>,
+) -> Option<FileFacts> {
+    let facts = isolate(&file.path, || {
+        compute_facts(context, &file.path, file.language, bytes, bypass)
+    })?;
+    if let Some(cache) = cache {
+        cache.put_facts(&facts, context.raw, bypass);
+    }
+    Some(facts)
+}
+
+/// The warning for files the guard blocked or redacted, naming them.
+fn guard_warning(guard: &GuardResult) -> Option<String> {
+    if guard.files_blocked.is_empty() && guard.files_redacted.is_empty() {
+        return None;
+    }
+    let list = |files: &[RelativePath]| {
+        files
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut parts = Vec::new();
+    if !guard.files_blocked.is_empty() {
+        parts.push(format!(
+            "Context Guard blocked {} selected file(s): {}",
+            guard.files_blocked.len(),
+            list(&guard.files_blocked)
+        ));
+    }
+    if !guard.files_redacted.is_empty() {
+        parts.push(format!(
+            "Context Guard redacted secrets in: {}",
+            list(&guard.files_redacted)
+        ));
+    }
+    let mut message = parts.join("; ");
+    message.push_str(" (details: meta.guard, or `aic inspect`)");
+    Some(message)
+}

@@ -1,0 +1,225 @@
+//! The compile pipeline: one intent and one project in, one prompt out, as a
+//! list of phases with typed hand-offs (`docs/architecture.md` draws them):
+//!
+//! | phase | module | produces |
+//! | --- | --- | --- |
+//! | prepare | [`prepare`] | [`Plan`]: project settings, task class, rule packs, budget, selector |
+//! | scan | [`scan`] | [`Snapshot`]: the RepoMap with cached per-file terms and git recency |
+//! | select | [`select`] | [`Selection`]: named targets, the import graph, the ranking |
+//! | facts | [`facts`] | [`SelectedFacts`]: guard verdicts, transforms, tier renders |
+//! | fit | [`fit`] | [`Fitted`]: a tier per file within the budget and size limit |
+//! | assemble | [`assemble`] | [`Prompt`]: the prompt text |
+//! | account | [`account`] | [`Compilation`]: meta, trace, cache writes |
+//!
+//! The per-file work of `scan`, `select` and `facts` runs in parallel on the
+//! rayon pool and is sorted by path before anything reads it, so the prompt is
+//! the same bytes on one thread or many. Each phase runs in a tracing span of
+//! its name; `-v` prints what it decided and how long it took, and the trace
+//! keeps the times ([`PipelineTrace::phase_times`]).
+//!
+//! [`Plan`]: prepare::Plan
+//! [`Snapshot`]: scan::Snapshot
+//! [`Selection`]: select::Selection
+//! [`SelectedFacts`]: facts::SelectedFacts
+//! [`Fitted`]: fit::Fitted
+//! [`Prompt`]: assemble::Prompt
+
+pub mod account;
+pub mod assemble;
+pub mod compilation;
+pub mod facts;
+pub mod fit;
+pub mod precompute;
+pub mod prepare;
+pub mod request;
+pub mod scan;
+pub mod select;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use aic_stages::repo_map::RelativePath;
+use tracing::{info, info_span, warn};
+
+pub use compilation::{
+    Compilation, CompilationMeta, ExclusionSummary, PhaseTime, PipelineTrace, SelectedFileTrace,
+    SelectionEntry, ShownFile, TokenSummary,
+};
+pub use request::{CompilationRequest, PreviousFile, SessionInput, SizeLimit, SizeScope};
+
+use crate::cache::FileCache;
+use crate::cache::prompt::{CachedPrompt, PromptKeyParts, prompt_key};
+use crate::error::CompileError;
+use crate::host::Host;
+
+/// Runs one compile.
+///
+/// # Errors
+///
+/// [`CompileError`] for an empty intent, a bad root, an invalid config, no
+/// relevant file, a guard that blocks everything, a budget too small for any
+/// file, or a cancelled compile.
+pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation, CompileError> {
+    let started = Instant::now();
+    let cancel = Cancel(request.cancel.as_deref());
+    let mut times = PhaseTimes::default();
+    let plan = times.run("prepare", || prepare::prepare(request))?;
+    let mut warnings = plan.warnings.clone();
+    let project = &plan.project;
+    let cache = FileCache::for_compile(
+        host,
+        &project.root,
+        &project.config,
+        request.no_cache,
+        &mut warnings,
+    );
+    let snapshot = times.run("scan", || scan::scan(project, cache.as_ref(), cancel.0));
+    cancel.check()?;
+    let prompt_key = (request.use_prompt_cache && cache.is_some()).then(|| {
+        let targets: Vec<String> = plan.targets.iter().map(|t| t.raw.clone()).collect();
+        prompt_key(&PromptKeyParts {
+            intent: &plan.intent,
+            targets: &targets,
+            task_class: plan.task.task_class.as_str(),
+            root: &project.root,
+            file_tree_hash: &snapshot.file_tree_hash.to_hex(),
+            config_hash: &project.config_hash,
+            budget: plan.budget.total.0,
+            raw: plan.raw,
+            related: &request.related_files,
+            session: &request.session_key,
+        })
+    });
+    let hit = prompt_key
+        .as_ref()
+        .zip(cache.as_ref())
+        .and_then(|(key, cache)| cache.prompt(key, host.clock()))
+        .and_then(|bytes| serde_json::from_slice::<CachedPrompt>(&bytes).ok());
+    if let Some(cached) = hit {
+        return Ok(account::reused(request, &plan, cached, cache, started));
+    }
+    let selection = times.run("select", || {
+        select::select(
+            &plan,
+            &snapshot,
+            &request.related_files,
+            cache.as_ref(),
+            cancel,
+            &mut warnings,
+        )
+    })?;
+    let facts = times.run("facts", || {
+        facts::facts(
+            &plan,
+            &snapshot,
+            &selection,
+            cache.as_ref(),
+            cancel,
+            &mut warnings,
+        )
+    })?;
+    let options = fit::FitOptions {
+        session: &request.session,
+        limit: request.size_limit,
+        memo: host.memo().map(AsRef::as_ref),
+    };
+    let fitted = times.run("fit", || {
+        fit::fit(
+            &plan,
+            &snapshot,
+            &selection,
+            &facts,
+            options,
+            cancel,
+            &mut warnings,
+        )
+    })?;
+    let prompt = times.run("assemble", || {
+        assemble::assemble(&plan, &request.session, &fitted)
+    });
+    let span = info_span!("account").entered();
+    let account_started = Instant::now();
+    let mut compilation = account::account(
+        account::Outcome {
+            request,
+            plan,
+            snapshot: &snapshot,
+            selection: &selection,
+            facts: &facts,
+            fitted: &fitted,
+            prompt,
+        },
+        account::Keep {
+            cache,
+            prompt_key,
+            clock: host.clock(),
+            started,
+            phase_times: times.0,
+        },
+        warnings,
+    );
+    let ms = account_started.elapsed().as_secs_f64() * 1000.0;
+    if let Some(trace) = &mut compilation.trace {
+        trace.phase_times.push(PhaseTime {
+            phase: "account",
+            ms: round_us(ms),
+        });
+    }
+    info!("account: {ms:.1} ms");
+    drop(span);
+    Ok(compilation)
+}
+
+/// The caller's cancel flag, checked between phases and inside the scan.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cancel<'a>(pub Option<&'a AtomicBool>);
+
+impl Cancel<'_> {
+    /// `Err(Cancelled)` once the flag is set.
+    ///
+    /// # Errors
+    ///
+    /// [`CompileError::Cancelled`].
+    pub fn check(&self) -> Result<(), CompileError> {
+        match self.0 {
+            Some(flag) if flag.load(Ordering::Relaxed) => Err(CompileError::Cancelled),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The wall time of each phase, in the order they ran.
+#[derive(Debug, Default)]
+struct PhaseTimes(Vec<PhaseTime>);
+
+impl PhaseTimes {
+    /// Runs `work` as the phase `name`: inside its tracing span, timed, with
+    /// its time logged at `-v`.
+    fn run<T>(&mut self, name: &'static str, work: impl FnOnce() -> T) -> T {
+        let _span = info_span!("phase", name).entered();
+        let started = Instant::now();
+        let result = work();
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        info!("{name}: {ms:.1} ms");
+        self.0.push(PhaseTime {
+            phase: name,
+            ms: round_us(ms),
+        });
+        result
+    }
+}
+
+fn round_us(ms: f64) -> f64 {
+    (ms * 1000.0).round() / 1000.0
+}
+
+/// Runs one file's work so that a panic in it (a bug in a stage, a parser
+/// failure) costs that file only: it is reported and left out, and the compile
+/// goes on.
+pub(crate) fn isolate<T>(path: &RelativePath, work: impl FnOnce() -> T) -> Option<T> {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+    if outcome.is_err() {
+        warn!("Internal error while processing `{path}`; the file was left out (please report it)");
+    }
+    outcome.ok()
+}

@@ -1,0 +1,246 @@
+//! The `prepare` phase: everything a compile decides before it looks at a
+//! file. [`Project`] holds what depends on the project alone (root,
+//! configuration, the guard and transformer settings of the per-file stage)
+//! and is shared by compile, inspect and precompute; [`Plan`] adds what the
+//! intent decides (task class, rule packs, budget, the selector).
+
+use std::path::{Path, PathBuf};
+
+use aic_stages::budget::{BudgetAllocator, BudgetInputs, TokenBudget};
+use aic_stages::config::AicConfig;
+use aic_stages::facts::FactsContext;
+use aic_stages::guard::ContextGuard;
+use aic_stages::intent::{IntentClassifier, TaskClassification};
+use aic_stages::repo_map::ContentHash;
+use aic_stages::rule_pack::{PackSource, RulePack, RulePackResolver};
+use aic_stages::selector::HeuristicSelector;
+use aic_stages::targets::{TargetRef, extract_targets};
+use aic_stages::tokens::TokenCounter;
+use aic_stages::transform::ContentTransformerPipeline;
+use tracing::info;
+
+use crate::config::load_config;
+use crate::error::CompileError;
+use crate::pipeline::CompilationRequest;
+use crate::root::resolve_root;
+
+/// A project's settings, independent of any intent.
+#[derive(Debug)]
+pub struct Project {
+    /// The canonical project root.
+    pub root: PathBuf,
+    /// The effective configuration.
+    pub config: AicConfig,
+    /// Config files read, nearest first.
+    pub config_files: Vec<PathBuf>,
+    /// The configuration's canonical JSON (for `config_history`).
+    pub config_json: String,
+    /// xxh3-128 of [`Project::config_json`], hex.
+    pub config_hash: String,
+    /// The guard chain, built from `guard`.
+    pub guard: ContextGuard,
+    /// The content transformers, built from `contentTransformers`.
+    pub transformers: ContentTransformerPipeline,
+    /// What the user should know about the configuration (unknown keys,
+    /// settings not available yet), in the order found.
+    pub warnings: Vec<String>,
+}
+
+impl Project {
+    /// Resolves the root and loads its configuration (`config_path`, else the
+    /// nearest `aic.config.json` at or above the root).
+    ///
+    /// # Errors
+    ///
+    /// [`CompileError`] for a bad root or an invalid configuration.
+    pub fn load(root: &Path, config_path: Option<&Path>) -> Result<Self, CompileError> {
+        Self::with_root(resolve_root(root)?, config_path)
+    }
+
+    /// As [`Project::load`], for a root [`resolve_root`] already accepted.
+    fn with_root(root: PathBuf, config_path: Option<&Path>) -> Result<Self, CompileError> {
+        let loaded = load_config(&root, config_path)?;
+        let config = loaded.config;
+        let mut warnings = Vec::new();
+        if !loaded.unknown_keys.is_empty() {
+            warnings.push(format!(
+                "Ignoring unknown configuration keys: {}",
+                loaded.unknown_keys.join(", ")
+            ));
+        }
+        if config.context_selector.selector_type != "heuristic" {
+            warnings.push(format!(
+                "contextSelector.type `{}` is not available yet; using `heuristic`",
+                config.context_selector.selector_type
+            ));
+        }
+        // Config globs are validated when loaded, so this cannot fail on
+        // user input.
+        let guard = ContextGuard::new(&config.guard).map_err(|e| CompileError::Internal {
+            message: e.to_string(),
+        })?;
+        let transformers = ContentTransformerPipeline::new(&config.content_transformers);
+        let config_json = serde_json::to_string(&config).unwrap_or_default();
+        let config_hash = ContentHash::of(config_json.as_bytes()).to_hex();
+        Ok(Self {
+            root,
+            config,
+            config_files: loaded.files,
+            config_json,
+            config_hash,
+            guard,
+            transformers,
+            warnings,
+        })
+    }
+
+    /// The settings the per-file stage computes [`FileFacts`] with.
+    ///
+    /// [`FileFacts`]: aic_stages::facts::FileFacts
+    pub fn facts_context(&self, raw: bool) -> FactsContext<'_> {
+        FactsContext {
+            guard: &self.guard,
+            transformers: &self.transformers,
+            tokens: TokenCounter::cl100k(),
+            raw,
+        }
+    }
+}
+
+/// Everything decided before the scan: the project, the intent and what it
+/// implies.
+#[derive(Debug)]
+pub struct Plan {
+    /// The project's settings.
+    pub project: Project,
+    /// The intent, trimmed.
+    pub intent: String,
+    /// Whether the content transformers are bypassed (`--raw` or `#raw`).
+    pub raw: bool,
+    /// The files the intent names (`@path`, backticks).
+    pub targets: Vec<TargetRef>,
+    /// The intent's classification (computed without the targets).
+    pub task: TaskClassification,
+    /// Labels of the rule packs merged, in order.
+    pub rule_packs: Vec<String>,
+    /// The merged rule pack.
+    pub pack: RulePack,
+    /// The allocated budget.
+    pub budget: TokenBudget,
+    /// The selector for the merged pack.
+    pub selector: HeuristicSelector,
+    /// What the user should know: the project's warnings, then skipped packs.
+    pub warnings: Vec<String>,
+}
+
+impl Plan {
+    /// The token counter every count of this compile uses.
+    pub fn tokens(&self) -> TokenCounter {
+        TokenCounter::cl100k()
+    }
+}
+
+/// Runs the `prepare` phase.
+///
+/// # Errors
+///
+/// [`CompileError::EmptyIntent`] for an intent with no words but `#raw`, and
+/// the errors of [`Project::load`].
+pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
+    let intent = request.intent.trim();
+    if intent.is_empty() {
+        return Err(CompileError::EmptyIntent);
+    }
+    let raw = request.raw || intent.split_whitespace().any(|word| word == "#raw");
+    // `#raw` is a switch, not part of the task.
+    let task_text: String = intent
+        .split_whitespace()
+        .filter(|word| *word != "#raw")
+        .collect::<Vec<_>>()
+        .join(" ");
+    if task_text.is_empty() {
+        return Err(CompileError::EmptyIntent);
+    }
+    let root = resolve_root(&request.project_root)?;
+    // Every compile counts its prompt: build the encoder (about 0.15 s of CPU)
+    // while the scan waits on the file system.
+    if !TokenCounter::is_loaded() {
+        std::thread::spawn(TokenCounter::preload);
+    }
+    let project = Project::with_root(root, request.config_path.as_deref())?;
+    let mut warnings = project.warnings.clone();
+
+    let (classified_text, targets) = extract_targets(&task_text);
+    let task = IntentClassifier.classify(&classified_text);
+    info!("Intent: {intent:?}");
+    if !targets.is_empty() {
+        info!(
+            "Named: {}",
+            targets
+                .iter()
+                .map(|t| t.raw.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    info!(
+        "TaskClass: {} (confidence: {:.2}, keywords: [{}]; subject: [{}])",
+        task.task_class,
+        task.confidence,
+        task.matched_keywords.join(", "),
+        task.subject_tokens.join(", ")
+    );
+
+    let config = &project.config;
+    let packs = RulePackResolver.plan(task.task_class, &config.rule_packs);
+    let resolved = RulePackResolver.resolve(task.task_class, &packs, |path| {
+        load_pack(&project.root, path)
+    });
+    warnings.extend(resolved.warnings.iter().cloned());
+    info!("Rule packs: {}", resolved.applied.join(", "));
+    let pack = resolved.pack;
+
+    let mut budget = BudgetAllocator.allocate(&BudgetInputs {
+        // `--budget 0` means auto, like `contextBudget.maxTokens: 0`.
+        request_override: request.budget.filter(|b| b.0 > 0),
+        rule_pack_override: pack.budget_override_tokens(),
+        per_task_class: config
+            .context_budget
+            .per_task_class
+            .get(&task.task_class)
+            .copied(),
+        max_tokens: config.context_budget.max_tokens,
+        context_window: config.context_budget.context_window,
+        conversation_tokens: request.session.conversation_tokens,
+    });
+    if let Some(cap) = request.budget_cap {
+        budget.total = budget.total.min(cap);
+    }
+    info!("Budget: {} tokens ({:?})", budget.total, budget.source);
+    // Packs are validated when loaded, so this cannot fail on user input.
+    let selector = HeuristicSelector::new(&pack).map_err(|e| CompileError::Internal {
+        message: e.to_string(),
+    })?;
+    Ok(Plan {
+        project,
+        intent: intent.to_owned(),
+        raw,
+        targets,
+        task,
+        rule_packs: resolved.applied,
+        pack,
+        budget,
+        selector,
+        warnings,
+    })
+}
+
+/// Reads a project rule pack for the resolver.
+fn load_pack(root: &Path, relative: &str) -> PackSource {
+    let path = root.join(relative);
+    match fs_err::read_to_string(&path) {
+        Ok(text) => PackSource::Text(text),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => PackSource::Missing,
+        Err(error) => PackSource::Unreadable(error.to_string()),
+    }
+}

@@ -1,0 +1,102 @@
+//! The `scan` phase: the project's files as one compile sees them. The walk
+//! ([`walk`]) lists the files in scope and gives each its content hash and scan
+//! terms (read from the per-file cache for unchanged files); git ([`git`]) says
+//! what was changed recently, which becomes each file's recency.
+//!
+//! The result, a [`Snapshot`], is an immutable value: every later phase reads
+//! it, none changes it, and a long-lived process can keep one.
+
+pub mod git;
+pub mod walk;
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use aic_stages::repo_map::{ContentHash, RepoMap};
+use tracing::{debug, info};
+
+use crate::cache::FileCache;
+use crate::pipeline::prepare::Project;
+use git::{GitRecency, read_git_recency};
+pub use walk::{DEFAULT_NEGATIVE_PATTERNS, SkippedFiles};
+use walk::{ScanOptions, walk};
+
+/// The files of a project at one moment.
+#[derive(Debug)]
+pub struct Snapshot {
+    /// Files in scope, sorted by path, with their recency from git when the
+    /// project is in a repository.
+    pub repo: RepoMap,
+    /// Files left out of the RepoMap, by reason.
+    pub skipped: SkippedFiles,
+    /// xxh3-128 of the RepoMap's `path:size:mtime` lines: changes whenever a
+    /// file is added, removed or touched.
+    pub file_tree_hash: ContentHash,
+}
+
+/// Runs the `scan` phase. The git history read is independent of the walk, so
+/// it runs on its own thread while the walk fans out over the rayon pool.
+/// `cancel` stops the walk early; the snapshot is then incomplete and the
+/// caller must not use it.
+pub fn scan(project: &Project, cache: Option<&FileCache>, cancel: Option<&AtomicBool>) -> Snapshot {
+    let root = project.root.as_path();
+    let started = Instant::now();
+    let (walked, git) = std::thread::scope(|scope| {
+        let git = scope.spawn(|| {
+            let started = Instant::now();
+            let git = read_git_recency(root, cache);
+            debug!("Read git history and index in {:?}", started.elapsed());
+            git
+        });
+        let walked = walk(
+            root,
+            ScanOptions {
+                max_file_bytes: project.config.repo_map.max_file_bytes,
+                cancel,
+            },
+            cache,
+        );
+        debug!("Walked and read files in {:?}", started.elapsed());
+        (walked, git.join().ok().flatten())
+    });
+    let mut repo = walked.repo;
+    debug!(
+        "Scan and git done in {:?}: {} files (skipped: {:?})",
+        started.elapsed(),
+        repo.total_files(),
+        walked.skipped
+    );
+    if let Some(git) = &git {
+        apply_git_recency(root, &mut repo, git);
+        info!(
+            "git: {} commits read, {} files with history",
+            git.commits_read,
+            git.last_commit.len()
+        );
+    }
+    let file_tree_hash = repo.file_tree_hash();
+    Snapshot {
+        repo,
+        skipped: walked.skipped,
+        file_tree_hash,
+    }
+}
+
+/// Replaces each file's recency time with what git knows: uncommitted changes are
+/// newer than every commit, committed files take their last commit time, and
+/// files untouched in the commits read are older than all of those.
+fn apply_git_recency(root: &Path, repo: &mut RepoMap, git: &GitRecency) {
+    let newest_commit_ms = git.last_commit.values().copied().max().unwrap_or(0) * 1000;
+    for file in &mut repo.files {
+        let path = file.path.as_str();
+        let read = || fs_err::read(root.join(path)).ok();
+        file.recency_ms = if git.is_dirty(path, file.size_bytes, file.last_modified_ms, read) {
+            file.last_modified_ms.max(newest_commit_ms + 1000)
+        } else {
+            git.last_commit
+                .get(path)
+                .map_or(0, |seconds| seconds * 1000)
+        };
+    }
+}

@@ -1,0 +1,185 @@
+//! The import graph, built lazily: imports are parsed only for the files that
+//! can matter to this intent, in two rounds, through the per-file cache.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use aic_stages::import_graph::{ImportGraph, ImportGraphStats, ImportIndex, ProjectLayout};
+use aic_stages::lang::{ImportRef, provider_for};
+use aic_stages::repo_map::{ContentHash, Language, RelativePath, RepoMap};
+use aic_stages::selector::{FirstPass, HeuristicSelector};
+use rayon::prelude::*;
+use tracing::debug;
+
+use crate::cache::FileCache;
+use crate::pipeline::isolate;
+
+/// Candidates whose imports are parsed for the import graph: the best of them by
+/// every other signal. Files outside this set can only be reached as targets of
+/// their imports; they rarely rank in the selection anyway, and parsing every
+/// file of a large repository costs more than the rest of a compile.
+const IMPORT_PARSE_CANDIDATES: usize = 200;
+
+/// The most bytes of files read for their imports that are kept for the facts
+/// phase, so that a selected file is not read from disk again (32 MiB).
+const MAX_HELD_BYTES: usize = 32 << 20;
+
+/// The import graph of one compile and what building it read.
+#[derive(Debug)]
+pub struct BuiltGraph {
+    /// The graph.
+    pub graph: ImportGraph,
+    /// Its size.
+    pub stats: ImportGraphStats,
+    /// Files whose imports were parsed (from the cache or from disk).
+    pub parsed: usize,
+    /// The bytes of files that had to be read from disk, by their index in
+    /// the RepoMap (bounded by [`MAX_HELD_BYTES`]).
+    pub read: HashMap<usize, Arc<[u8]>>,
+}
+
+/// Parses the imports of the targets and the [`IMPORT_PARSE_CANDIDATES`] best
+/// candidates (by every signal but import proximity), then once more for the
+/// files those reach within two steps, so the search from the seeds can go on
+/// through them. Deterministic: which files are parsed depends only on scores
+/// and paths.
+pub fn build(
+    root: &Path,
+    repo: &RepoMap,
+    layout: &ProjectLayout,
+    selector: &HeuristicSelector,
+    first_pass: FirstPass,
+    cache: Option<&FileCache>,
+) -> BuiltGraph {
+    let started = Instant::now();
+    let preliminary = selector.finish(repo, first_pass, IMPORT_PARSE_CANDIDATES, None);
+    debug!("imports: preliminary selection in {:?}", started.elapsed());
+    let index_of = |path: &RelativePath| repo.files.binary_search_by(|f| f.path.cmp(path)).ok();
+    let mut wanted: Vec<usize> = preliminary
+        .files
+        .iter()
+        .filter_map(|f| index_of(&f.path))
+        .collect();
+    let mut parsed = vec![false; repo.files.len()];
+    let mut parsed_count = 0;
+    let mut memo = Vec::new();
+    let mut read = HashMap::new();
+    let mut held_bytes = 0usize;
+    let mut imports_of: Vec<Vec<ImportRef>> = vec![Vec::new(); repo.files.len()];
+    let index = ImportIndex::new(repo);
+    let mut round = 0;
+    loop {
+        wanted.sort_unstable();
+        wanted.dedup();
+        wanted.retain(|&i| !parsed[i]);
+        let imports: Vec<(usize, ParsedImports)> = wanted
+            .par_iter()
+            .map(|&i| {
+                let file = &repo.files[i];
+                let parsed =
+                    parse_imports(root, &file.path, file.language, file.content_hash, cache);
+                (i, parsed)
+            })
+            .collect();
+        for (i, file_imports) in imports {
+            parsed[i] = true;
+            parsed_count += 1;
+            imports_of[i] = file_imports.imports;
+            if let Some(bytes) = file_imports.bytes
+                && held_bytes + bytes.len() <= MAX_HELD_BYTES
+            {
+                held_bytes += bytes.len();
+                read.insert(i, Arc::from(bytes));
+            }
+            if let Some(slot) = memo.get_mut(i) {
+                *slot = None;
+            }
+        }
+        debug!("imports: round {round} parsed at {:?}", started.elapsed());
+        let (graph, stats) =
+            ImportGraph::build_indexed(repo, layout, &index, &imports_of, &mut memo);
+        debug!(
+            "imports: round {round} graph built at {:?}",
+            started.elapsed()
+        );
+        round += 1;
+        if round == 2 {
+            return BuiltGraph {
+                graph,
+                stats,
+                parsed: parsed_count,
+                read,
+            };
+        }
+        // Files two steps from a parsed file are parsed in the second round.
+        let mut next = Vec::new();
+        for (i, done) in parsed.iter().enumerate() {
+            if !done {
+                continue;
+            }
+            for &first in &graph.forward[i] {
+                next.push(first as usize);
+                next.extend(graph.forward[first as usize].iter().map(|&j| j as usize));
+            }
+        }
+        wanted = next;
+    }
+}
+
+/// A file's imports, and its bytes when they had to be read.
+#[derive(Debug, Default)]
+pub struct ParsedImports {
+    /// The imports; empty for a file that is not code or cannot be read.
+    pub imports: Vec<ImportRef>,
+    /// The bytes read from disk (`None` on a cache hit or for a file that is
+    /// not code).
+    pub bytes: Option<Vec<u8>>,
+}
+
+/// A file's imports, from the cache by its scanned content hash, else read and
+/// parsed with its language provider; no imports when it cannot be read or is
+/// not code.
+pub fn parse_imports(
+    root: &Path,
+    path: &RelativePath,
+    language: Language,
+    hash: ContentHash,
+    cache: Option<&FileCache>,
+) -> ParsedImports {
+    if !language.is_code() {
+        return ParsedImports::default();
+    }
+    if let Some(imports) = cache.and_then(|cache| cache.imports(hash, path, language)) {
+        return ParsedImports {
+            imports,
+            bytes: None,
+        };
+    }
+    let Ok(bytes) = fs_err::read(root.join(path.as_str())) else {
+        return ParsedImports::default();
+    };
+    let imports = parse_bytes(path, language, &bytes, cache);
+    ParsedImports {
+        imports,
+        bytes: Some(bytes),
+    }
+}
+
+/// Parses the imports of `bytes` and caches them under the bytes' hash.
+fn parse_bytes(
+    path: &RelativePath,
+    language: Language,
+    bytes: &[u8],
+    cache: Option<&FileCache>,
+) -> Vec<ImportRef> {
+    let text = String::from_utf8_lossy(bytes);
+    let imports = isolate(path, || {
+        provider_for(path, language).parse_imports(&text, path)
+    });
+    if let (Some(cache), Some(imports)) = (cache, &imports) {
+        cache.put_imports(ContentHash::of(bytes), path, language, imports);
+    }
+    imports.unwrap_or_default()
+}
