@@ -8,7 +8,7 @@ use std::path::Path;
 
 use aic_stages::intent::IntentClassifier;
 use aic_stages::ladder::names_only;
-use aic_stages::repo_map::RelativePath;
+use aic_stages::relative_path::RelativePath;
 use aic_stages::selector::path_relevance;
 use aic_stages::symbols::symbol_terms;
 use aic_stages::tokens::TokenCounter;
@@ -109,8 +109,8 @@ fn path_relevance_10k_paths(bencher: Bencher) {
 #[divan::bench(args = [4000, 1500])]
 fn spec_compile_worked_example(bencher: Bencher, budget: u32) {
     use aic_stages::config::AicConfig;
-    use aic_stages::repo_map::TokenCount;
     use aic_stages::spec::{SpecificationCompiler, parse_specification};
+    use aic_stages::tokens::TokenCount;
 
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/spec/stage-traits.json");
     let input = parse_specification(&fs_err::read_to_string(path).expect("fixture"))

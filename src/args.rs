@@ -385,7 +385,7 @@ impl RequestArgs {
             intent: self.intent.clone(),
             project_root: self.root.clone(),
             config_path: self.config.clone(),
-            budget: self.budget.map(aic_stages::repo_map::TokenCount),
+            budget: self.budget.map(aic_stages::tokens::TokenCount),
             raw: self.raw,
             model_id: None,
             editor_id: "cli".to_owned(),

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use aic_stages::repo_map::TokenCount;
 use aic_stages::spec::SpecValidationError;
+use aic_stages::tokens::TokenCount;
 
 use crate::config::ConfigLoadError;
 

@@ -5,7 +5,7 @@
 use aic::error::CompileError;
 use aic::host::Host;
 use aic::pipeline::{Compilation, CompilationRequest, SizeLimit, SizeScope};
-use aic_stages::repo_map::TokenCount;
+use aic_stages::tokens::TokenCount;
 
 use crate::support::dependency_source;
 

@@ -21,12 +21,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use aic_stages::config::AicConfig;
+use aic_stages::content_hash::ContentHash;
 use aic_stages::facts::FileFacts;
 use aic_stages::facts_codec::{
     ScanFacts, decode_facts, decode_imports, decode_scan, encode_facts, encode_imports, encode_scan,
 };
 use aic_stages::lang::ImportRef;
-use aic_stages::repo_map::{ContentHash, Language, RelativePath};
+use aic_stages::language::Language;
+use aic_stages::relative_path::RelativePath;
 use aic_storage::{
     CacheReader, CacheWriter, FactsKey, Lookup, PathRecord, Store, TtlLookup, WriterOptions,
 };

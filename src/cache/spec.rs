@@ -16,8 +16,8 @@
 
 use aic_stages::config::AicConfig;
 use aic_stages::facts_codec::{STAGES_SOURCE_HASH, TOKENIZER};
-use aic_stages::repo_map::TokenCount;
 use aic_stages::spec::{SpecCompilationResult, SpecificationCompiler, SpecificationInput};
+use aic_stages::tokens::TokenCount;
 use aic_storage::{CacheKeyHasher, SPEC_CACHE, Store, TtlLookup};
 use tracing::{debug, warn};
 

@@ -6,8 +6,10 @@ use std::path::Path;
 
 use aic_storage::Store;
 
+use aic_stages::content_hash::ContentHash;
 use aic_stages::facts_codec::{decode_facts, decode_imports, decode_scan};
-use aic_stages::repo_map::{ContentHash, Language, RelativePath};
+use aic_stages::language::Language;
+use aic_stages::relative_path::RelativePath;
 use anyhow::Context;
 use serde::Serialize;
 

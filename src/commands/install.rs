@@ -21,7 +21,7 @@ use aic_integrations::install::{
     remove_cursor_hooks, remove_grouped_hooks, remove_mcp_server, remove_section,
     remove_zed_server, trigger_rule,
 };
-use aic_stages::repo_map::ContentHash;
+use aic_stages::content_hash::ContentHash;
 use anyhow::Context;
 use serde_json::{Value, json};
 

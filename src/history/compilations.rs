@@ -406,10 +406,10 @@ fn redacted_intent(intent: &str) -> String {
     let Ok(guard) = aic_stages::guard::ContextGuard::new(&config) else {
         return intent.to_owned();
     };
-    let path = aic_stages::repo_map::RelativePath::new("intent.txt")
+    let path = aic_stages::relative_path::RelativePath::new("intent.txt")
         .unwrap_or_else(|| unreachable!("a constant relative path"));
     guard
-        .scan_file(&path, aic_stages::repo_map::Language::detect(&path), intent)
+        .scan_file(&path, aic_stages::language::Language::detect(&path), intent)
         .redacted
         .unwrap_or_else(|| intent.to_owned())
 }

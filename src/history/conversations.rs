@@ -28,7 +28,8 @@ use std::fmt::Write;
 use std::path::Path;
 
 use aic_stages::intent::TaskClass;
-use aic_stages::repo_map::{RelativePath, TokenCount};
+use aic_stages::relative_path::RelativePath;
+use aic_stages::tokens::TokenCount;
 use aic_storage::{LogRow, LogTable, StorageError, Store};
 use serde::{Deserialize, Serialize};
 

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
-use aic_stages::repo_map::{ContentHash, TokenCount};
+use aic_stages::content_hash::ContentHash;
 use aic_stages::spec::{DEFAULT_SPEC_BUDGET, compile_request_from_value};
+use aic_stages::tokens::TokenCount;
 use aic_storage::Store;
 use serde_json::{Value, json};
 

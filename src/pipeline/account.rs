@@ -9,8 +9,9 @@ use std::time::Instant;
 
 use aic_stages::budget::BudgetAllocator;
 use aic_stages::ladder::InclusionTier;
-use aic_stages::repo_map::{RelativePath, TokenCount};
+use aic_stages::relative_path::RelativePath;
 use aic_stages::selector::{ExcludedFile, ExclusionReason};
+use aic_stages::tokens::TokenCount;
 use tracing::{info, warn};
 
 use crate::cache::prompt::CachedPrompt;

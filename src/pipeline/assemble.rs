@@ -3,7 +3,7 @@
 //! constraints, the file blocks as fitted, then every constraint.
 
 use aic_stages::assembler::PromptAssembler;
-use aic_stages::repo_map::TokenCount;
+use aic_stages::tokens::TokenCount;
 use tracing::info;
 
 use crate::pipeline::SessionInput;

@@ -9,9 +9,10 @@ use aic_stages::guard::GuardResult;
 use aic_stages::import_graph::ImportGraphStats;
 use aic_stages::intent::TaskClassification;
 use aic_stages::ladder::InclusionTier;
-use aic_stages::repo_map::{RelativePath, TokenCount};
+use aic_stages::relative_path::RelativePath;
 use aic_stages::selector::{ExcludedFile, ScoredFile, SignalWeights};
 use aic_stages::targets::ResolvedTarget;
+use aic_stages::tokens::TokenCount;
 use serde::{Deserialize, Serialize};
 
 use crate::cache::CacheReport;

@@ -20,11 +20,13 @@ use std::collections::{BTreeMap, HashMap};
 
 use aic_stages::assembler::{ContextFile, PromptAssembler, PromptParts};
 use aic_stages::budget::BudgetAllocator;
+use aic_stages::content_hash::ContentHash;
 use aic_stages::facts::FileFacts;
 use aic_stages::ladder::{InclusionTier, LadderFile, SummarisationLadder, TierChoice};
-use aic_stages::repo_map::{ContentHash, RelativePath, TokenCount};
+use aic_stages::relative_path::RelativePath;
 use aic_stages::selector::ScoredFile;
 use aic_stages::slice::slice_to_fit;
+use aic_stages::tokens::TokenCount;
 use aic_stages::tokens::TokenCounter;
 use tracing::info;
 

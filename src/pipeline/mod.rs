@@ -38,7 +38,7 @@ pub mod select;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use aic_stages::repo_map::RelativePath;
+use aic_stages::relative_path::RelativePath;
 use tracing::{info, info_span, warn};
 
 pub use compilation::{

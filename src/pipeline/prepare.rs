@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 
 use aic_stages::budget::{BudgetAllocator, BudgetInputs, TokenBudget};
 use aic_stages::config::AicConfig;
+use aic_stages::content_hash::ContentHash;
 use aic_stages::facts::FactsContext;
 use aic_stages::guard::ContextGuard;
 use aic_stages::intent::{IntentClassifier, TaskClassification};
-use aic_stages::repo_map::ContentHash;
 use aic_stages::rule_pack::{PackSource, RulePack, RulePackResolver};
 use aic_stages::selector::HeuristicSelector;
 use aic_stages::targets::{TargetRef, extract_targets};

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use aic_stages::ladder::InclusionTier;
-use aic_stages::repo_map::{RelativePath, TokenCount};
+use aic_stages::relative_path::RelativePath;
+use aic_stages::tokens::TokenCount;
 use serde::{Deserialize, Serialize};
 
 /// One compile's inputs.

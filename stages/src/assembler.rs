@@ -13,7 +13,8 @@ use std::fmt::Write;
 
 use crate::intent::TaskClassification;
 use crate::ladder::InclusionTier;
-use crate::repo_map::{Language, RelativePath};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
 
 /// One file block of the `## Context` section.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::repo_map::TokenCount;
+use crate::tokens::TokenCount;
 
 /// The context window assumed when none is configured (seed §2.7): 128,000 tokens.
 pub const CONTEXT_WINDOW_DEFAULT: u32 = 128_000;
@@ -144,7 +144,7 @@ impl BudgetAllocator {
     ///
     /// ```
     /// use aic_stages::budget::BudgetAllocator;
-    /// use aic_stages::repo_map::TokenCount;
+    /// use aic_stages::tokens::TokenCount;
     /// assert_eq!(BudgetAllocator.auto_max_files(142, TokenCount(128_000)), 12);
     /// assert_eq!(BudgetAllocator.auto_max_files(10, TokenCount(128_000)), 5);
     /// assert_eq!(BudgetAllocator.auto_max_files(50_000, TokenCount(1_000_000)), 300);

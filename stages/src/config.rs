@@ -14,8 +14,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::content_hash::ContentHash;
 use crate::intent::TaskClass;
-use crate::repo_map::{ContentHash, TokenCount};
+use crate::tokens::TokenCount;
 
 /// The default cap on a file's size for the RepoMap scan: 1 MiB.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;

@@ -9,10 +9,13 @@
 use serde::Serialize;
 
 use crate::assembler::{ContextFile, PromptAssembler};
+use crate::content_hash::ContentHash;
 use crate::guard::{ContextGuard, FileGuardOutcome};
 use crate::ladder::{InclusionTier, names_only};
 use crate::lang::{SymbolKind, analyze_file};
-use crate::repo_map::{ContentHash, Language, RelativePath, TokenCount};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
+use crate::tokens::TokenCount;
 use crate::tokens::TokenCounter;
 use crate::transform::ContentTransformerPipeline;
 

@@ -17,11 +17,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::content_hash::ContentHash;
 use crate::facts::{FileFacts, TierRender};
 use crate::guard::{FileGuardOutcome, GuardFinding, GuardFindingType, GuardSeverity};
 use crate::lang::ImportRef;
-use crate::repo_map::{ContentHash, Language, RelativePath, TokenCount};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
 use crate::terms::TermStats;
+use crate::tokens::TokenCount;
 
 /// Version of the wire encoding; a row with another first byte is undecodable
 /// (a cache miss that deletes the row).

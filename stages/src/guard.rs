@@ -73,7 +73,8 @@
 //! ```
 //! use aic_stages::config::AicConfig;
 //! use aic_stages::guard::ContextGuard;
-//! use aic_stages::repo_map::{Language, RelativePath};
+//! use aic_stages::language::Language;
+//! use aic_stages::relative_path::RelativePath;
 //!
 //! let guard = ContextGuard::new(&AicConfig::default().guard).unwrap();
 //! let env = RelativePath::new("deploy/.env").unwrap();
@@ -98,7 +99,8 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
 use crate::config::{GuardConfig, SecretAction};
-use crate::repo_map::{Language, RelativePath};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
 
 pub use command_injection::CommandInjectionScanner;
 pub use exclusion::ExclusionScanner;

@@ -18,8 +18,9 @@
 
 use serde::Serialize;
 
-use crate::repo_map::{RelativePath, TokenCount};
+use crate::relative_path::RelativePath;
 use crate::symbols::defined_names;
+use crate::tokens::TokenCount;
 
 /// How much of a file goes into the prompt (seed §3).
 #[derive(

@@ -53,7 +53,8 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
-use crate::repo_map::{Language, RelativePath};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
 
 pub use generic::GenericProvider;
 pub use grammar::{MAX_PARSE_BYTES, QueryError, compile_queries};
@@ -213,7 +214,8 @@ static GENERIC: GenericProvider = GenericProvider;
 ///
 /// ```
 /// use aic_stages::lang::provider_for;
-/// use aic_stages::repo_map::{Language, RelativePath};
+/// use aic_stages::language::Language;
+/// use aic_stages::relative_path::RelativePath;
 ///
 /// let path = RelativePath::new("web/App.tsx").unwrap();
 /// assert_eq!(provider_for(&path, Language::detect(&path)).id(), "tsx");
@@ -240,7 +242,8 @@ pub fn provider_for(path: &RelativePath, language: Language) -> &'static dyn Lan
 ///
 /// ```
 /// use aic_stages::lang::{ImportKind, analyze_file};
-/// use aic_stages::repo_map::{Language, RelativePath};
+/// use aic_stages::language::Language;
+/// use aic_stages::relative_path::RelativePath;
 ///
 /// let path = RelativePath::new("src/config.rs").unwrap();
 /// let content = "use crate::scan::{Entry, Walker};\n\n/// Loads it.\npub fn load() -> u32 {\n    1\n}\n";

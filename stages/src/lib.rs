@@ -26,6 +26,7 @@
 pub mod assembler;
 pub mod budget;
 pub mod config;
+pub mod content_hash;
 pub mod facts;
 pub mod facts_codec;
 pub mod guard;
@@ -33,7 +34,9 @@ pub mod import_graph;
 pub mod intent;
 pub mod ladder;
 pub mod lang;
+pub mod language;
 pub mod pattern;
+pub mod relative_path;
 pub mod repo_map;
 pub mod rule_pack;
 pub mod selector;

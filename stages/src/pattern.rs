@@ -7,7 +7,7 @@
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
-use crate::repo_map::RelativePath;
+use crate::relative_path::RelativePath;
 
 /// A compiled list of glob patterns that can tell which of them match a path.
 #[derive(Clone, Debug)]

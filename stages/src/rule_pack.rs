@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::intent::TaskClass;
-use crate::repo_map::TokenCount;
+use crate::tokens::TokenCount;
 
 /// A rule pack as written in JSON (seed §3.1 `RulePack`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -31,10 +31,13 @@ use serde::Serialize;
 
 use crate::import_graph::ImportGraph;
 use crate::intent::{TaskClass, TaskClassification};
+use crate::language::Language;
 use crate::pattern::PatternSet;
-use crate::repo_map::{FileEntry, Language, RelativePath, RepoMap, TokenCount};
+use crate::relative_path::RelativePath;
+use crate::repo_map::{FileEntry, RepoMap};
 use crate::rule_pack::RulePack;
 use crate::terms::{path_terms, split_words, stem, term_id};
+use crate::tokens::TokenCount;
 
 /// The boost entry recorded for a related file in [`ScoredFile::boosted_by`].
 pub const RELATED_FILE: &str = "related file";
@@ -531,7 +534,7 @@ fn round_score(score: f64) -> f64 {
 /// # Examples
 ///
 /// ```
-/// use aic_stages::repo_map::RelativePath;
+/// use aic_stages::relative_path::RelativePath;
 /// use aic_stages::selector::path_relevance;
 /// let tokens = vec!["fix".to_owned()];
 /// assert_eq!(path_relevance(&tokens, &RelativePath::new("src/prefix.ts").unwrap()), 0.0);

@@ -13,7 +13,7 @@
 //! # Example
 //!
 //! ```
-//! use aic_stages::repo_map::TokenCount;
+//! use aic_stages::tokens::TokenCount;
 //! use aic_stages::slice::slice_to_fit;
 //! use aic_stages::tokens::TokenCounter;
 //!
@@ -31,7 +31,7 @@
 use std::fmt::Write as _;
 use std::ops::RangeInclusive;
 
-use crate::repo_map::TokenCount;
+use crate::tokens::TokenCount;
 use crate::tokens::TokenCounter;
 
 /// Lines of context tried around each matching line, widest first; the

@@ -77,7 +77,9 @@ use serde::{Deserialize, Serialize};
 use crate::config::ContentTransformersConfig;
 use crate::ladder::{InclusionTier, LadderFile, SummarisationLadder};
 use crate::lang::{FileAnalysis, analyze_file};
-use crate::repo_map::{Language, RelativePath, TokenCount};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
+use crate::tokens::TokenCount;
 use crate::tokens::TokenCounter;
 use crate::transform::ContentTransformerPipeline;
 
@@ -350,7 +352,7 @@ type LadderRow = [Option<Section>; 4];
 ///
 /// ```
 /// use aic_stages::config::AicConfig;
-/// use aic_stages::repo_map::TokenCount;
+/// use aic_stages::tokens::TokenCount;
 /// use aic_stages::spec::{SpecInclusionTier, SpecificationCompiler, parse_specification};
 ///
 /// let input = parse_specification(r#"{

@@ -9,7 +9,8 @@
 
 use serde::Serialize;
 
-use crate::repo_map::{RelativePath, RepoMap};
+use crate::relative_path::RelativePath;
+use crate::repo_map::RepoMap;
 
 /// How a reference was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -4,11 +4,50 @@
 //! The encoder costs about 0.15 s of CPU to build, so it is built once per process
 //! and only on the first count: a compile that never counts never pays for it.
 
+use std::fmt;
 use std::sync::OnceLock;
 
+use serde::Serialize;
 use tiktoken_rs::CoreBPE;
 
-use crate::repo_map::TokenCount;
+/// A number of tokens in the `cl100k_base` encoding, the unit of every budget.
+#[derive(
+    Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
+#[serde(transparent)]
+pub struct TokenCount(pub u32);
+
+impl TokenCount {
+    /// Zero tokens.
+    pub const ZERO: Self = Self(0);
+
+    /// The count as a `u64`, for sums that must not overflow.
+    pub fn get(self) -> u64 {
+        u64::from(self.0)
+    }
+
+    /// Builds a count from a `usize`, saturating at `u32::MAX`.
+    pub fn from_usize(count: usize) -> Self {
+        Self(u32::try_from(count).unwrap_or(u32::MAX))
+    }
+
+    /// Builds a count from a `u64`, saturating at `u32::MAX`.
+    pub fn from_u64(count: u64) -> Self {
+        Self(u32::try_from(count).unwrap_or(u32::MAX))
+    }
+}
+
+impl fmt::Debug for TokenCount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}t", self.0)
+    }
+}
+
+impl fmt::Display for TokenCount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
 
 /// Counts tokens of text in `cl100k_base`.
 ///

@@ -65,7 +65,8 @@ pub use yaml_compactor::YamlCompactor;
 use serde::Serialize;
 
 use crate::config::ContentTransformersConfig;
-use crate::repo_map::{Language, RelativePath};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
 
 /// One transformer of the pipeline.
 pub trait ContentTransformer: Send + Sync {

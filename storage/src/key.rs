@@ -26,7 +26,9 @@
 
 use xxhash_rust::xxh3::Xxh3;
 
-/// Builds a cache key from typed fields. See the [module documentation](self).
+/// Builds a cache key from typed fields: a format tag first, then each field
+/// length-prefixed or fixed-width, hashed with xxh3 (128 bits, or 256 from two
+/// seeds). A value whose order carries no meaning is sorted before it is written.
 #[derive(Clone)]
 pub struct CacheKeyHasher {
     low: Xxh3,

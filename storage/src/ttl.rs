@@ -27,7 +27,9 @@ use crate::{StorageError, Store, seal, unseal};
 /// Bytes in front of each row's envelope: created ms and expires ms.
 const STAMPS: usize = 16;
 
-/// A table of expiring values. See the [module documentation](self).
+/// A table of expiring values: a caller-computed key → created ms ‖ expires
+/// ms ‖ the sealed payload. Fresh while `now < expires` (and younger than a
+/// reader's maximum age); damaged rows are deleted on read.
 #[derive(Clone, Copy)]
 pub struct TtlTable {
     definition: TableDefinition<'static, &'static [u8], &'static [u8]>,

@@ -22,7 +22,7 @@ use aic_integrations::{
     ContextRequest, Editor, HookEnv, HookEvent, HookOutcome, HookPlan, cursor, gates,
 };
 use aic_stages::ladder::InclusionTier;
-use aic_stages::repo_map::TokenCount;
+use aic_stages::tokens::TokenCount;
 
 use crate::args::HookArgs;
 use crate::clock::iso;

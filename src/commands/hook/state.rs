@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use aic_integrations::gates::{self, GateFailure};
-use aic_stages::repo_map::ContentHash;
+use aic_stages::content_hash::ContentHash;
 
 use crate::clock::{Clock, iso};
 use crate::host::Host;

@@ -1,5 +1,5 @@
 //! The `scan` phase: the project's files as one compile sees them. The walk
-//! ([`walk`]) lists the files in scope and gives each its content hash and scan
+//! ([`walk`](mod@walk)) lists the files in scope and gives each its content hash and scan
 //! terms (read from the per-file cache for unchanged files); git ([`git`]) says
 //! what was changed recently, which becomes each file's recency.
 //!
@@ -13,7 +13,8 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use aic_stages::repo_map::{ContentHash, RepoMap};
+use aic_stages::content_hash::ContentHash;
+use aic_stages::repo_map::RepoMap;
 use tracing::{debug, info};
 
 use crate::cache::FileCache;

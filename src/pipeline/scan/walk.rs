@@ -19,10 +19,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
+use aic_stages::content_hash::ContentHash;
 use aic_stages::facts_codec::ScanFacts;
-use aic_stages::repo_map::{
-    ContentHash, FileEntry, Language, RelativePath, RepoMap, estimate_tokens,
-};
+use aic_stages::language::Language;
+use aic_stages::relative_path::RelativePath;
+use aic_stages::repo_map::{FileEntry, RepoMap, estimate_tokens};
 use aic_stages::symbols::symbol_terms;
 use aic_stages::terms::TermStats;
 use ignore::Match;
@@ -324,7 +325,6 @@ fn scan_file(
             content_hash,
             symbol_terms: facts.symbol_terms,
             term_stats: facts.term_stats,
-            imports: Vec::new(),
         })
     };
     // Warm path: an unchanged file (same size and mtime as when it was hashed)

@@ -6,9 +6,12 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+use aic_stages::content_hash::ContentHash;
 use aic_stages::import_graph::{ImportGraph, ImportGraphStats, ImportIndex, ProjectLayout};
 use aic_stages::lang::{ImportRef, provider_for};
-use aic_stages::repo_map::{ContentHash, Language, RelativePath, RepoMap};
+use aic_stages::language::Language;
+use aic_stages::relative_path::RelativePath;
+use aic_stages::repo_map::RepoMap;
 use aic_stages::selector::{FirstPass, HeuristicSelector};
 use rayon::prelude::*;
 use tracing::debug;
@@ -20,11 +23,11 @@ use crate::pipeline::isolate;
 /// every other signal. Files outside this set can only be reached as targets of
 /// their imports; they rarely rank in the selection anyway, and parsing every
 /// file of a large repository costs more than the rest of a compile.
-const IMPORT_PARSE_CANDIDATES: usize = 200;
+pub const IMPORT_PARSE_CANDIDATES: usize = 200;
 
 /// The most bytes of files read for their imports that are kept for the facts
 /// phase, so that a selected file is not read from disk again (32 MiB).
-const MAX_HELD_BYTES: usize = 32 << 20;
+pub const MAX_HELD_BYTES: usize = 32 << 20;
 
 /// The import graph of one compile and what building it read.
 #[derive(Debug)]

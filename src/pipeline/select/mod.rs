@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use aic_stages::budget::BudgetAllocator;
 use aic_stages::import_graph::ImportGraphStats;
-use aic_stages::repo_map::RelativePath;
+use aic_stages::relative_path::RelativePath;
 use aic_stages::selector;
 use aic_stages::targets::{ResolvedTarget, TargetResolution, resolve_targets};
 use tracing::{debug, info};

@@ -8,7 +8,8 @@ use regex::{Regex, RegexSet};
 use crate::guard::{
     GuardFinding, GuardFindingType, GuardScanner, GuardSeverity, LineIndex, is_markdown_path,
 };
-use crate::repo_map::{Language, RelativePath};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
 
 /// One command pattern.
 struct CommandPattern {

@@ -3,7 +3,8 @@
 use crate::guard::{
     GuardError, GuardFinding, GuardFindingType, GuardScanner, GuardSeverity, PathGlobs,
 };
-use crate::repo_map::{Language, RelativePath};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
 
 /// Which files a built-in never-include pattern applies to.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -70,7 +71,8 @@ const DOTENV_TEMPLATE_SUFFIXES: &[&str] = &["example", "sample", "template", "di
 ///
 /// ```
 /// use aic_stages::guard::{ExclusionScanner, GuardScanner};
-/// use aic_stages::repo_map::{Language, RelativePath};
+/// use aic_stages::language::Language;
+/// use aic_stages::relative_path::RelativePath;
 ///
 /// let scanner = ExclusionScanner::new(&[] as &[String]).unwrap();
 /// let key = RelativePath::new("deploy/tls/server.pem").unwrap();

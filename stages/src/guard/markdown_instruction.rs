@@ -9,7 +9,8 @@ use regex::Regex;
 use crate::guard::{
     GuardFinding, GuardFindingType, GuardScanner, GuardSeverity, LineIndex, is_markdown_path,
 };
-use crate::repo_map::{Language, RelativePath};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
 
 /// The longest HTML comment or hidden element body that is inspected, in bytes.
 const BODY_LIMIT: usize = 2000;

@@ -5,7 +5,8 @@ use std::collections::BTreeSet;
 use regex::{Regex, RegexSet};
 
 use crate::guard::{GuardFinding, GuardFindingType, GuardScanner, GuardSeverity, LineIndex};
-use crate::repo_map::{Language, RelativePath};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
 
 /// One injection pattern. Patterns with the same `group` count as one kind of
 /// evidence when deciding whether a code file is blocked.

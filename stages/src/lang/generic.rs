@@ -8,7 +8,8 @@ use regex::Regex;
 use super::{
     CodeChunk, ExportedSymbol, FileAnalysis, ImportRef, LanguageProvider, SymbolKind, render_chunks,
 };
-use crate::repo_map::{Language, RelativePath};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
 use crate::symbols::defined_names;
 
 /// The fallback provider: no imports (import proximity is 0 for such files),

@@ -15,7 +15,8 @@ use std::sync::OnceLock;
 use tree_sitter::{CaptureQuantifier, ParseOptions, ParseState, Parser, Query, QueryCursor, Tree};
 
 use super::{ImportKind, SymbolKind};
-use crate::repo_map::{Language, RelativePath};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
 
 /// The largest file, in bytes, that is parsed; larger files get the
 /// [`GenericProvider`](super::GenericProvider)'s analysis. Files the runner

@@ -9,7 +9,8 @@ use super::{
     CodeChunk, ExportedSymbol, FileAnalysis, ImportRef, LanguageProvider, imports, names,
     render_chunks, signatures,
 };
-use crate::repo_map::{Language, RelativePath};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
 
 /// A provider backed by one tree-sitter grammar and its queries.
 pub(crate) struct TreeSitterProvider {

@@ -25,7 +25,7 @@ use std::cmp::Reverse;
 
 use super::render::{self, PATH_ONLY_HEADING};
 use super::{Prepared, SpecInclusionTier, SpecTypeUsage, TRUNCATION_BANNER};
-use crate::repo_map::Language;
+use crate::language::Language;
 use crate::tokens::TokenCounter;
 
 /// Where a type stands in the demotion order: lower ranks are demoted first.

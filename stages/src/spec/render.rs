@@ -9,7 +9,7 @@
 use crate::facts::kind_word;
 use crate::ladder::{InclusionTier, names_only};
 use crate::lang::{FileAnalysis, SymbolKind};
-use crate::repo_map::Language;
+use crate::language::Language;
 
 use super::{SpecInclusionTier, SpecTypeRef};
 
@@ -384,7 +384,7 @@ pub(super) fn language_of_tag(tag: &str) -> Language {
 mod tests {
     use super::*;
     use crate::lang::analyze_file;
-    use crate::repo_map::RelativePath;
+    use crate::relative_path::RelativePath;
 
     fn analysis(path: &str, content: &str) -> FileAnalysis {
         let path = RelativePath::new(path).unwrap();

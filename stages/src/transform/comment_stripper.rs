@@ -1,6 +1,7 @@
 use std::ops::Range;
 
-use crate::repo_map::{Language, RelativePath};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
 use crate::transform::ContentTransformer;
 use crate::transform::source_spans::{self, Comment, CommentSyntax, SourceSpans, StringLiteral};
 

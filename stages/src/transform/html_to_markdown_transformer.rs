@@ -1,6 +1,7 @@
 use htmd::HtmlToMarkdown;
 
-use crate::repo_map::{Language, RelativePath};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
 use crate::transform::ContentTransformer;
 
 /// Text that marks an HTML file as a template whose markup is code

@@ -2,7 +2,8 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::repo_map::{Language, RelativePath};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
 use crate::transform::ContentTransformer;
 
 /// ## What it does

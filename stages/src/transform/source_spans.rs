@@ -20,7 +20,8 @@ use std::ops::Range;
 use tree_sitter::{Node, Tree};
 
 use crate::lang::{Grammar, parse_tree};
-use crate::repo_map::{Language, RelativePath};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
 
 pub(crate) use crate::lang::MAX_PARSE_BYTES;
 

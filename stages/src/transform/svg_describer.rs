@@ -1,4 +1,5 @@
-use crate::repo_map::{Language, RelativePath};
+use crate::language::Language;
+use crate::relative_path::RelativePath;
 use crate::transform::ContentTransformer;
 
 /// ## What it does

@@ -1,0 +1,119 @@
+//! The paths of a RepoMap indexed for resolving imports, and the path helpers
+//! the resolvers share.
+
+use std::collections::HashMap;
+
+use crate::repo_map::RepoMap;
+
+/// A RepoMap's paths indexed for resolving imports
+/// ([`ImportGraph::build_indexed`](super::ImportGraph::build_indexed)); build it
+/// once per RepoMap.
+pub struct ImportIndex<'a>(pub(super) FileIndex<'a>);
+
+impl<'a> ImportIndex<'a> {
+    /// Indexes `repo`'s paths (by path, directory and file name).
+    pub fn new(repo: &'a RepoMap) -> Self {
+        Self(FileIndex::new(repo))
+    }
+}
+
+impl std::fmt::Debug for ImportIndex<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ImportIndex")
+            .field("files", &self.0.all.len())
+            .finish()
+    }
+}
+
+/// Paths by full path, directory and file name.
+pub(super) struct FileIndex<'a> {
+    paths: HashMap<&'a str, usize>,
+    /// Directory → indices of the files directly in it.
+    pub(super) directories: HashMap<&'a str, Vec<usize>>,
+    /// File name → indices, for suffix look-ups.
+    names: HashMap<&'a str, Vec<usize>>,
+    /// Every path, by index.
+    pub(super) all: Vec<&'a str>,
+}
+
+impl<'a> FileIndex<'a> {
+    pub(super) fn new(repo: &'a RepoMap) -> Self {
+        let mut paths = HashMap::new();
+        let mut directories: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut names: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut all = Vec::with_capacity(repo.files.len());
+        for (index, file) in repo.files.iter().enumerate() {
+            let path = file.path.as_str();
+            paths.insert(path, index);
+            directories.entry(parent(path)).or_default().push(index);
+            names.entry(file.path.file_name()).or_default().push(index);
+            all.push(path);
+        }
+        Self {
+            paths,
+            directories,
+            names,
+            all,
+        }
+    }
+
+    pub(super) fn get(&self, path: &str) -> Option<usize> {
+        self.paths.get(path).copied()
+    }
+
+    /// The first of `candidates` that is a file.
+    pub(super) fn first(&self, candidates: impl IntoIterator<Item = String>) -> Option<usize> {
+        candidates.into_iter().find_map(|c| self.get(&c))
+    }
+
+    /// Files whose path is `suffix` or ends with `/suffix`, shallowest first.
+    pub(super) fn by_suffix(&self, suffix: &str) -> Vec<usize> {
+        let name = suffix.rsplit('/').next().unwrap_or(suffix);
+        let mut found: Vec<usize> = self
+            .names
+            .get(name)
+            .map(|indices| {
+                indices
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        let path = self.all[i];
+                        path == suffix || path.ends_with(&format!("/{suffix}"))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        found.sort_by_key(|&i| (self.all[i].matches('/').count(), i));
+        found
+    }
+}
+
+/// Whether a path's extension is `extension` (ASCII case ignored).
+pub(super) fn has_extension(path: &str, extension: &str) -> bool {
+    path.rsplit_once('.')
+        .is_some_and(|(_, found)| found.eq_ignore_ascii_case(extension))
+}
+
+pub(super) fn parent(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(directory, _)| directory)
+}
+
+/// Joins a directory and a relative path, resolving `.` and `..`; `None` when
+/// the result leaves the root.
+pub(super) fn join(directory: &str, relative: &str) -> Option<String> {
+    let mut parts: Vec<&str> = if directory.is_empty() {
+        Vec::new()
+    } else {
+        directory.split('/').collect()
+    };
+    for segment in relative.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            other => parts.push(other),
+        }
+    }
+    Some(parts.join("/"))
+}

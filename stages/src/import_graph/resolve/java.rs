@@ -1,0 +1,32 @@
+//! Java: `a.b.C` to a file ending `a/b/C.java`, `a.b.*` to the directory.
+
+use std::collections::HashSet;
+
+use crate::import_graph::index::{FileIndex, has_extension};
+
+pub(super) fn resolve(index: &FileIndex<'_>, source: &str) -> Vec<usize> {
+    let source = source.trim_start_matches("static ");
+    if let Some(package) = source.strip_suffix(".*") {
+        let suffix = package.replace('.', "/");
+        return index
+            .directories
+            .iter()
+            .filter(|(directory, _)| {
+                **directory == suffix || directory.ends_with(&format!("/{suffix}"))
+            })
+            .flat_map(|(_, files)| files.iter().copied())
+            .filter(|&i| has_extension(index.all[i], "java"))
+            .collect::<HashSet<usize>>()
+            .into_iter()
+            .collect();
+    }
+    // `a.b.C` or `a.b.C.member` (static imports): try the longest class path.
+    let parts: Vec<&str> = source.split('.').collect();
+    for take in (1..=parts.len()).rev() {
+        let found = index.by_suffix(&format!("{}.java", parts[..take].join("/")));
+        if !found.is_empty() {
+            return found;
+        }
+    }
+    Vec::new()
+}
