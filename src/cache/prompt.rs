@@ -15,7 +15,9 @@ use aic_stages::facts_codec::STAGES_SOURCE_HASH;
 use aic_storage::CacheKeyHasher;
 use serde::{Deserialize, Serialize};
 
-use crate::pipeline::{CompilationMeta, SelectionEntry, ShownFile};
+use crate::pipeline::prepare::Plan;
+use crate::pipeline::scan::Snapshot;
+use crate::pipeline::{CompilationMeta, CompilationRequest, SelectionEntry, ShownFile};
 
 /// What a prompt cache key is made of.
 #[derive(Debug)]
@@ -71,6 +73,23 @@ pub fn prompt_key(parts: &PromptKeyParts<'_>) -> [u8; 32] {
         .write(&sorted(parts.related))
         .write(parts.session);
     key.finish_256()
+}
+
+/// The prompt cache key of `request` as planned, over `snapshot`'s files.
+pub fn key_for(request: &CompilationRequest, plan: &Plan, snapshot: &Snapshot) -> [u8; 32] {
+    let targets: Vec<String> = plan.targets.iter().map(|t| t.raw.clone()).collect();
+    prompt_key(&PromptKeyParts {
+        intent: &plan.intent,
+        targets: &targets,
+        task_class: plan.task.task_class.as_str(),
+        root: &plan.project.root,
+        file_tree_hash: &snapshot.file_tree_hash.to_hex(),
+        config_hash: &plan.project.config_hash,
+        budget: plan.budget.total.0,
+        raw: plan.raw,
+        related: &request.related_files,
+        session: &request.session_key,
+    })
 }
 
 /// What the prompt cache stores for one compile.

@@ -8,7 +8,7 @@ use anyhow::Context;
 
 use crate::args::InspectArgs;
 use crate::host::Host;
-use crate::pipeline::{Compilation, compile};
+use crate::pipeline::{Compilation, PipelineTrace, compile};
 use crate::printer::print_stdout;
 
 /// Runs the pipeline and prints its trace.
@@ -28,12 +28,26 @@ pub fn run(args: &InspectArgs, host: &Host) -> anyhow::Result<()> {
     print_stdout(&text).context("Failed to write to stdout")
 }
 
-/// Renders the trace as the report of seed §14 "`aic_inspect` Output".
+/// Renders the trace as a report: classification, named targets, rule packs
+/// and budget, the selected files with their signals, tiers and tokens, the
+/// guard's findings, the token summary, constraints, warnings and phase times.
 pub fn render(compilation: &Compilation) -> String {
     let Some(trace) = &compilation.trace else {
         return String::from("(answered from the prompt cache: no trace)\n");
     };
     let mut out = String::new();
+    classification(&mut out, trace);
+    targets(&mut out, trace);
+    packs_and_budget(&mut out, trace);
+    selected_files(&mut out, trace);
+    guard(&mut out, trace);
+    tokens(&mut out, trace);
+    phases(&mut out, trace);
+    out
+}
+
+/// The task classification.
+fn classification(out: &mut String, trace: &PipelineTrace) {
     let task = &trace.task_class;
     let _ = writeln!(out, "Task Classification");
     let _ = writeln!(
@@ -47,6 +61,10 @@ pub fn render(compilation: &Compilation) -> String {
         "  Subject tokens: [{}]",
         task.subject_tokens.join(", ")
     );
+}
+
+/// The files the intent named and how each resolved.
+fn targets(out: &mut String, trace: &PipelineTrace) {
     if !trace.targets.is_empty() {
         let _ = writeln!(out, "\nTargets Named in the Intent");
         for target in &trace.targets {
@@ -80,6 +98,10 @@ pub fn render(compilation: &Compilation) -> String {
             );
         }
     }
+}
+
+/// Rule packs, budget and what the scan left out.
+fn packs_and_budget(out: &mut String, trace: &PipelineTrace) {
     let _ = writeln!(out, "\nRule Packs Applied");
     for (index, pack) in trace.rule_packs.iter().enumerate() {
         let _ = writeln!(out, "  {}. {pack}", index + 1);
@@ -98,6 +120,10 @@ pub fn render(compilation: &Compilation) -> String {
         "Scan: {} files in scope; skipped {} binary, {} too large, {} unreadable, {} symlinks",
         trace.files_total, skipped.binary, skipped.too_large, skipped.unreadable, skipped.symlinks
     );
+}
+
+/// The selected files, one row each, and the exclusion counts.
+fn selected_files(out: &mut String, trace: &PipelineTrace) {
     let _ = writeln!(
         out,
         "\nSelected Files ({} of {} candidates; maxFiles {}{})",
@@ -173,6 +199,10 @@ pub fn render(compilation: &Compilation) -> String {
             let _ = writeln!(out, "    {score} | {} | {reason}", file.path);
         }
     }
+}
+
+/// The guard's verdict.
+fn guard(out: &mut String, trace: &PipelineTrace) {
     let guard = &trace.guard;
     let _ = writeln!(out, "\nGuard");
     if guard.findings.is_empty() {
@@ -196,6 +226,10 @@ pub fn render(compilation: &Compilation) -> String {
             );
         }
     }
+}
+
+/// The token summary, constraints and warnings.
+fn tokens(out: &mut String, trace: &PipelineTrace) {
     let summary = &trace.token_summary;
     let _ = writeln!(out, "\nToken Summary");
     let _ = writeln!(
@@ -240,7 +274,19 @@ pub fn render(compilation: &Compilation) -> String {
             let _ = writeln!(out, "  - {warning}");
         }
     }
-    out
+}
+
+/// How long each phase took.
+fn phases(out: &mut String, trace: &PipelineTrace) {
+    if trace.phase_times.is_empty() {
+        return;
+    }
+    let times: Vec<String> = trace
+        .phase_times
+        .iter()
+        .map(|phase| format!("{} {:.1} ms", phase.phase, phase.ms))
+        .collect();
+    let _ = writeln!(out, "\nPhases: {}", times.join(" | "));
 }
 
 /// `1234567` → `1,234,567`.

@@ -67,27 +67,7 @@ pub struct Keep<'a> {
 
 /// Runs the `account` phase.
 pub fn account(outcome: Outcome<'_>, mut keep: Keep<'_>, mut warnings: Vec<String>) -> Compilation {
-    let Outcome {
-        request,
-        plan,
-        snapshot,
-        selection,
-        facts,
-        fitted,
-        prompt,
-    } = outcome;
-    let repo = &snapshot.repo;
-    let tiers: BTreeMap<&RelativePath, Option<InclusionTier>> = fitted
-        .files
-        .iter()
-        .map(|f| (&f.file.path, f.tier))
-        .collect();
-    let mut summarisation_tiers: BTreeMap<InclusionTier, usize> = BTreeMap::new();
-    for tier in fitted.files.iter().filter_map(|f| f.tier) {
-        *summarisation_tiers.entry(tier).or_default() += 1;
-    }
-    let included = fitted.files.iter().filter(|f| f.tier.is_some()).count();
-    let traced = trace_files(selection, facts, fitted, &tiers);
+    let traced = trace_files(outcome.selection, outcome.facts, outcome.fitted);
     let selection_entries: Vec<SelectionEntry> = traced
         .files
         .iter()
@@ -99,12 +79,6 @@ pub fn account(outcome: Outcome<'_>, mut keep: Keep<'_>, mut warnings: Vec<Strin
             reason: file.reason.clone(),
         })
         .collect();
-    let raw_tokens = repo.total_tokens;
-    let reduction = if raw_tokens.0 == 0 {
-        0.0
-    } else {
-        (1.0 - f64::from(prompt.tokens.0) / f64::from(raw_tokens.0)).max(0.0)
-    };
     let cache_report = match &mut keep.cache {
         Some(cache) => {
             let (report, warning) = cache.finish();
@@ -117,52 +91,28 @@ pub fn account(outcome: Outcome<'_>, mut keep: Keep<'_>, mut warnings: Vec<Strin
     for warning in &warnings {
         warn!("{warning}");
     }
-    let content_hash_of = |path: &RelativePath| {
-        repo.files
-            .binary_search_by(|f| f.path.cmp(path))
-            .ok()
-            .map(|i| repo.files[i].content_hash.to_hex())
-    };
-    let meta = CompilationMeta {
-        intent: request.intent.clone(),
-        task_class: plan.task.task_class,
-        files_selected: included,
-        files_total: repo.total_files(),
-        tokens_raw: raw_tokens,
-        tokens_compiled: prompt.tokens,
-        token_reduction_pct: round3(reduction),
-        cache_hit: false,
-        duration_ms: elapsed_ms(keep.started),
-        model_id: model_id(request, &plan),
-        editor_id: request.editor_id.clone(),
-        transform_tokens_saved: TokenCount::from_u64(traced.transform_saved),
-        summarisation_tiers: summarisation_tiers.clone(),
-        guard: facts.guard.clone(),
-        context_completeness: round3(traced.completeness / selection.ranked.files.len() as f64),
-        budget: plan.budget.total,
-        warnings: warnings.clone(),
-        previously_shown: traced
-            .files
-            .iter()
-            .filter(|f| f.tier.is_some_and(|t| fitted.is_marker(&f.file.path, t)))
-            .map(|f| f.file.path.clone())
-            .collect(),
-    };
+    let meta = meta(&outcome, &traced, warnings.clone(), keep.started);
+    let repo = &outcome.snapshot.repo;
     let shown: Vec<ShownFile> = traced
         .files
         .iter()
         .filter_map(|f| {
+            let index = repo
+                .files
+                .binary_search_by(|e| e.path.cmp(&f.file.path))
+                .ok()?;
             Some(ShownFile {
                 path: f.file.path.clone(),
                 tier: f.tier?,
-                hash: content_hash_of(&f.file.path)?,
+                hash: repo.files[index].content_hash.to_hex(),
             })
         })
         .collect();
+    let plan = &outcome.plan;
     let classifier_confidence = plan.task.confidence;
     if let (Some(key), Some(cache)) = (&keep.prompt_key, &keep.cache) {
         let cached = CachedPrompt {
-            prompt: prompt.text.clone(),
+            prompt: outcome.prompt.text.clone(),
             meta: meta.clone(),
             selection: selection_entries.clone(),
             classifier_confidence,
@@ -173,8 +123,93 @@ pub fn account(outcome: Outcome<'_>, mut keep: Keep<'_>, mut warnings: Vec<Strin
             cache.put_prompt(key, &bytes, ttl_ms, keep.clock);
         }
     }
+    let project_root = plan.project.root.clone();
+    let config_hash = plan.project.config_hash.clone();
+    let config_json = plan.project.config_json.clone();
+    let trace = trace(&outcome, traced, cache_report, warnings, keep.phase_times);
+    Compilation {
+        prompt: outcome.prompt.text,
+        meta,
+        selection: selection_entries,
+        project_root,
+        config_hash,
+        config_json,
+        classifier_confidence,
+        trace: Some(trace),
+        shown,
+    }
+}
+
+/// Files per inclusion tier in the prompt.
+fn tier_counts(fitted: &Fitted<'_>) -> BTreeMap<InclusionTier, usize> {
+    let mut counts = BTreeMap::new();
+    for tier in fitted.files.iter().filter_map(|f| f.tier) {
+        *counts.entry(tier).or_default() += 1;
+    }
+    counts
+}
+
+/// `(raw − prompt) / raw`, in `[0, 1]`; 0 for an empty RepoMap.
+fn reduction(outcome: &Outcome<'_>) -> f64 {
+    let raw = outcome.snapshot.repo.total_tokens;
+    if raw.0 == 0 {
+        0.0
+    } else {
+        (1.0 - f64::from(outcome.prompt.tokens.0) / f64::from(raw.0)).max(0.0)
+    }
+}
+
+/// The compile's [`CompilationMeta`].
+fn meta(
+    outcome: &Outcome<'_>,
+    traced: &TracedFiles,
+    warnings: Vec<String>,
+    started: Instant,
+) -> CompilationMeta {
+    let (request, plan, fitted) = (outcome.request, &outcome.plan, outcome.fitted);
+    let repo = &outcome.snapshot.repo;
+    CompilationMeta {
+        intent: request.intent.clone(),
+        task_class: plan.task.task_class,
+        files_selected: fitted.files.iter().filter(|f| f.tier.is_some()).count(),
+        files_total: repo.total_files(),
+        tokens_raw: repo.total_tokens,
+        tokens_compiled: outcome.prompt.tokens,
+        token_reduction_pct: round3(reduction(outcome)),
+        cache_hit: false,
+        duration_ms: elapsed_ms(started),
+        model_id: model_id(request, plan),
+        editor_id: request.editor_id.clone(),
+        transform_tokens_saved: TokenCount::from_u64(traced.transform_saved),
+        summarisation_tiers: tier_counts(fitted),
+        guard: outcome.facts.guard.clone(),
+        context_completeness: round3(
+            traced.completeness / outcome.selection.ranked.files.len() as f64,
+        ),
+        budget: plan.budget.total,
+        warnings,
+        previously_shown: traced
+            .files
+            .iter()
+            .filter(|f| f.tier.is_some_and(|t| fitted.is_marker(&f.file.path, t)))
+            .map(|f| f.file.path.clone())
+            .collect(),
+    }
+}
+
+/// The compile's [`PipelineTrace`].
+fn trace(
+    outcome: &Outcome<'_>,
+    traced: TracedFiles,
+    cache: CacheReport,
+    warnings: Vec<String>,
+    phase_times: Vec<PhaseTime>,
+) -> PipelineTrace {
+    let (request, plan, selection) = (outcome.request, &outcome.plan, outcome.selection);
+    let (snapshot, fitted, facts) = (outcome.snapshot, outcome.fitted, outcome.facts);
     let project = &plan.project;
-    let trace = PipelineTrace {
+    let repo = &snapshot.repo;
+    PipelineTrace {
         intent: request.intent.clone(),
         project_root: project.root.clone(),
         task_class: plan.task.clone(),
@@ -201,34 +236,23 @@ pub fn account(outcome: Outcome<'_>, mut keep: Keep<'_>, mut warnings: Vec<Strin
             .collect(),
         excluded_files: request.trace_all.then(|| selection.ranked.excluded.clone()),
         guard: facts.guard.clone(),
-        summarisation_tiers,
+        summarisation_tiers: tier_counts(fitted),
         targets: selection.targets.clone(),
         constraints: plan.pack.constraints.clone(),
         token_summary: TokenSummary {
-            raw: raw_tokens,
+            raw: repo.total_tokens,
             selected: TokenCount::from_u64(traced.selected_tokens),
             after_guard: TokenCount::from_u64(traced.after_guard),
             after_transforms: TokenCount::from_u64(traced.after_transforms),
             after_ladder: TokenCount::from_u64(traced.after_ladder),
-            prompt_total: prompt.tokens,
-            reduction_pct: round3(reduction * 100.0),
+            prompt_total: outcome.prompt.tokens,
+            reduction_pct: round3(reduction(outcome) * 100.0),
         },
         file_tree_hash: snapshot.file_tree_hash.to_hex(),
         config_files: project.config_files.clone(),
         warnings,
-        cache: cache_report,
-        phase_times: keep.phase_times,
-    };
-    Compilation {
-        prompt: prompt.text,
-        meta,
-        selection: selection_entries,
-        project_root: project.root.clone(),
-        config_hash: project.config_hash.clone(),
-        config_json: project.config_json.clone(),
-        classifier_confidence,
-        trace: Some(trace),
-        shown,
+        cache,
+        phase_times,
     }
 }
 
@@ -278,12 +302,12 @@ struct TracedFiles {
     after_ladder: u64,
 }
 
-fn trace_files(
-    selection: &Selection,
-    facts: &SelectedFacts,
-    fitted: &Fitted<'_>,
-    tiers: &BTreeMap<&RelativePath, Option<InclusionTier>>,
-) -> TracedFiles {
+fn trace_files(selection: &Selection, facts: &SelectedFacts, fitted: &Fitted<'_>) -> TracedFiles {
+    let tiers: BTreeMap<&RelativePath, Option<InclusionTier>> = fitted
+        .files
+        .iter()
+        .map(|f| (&f.file.path, f.tier))
+        .collect();
     let mut traced = TracedFiles {
         files: Vec::with_capacity(selection.ranked.files.len()),
         transform_saved: 0,

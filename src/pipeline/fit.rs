@@ -182,60 +182,23 @@ pub fn fit<'a>(
         .unwrap_or(TokenCount::ZERO);
     let total = plan.budget.total;
     let mut counter = BlockCounter::new(options.memo, tokens);
-    let mut code_budget = BudgetAllocator.code_budget(total, overhead);
-    let mut size_bound = false;
-    let (mut blocks, mut tiers, mut prompt_tokens) = loop {
-        cancel.check()?;
-        let (tiers, _) = SummarisationLadder.fit(&ladder_files, code_budget);
-        let mut block_tokens = 0u64;
-        let mut size = fixed_size;
-        let blocks: Vec<ContextFile> = safe
-            .iter()
-            .zip(&tiers)
-            .filter_map(|((file, facts), tier)| {
-                let tier = (*tier)?;
-                let (body, _) = block_of(&markers, &file.path, facts, tier)?;
-                let block = ContextFile {
-                    path: file.path.clone(),
-                    language: file.language,
-                    tier,
-                    body,
-                    sliced: false,
-                };
-                let text = assembler.file_block(&block);
-                block_tokens += u64::from(counter.count(&text));
-                size += limit.map_or(0, |limit| limit.measure(&text));
-                Some(block)
-            })
-            .collect();
-        let prompt_tokens = TokenCount::from_u64(overhead.get() + block_tokens);
-        debug_assert_eq!(
-            prompt_tokens,
-            tokens.count(&assembler.assemble(&parts, &blocks)),
-            "block token counts must add up to the prompt's"
-        );
-        if code_budget.0 == 0 {
-            break (blocks, tiers, prompt_tokens);
-        }
-        if prompt_tokens > total {
-            let excess = prompt_tokens.0 - total.0;
-            code_budget = TokenCount(code_budget.0.saturating_sub(excess.max(1)));
-            continue;
-        }
-        if let Some(limit) = limit
-            && size > limit.max_chars
-        {
-            // Aim at the limit by the characters per token these blocks took,
-            // a little under it: another budget picks another mix of files.
-            let room = limit.max_chars.saturating_sub(fixed_size) as f64;
-            let block_size = size.saturating_sub(fixed_size).max(1) as f64;
-            let goal = (block_tokens as f64 * room / block_size * 0.98) as u32;
-            code_budget = TokenCount(goal.min(code_budget.0 - 1));
-            size_bound = true;
-            continue;
-        }
-        break (blocks, tiers, prompt_tokens);
+    let frame = Frame {
+        safe: &safe,
+        markers: &markers,
+        ladder_files: &ladder_files,
+        parts: &parts,
+        overhead,
+        total,
+        limit,
+        fixed_size,
     };
+    let Ladder {
+        mut blocks,
+        mut tiers,
+        tokens: mut prompt_tokens,
+        code_budget,
+        size_bound,
+    } = fit_ladder(&frame, &mut counter, cancel)?;
     let mut sliced = None;
     if tiers
         .iter()
@@ -298,6 +261,104 @@ pub fn fit<'a>(
         sliced,
         markers,
     })
+}
+
+/// The fixed inputs of the ladder's fitting loop.
+struct Frame<'s, 'a> {
+    safe: &'s [(&'a ScoredFile, &'a FileFacts)],
+    markers: &'s BTreeMap<RelativePath, PreviousMarker>,
+    ladder_files: &'s [LadderFile],
+    parts: &'s PromptParts<'s>,
+    overhead: TokenCount,
+    total: TokenCount,
+    limit: Option<SizeLimit>,
+    fixed_size: usize,
+}
+
+/// What the fitting loop ended with.
+struct Ladder {
+    blocks: Vec<ContextFile>,
+    tiers: Vec<TierChoice>,
+    tokens: TokenCount,
+    code_budget: TokenCount,
+    /// Whether the size limit, not the token budget, made the ladder compress.
+    size_bound: bool,
+}
+
+/// Fits the ladder to the code budget, counts the blocks exactly, and shrinks
+/// the code budget while the prompt is over the budget or the size limit.
+fn fit_ladder(
+    frame: &Frame<'_, '_>,
+    counter: &mut BlockCounter<'_>,
+    cancel: Cancel<'_>,
+) -> Result<Ladder, CompileError> {
+    let assembler = PromptAssembler;
+    let (overhead, total, limit, fixed_size) =
+        (frame.overhead, frame.total, frame.limit, frame.fixed_size);
+    let mut code_budget = BudgetAllocator.code_budget(total, overhead);
+    let mut size_bound = false;
+    loop {
+        cancel.check()?;
+        let (tiers, _) = SummarisationLadder.fit(frame.ladder_files, code_budget);
+        let mut block_tokens = 0u64;
+        let mut size = fixed_size;
+        let blocks: Vec<ContextFile> = frame
+            .safe
+            .iter()
+            .zip(&tiers)
+            .filter_map(|((file, facts), tier)| {
+                let tier = (*tier)?;
+                let (body, _) = block_of(frame.markers, &file.path, facts, tier)?;
+                let block = ContextFile {
+                    path: file.path.clone(),
+                    language: file.language,
+                    tier,
+                    body,
+                    sliced: false,
+                };
+                let text = assembler.file_block(&block);
+                block_tokens += u64::from(counter.count(&text));
+                size += limit.map_or(0, |limit| limit.measure(&text));
+                Some(block)
+            })
+            .collect();
+        let tokens = TokenCount::from_u64(overhead.get() + block_tokens);
+        debug_assert_eq!(
+            tokens,
+            counter
+                .tokens
+                .count(&assembler.assemble(frame.parts, &blocks)),
+            "block token counts must add up to the prompt's"
+        );
+        let done = Ladder {
+            blocks,
+            tiers,
+            tokens,
+            code_budget,
+            size_bound,
+        };
+        if code_budget.0 == 0 {
+            return Ok(done);
+        }
+        if tokens > total {
+            let excess = tokens.0 - total.0;
+            code_budget = TokenCount(code_budget.0.saturating_sub(excess.max(1)));
+            continue;
+        }
+        if let Some(limit) = limit
+            && size > limit.max_chars
+        {
+            // Aim at the limit by the characters per token these blocks took,
+            // a little under it: another budget picks another mix of files.
+            let room = limit.max_chars.saturating_sub(fixed_size) as f64;
+            let block_size = size.saturating_sub(fixed_size).max(1) as f64;
+            let goal = (block_tokens as f64 * room / block_size * 0.98) as u32;
+            code_budget = TokenCount(goal.min(code_budget.0 - 1));
+            size_bound = true;
+            continue;
+        }
+        return Ok(done);
+    }
 }
 
 /// Session deduplication: a file an earlier step showed, unchanged since,

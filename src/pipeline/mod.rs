@@ -48,7 +48,7 @@ pub use compilation::{
 pub use request::{CompilationRequest, PreviousFile, SessionInput, SizeLimit, SizeScope};
 
 use crate::cache::FileCache;
-use crate::cache::prompt::{CachedPrompt, PromptKeyParts, prompt_key};
+use crate::cache::prompt::{self, CachedPrompt};
 use crate::error::CompileError;
 use crate::host::Host;
 
@@ -75,21 +75,8 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
     );
     let snapshot = times.run("scan", || scan::scan(project, cache.as_ref(), cancel.0));
     cancel.check()?;
-    let prompt_key = (request.use_prompt_cache && cache.is_some()).then(|| {
-        let targets: Vec<String> = plan.targets.iter().map(|t| t.raw.clone()).collect();
-        prompt_key(&PromptKeyParts {
-            intent: &plan.intent,
-            targets: &targets,
-            task_class: plan.task.task_class.as_str(),
-            root: &project.root,
-            file_tree_hash: &snapshot.file_tree_hash.to_hex(),
-            config_hash: &project.config_hash,
-            budget: plan.budget.total.0,
-            raw: plan.raw,
-            related: &request.related_files,
-            session: &request.session_key,
-        })
-    });
+    let prompt_key = (request.use_prompt_cache && cache.is_some())
+        .then(|| prompt::key_for(request, &plan, &snapshot));
     let hit = prompt_key
         .as_ref()
         .zip(cache.as_ref())

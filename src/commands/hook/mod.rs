@@ -208,37 +208,13 @@ impl Hook<'_> {
                 main,
                 mark_session,
                 turn,
-            } => {
-                if let Some(conversation) = &turn {
-                    state.start_turn(conversation, Some(&main.intent));
-                }
-                let separator = "\n\n";
-                let main_chars = match &session {
-                    Some(_) => MAX_INJECTED_CHARS - SESSION_BLOCK_CHARS - separator.len(),
-                    None => MAX_INJECTED_CHARS,
-                };
-                // The event's own context first: without it nothing is injected,
-                // and the session block need not be compiled at all.
-                let Some(main_text) = self.compile_to_fit(&main, main_chars) else {
-                    return HookOutcome::Neutral;
-                };
-                if let Some(conversation) = &turn {
-                    state.mark_compiled(conversation);
-                }
-                let session_text = session
-                    .as_ref()
-                    .and_then(|request| self.compile_to_fit(request, SESSION_BLOCK_CHARS));
-                let text = match session_text {
-                    Some(session_text) => format!("{session_text}{separator}{main_text}"),
-                    None => main_text,
-                };
-                if mark_session.is_some()
-                    && let Some(path) = marker
-                {
-                    state.write_session_marker(path);
-                }
-                HookOutcome::Context(text)
-            }
+            } => self.inject(
+                session.as_ref(),
+                &main,
+                mark_session.is_some(),
+                turn.as_deref(),
+                marker,
+            ),
             HookPlan::Reparent {
                 project_root,
                 from,
@@ -336,39 +312,82 @@ impl Hook<'_> {
             HookPlan::QualityGate {
                 conversation,
                 project_root,
-            } => {
-                let config = match crate::config::load_config(&project_root, None) {
-                    Ok(loaded) => loaded.config,
-                    Err(error) => {
-                        self.log(&format!("quality gate skipped: {error}"));
-                        return HookOutcome::Neutral;
-                    }
-                };
-                let gate = &config.quality_gate;
-                if gate.commands.is_empty() {
-                    return HookOutcome::Neutral;
-                }
-                let edits = state.edits(&conversation);
-                let timeout = Duration::from_secs(u64::from(gate.timeout_seconds.max(1)));
-                match state::quality_gate(&gate.commands, timeout, &project_root, &edits) {
-                    None => {
-                        state.clear_gate(&conversation);
-                        HookOutcome::Neutral
-                    }
-                    Some(reason) => {
-                        if state.count_block(&conversation) > gates::MAX_CONSECUTIVE_BLOCKS {
-                            self.log(&format!(
-                            "the quality gate still fails after blocking {} stops in a row; this stop goes through",
-                            gates::MAX_CONSECUTIVE_BLOCKS
-                        ));
-                            state.clear_gate(&conversation);
-                            return HookOutcome::Neutral;
-                        }
-                        HookOutcome::BlockStop { reason }
-                    }
-                }
-            }
+            } => self.quality_gate(&conversation, &project_root),
         }
+    }
+
+    /// Injects the event's context (`main`), after the session's when
+    /// SessionStart missed it; marks the turn compiled and the session
+    /// injected.
+    fn inject(
+        &self,
+        session: Option<&ContextRequest>,
+        main: &ContextRequest,
+        mark_session: bool,
+        turn: Option<&str>,
+        marker: Option<&Path>,
+    ) -> HookOutcome {
+        let state = &self.state;
+        if let Some(conversation) = turn {
+            state.start_turn(conversation, Some(&main.intent));
+        }
+        let separator = "\n\n";
+        let main_chars = match session {
+            Some(_) => MAX_INJECTED_CHARS - SESSION_BLOCK_CHARS - separator.len(),
+            None => MAX_INJECTED_CHARS,
+        };
+        // The event's own context first: without it nothing is injected,
+        // and the session block need not be compiled at all.
+        let Some(main_text) = self.compile_to_fit(main, main_chars) else {
+            return HookOutcome::Neutral;
+        };
+        if let Some(conversation) = turn {
+            state.mark_compiled(conversation);
+        }
+        let session_text =
+            session.and_then(|request| self.compile_to_fit(request, SESSION_BLOCK_CHARS));
+        let text = match session_text {
+            Some(session_text) => format!("{session_text}{separator}{main_text}"),
+            None => main_text,
+        };
+        if mark_session && let Some(path) = marker {
+            state.write_session_marker(path);
+        }
+        HookOutcome::Context(text)
+    }
+
+    /// Runs the quality gate's checks on the conversation's edited files; a
+    /// failure blocks the stop, up to [`gates::MAX_CONSECUTIVE_BLOCKS`] times in
+    /// a row.
+    fn quality_gate(&self, conversation: &str, project_root: &Path) -> HookOutcome {
+        let state = &self.state;
+        let config = match crate::config::load_config(project_root, None) {
+            Ok(loaded) => loaded.config,
+            Err(error) => {
+                self.log(&format!("quality gate skipped: {error}"));
+                return HookOutcome::Neutral;
+            }
+        };
+        let gate = &config.quality_gate;
+        if gate.commands.is_empty() {
+            return HookOutcome::Neutral;
+        }
+        let edits = state.edits(conversation);
+        let timeout = Duration::from_secs(u64::from(gate.timeout_seconds.max(1)));
+        let Some(reason) = state::quality_gate(&gate.commands, timeout, project_root, &edits)
+        else {
+            state.clear_gate(conversation);
+            return HookOutcome::Neutral;
+        };
+        if state.count_block(conversation) > gates::MAX_CONSECUTIVE_BLOCKS {
+            self.log(&format!(
+                "the quality gate still fails after blocking {} stops in a row; this stop goes through",
+                gates::MAX_CONSECUTIVE_BLOCKS
+            ));
+            state.clear_gate(conversation);
+            return HookOutcome::Neutral;
+        }
+        HookOutcome::BlockStop { reason }
     }
 
     /// Compiles `request` so that the injected text has at most `max_chars`
