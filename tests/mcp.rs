@@ -2,6 +2,7 @@
 //! (`tests/mcp_client/e2e.py`, PyPI `mcp`), and by raw JSON-RPC lines for the
 //! framing cases, the compile timeout and a fuzz run.
 
+use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -358,5 +359,94 @@ fn a_thousand_malformed_messages_leave_the_server_answering() {
     assert_eq!(answer["result"]["tools"].as_array().unwrap().len(), 9);
     let status = server.call(5_001, "aic_status", &json!({"projectRoot": root}));
     assert_eq!(status["result"]["isError"], false, "{status}");
+    assert_eq!(server.finish(), Some(0));
+}
+
+#[test]
+fn the_tool_list_is_a_stable_surface() {
+    let mut server = Server::start(&[]);
+    server.initialize("2025-06-18");
+    server.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    let answer = server.response(1);
+    let mut out = String::new();
+    for tool in answer["result"]["tools"].as_array().unwrap() {
+        let schema = &tool["inputSchema"];
+        let mut properties: Vec<&str> = schema["properties"]
+            .as_object()
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        properties.sort_unstable();
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let annotations = &tool["annotations"];
+        let _ = writeln!(
+            out,
+            "{} (read-only: {}, idempotent: {})\n  required: {}\n  arguments: {}",
+            tool["name"].as_str().unwrap(),
+            annotations["readOnlyHint"],
+            annotations["idempotentHint"],
+            required.join(", "),
+            properties.join(", ")
+        );
+    }
+    assert_eq!(server.finish(), Some(0));
+    insta::assert_snapshot!(out, @"
+    aic_compile (read-only: true, idempotent: true)
+      required: intent
+      arguments: budget, configPath, conversationId, conversationTokens, editorId, intent, modelId, previousFiles, projectRoot, reparentFromConversationId, stepIndex, stepIntent, toolOutputs, triggerSource
+    aic_inspect (read-only: true, idempotent: true)
+      required: intent
+      arguments: budget, configPath, intent, projectRoot
+    aic_status (read-only: true, idempotent: true)
+      required: 
+      arguments: projectRoot, timeRangeDays
+    aic_last (read-only: true, idempotent: true)
+      required: 
+      arguments: projectRoot
+    aic_projects (read-only: true, idempotent: true)
+      required: 
+      arguments: 
+    aic_chat_summary (read-only: true, idempotent: true)
+      required: 
+      arguments: conversationId, projectRoot
+    aic_quality_report (read-only: true, idempotent: true)
+      required: 
+      arguments: projectRoot, windowDays
+    aic_compile_spec (read-only: true, idempotent: true)
+      required: spec
+      arguments: budget, spec
+    aic_model_test (read-only: false, idempotent: false)
+      required: 
+      arguments: answers, probeId, projectRoot
+    ");
+}
+
+#[test]
+fn a_reply_over_the_client_limit_is_fitted_in_one_compile() {
+    let root = crate::support::dependency_source("regex-automata");
+    let mut server = Server::start(&[]);
+    server.initialize("2025-06-18");
+    let answer = server.call(
+        1,
+        "aic_compile",
+        &json!({
+            "intent": "how do the dense and sparse DFAs search with the lazy DFA and the NFA",
+            "projectRoot": root,
+            "budget": 400_000,
+        }),
+    );
+    let result = &answer["result"];
+    assert_ne!(result["isError"], json!(true), "{answer}");
+    let reply = &result["structuredContent"];
+    let length = reply.to_string().chars().count();
+    assert!(length <= 500_000, "the reply has {length} characters");
+    let warnings = reply["meta"]["warnings"].to_string();
+    assert!(warnings.contains("size limit"), "{warnings}");
+    // One compile: one row in the compilation log.
+    let last = server.call(2, "aic_status", &json!({"projectRoot": root}));
+    let status = &last["result"]["structuredContent"];
+    assert_eq!(status["compilationsTotal"], 1, "{status}");
     assert_eq!(server.finish(), Some(0));
 }

@@ -173,3 +173,96 @@ pub(crate) fn prompt_headings(prompt: &str) -> Vec<String> {
         })
         .collect()
 }
+
+/// A command-line test in its own project and `AIC_HOME` (after ruff's
+/// `CliTest`): runs the binary there and renders a run for a snapshot, with
+/// the temp paths, times and ids that vary between runs redacted.
+pub(crate) struct CliTest {
+    repo: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+impl CliTest {
+    /// A test in a copy of `tests/fixtures/<name>` with fixed modification
+    /// times (see [`fixture_repo`]).
+    pub(crate) fn with_fixture(name: &str, mtimes: &[(&str, u64)]) -> Self {
+        Self {
+            repo: fixture_repo(name, mtimes),
+            home: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    /// The project root.
+    pub(crate) fn root(&self) -> &Path {
+        self.repo.path()
+    }
+
+    /// Runs `aic` with `args`; an argument `[ROOT]` is the project root.
+    pub(crate) fn run(&self, args: &[&str]) -> Run {
+        let root = self.root().to_str().expect("UTF-8 temp path");
+        let args: Vec<&str> = args
+            .iter()
+            .map(|arg| if *arg == "[ROOT]" { root } else { arg })
+            .collect();
+        let home = self.home.path().to_str().expect("UTF-8 temp path");
+        aic(&args, &[("AIC_HOME", home)])
+    }
+
+    /// The run as a snapshot: its exit code, stdout and stderr.
+    pub(crate) fn render(run: &Run) -> String {
+        format!(
+            "exit code: {}\n----- stdout -----\n{}\n----- stderr -----\n{}",
+            run.code, run.stdout, run.stderr
+        )
+    }
+
+    /// The filters that make a run's output the same on every machine.
+    pub(crate) fn filters(&self) -> Vec<(String, String)> {
+        let mut filters = Vec::new();
+        for (path, name) in [(self.root(), "[ROOT]"), (self.home.path(), "[AIC_HOME]")] {
+            let canonical = fs_err::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            for form in [canonical.as_path(), path] {
+                filters.push((regex_escape(&form.display().to_string()), name.to_owned()));
+            }
+        }
+        for (pattern, replacement) in [
+            (r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", "[TIME]"),
+            (
+                r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+                "[ID]",
+            ),
+            (r#""(durationMs|ms)": [0-9.]+"#, r#""$1": "[TIME]""#),
+            (r"\d+(\.\d+)? ms\b", "[TIME] ms"),
+        ] {
+            filters.push((pattern.to_owned(), replacement.to_owned()));
+        }
+        filters
+    }
+}
+
+/// `text` as a regex matching itself.
+fn regex_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$#&-~".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Asserts an inline snapshot of `$value` with `$test`'s filters.
+macro_rules! cli_snapshot {
+    ($test:expr, $value:expr, @$snapshot:literal) => {{
+        let filters = $test.filters();
+        let filters: Vec<(&str, &str)> = filters
+            .iter()
+            .map(|(pattern, replacement)| (pattern.as_str(), replacement.as_str()))
+            .collect();
+        insta::with_settings!({filters => filters}, {
+            insta::assert_snapshot!($value, @$snapshot);
+        });
+    }};
+}
+pub(crate) use cli_snapshot;

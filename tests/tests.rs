@@ -4,6 +4,7 @@
 mod bad_input;
 mod budget;
 mod cache;
+mod cli;
 mod determinism;
 mod git_recency;
 mod golden;

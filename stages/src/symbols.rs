@@ -1,6 +1,9 @@
-//! Definition names found without a parser: the GenericProvider of seed §8.1
-//! ("L3 names: file path + regex-extracted names"), used for every language until
-//! the tree-sitter LanguageProviders exist.
+//! Definition names found without a parser: the names-only tier of languages
+//! without a tree-sitter provider (the [`GenericProvider`]), the fallback of a
+//! file whose parse found nothing, and the scan's symbol terms of every code
+//! file (a regex is cheaper than a parse for each file of a repository).
+//!
+//! [`GenericProvider`]: crate::lang::GenericProvider
 //!
 //! One pattern recognises a definition at the start of a line — after optional
 //! visibility and modifier words — introduced by a definition keyword of a

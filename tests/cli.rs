@@ -1,0 +1,438 @@
+//! What the command line prints, as snapshots: the inspect report, the meta of
+//! a compile, diagnostics, and every failure with its exit code, message and
+//! hint. Temp paths, times and ids are redacted ([`CliTest::filters`]).
+
+use std::fmt::Write;
+
+use crate::support::{CliTest, cli_snapshot};
+
+const MTIMES: &[(&str, u64)] = &[
+    ("src/user/service.ts", 500),
+    ("src/user/model.ts", 400),
+    ("src/auth/jwt.ts", 300),
+    ("tests/service.test.ts", 200),
+    ("src/user/legacy-user-keys.ts", 100),
+];
+
+#[test]
+fn the_inspect_report_of_a_bugfix_intent() {
+    let test = CliTest::with_fixture("webapp", MTIMES);
+    let run = test.run(&[
+        "inspect",
+        "fix the null check in the user service",
+        "--root",
+        "[ROOT]",
+    ]);
+    cli_snapshot!(test, CliTest::render(&run), @"
+    exit code: 0
+    ----- stdout -----
+    Task Classification
+      Class: bugfix (confidence: 0.75)
+      Keywords: [fix]
+      Subject tokens: [null, check, user, servic]
+
+    Rule Packs Applied
+      1. built-in:default
+      2. built-in:bugfix
+
+    Total budget: 123,500 tokens (Auto) | Overhead: 166 | Code budget: 123,334 tokens
+    Scan: 12 files in scope; skipped 0 binary, 0 too large, 0 unreadable, 0 symlinks
+
+    Selected Files (5 of 12 candidates; maxFiles 5 auto)
+        # | File                         | Score |  Tokens | Tier            | path  imp   sym   text  rec   size | note
+        1 | src/user/service.ts          |  0.71 |     181 | full            | 0.40  1.00  0.50  1.00  1.00  0.00 | selected
+        2 | src/user/model.ts            |  0.42 |      64 | full            | 0.15  1.00  0.25  0.27  0.80  0.72 | selected
+        3 | src/user/legacy-user-keys.ts |  0.27 |      49 | full            | 0.25  1.00  0.00  0.24  0.20  0.78 | selected
+        4 | src/auth/jwt.ts              |  0.19 |      91 | full            | 0.00  0.60  0.00  0.00  0.60  0.55 | selected
+        5 | README.md                    |  0.08 |      49 | full            | 0.00  0.00  0.00  0.47  0.00  0.83 | selected
+      Excluded: 0 by excludePatterns, 0 not in includePatterns, 5 with no path, import, symbol or content signal, 2 below the maxFiles cut
+
+    Guard
+      Status: 0 files blocked, 1 findings
+      - Warn src/user/legacy-user-keys.ts:3: Possible AWS access key, replaced by `[REDACTED aws-access-key #1]` [aws-access-key]
+
+    Token Summary
+      Raw (all 12 files, estimated): 715
+      Selected:          385
+      After guard:       385
+      After transforms:  367
+      After ladder:      434
+      Prompt total:      602
+      Reduction:         15.8%
+
+    Constraints (6)
+      - Keep changes focused on the task; do not modify unrelated code
+      - Follow the conventions of the surrounding code
+      - Use only APIs visible in the context or in the language's standard library; say so when something needed is missing
+      - Fix the root cause rather than masking the symptom
+      - Preserve existing behaviour outside the fix
+      - Add or update a test that fails without the fix
+
+    Warnings
+      - Context Guard redacted secrets in: src/user/legacy-user-keys.ts (details: meta.guard, or `aic inspect`)
+
+    Phases: prepare [TIME] ms | scan [TIME] ms | select [TIME] ms | facts [TIME] ms | fit [TIME] ms | assemble [TIME] ms | account [TIME] ms
+
+    ----- stderr -----
+    warning: Context Guard redacted secrets in: src/user/legacy-user-keys.ts (details: meta.guard, or `aic inspect`)
+    ");
+}
+
+#[test]
+fn the_meta_of_a_compile() {
+    let test = CliTest::with_fixture("webapp", MTIMES);
+    let run = test.run(&[
+        "compile",
+        "fix the null check in the user service",
+        "--root",
+        "[ROOT]",
+        "--budget",
+        "900",
+        "--json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let meta = serde_json::to_string_pretty(&run.json()["meta"]).unwrap();
+    cli_snapshot!(test, meta, @r#"
+    {
+      "intent": "fix the null check in the user service",
+      "taskClass": "bugfix",
+      "filesSelected": 5,
+      "filesTotal": 12,
+      "tokensRaw": 715,
+      "tokensCompiled": 602,
+      "tokenReductionPct": 0.158,
+      "cacheHit": false,
+      "durationMs": "[TIME]",
+      "modelId": "unknown",
+      "editorId": "cli",
+      "transformTokensSaved": 18,
+      "summarisationTiers": {
+        "L0": 5
+      },
+      "guard": {
+        "passed": true,
+        "findings": [
+          {
+            "severity": "warn",
+            "type": "secret",
+            "file": "src/user/legacy-user-keys.ts",
+            "line": 3,
+            "message": "Possible AWS access key, replaced by `[REDACTED aws-access-key #1]`",
+            "pattern": "aws-access-key"
+          }
+        ],
+        "filesBlocked": [],
+        "filesRedacted": [
+          "src/user/legacy-user-keys.ts"
+        ]
+      },
+      "contextCompleteness": 1.0,
+      "budget": 900,
+      "warnings": [
+        "Context Guard redacted secrets in: src/user/legacy-user-keys.ts (details: meta.guard, or `aic inspect`)"
+      ]
+    }
+    "#);
+}
+
+#[test]
+fn status_and_last_after_a_compile() {
+    let test = CliTest::with_fixture("webapp", MTIMES);
+    let compiled = test.run(&["compile", "user service", "--root", "[ROOT]"]);
+    assert_eq!(compiled.code, 0, "{}", compiled.stderr);
+    let status = test.run(&["status", "--root", "[ROOT]", "--json"]);
+    cli_snapshot!(test, CliTest::render(&status), @r#"
+    exit code: 0
+    ----- stdout -----
+    {
+      "projectRoot": "[ROOT]",
+      "projectId": "[ID]",
+      "timeRangeDays": null,
+      "compilationsTotal": 1,
+      "compilationsInRange": 1,
+      "cacheHitRatePct": 0.0,
+      "avgReductionPct": 23.5,
+      "totalTokensRaw": 715,
+      "totalTokensCompiled": 547,
+      "totalTokensSaved": 168,
+      "budgetMaxTokens": 123500,
+      "budgetUtilizationPct": 0.4,
+      "guard": {
+        "findings": 1,
+        "blockedFiles": 0,
+        "byType": {
+          "secret": 1
+        }
+      },
+      "topTaskClasses": [
+        {
+          "taskClass": "general",
+          "count": 1
+        }
+      ],
+      "lastCompilation": {
+        "intent": "user service",
+        "taskClass": "general",
+        "filesSelected": 5,
+        "filesTotal": 12,
+        "tokensCompiled": 547,
+        "tokenReductionPct": 23.5,
+        "allocatedTotalBudget": 123500,
+        "cacheHit": false,
+        "durationMs": "[TIME]",
+        "editorId": "cli",
+        "modelId": "unknown",
+        "triggerSource": "cli",
+        "conversationId": null,
+        "guardFindingCount": 1,
+        "guardBlockCount": 0,
+        "createdAt": "[TIME]"
+      },
+      "serverSessions": {
+        "total": 0,
+        "crashes": 0,
+        "running": 0,
+        "last": null
+      }
+    }
+
+    ----- stderr -----
+    "#);
+    let last = test.run(&["last", "--root", "[ROOT]", "--json"]);
+    cli_snapshot!(test, CliTest::render(&last), @r#"
+    exit code: 0
+    ----- stdout -----
+    {
+      "projectRoot": "[ROOT]",
+      "compilationCount": 1,
+      "lastCompilation": {
+        "intent": "user service",
+        "taskClass": "general",
+        "filesSelected": 5,
+        "filesTotal": 12,
+        "tokensCompiled": 547,
+        "tokenReductionPct": 23.5,
+        "allocatedTotalBudget": 123500,
+        "cacheHit": false,
+        "durationMs": "[TIME]",
+        "editorId": "cli",
+        "modelId": "unknown",
+        "triggerSource": "cli",
+        "conversationId": null,
+        "guardFindingCount": 1,
+        "guardBlockCount": 0,
+        "createdAt": "[TIME]"
+      },
+      "promptSummary": {
+        "tokenCount": 547
+      },
+      "selection": {
+        "files": [
+          {
+            "path": "src/user/service.ts",
+            "score": 0.791581,
+            "tier": "L0",
+            "tokens": 181,
+            "reason": "selected"
+          },
+          {
+            "path": "src/user/model.ts",
+            "score": 0.458042,
+            "tier": "L0",
+            "tokens": 64,
+            "reason": "selected"
+          },
+          {
+            "path": "src/user/legacy-user-keys.ts",
+            "score": 0.342595,
+            "tier": "L0",
+            "tokens": 49,
+            "reason": "selected"
+          },
+          {
+            "path": "src/auth/jwt.ts",
+            "score": 0.132,
+            "tier": "L0",
+            "tokens": 91,
+            "reason": "selected"
+          },
+          {
+            "path": "tests/fixtures/user.json",
+            "score": 0.109868,
+            "tier": "L0",
+            "tokens": 39,
+            "reason": "selected"
+          }
+        ],
+        "truncated": 0
+      }
+    }
+
+    ----- stderr -----
+    "#);
+}
+
+#[test]
+fn failures_name_the_input_and_the_fix() {
+    let test = CliTest::with_fixture("webapp", MTIMES);
+    let empty = tempfile::tempdir().unwrap();
+    let empty_root = empty.path().to_str().unwrap();
+    let file = test.root().join("README.md");
+    let file = file.to_str().unwrap();
+    let mut out = String::new();
+    for args in [
+        &["compile", "   ", "--root", "[ROOT]"][..],
+        &["compile", "x", "--root", "/definitely/not/here"],
+        &["compile", "x", "--root", file],
+        &["compile", "x", "--root", "/"],
+        &["compile", "anything at all", "--root", empty_root],
+        &["compile", "quantum chromodynamics", "--root", "[ROOT]"],
+        &[
+            "compile",
+            "user service",
+            "--root",
+            "[ROOT]",
+            "--budget",
+            "50",
+        ],
+        &[
+            "compile",
+            "x",
+            "--config",
+            "/definitely/not/here.json",
+            "--root",
+            "[ROOT]",
+        ],
+    ] {
+        let run = test.run(args);
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+        let _ = writeln!(
+            out,
+            "$ aic {}\n{}",
+            args.join(" ").replace(empty_root, "[EMPTY]"),
+            CliTest::render(&run).replace(empty_root, "[EMPTY]")
+        );
+    }
+    cli_snapshot!(test, out, @r#"
+    $ aic compile     --root [ROOT]
+    exit code: 3
+    ----- stdout -----
+
+    ----- stderr -----
+    error: The intent is empty
+
+    hint: describe the task, e.g. `aic compile "fix the null check in the user service"`
+
+    $ aic compile x --root /definitely/not/here
+    exit code: 3
+    ----- stdout -----
+
+    ----- stderr -----
+    error: Project root `/definitely/not/here` does not exist
+
+    hint: pass the repository's directory with `--root DIR`
+
+    $ aic compile x --root [ROOT]/README.md
+    exit code: 3
+    ----- stdout -----
+
+    ----- stderr -----
+    error: Project root `[ROOT]/README.md` is not a directory
+
+    hint: pass the repository's directory with `--root DIR`
+
+    $ aic compile x --root /
+    exit code: 3
+    ----- stdout -----
+
+    ----- stderr -----
+    error: Project root `/` is the filesystem root, not a project
+
+    hint: pass the repository's directory with `--root DIR`
+
+    $ aic compile anything at all --root [EMPTY]
+    exit code: 1
+    ----- stdout -----
+
+    ----- stderr -----
+    error: No relevant files found for the intent among 0 files in scope
+
+    hint: the root holds no text files in scope; check `--root` and your `.gitignore`
+
+    $ aic compile quantum chromodynamics --root [ROOT]
+    exit code: 1
+    ----- stdout -----
+
+    ----- stderr -----
+    error: No relevant files found for the intent among 12 files in scope
+
+    hint: no path matched the intent's words (quantum, chromodynam); broaden the intent, name a file or directory, or check includePatterns in aic-rules/
+
+    $ aic compile user service --root [ROOT] --budget 50
+    exit code: 6
+    ----- stdout -----
+
+    ----- stderr -----
+    error: A budget of 50 tokens cannot hold the prompt: its fixed sections take 123 tokens and the smallest selected file needs 22 more
+
+    hint: raise the budget to at least 145 tokens (`--budget`, contextBudget.maxTokens)
+
+    $ aic compile x --config /definitely/not/here.json --root [ROOT]
+    exit code: 4
+    ----- stdout -----
+
+    ----- stderr -----
+    error: Failed to read `/definitely/not/here.json`
+      Caused by: failed to open file `/definitely/not/here.json`: No such file or directory (os error 2)
+
+    hint: check that `/definitely/not/here.json` exists and is readable (`--config FILE`), or leave `--config` out to search for aic.config.json
+    "#);
+}
+
+#[test]
+fn configuration_errors_name_the_file_and_the_field() {
+    let test = CliTest::with_fixture("webapp", MTIMES);
+    let config = test.root().join("aic.config.json");
+    let mut out = String::new();
+    for content in [
+        r#"{"contextBudget": {"maxTokens": "lots"}}"#,
+        "{\n  \"version\": 1,\n}",
+        r#"{"extends": "https://example.invalid/base.json"}"#,
+        r#"{"colour": "blue", "guard": {"mood": 1}}"#,
+    ] {
+        fs_err::write(&config, content).unwrap();
+        let run = test.run(&["compile", "user service", "--root", "[ROOT]"]);
+        let stdout_lines = run.stdout.lines().count();
+        let _ = writeln!(
+            out,
+            "$ aic compile (aic.config.json: {content})\nexit code: {}, stdout lines: {stdout_lines}\n{}",
+            run.code, run.stderr
+        );
+    }
+    cli_snapshot!(test, out, @r#"
+    $ aic compile (aic.config.json: {"contextBudget": {"maxTokens": "lots"}})
+    exit code: 4, stdout lines: 0
+    error: Invalid configuration in `[ROOT]/aic.config.json`: contextBudget.maxTokens: expected a non-negative integer, found "lots"
+
+    hint: fix the field in `[ROOT]/aic.config.json`, or move the file aside to use the defaults
+
+    $ aic compile (aic.config.json: {
+      "version": 1,
+    })
+    exit code: 4, stdout lines: 0
+    error: Invalid configuration in `[ROOT]/aic.config.json`: not valid JSON at line 3, column 1: trailing comma
+
+    hint: fix the field in `[ROOT]/aic.config.json`, or move the file aside to use the defaults
+
+    $ aic compile (aic.config.json: {"extends": "https://example.invalid/base.json"})
+    exit code: 4, stdout lines: 0
+    error: Cannot follow `extends` in `[ROOT]/aic.config.json`: `https://example.invalid/base.json` is a URL; aic is local-first and only follows local paths
+
+    hint: fix `extends` in `[ROOT]/aic.config.json` to name a readable local file
+
+    $ aic compile (aic.config.json: {"colour": "blue", "guard": {"mood": 1}})
+    exit code: 0, stdout lines: 97
+    warning: Ignoring unknown configuration keys: colour, guard.mood
+    warning: Context Guard redacted secrets in: src/user/legacy-user-keys.ts (details: meta.guard, or `aic inspect`)
+    "#);
+}
