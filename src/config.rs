@@ -1,6 +1,6 @@
-//! Finding and loading `aic.config.json` (seed §6): walk up from the project root
-//! to the first directory that has one, follow its `extends` chain of local files,
-//! and parse the merged result with [`aic_stages::config`].
+//! Finding and loading `aic.config.json` (`docs/configuration.md`): walk up from
+//! the project root to the first directory that has one, follow its `extends` chain
+//! of local files, and parse the merged result with [`aic_stages::config`].
 
 use std::path::{Path, PathBuf};
 

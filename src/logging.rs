@@ -1,5 +1,5 @@
-//! Logging to stderr with `tracing`: warnings by default, the seed's §14 decision
-//! trail with `-v`, pipeline internals with `-vv`, nothing but errors with `-q`.
+//! Logging to stderr with `tracing`: warnings by default, the decision trail
+//! with `-v`, pipeline internals with `-vv`, nothing but errors with `-q`.
 //! `RUST_LOG` wins over the flags.
 //!
 //! Lines read like a compiler's: `warning: …`, `error: …`; the trail (`info`) is

@@ -1,12 +1,12 @@
-//! Claude Code hooks (integrations brief §1; seed `claude-code-integration-layer`
-//! §4.3, §6, §7): what a hook payload asks of aic, and the exact stdout each event
-//! expects. Codex CLI's hooks are Claude-shaped (brief §3): the same payloads
+//! Claude Code hooks (`docs/claude-code.md`): what a hook payload asks of aic,
+//! and the exact stdout each event expects. Codex CLI's hooks are Claude-shaped
+//! (`docs/codex.md`): the same payloads
 //! and plans, with JSON output on every event.
 //!
 //! Pure: the binary reads stdin, calls [`parse`] and [`plan`], runs what the
 //! plan says (a compile, a reparent, a marker removal) and prints [`render`]'s
 //! output. Every failure on the way is an empty output and exit code 0: a hook
-//! never breaks the editor (brief §0.2).
+//! never breaks the editor.
 
 use std::path::{Path, PathBuf};
 
@@ -18,17 +18,17 @@ pub use crate::{ContextRequest, HookEnv, HookOutcome, HookPlan};
 use crate::{Editor, HookEvent};
 
 /// Claude Code caps injected text (plain stdout, `additionalContext`) at this
-/// many characters; longer text is moved to a file and only previewed (brief
-/// §0.3). aic compiles to fit it instead of being cut.
+/// many characters; longer text is moved to a file and only previewed. aic
+/// compiles to fit it instead of being cut.
 pub const MAX_INJECTED_CHARS: usize = 10_000;
 
-/// The intent of session-level context (seed §4.3 "Generic for session events").
+/// The intent of session-level context (the same for every session event).
 pub const SESSION_INTENT: &str = "understand project structure, architecture, and recent changes";
 
 /// The longest conversation id accepted from a payload.
 const MAX_ID_CHARS: usize = 128;
 
-/// The fields of a Claude Code hook payload that aic reads (brief §1.2, §1.3).
+/// The fields of a Claude Code hook payload that aic reads.
 /// Unknown fields are ignored; every field is optional.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(default)]
@@ -59,8 +59,8 @@ pub struct ClaudePayload {
     pub tool_name: Option<String>,
     /// PreToolUse/PostToolUse: the tool's arguments.
     pub tool_input: Option<Value>,
-    /// Present when Cursor runs a Claude Code hook (brief §2.1 "Third-party
-    /// hooks"): the Claude handlers then do nothing.
+    /// Present when Cursor runs a hook from Claude Code's settings (Cursor loads
+    /// them as third-party hooks): the Claude handlers then do nothing.
     pub cursor_version: Option<Value>,
 }
 
@@ -89,7 +89,7 @@ pub fn parse(stdin: &str) -> Option<ClaudePayload> {
     })
 }
 
-/// The conversation id of a payload (seed §4.3): the transcript file's name
+/// The conversation id of a payload: the transcript file's name
 /// without `.jsonl`, else a direct `conversation_id`, else the `session_id`;
 /// only printable ASCII up to 128 characters.
 pub fn conversation_id(payload: &ClaudePayload) -> Option<String> {
@@ -175,15 +175,14 @@ fn model_of(payload: &ClaudePayload) -> Option<String> {
     .filter(|model| valid_id(model))
 }
 
-/// Decides what a Claude Code (or Codex) hook does for `event` (brief §0
-/// table): SessionStart, UserPromptSubmit and SubagentStart inject context;
-/// SubagentStop reparents; SessionEnd removes the session's markers;
-/// PreToolUse runs the check its handler names ([`HookEnv::check`]):
-/// `conversation-id` (default: an `aic_compile` call gets the conversation
-/// id), `no-verify` (a Bash command that skips git hooks) or `compile-gate`;
-/// PostToolUse tracks edited files and Stop runs the quality gate (both only
-/// installed with `--with-gates`). A Cursor payload, or one without a usable
-/// project, does nothing.
+/// Decides what a Claude Code (or Codex) hook does for `event`: SessionStart,
+/// UserPromptSubmit and SubagentStart inject context; SubagentStop reparents;
+/// SessionEnd removes the session's markers; PreToolUse runs the check its
+/// handler names ([`HookEnv::check`]): `conversation-id` (default: an
+/// `aic_compile` call gets the conversation id), `no-verify` (a Bash command
+/// that skips git hooks) or `compile-gate`; PostToolUse tracks edited files and
+/// Stop runs the quality gate (both only installed with `--with-gates`). A
+/// Cursor payload, or one without a usable project, does nothing.
 pub fn plan(event: HookEvent, payload: &ClaudePayload, env: &HookEnv) -> HookPlan {
     if payload.cursor_version.is_some() {
         return HookPlan::Nothing;
@@ -324,7 +323,7 @@ pub fn plan(event: HookEvent, payload: &ClaudePayload, env: &HookEnv) -> HookPla
     }
 }
 
-/// The stdout for injected `context` (brief §0.4, §1.11): plain text on
+/// The stdout for injected `context`: plain text on
 /// UserPromptSubmit (never starting with `{`, which would be parsed as JSON —
 /// bug #17550), nested `hookSpecificOutput` JSON on SessionStart and
 /// SubagentStart (never a flat `additionalContext` — #31658), nothing
@@ -337,8 +336,8 @@ pub fn render(event: HookEvent, context: &str) -> String {
     )
 }
 
-/// The stdout of a Claude Code or Codex hook for `outcome` (brief §1.3, §1.4,
-/// §3): context as [`render`] gives it (Codex: `hookSpecificOutput` JSON on
+/// The stdout of a Claude Code or Codex hook for `outcome`: context as [`render`]
+/// gives it (Codex: `hookSpecificOutput` JSON on
 /// every event, as its output is schema-validated); a PreToolUse allow with
 /// new arguments or a deny as `hookSpecificOutput.permissionDecision`; a
 /// blocked Stop as top-level `decision: "block"` with its `reason`. A neutral

@@ -1,14 +1,13 @@
-//! Cursor hooks (integrations brief §2; REF `cursor-integration-layer`): what
+//! Cursor hooks (`docs/cursor.md`): what
 //! a Cursor hook payload asks of aic, and the JSON each event expects.
 //!
-//! Cursor can inject context only at `sessionStart` (brief §2.1 "Which events
-//! can inject context"), so per-prompt context comes from the model calling
-//! `aic_compile`, prompted by the trigger rule (`.cursor/rules/AIC.mdc`). The
-//! hooks help that path: `beforeSubmitPrompt` remembers the prompt and starts
-//! the turn, `preToolUse` (matcher `MCP`) gives `aic_compile` calls the
-//! conversation id, and the optional compile gate refuses other tools until
-//! the turn has compiled. Handlers do nothing for a payload without
-//! `cursor_version` (a Claude Code payload, brief §2.1 "Third-party hooks").
+//! Cursor can inject context only at `sessionStart`, so per-prompt context
+//! comes from the model calling `aic_compile`, prompted by the trigger rule
+//! (`.cursor/rules/AIC.mdc`). The hooks help that path: `beforeSubmitPrompt`
+//! remembers the prompt and starts the turn, `preToolUse` (matcher `MCP`) gives
+//! `aic_compile` calls the conversation id, and the optional compile gate
+//! refuses other tools until the turn has compiled. Handlers do nothing for a
+//! payload without `cursor_version` (a Claude Code payload).
 
 use std::path::PathBuf;
 
@@ -20,7 +19,7 @@ use crate::{ContextRequest, HookEnv, HookEvent, HookOutcome, HookPlan, gates};
 /// The longest id accepted from a payload.
 const MAX_ID_CHARS: usize = 128;
 
-/// The fields of a Cursor hook payload that aic reads (brief §2.1 "stdin").
+/// The fields of a Cursor hook payload that aic reads.
 /// Every field is optional; a field of an unexpected type is absent.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CursorPayload {
@@ -178,7 +177,7 @@ fn is_aic_tool(payload: &CursorPayload) -> bool {
     name.contains("aic_")
 }
 
-/// Decides what a Cursor hook does (brief §2.1, §2.2): sessionStart injects
+/// Decides what a Cursor hook does: sessionStart injects
 /// session context; beforeSubmitPrompt starts the turn; preToolUse runs its
 /// handler's check (`conversation-id` by default, or `compile-gate`);
 /// beforeShellExecution refuses git hook bypasses; afterFileEdit and stop are
@@ -317,7 +316,7 @@ pub fn plan(event_name: &str, payload: &CursorPayload, env: &HookEnv) -> HookPla
     }
 }
 
-/// The stdout of a Cursor hook (brief §2.1 "stdout"): sessionStart
+/// The stdout of a Cursor hook: sessionStart
 /// `{"additional_context", "env"}`; beforeSubmitPrompt always
 /// `{"continue": true}` (it cannot inject, and aic never holds a prompt
 /// back); preToolUse and beforeShellExecution `{"permission": …}` with

@@ -1,8 +1,8 @@
-//! The opt-in guard rails (`aic install <client> --with-gates`, seed
-//! `claude-code-integration-layer` §7.4–§7.6, generalised) and the optional
-//! compile gate, as pure decisions: which shell commands skip the repository's
-//! git hooks, which files a tool edited, what a blocked stop says, and the
-//! arguments an `aic_compile` call gets its conversation id through.
+//! The opt-in guard rails (`aic install <client> --with-gates`; see
+//! `docs/claude-code.md`, "The gates") and the optional compile gate, as pure
+//! decisions: which shell commands skip the repository's git hooks, which files
+//! a tool edited, what a blocked stop says, and the arguments an `aic_compile`
+//! call gets its conversation id through.
 //!
 //! The binary keeps the state (edit lists and turn markers under
 //! `$AIC_HOME/hook-sessions/`) and runs the user's check commands.
@@ -24,8 +24,7 @@ const MAX_REASON_OUTPUT_CHARS: usize = 1_500;
 
 /// Why `command` would skip the repository's git hooks, or `None` when it
 /// would not: `git … --no-verify` (any subcommand), `git commit -n`, and
-/// `git -c core.hooksPath=…` (seed §7.6, widened to the other spelling and to
-/// the config override). The command line is split like a POSIX shell would
+/// `git -c core.hooksPath=…`. The command line is split like a POSIX shell would
 /// (quotes respected, so `git commit -m "no --no-verify here"` passes), and
 /// each of its `;`, `&&`, `||`, `|` segments is checked.
 ///

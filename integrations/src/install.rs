@@ -1,6 +1,6 @@
 //! What `aic install` writes into editor configuration files, as pure edits of
-//! parsed JSON (integrations brief §1.7, §1.10, §2.4, §3): merge aic's entries
-//! in, take them out, and leave every other entry as it was.
+//! parsed JSON: merge aic's entries in, take them out, and leave every other
+//! entry as it was.
 //!
 //! aic's hook handlers are recognised by their command line: a program whose
 //! file name starts with `aic` run with `hook <editor> …` (exec form
@@ -46,7 +46,7 @@ pub struct HookOptions {
     pub compile_gate: bool,
 }
 
-/// The Claude Code events aic registers, with their matchers (brief §0.4).
+/// The Claude Code events aic registers, with their matchers.
 pub const CLAUDE_HOOKS: [(&str, Option<&str>); 5] = [
     ("UserPromptSubmit", None),
     ("SessionStart", Some("startup|resume|clear|compact|fork")),
@@ -55,7 +55,7 @@ pub const CLAUDE_HOOKS: [(&str, Option<&str>); 5] = [
     ("SessionEnd", None),
 ];
 
-/// The Claude Code handlers of an install (brief §0.4, §1.6): the context
+/// The Claude Code handlers of an install: the context
 /// events of [`CLAUDE_HOOKS`], the conversation id for `aic_compile` calls,
 /// and the opt-in gates.
 pub fn claude_hooks(options: HookOptions) -> Vec<HookSpec> {
@@ -79,8 +79,8 @@ pub fn claude_hooks(options: HookOptions) -> Vec<HookSpec> {
     specs
 }
 
-/// The Codex CLI handlers of an install (brief §3: Claude-shaped hooks in
-/// `hooks.json`): session and prompt context, and the opt-in gates.
+/// The Codex CLI handlers of an install (Claude-shaped hooks in `hooks.json`):
+/// session and prompt context, and the opt-in gates.
 pub fn codex_hooks(options: HookOptions) -> Vec<HookSpec> {
     let mut specs = vec![
         spec("SessionStart", Some("startup|resume|clear"), None),
@@ -94,7 +94,7 @@ pub fn codex_hooks(options: HookOptions) -> Vec<HookSpec> {
     specs
 }
 
-/// The Cursor handlers of an install (brief §2.1, §2.2): session context,
+/// The Cursor handlers of an install: session context,
 /// the turn start, the conversation id for aic's MCP calls, subagent
 /// reparenting and cleanup; the opt-in gates; the optional compile gate
 /// (fails open: no `failClosed`).
@@ -386,7 +386,7 @@ pub fn remove_cursor_hooks(config: &Value) -> Result<Value, EditError> {
 }
 
 /// `config` (Cursor's `hooks.json`) with aic's entries for `specs` running
-/// `binary` (flat entries, brief §2.1 "Format"); unchanged when exactly those
+/// `binary` (flat entries); unchanged when exactly those
 /// are there already.
 ///
 /// # Errors
@@ -545,7 +545,7 @@ fn markers(client: &str) -> (&'static str, &'static str) {
 }
 
 /// The trigger rule for CLAUDE.md (Claude Code) or AGENTS.md (Codex CLI), as
-/// a managed, version-stamped section: facts, not imperatives (brief §1.3).
+/// a managed, version-stamped section: facts, not imperatives.
 /// `client` names the `aic uninstall` arguments that remove it (`claude`,
 /// `codex --project`); its first word picks the section's markers.
 pub fn trigger_rule(version: &str, client: &str) -> String {
@@ -558,7 +558,7 @@ pub fn trigger_rule(version: &str, client: &str) -> String {
 /// The stamp that marks `.cursor/rules/AIC.mdc` as aic's.
 const CURSOR_RULE_STAMP: &str = "<!-- aic rule version: ";
 
-/// Cursor's trigger rule, `.cursor/rules/AIC.mdc` (brief §2.3): always
+/// Cursor's trigger rule, `.cursor/rules/AIC.mdc`: always
 /// applied, version-stamped. Cursor hooks cannot add context to each message,
 /// so the rule is what asks the model to call `aic_compile`.
 ///
@@ -621,7 +621,7 @@ fn parse_toml(text: &str) -> Result<toml_edit::DocumentMut, EditError> {
 }
 
 /// Codex CLI's `config.toml` with `[mcp_servers.aic]` running `binary mcp`
-/// (brief §3), formatting and comments kept; an `aic` entry already there
+/// formatting and comments kept; an `aic` entry already there
 /// (the user's own) is kept as it is.
 ///
 /// # Errors
@@ -692,7 +692,7 @@ fn parse_jsonc(text: &str) -> Result<jsonc_parser::cst::CstRootNode, EditError> 
         .map_err(|e| error(format!("not valid JSON with comments ({e})")))
 }
 
-/// The `context_servers.aic` entry aic writes into Zed's settings (brief §3).
+/// The `context_servers.aic` entry aic writes into Zed's settings.
 pub fn zed_entry(binary: &str) -> Value {
     json!({"source": "custom", "command": binary, "args": ["mcp"], "env": {}})
 }

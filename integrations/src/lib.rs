@@ -57,7 +57,7 @@ impl Editor {
     }
 }
 
-/// A lifecycle event an editor reports to a hook (seed §2.2.1 capability table).
+/// A lifecycle event an editor reports to a hook.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum HookEvent {
     /// A session starts.
@@ -81,8 +81,7 @@ pub enum HookEvent {
 }
 
 impl HookEvent {
-    /// Whether the editor lets this event's hook add context to the conversation
-    /// (seed §2.2.1 "Current editor capabilities").
+    /// Whether the editor lets this event's hook add context to the conversation.
     pub fn injects_context(self, editor: Editor) -> bool {
         matches!(
             (editor, self),

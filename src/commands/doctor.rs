@@ -1,7 +1,7 @@
-//! `aic doctor [--root DIR] [--json]`: the startup self-check of seed §14.3,
-//! per editor: is the MCP server registered, are the hooks installed and
-//! current, is the trigger rule there, and can the `aic` they name be found.
-//! Reads only; never writes.
+//! `aic doctor [--root DIR] [--json]`: the startup self-check, per editor: is
+//! the MCP server registered, are the hooks installed and current, is the
+//! trigger rule there, and can the `aic` they name be found. Reads only; never
+//! writes.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
-//! `aic inspect "<intent>" [--json]`: the PipelineTrace (seed §2.2, §14) as a
-//! readable report, or as JSON without file contents.
+//! `aic inspect "<intent>" [--json]`: the PipelineTrace (what each stage decided)
+//! as a readable report, or as JSON without file contents.
 
 use std::fmt::Write;
 

@@ -1,7 +1,8 @@
 //! `aic install <client> [--project] [--dry-run] [--with-gates]
 //! [--with-compile-gate]` and `aic uninstall <client> [--project]`: register
-//! aic with an editor (integrations brief §1.7, §1.10, §2, §3): its MCP
-//! server, and where the editor has them its hooks and trigger rule.
+//! aic with an editor (what each gets: `docs/claude-code.md` and the other
+//! client pages): its MCP server, and where the editor has them its hooks
+//! and trigger rule.
 //!
 //! Every file is planned before any is written: a malformed file stops the
 //! whole install with a message naming it, and nothing is touched. Writes are
@@ -242,8 +243,7 @@ pub(crate) fn path_lookup(name: &str) -> Option<PathBuf> {
         .and_then(|found| fs_err::canonicalize(found).ok())
 }
 
-/// The files a client's install touches (brief §1.7, §1.10, §2.1, §2.3,
-/// §2.4, §3).
+/// The files a client's install touches.
 pub(crate) fn targets(
     client: InstallClient,
     project_scope: bool,

@@ -1,5 +1,6 @@
 //! `aic spec FILE.json [--budget N] [--json] [--no-cache] [--config FILE]`: compiles a task
-//! specification into one briefing (seed §2.7) and prints it, or `{compiledSpec, meta}`.
+//! specification into one briefing (`docs/spec-compiler.md`) and prints it, or
+//! `{compiledSpec, meta}`.
 
 use std::io::Read;
 use std::path::Path;

@@ -30,7 +30,7 @@ pub struct CompileOrigin {
     pub session_id: Option<String>,
 }
 
-/// One `compilation_log` row (seed §20).
+/// One `compilation_log` row.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct CompilationRecord {
@@ -109,13 +109,13 @@ pub struct GuardFindingRecord {
     pub created_at: String,
 }
 
-/// One `telemetry_events` row (seed §9.1 aggregates).
+/// One `telemetry_events` row: the aggregates of one compile.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
 pub struct TelemetryRecord {
     /// The compilation.
     pub compilation_id: String,
-    /// The project (the seed's `repo_id`).
+    /// The project id.
     pub repo_id: String,
     /// Findings.
     pub guard_findings: usize,
@@ -129,7 +129,7 @@ pub struct TelemetryRecord {
     pub created_at: String,
 }
 
-/// One `quality_snapshots` row (seed §2.2 `aic_quality_report`).
+/// One `quality_snapshots` row, what `aic_quality_report` aggregates.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct QualitySnapshot {

@@ -1,6 +1,6 @@
-//! The agentic session layer (seed §2.7): what one compile of a multi-step
-//! agent session learns from the steps before it, and what it leaves for the
-//! steps after it.
+//! The agentic session layer (`docs/mcp.md`, "Agent sessions"): what one
+//! compile of a multi-step agent session learns from the steps before it, and
+//! what it leaves for the steps after it.
 //!
 //! A session is keyed by its *effective session id*: the `conversationId` when
 //! the caller sends one, else the MCP connection's own session id. Its steps
@@ -43,7 +43,7 @@ pub const HEADER_STEPS: usize = 10;
 /// Steps kept per session; older ones are dropped from `session_state`.
 pub const MAX_STEPS: usize = 200;
 
-/// The tool output types of the wire (seed §2.7 `ToolOutputType`).
+/// The values `toolOutputs[].type` accepts on the wire.
 pub const TOOL_OUTPUT_TYPES: [&str; 4] = [
     "test-result",
     "lint-error",
@@ -51,7 +51,7 @@ pub const TOOL_OUTPUT_TYPES: [&str; 4] = [
     "command-output",
 ];
 
-/// The trigger sources of the wire (seed §2.2.1 `triggerSource`).
+/// The values `triggerSource` accepts on the wire.
 pub const TRIGGER_SOURCES: [&str; 8] = [
     "session_start",
     "prompt_submit",
@@ -66,7 +66,7 @@ pub const TRIGGER_SOURCES: [&str; 8] = [
 /// The intent the reference MCP client sends when the model gave none.
 const DEFAULT_WIRE_INTENT: &str = "provide context for the current task";
 
-/// One tool output sent with a compile (seed §2.7 `ToolOutput`).
+/// One tool output sent with a compile.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schemars(description = "An output of one of the agent's tools since the last compile.")]
@@ -93,7 +93,7 @@ pub struct StoredToolOutput {
     pub related_files: Vec<String>,
 }
 
-/// One recorded step of a session (seed §2.7 `SessionStep`).
+/// One recorded step of a session.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStep {
@@ -241,7 +241,7 @@ pub fn session_input(steps: &[SessionStep], conversation_tokens: Option<u32>) ->
     }
 }
 
-/// The ConversationCompressor (seed §2.7): `Steps completed:` and one numbered
+/// The ConversationCompressor: `Steps completed:` and one numbered
 /// line per recent step (intent, files, tokens), each followed by one indented
 /// line per tool output type of that step (count and summed related files).
 /// `None` for a session with no steps. Deterministic: no times, no content.
@@ -292,7 +292,7 @@ fn one_line(text: &str) -> String {
 }
 
 /// Whether an intent is a placeholder rather than a task: empty, the MCP
-/// client's default string, or `provide context for…` (seed §2.7).
+/// client's default string, or `provide context for…`.
 pub fn is_weak_intent(intent: &str) -> bool {
     let normalised = intent.trim().to_lowercase();
     normalised.is_empty()
@@ -323,8 +323,8 @@ pub fn weak_intent_fallback(
         .map(|record| record.intent))
 }
 
-/// Moves the compilations of conversation `from` onto conversation `to` (the
-/// `subagent_stop` path of seed §2.2.1): returns the rows updated.
+/// Moves the compilations of conversation `from` onto conversation `to` (a
+/// `subagent_stop` call, see `docs/mcp.md`): returns the rows updated.
 ///
 /// # Errors
 ///

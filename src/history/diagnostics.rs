@@ -1,5 +1,6 @@
-//! The diagnostics payloads (seed §2.2 `aic_status`, `aic_last`,
-//! `aic_projects`, `aic_chat_summary`, `aic_quality_report`), built from the
+//! The diagnostics payloads (the MCP tools `aic_status`, `aic_last`,
+//! `aic_projects`, `aic_chat_summary`, `aic_quality_report`; see
+//! `docs/diagnostics.md`), built from the
 //! database for one project. The CLI prints them as tables or `--json`; the
 //! MCP tools return the same JSON.
 //!
@@ -59,7 +60,7 @@ fn round1(value: f64) -> f64 {
     (value * 10.0).round() / 10.0
 }
 
-/// `aic status` (seed §2.2 `aic_status`): project-level aggregates over the
+/// `aic status` (MCP `aic_status`): project-level aggregates over the
 /// last `days` days (all time when `None`).
 ///
 /// # Errors
@@ -159,7 +160,7 @@ fn last_snapshot(row: &CompilationRecord) -> Value {
     })
 }
 
-/// `aic last` (seed §2.2 `aic_last`): the most recent compilation of the
+/// `aic last` (MCP `aic_last`): the most recent compilation of the
 /// project with its selection (paths, scores, tiers; never content).
 ///
 /// # Errors
@@ -235,7 +236,7 @@ pub struct ProjectSummary {
     pub compilations: u64,
 }
 
-/// `aic projects` (seed §2.2 `aic_projects`): every known project, most
+/// `aic projects` (MCP `aic_projects`): every known project, most
 /// recently seen first.
 ///
 /// # Errors
@@ -262,7 +263,7 @@ pub fn projects(store: &Store) -> DiagnosticsResult<Vec<ProjectSummary>> {
     Ok(out)
 }
 
-/// `aic chat-summary` (seed §2.2 `aic_chat_summary`): the compilations of one
+/// `aic chat-summary` (MCP `aic_chat_summary`): the compilations of one
 /// conversation, or of the project's most recent conversation when none is
 /// given (all of the project's compilations when none has a conversation).
 ///
@@ -327,7 +328,7 @@ fn stratum(rows: &[&QualitySnapshot]) -> Value {
     })
 }
 
-/// `aic quality` (seed §2.2 `aic_quality_report`): rolling-window metrics
+/// `aic quality` (MCP `aic_quality_report`): rolling-window metrics
 /// over the project's quality snapshots; `window_days` in 1..=365.
 ///
 /// # Errors

@@ -1,9 +1,9 @@
-//! Server lifecycle tracking (seed §14.2) and the startup self-check (§14.3).
+//! Server lifecycle tracking and the startup self-check (`docs/diagnostics.md`).
 //!
 //! A server process calls [`ServerSession::start`] once: it backfills every
 //! earlier session that has no stop time as a `crash` (stopped at this start),
 //! records its own row with the self-check's results, and prunes rows older
-//! than `retention.days` after archiving them (§20). [`ServerSession::stop`]
+//! than `retention.days` after archiving them. [`ServerSession::stop`]
 //! marks a graceful stop (SIGINT, SIGTERM, stdin EOF). No heartbeat: a
 //! process killed with `kill -9` is found by the next start.
 
@@ -167,7 +167,7 @@ impl ServerSession {
 }
 
 /// The archive row for compilations about to be pruned: counts and token
-/// totals (seed §20 "archive summary").
+/// totals, one row per project.
 fn archive(project: &Id, rows: &[Vec<u8>]) -> Option<Vec<u8>> {
     let records: Vec<CompilationRecord> = rows
         .iter()
@@ -209,7 +209,7 @@ pub fn session_summary(store: &Store) -> Result<SessionSummary, aic_storage::Sto
     })
 }
 
-/// The startup self-check (seed §14.3) for a project: what is missing for
+/// The startup self-check for a project: what is missing for
 /// context to be compiled on every prompt. Empty when healthy. The editor
 /// integrations extend it as they land; today it checks that the database
 /// is writable and the project root exists.

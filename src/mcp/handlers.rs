@@ -176,7 +176,7 @@ pub fn compile(
         return Ok(json!({"reparented": true, "rowsUpdated": rows}));
     }
     // The session layer applies when the caller names a conversation or a step;
-    // a bare call is a single-shot compile (seed §2.7).
+    // a bare call is a single-shot compile.
     let session_id = args.conversation_id.clone().or_else(|| {
         args.step_index
             .is_some()
@@ -524,7 +524,7 @@ fn random_letters(count: usize) -> String {
         .collect()
 }
 
-/// `aic_model_test` (seed §2.2): without `probeId`, hands out two challenges
+/// `aic_model_test`: without `probeId`, hands out two challenges
 /// and an embedded `aic_compile` check; with `probeId` and `answers`, grades
 /// them (probes expire after 120 s).
 pub fn model_test(host: &Host, args: &ModelTestArgs, root: &Path, probes: &Probes) -> ToolResult {

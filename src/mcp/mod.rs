@@ -41,8 +41,8 @@ use crate::host::Host;
 use handlers::{Connection, Probes, ToolFailure, ToolResult};
 use tools::parse_args;
 
-/// A compile slower than this is cancelled and answered with an error (seed
-/// §12.1); `AIC_MCP_COMPILE_TIMEOUT_MS` overrides it.
+/// A compile slower than this is cancelled and answered with an error;
+/// `AIC_MCP_COMPILE_TIMEOUT_MS` overrides it.
 pub const COMPILE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long the server waits for the client's `roots/list` answer.
@@ -158,7 +158,7 @@ impl AicServer {
     }
 
     // Roots are deprecated by the 2026-07-28 revision (SEP-2577), but Claude Code
-    // and the other clients that speak `initialize` still offer them (brief §4.5).
+    // and the other clients that speak `initialize` still offer them.
     #[allow(deprecated)]
     async fn client_root(&self, context: &RequestContext<RoleServer>) -> Option<PathBuf> {
         if let Ok(cached) = self.inner.client_root.lock()

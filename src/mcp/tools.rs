@@ -1,9 +1,9 @@
-//! The tools of the MCP server (seed §2.2, §7): their `tools/list` entries
+//! The tools of the MCP server (`docs/mcp.md`): their `tools/list` entries
 //! (input schema, output schema, annotations) and their argument types.
 //!
 //! Arguments are parsed by hand from the raw JSON object ([`parse_args`]) so a
 //! wrong argument is a tool result with `isError` and a message the model can
-//! act on, never a protocol error it cannot see (brief §4.6).
+//! act on, never a protocol error it cannot see.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -18,7 +18,7 @@ use crate::history::conversations::ToolOutput;
 
 /// `_meta["anthropic/maxResultSizeChars"]` on `aic_compile`'s list entry: a
 /// compiled prompt at the default budget (123,500 tokens, about 4 characters
-/// each) plus its JSON envelope fits (brief §1.10).
+/// each) plus its JSON envelope fits.
 pub const MAX_RESULT_SIZE_CHARS: u64 = 500_000;
 
 /// The longest intent accepted, in characters.
@@ -27,7 +27,7 @@ pub const MAX_INTENT_CHARS: usize = 20_000;
 /// The longest id (`conversationId`, `probeId`, …) accepted, in characters.
 pub const MAX_ID_CHARS: usize = 256;
 
-/// `aic_compile` arguments (seed §2.2 and the §2.7 wire fields).
+/// `aic_compile` arguments, the agent-session fields included.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schemars(description = "What to compile context for, and where.")]

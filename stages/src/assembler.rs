@@ -1,4 +1,4 @@
-//! PromptAssembler (seed §8.3 "Compiled prompt boundary"): one string in a fixed
+//! PromptAssembler: one string in a fixed
 //! section order.
 //!
 //! `## Task` (the intent, verbatim), `## Task Classification`, optional
@@ -184,7 +184,7 @@ mod tests {
     }
 
     #[test]
-    fn sections_come_in_seed_order() {
+    fn sections_come_in_fixed_order() {
         let task = IntentClassifier.classify("fix the parser");
         let constraints = vec![
             "one".to_owned(),

@@ -1,18 +1,18 @@
-//! BudgetAllocator (seed §2.7 "Budget allocation"): the total token budget of a
+//! BudgetAllocator (`docs/budget.md`): the total token budget of a
 //! compile, the code budget left for file bodies, and the automatic file cap.
 
 use serde::Serialize;
 
 use crate::tokens::TokenCount;
 
-/// The context window assumed when none is configured (seed §2.7): 128,000 tokens.
+/// The context window assumed when none is configured: 128,000 tokens.
 pub const CONTEXT_WINDOW_DEFAULT: u32 = 128_000;
-/// Tokens reserved for the model's response (seed §2.7): 4,000.
+/// Tokens reserved for the model's response: 4,000.
 pub const RESERVED_RESPONSE_DEFAULT: u32 = 4_000;
-/// Tokens reserved for the editor's own template (seed §2.7): 500.
+/// Tokens reserved for the editor's own template: 500.
 pub const TEMPLATE_OVERHEAD_DEFAULT: u32 = 500;
 
-/// Where the base budget came from, in resolution order (seed §3 "Context Budget").
+/// Where the base budget came from, in resolution order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum BudgetSource {
@@ -71,7 +71,7 @@ impl BudgetAllocator {
     /// per-class budget, else `maxTokens`. A base of 0 means auto: the total is the
     /// headroom `max(0, window − 4,000 − conversationTokens − 500)`. A positive base
     /// is clamped to the headroom when the conversation size or the context window
-    /// is known (seed §2.7), and taken as is otherwise.
+    /// is known, and taken as is otherwise.
     ///
     /// # Examples
     ///
@@ -131,13 +131,13 @@ impl BudgetAllocator {
     }
 
     /// The code budget: what is left of `total` after the prompt's fixed sections
-    /// (`overhead`), never below zero (seed §2.7 "overhead-aware code path").
+    /// (`overhead`), never below zero.
     pub fn code_budget(&self, total: TokenCount, overhead: TokenCount) -> TokenCount {
         TokenCount(total.0.saturating_sub(overhead.0))
     }
 
-    /// The automatic file cap used when `maxFiles` is 0 (seed §2.7 "Dynamic
-    /// maxFiles"): `max(5, min(40, ceil(sqrt(totalFiles))))`, scaled by
+    /// The automatic file cap used when `maxFiles` is 0:
+    /// `max(5, min(40, ceil(sqrt(totalFiles))))`, scaled by
     /// `contextWindow / 128,000`, then clamped to `[5, 300]`.
     ///
     /// # Examples

@@ -1,13 +1,13 @@
-//! `aic.config.json` (seed §6): the typed configuration, its defaults, and parsing
-//! from JSON text with errors that name the field path, the value found and what
-//! was expected.
+//! `aic.config.json` (`docs/configuration.md`): the typed configuration, its
+//! defaults, and parsing from JSON text with errors that name the field path, the
+//! value found and what was expected.
 //!
 //! Finding the file (walking up from the project root) and resolving `extends`
 //! is I/O and lives in the runner; this module parses text that the runner read.
-//! Every field of the seed's field reference is parsed and defaulted as the seed
-//! says. Keys the seed lists as reserved or ignored (`telemetry`, `output`) are
-//! accepted without effect; any other unknown key is reported in
-//! [`ParsedConfig::unknown_keys`] so the caller can warn once, naming them.
+//! Every documented field is parsed and given its documented default. The
+//! reserved keys `telemetry` and `output` are accepted without effect; any other
+//! unknown key is reported in [`ParsedConfig::unknown_keys`] so the caller can
+//! warn once, naming them.
 
 use std::collections::BTreeMap;
 
@@ -44,24 +44,23 @@ pub struct AicConfig {
     pub content_transformers: ContentTransformersConfig,
     /// `cache.*`.
     pub cache: CacheConfig,
-    /// `repoMap.*`: scan limits (an `aic` addition to the seed's reference).
+    /// `repoMap.*`: scan limits.
     pub repo_map: RepoMapConfig,
-    /// `retention.*`: how long per-project logs are kept (seed §20 "Local table
-    /// retention").
+    /// `retention.*`: how long per-project logs are kept.
     pub retention: RetentionConfig,
     /// `extends`: local path of a parent config, resolved by the loader.
     pub extends: Option<String>,
-    /// `devMode` (integration layer, seed §2.2.1).
+    /// `devMode` (editor integrations).
     pub dev_mode: bool,
-    /// `skipCompileGate` (integration layer, seed §2.2.1; only with `devMode`).
+    /// `skipCompileGate` (editor integrations; only with `devMode`).
     pub skip_compile_gate: bool,
     /// `qualityGate.*`: the checks the editor hooks' Stop gate runs on the
     /// files an agent edited (`aic install <client> --with-gates`).
     pub quality_gate: QualityGateConfig,
 }
 
-/// `qualityGate.*` (an `aic` generalisation of the seed's lint and typecheck
-/// Stop gate, `claude-code-integration-layer` §7.5).
+/// `qualityGate.*`: the checks of the Stop quality gate (any commands, not
+/// only a linter and a type checker).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QualityGateConfig {
@@ -75,7 +74,7 @@ pub struct QualityGateConfig {
     pub timeout_seconds: u32,
 }
 
-/// `contextBudget.*` (seed §6, §2.7).
+/// `contextBudget.*` (`docs/budget.md`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextBudgetConfig {
@@ -88,7 +87,7 @@ pub struct ContextBudgetConfig {
     pub context_window: Option<TokenCount>,
 }
 
-/// `contextSelector.*` (seed §6).
+/// `contextSelector.*`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextSelectorConfig {
@@ -96,11 +95,11 @@ pub struct ContextSelectorConfig {
     /// back to heuristic with a warning from the runner.
     #[serde(rename = "type")]
     pub selector_type: String,
-    /// `heuristic.maxFiles`: 0 = auto (seed §2.7 formula).
+    /// `heuristic.maxFiles`: 0 = auto (`BudgetAllocator::auto_max_files`).
     pub max_files: u32,
 }
 
-/// `model.*` (seed §6, §2.2).
+/// `model.*`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelConfig {
@@ -114,7 +113,7 @@ pub struct ModelConfig {
     pub id: Option<String>,
 }
 
-/// `guard.*` (seed §6, §8.4).
+/// `guard.*` (`docs/guard.md`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GuardConfig {
@@ -144,7 +143,7 @@ pub enum SecretAction {
     Block,
 }
 
-/// `contentTransformers.*` (seed §6, §8.5). All default to true.
+/// `contentTransformers.*`. All default to true.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContentTransformersConfig {
@@ -178,7 +177,7 @@ pub struct ContentTransformersConfig {
     pub compact_yaml: bool,
 }
 
-/// `cache.*` (seed §6, §11).
+/// `cache.*` (`docs/cache.md`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CacheConfig {
@@ -765,7 +764,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn empty_inputs_give_seed_defaults() {
+    fn empty_inputs_give_defaults() {
         for text in ["", "  \n", "{}"] {
             let parsed = parse_config(text).unwrap();
             assert_eq!(parsed.config, AicConfig::default());
@@ -781,7 +780,7 @@ mod tests {
     }
 
     #[test]
-    fn parses_the_seed_example() {
+    fn parses_a_typical_config() {
         let text = r#"{
           "contextBudget": { "maxTokens": 15000, "perTaskClass": { "bugfix": 12000, "docs": 4000 } },
           "contextSelector": { "heuristic": { "maxFiles": 25 } },

@@ -85,8 +85,7 @@ pub struct FactsContext<'a> {
 }
 
 /// Computes the facts of one file from its bytes. `bypass_format_specific` keeps
-/// lossy format transforms off (direct targets and files scoring above 0.9,
-/// seed §8.5 "Transformer Bypass Policy").
+/// lossy format transforms off (direct targets and files scoring above 0.9).
 pub fn compute_facts(
     context: &FactsContext<'_>,
     path: &RelativePath,

@@ -1,9 +1,9 @@
-//! The context guard (seed §8.4): the chain of [`GuardScanner`]s that keeps secrets,
+//! The context guard (`docs/guard.md`): the chain of [`GuardScanner`]s that keeps secrets,
 //! never-include files and injected instructions out of the prompt.
 //!
 //! The model: a [`ContextGuard`] is built once from [`GuardConfig`] and then judges one
 //! file at a time with [`ContextGuard::scan_file`], from its repository-relative path,
-//! its [`Language`] and its text. The chain runs in the seed's order:
+//! its [`Language`] and its text. The chain runs in this order:
 //!
 //! 1. [`ExclusionScanner`] looks at the path only. A never-include hit (built in, or
 //!    from `guard.additionalExclusions`) blocks the file whatever
@@ -17,7 +17,7 @@
 //!
 //! A file is blocked when any finding has [`GuardSeverity::Block`];
 //! [`ContextGuard::summarize`] folds the per-file outcomes into a [`GuardResult`].
-//! Findings never hold the matched text (STYLE.md §2.3.6): only the pattern id, the
+//! Findings never hold the matched text: only the pattern id, the
 //! path and the one-based line.
 //!
 //! # Secrets: redact or block
@@ -120,7 +120,7 @@ pub enum GuardSeverity {
     Warn,
 }
 
-/// What a finding is about (seed §2.2 `GuardFindingType`).
+/// What a finding is about.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
 )]
@@ -137,7 +137,7 @@ pub enum GuardFindingType {
     CommandInjection,
 }
 
-/// One finding. Never holds the matched text (STYLE.md §2.3.6).
+/// One finding. Never holds the matched text.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GuardFinding {
@@ -158,7 +158,7 @@ pub struct GuardFinding {
     pub pattern: Option<String>,
 }
 
-/// The guard's verdict on a set of files (seed §2.2 `GuardResult`).
+/// The guard's verdict on a set of files.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GuardResult {
@@ -174,7 +174,7 @@ pub struct GuardResult {
 
 /// One scanner of the chain.
 pub trait GuardScanner: Send + Sync {
-    /// Scanner name, as in the seed (`SecretScanner`, …).
+    /// Scanner name (`SecretScanner`, …).
     fn name(&self) -> &'static str;
     /// Findings for one file. `content` is the file's text (lossily decoded).
     fn scan(&self, path: &RelativePath, language: Language, content: &str) -> Vec<GuardFinding>;
@@ -215,7 +215,7 @@ pub enum GuardError {
 }
 
 /// The orchestrator: exclusion by path first, then allow patterns, then the
-/// content scanners (seed §8.4 "`ContextGuard` constructor").
+/// content scanners.
 ///
 /// Built once per run; every glob and regex is compiled in [`ContextGuard::new`], so
 /// [`ContextGuard::scan_file`] only matches. The guard is `Send + Sync` and may be

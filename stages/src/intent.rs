@@ -1,4 +1,4 @@
-//! IntentClassifier (seed §3 "Task Class", §14.1 Step 1): assigns a [`TaskClass`] to
+//! IntentClassifier, the first stage: assigns a [`TaskClass`] to
 //! an intent from keyword tables, with a confidence and the subject tokens the
 //! selector matches against paths.
 //!
@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::terms::{is_stopword, split_words, stem};
 
-/// The kind of task an intent asks for (seed §3).
+/// The kind of task an intent asks for.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
 )]
@@ -43,7 +43,7 @@ impl TaskClass {
         Self::General,
     ];
 
-    /// The seed's lower-case name (`refactor`, `bugfix`, …).
+    /// The lower-case name (`refactor`, `bugfix`, …).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Refactor => "refactor",
@@ -55,7 +55,7 @@ impl TaskClass {
         }
     }
 
-    /// Parses the seed's lower-case name.
+    /// Parses the lower-case name.
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|class| class.as_str() == name)
     }
@@ -159,7 +159,7 @@ const KEYWORDS: &[(TaskClass, &str, Role)] = &[
     (TaskClass::Test, "snapshot", Noun),
 ];
 
-/// The outcome of classifying an intent (seed §8 `TaskClassification`).
+/// The outcome of classifying an intent.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskClassification {
@@ -386,7 +386,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_worked_example() {
+    fn null_check_worked_example() {
         let c = IntentClassifier.classify("fix null check in user service");
         assert_eq!(c.task_class, TaskClass::Bugfix);
         assert_eq!(c.matched_keywords, vec!["fix"]);

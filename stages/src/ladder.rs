@@ -1,5 +1,5 @@
-//! SummarisationLadder (seed §3 glossary "Summarisation Ladder", §4.1 Step 6):
-//! L0 full content, L1 signatures with docs, L2 signatures only, L3 names only.
+//! SummarisationLadder (`docs/budget.md`): L0 full content, L1 signatures with
+//! docs, L2 signatures only, L3 names only.
 //!
 //! When the selected files at full content fit the code budget, all go in at
 //! [`InclusionTier::L0`]: compression happens only when it must. Otherwise files
@@ -8,8 +8,7 @@
 //! in order (L1, L2, L3) before the next file is touched, so a more relevant file
 //! is never more compressed than a less relevant one, and the best files stay
 //! whole as long as the budget allows. When every file is at its smallest tier
-//! and the context still does not fit, files are dropped in the same order (seed
-//! §12 "include what fits at names-only").
+//! and the context still does not fit, files are dropped in the same order.
 //!
 //! L1 (signatures and docs) and L2 (signatures only) come from the tree-sitter
 //! language providers ([`crate::lang`]); a file without them (other languages,
@@ -22,7 +21,7 @@ use crate::relative_path::RelativePath;
 use crate::symbols::defined_names;
 use crate::tokens::TokenCount;
 
-/// How much of a file goes into the prompt (seed §3).
+/// How much of a file goes into the prompt.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
 )]
@@ -41,7 +40,8 @@ impl InclusionTier {
     /// All tiers, fullest first.
     pub const ALL: [Self; 4] = [Self::L0, Self::L1, Self::L2, Self::L3];
 
-    /// The seed's name: `full`, `signatures+docs`, `signatures-only`, `names-only`.
+    /// The name a file's heading in the prompt shows: `full`, `signatures+docs`,
+    /// `signatures-only`, `names-only`.
     pub fn name(self) -> &'static str {
         match self {
             Self::L0 => "full",

@@ -1,4 +1,4 @@
-//! LanguageProviders (seed §8.1): what a source file imports, which names it
+//! LanguageProviders: what a source file imports, which names it
 //! defines and its signature renders, the L1 (signatures with docs) and L2
 //! (signatures only) tiers of the summarisation ladder.
 //!
@@ -12,7 +12,7 @@
 //! [`provider_for`] picks the provider of a file and [`analyze_file`] runs it;
 //! [`LanguageProvider::analyze`] parses a file once and derives everything from
 //! that one tree, which is what the per-file stage calls. The four other trait
-//! methods are the seed's interface and parse on every call.
+//! methods each parse on every call.
 //!
 //! A provider never fails: a file with syntax errors still yields what the
 //! parsed parts contain, and a file the parser gives up on (over
@@ -126,7 +126,7 @@ pub enum SymbolKind {
     Macro,
 }
 
-/// A name a file defines, for symbol relevance (seed §8.1 `extractNames`).
+/// A name a file defines, for symbol relevance.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExportedSymbol {
     /// The name as written.
@@ -171,8 +171,8 @@ pub struct FileAnalysis {
     pub signatures_only: Option<String>,
 }
 
-/// A language's import parser, signature extractor and name enumerator
-/// (seed §8.1). Implementations are stateless and shared by all threads.
+/// A language's import parser, signature extractor and name enumerator.
+/// Implementations are stateless and shared by all threads.
 pub trait LanguageProvider: Send + Sync {
     /// A stable identifier: `typescript`, `tsx`, `javascript`, `python`, `go`,
     /// `rust`, `java` or `generic`.

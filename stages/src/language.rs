@@ -66,7 +66,7 @@ impl Language {
         Self::from_file_name(path.file_name())
     }
 
-    /// The extension table of seed §8 (lower-case extension without the dot).
+    /// The extension table (lower-case extension without the dot).
     pub fn from_extension(extension: &str) -> Option<Self> {
         Some(match extension {
             "ts" | "tsx" | "mts" | "cts" => Self::TypeScript,
@@ -96,7 +96,7 @@ impl Language {
         })
     }
 
-    /// The file-name table of seed §8, for names whose extension is not in the
+    /// The file-name table, for names whose extension is not in the
     /// extension table.
     pub fn from_file_name(name: &str) -> Self {
         match name {
@@ -112,7 +112,7 @@ impl Language {
         }
     }
 
-    /// The seed's name of the language (`typescript`, `csharp`, `unknown`, …).
+    /// The language's lower-case name (`typescript`, `csharp`, `unknown`, …).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::TypeScript => "typescript",

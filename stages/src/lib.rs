@@ -1,7 +1,7 @@
 //! Every stage of the `aic` pipeline as pure code: bytes and configuration in,
 //! values out. No filesystem, no clock, no cache.
 //!
-//! The stages follow the seed's pipeline (`aic-project-plan.md` §4.1):
+//! The stages, in pipeline order:
 //! [`intent::IntentClassifier`] → [`rule_pack::RulePackResolver`] →
 //! [`budget::BudgetAllocator`] → [`selector::HeuristicSelector`] →
 //! [`guard::ContextGuard`] → [`transform::ContentTransformerPipeline`] →

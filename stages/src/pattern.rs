@@ -1,5 +1,5 @@
 //! Glob patterns over repository-relative paths, as rule packs and config write
-//! them (seed §8 "Glob matching for rule packs and config").
+//! them.
 //!
 //! `*` and `?` never cross a `/`; `**` spans any number of directories. A pattern
 //! without a `/` (such as `*.md`) matches the file name at any depth, as in
@@ -111,7 +111,7 @@ mod tests {
     #[test_case("**/*.test.*", "src/latest.ts", false)]
     #[test_case("./dist/**", "dist/index.js", true)]
     #[test_case("docs/**", "src/docs.rs", false)]
-    fn matches_like_the_seed(pattern: &str, candidate: &str, expected: bool) {
+    fn matches_as_documented(pattern: &str, candidate: &str, expected: bool) {
         assert_eq!(set(&[pattern]).is_match(&path(candidate)), expected);
     }
 

@@ -9,7 +9,7 @@ use serde::Serialize;
 /// and never containing `.` or `..` segments.
 ///
 /// Ordering is plain byte order of the string, which is the order every list of files
-/// in `aic` is sorted by (ARCHITECTURE.md §Determinism).
+/// in `aic` is sorted by (`docs/architecture.md`, "Determinism").
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct RelativePath(String);

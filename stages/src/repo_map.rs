@@ -15,7 +15,7 @@ use crate::relative_path::RelativePath;
 use crate::terms::TermStats;
 use crate::tokens::TokenCount;
 
-/// One file of the [`RepoMap`] (seed §8 `FileEntry`).
+/// One file of the [`RepoMap`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FileEntry {
@@ -26,7 +26,7 @@ pub struct FileEntry {
     /// Size on disk in bytes.
     pub size_bytes: u64,
     /// Token estimate from the size ([`estimate_tokens`]); exact counts are taken only
-    /// for files that reach the prompt (seed §15 "Lazy token counting").
+    /// for files that reach the prompt.
     pub estimated_tokens: TokenCount,
     /// Last modification time in milliseconds since the Unix epoch (UTC).
     pub last_modified_ms: i64,
@@ -50,13 +50,13 @@ pub struct FileEntry {
 /// Estimates the `cl100k_base` token count of a text file from its size in bytes.
 ///
 /// Real source averages 3.45 bytes per token in `cl100k_base`
-/// (DEPENDENCIES-PROBE.md §4, 1,217 Rust files); the estimate rounds up
+/// (measured on 1,217 Rust files); the estimate rounds up
 /// `bytes / 3.5`, so 0 bytes gives 0 tokens and 1 byte gives 1.
 pub fn estimate_tokens(size_bytes: u64) -> TokenCount {
     TokenCount::from_u64((size_bytes * 2).div_ceil(7))
 }
 
-/// The repository as the scan found it (seed §8 `RepoMap`): files sorted by path.
+/// The repository as the scan found it: files sorted by path.
 #[derive(Clone, Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RepoMap {
@@ -84,7 +84,7 @@ impl RepoMap {
         self.files.len()
     }
 
-    /// The file-tree hash (seed §15): xxh3-128 over the lines
+    /// The file-tree hash: xxh3-128 over the lines
     /// `path:size_bytes:mtime_ms\n` of every file, in path order.
     ///
     /// It changes when a file is added, removed, renamed, resized or touched, and

@@ -1,13 +1,13 @@
-//! RulePackResolver (seed §3.1): built-in packs embedded as JSON data files
+//! RulePackResolver (`docs/rule-packs.md`): built-in packs embedded as JSON data files
 //! (`stages/rule_packs/*.json`), project packs from `aic-rules/`, and the merge.
 //!
-//! Merge rules (§3.1): arrays (`constraints`, `includePatterns`, `excludePatterns`,
+//! Merge rules: arrays (`constraints`, `includePatterns`, `excludePatterns`,
 //! `heuristic.boostPatterns`, `heuristic.penalizePatterns`) are concatenated and
 //! deduplicated keeping first occurrence; scalars (`name`, `version`,
 //! `description`, `budgetOverride`) are last-wins. The layer order is: the
 //! packs listed in config `rulePacks`, with `built-in:<taskClass>` placed right
 //! after `built-in:default`, then the project pack `aic-rules/<taskClass>.json`.
-//! A missing or invalid pack is a warning and is skipped (§12).
+//! A missing or invalid pack is a warning and is skipped.
 //!
 //! Reading project packs is I/O: [`RulePackResolver::plan`] names the packs to
 //! load, the runner reads the project ones, and [`RulePackResolver::resolve`]
@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::intent::TaskClass;
 use crate::tokens::TokenCount;
 
-/// A rule pack as written in JSON (seed §3.1 `RulePack`).
+/// A rule pack as written in JSON.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RulePack {
@@ -48,7 +48,7 @@ pub struct RulePack {
     pub heuristic: HeuristicPatterns,
 }
 
-/// `heuristic` of a rule pack: ±0.2 score modifiers per matching glob (seed §8).
+/// `heuristic` of a rule pack: ±0.2 score modifiers per matching glob.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HeuristicPatterns {

@@ -1,4 +1,4 @@
-//! HeuristicSelector (seed §8 "HeuristicSelector Scoring Detail").
+//! HeuristicSelector (signals and weights: `docs/selection.md`).
 //!
 //! Candidates are the RepoMap files that pass the merged rule pack's
 //! `includePatterns`/`excludePatterns` (files the intent names always pass). Each
@@ -9,8 +9,8 @@
 //!   0.5). Words are compared stemmed ([`crate::terms`]), never as substrings, so
 //!   "fix" does not match `prefix.ts` or `fixtures/` and "bug" does not match
 //!   `debug.py`;
-//! - **import proximity**: distance in the [`ImportGraph`] from the seed files
-//!   (targets and the [`IMPORT_SEEDS`] best candidates by the other signals);
+//! - **import proximity**: distance in the [`ImportGraph`] from the starting
+//!   files (targets and the [`IMPORT_SEEDS`] best candidates by the other signals);
 //! - **symbol relevance**: the share of subject tokens that are words of names the
 //!   file defines ([`crate::symbols`]);
 //! - **content relevance**: BM25 of the subject tokens over the file's terms,
@@ -46,8 +46,7 @@ pub const RELATED_FILE: &str = "related file";
 /// files the intent names.
 pub const IMPORT_SEEDS: usize = 5;
 
-/// Signal weights for one task class (seed §8 weights table, extended with content
-/// relevance).
+/// Signal weights for one task class.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[expect(missing_docs, reason = "each weight is the signal of the same name")]
@@ -64,11 +63,11 @@ impl SignalWeights {
     /// The default weights for a task class, chosen by measurement on the dev
     /// tasks (`perf/tune_weights.py`; numbers and reasons in `docs/selection.md`).
     ///
-    /// The seed's table (§8) has no content signal and gives size 8%; on real
-    /// tasks the files to change are the large core modules, so size carries no
-    /// weight, and git recency (what changed lately) earns more than the seed gives
-    /// it. Refactors lean on the import graph (callers of what changes), docs on
-    /// paths (documents are named by topic).
+    /// There is a content signal, and size (often a small tie-breaker) carries no
+    /// weight: on real tasks the files to change are the large core modules. Git
+    /// recency (what changed lately) keeps about a fifth of the score. Refactors
+    /// lean on the import graph (callers of what changes), docs on paths
+    /// (documents are named by topic).
     pub fn for_task_class(task_class: TaskClass) -> Self {
         let (path, import, symbol, content, recency, size) = match task_class {
             TaskClass::Refactor => (0.28, 0.18, 0.22, 0.16, 0.16, 0.0),
@@ -241,8 +240,8 @@ impl HeuristicSelector {
         })
     }
 
-    /// Files a caller knows are related to the task (seed §2.7
-    /// `toolOutputs.relatedFiles`): each gets one +0.2 boost, is exempt from
+    /// Files a caller knows are related to the task (`--related`,
+    /// `toolOutputs[].relatedFiles`): each gets one +0.2 boost, is exempt from
     /// penalize patterns (a failing test named by the caller is relevant even
     /// though test files are penalised for a bugfix), and is kept even without
     /// other signals and past the `maxFiles` cap.
@@ -259,10 +258,10 @@ impl HeuristicSelector {
     /// signals, and the other files fill the rest of the cap.
     ///
     /// `graph` is the import graph of `repo` (indices are `repo.files` indices).
-    /// Import proximity is measured from seed files: the targets and the
+    /// Import proximity is measured from starting files: the targets and the
     /// [`IMPORT_SEEDS`] best candidates by the other signals among those whose path
-    /// or defined names match the intent (the seed says "non-zero path relevance";
-    /// names are as direct a sign). Without a graph, proximity is 0.
+    /// or defined names match the intent (names are as direct a sign as the path).
+    /// Without a graph, proximity is 0.
     pub fn select(
         &self,
         repo: &RepoMap,
@@ -586,7 +585,7 @@ fn path_relevance_in(
     (total / subject_tokens.len() as f64).min(1.0)
 }
 
-/// Symbol relevance (seed §8 "Symbol relevance"): the share of subject tokens
+/// Symbol relevance: the share of subject tokens
 /// that are words of a name the file defines. `symbol_terms` must be sorted.
 ///
 /// Words are compared whole and stemmed, not as substrings, for the same reason

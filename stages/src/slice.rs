@@ -1,8 +1,7 @@
 //! Slices of an oversized file: the lines around the places that mention the
-//! intent's terms, cut to fit a token budget (issue 4: "a single file larger
-//! than the whole budget is not dropped silently: it goes in … as the slice
-//! around the symbols that matched the intent, with a note saying what was
-//! cut").
+//! intent's terms, cut to fit a token budget. A file larger than the whole
+//! budget is not dropped silently: its slice goes in, with a note saying what
+//! was cut (`docs/budget.md`).
 //!
 //! [`slice_to_fit`] is pure and deterministic: the same body, terms, budget
 //! and counter always give the same slice. It works on whole lines and knows

@@ -1,4 +1,4 @@
-//! SpecificationCompiler (seed §2.7 "Specification Compiler", §19 persona 4): compiles the
+//! SpecificationCompiler (`docs/spec-compiler.md`): compiles the
 //! types, code blocks and prose a planning agent hands over into one task briefing for an
 //! executor agent that fits a token budget.
 //!
@@ -6,7 +6,7 @@
 //!
 //! A [`SpecificationInput`] lists types, each with a [`SpecTypeUsage`] — how the executor
 //! relates to it — plus code blocks and prose. The usage sets the type's initial
-//! [`SpecInclusionTier`] (seed §2.7 table):
+//! [`SpecInclusionTier`]:
 //!
 //! | usage | tier | what the briefing shows |
 //! | --- | --- | --- |
@@ -18,7 +18,7 @@
 //!
 //! 1. **Pre-passes.** Every piece goes through the [`ContentTransformerPipeline`]: type bodies
 //!    (their leading imports split off first) like direct targets of a compile — lossy
-//!    transformers bypassed (seed §8.5) — and code blocks and prose through the whole pipeline.
+//!    transformers bypassed — and code blocks and prose through the whole pipeline.
 //!    Then, per batch, the [`SummarisationLadder`] fits the batch into a capped batch budget:
 //!    the verbatim-usage types (rows at L0 full, L1 signatures with docs, L2 signatures, L3
 //!    names; `constructs` least relevant, `implements` most), the passes-through types (their
@@ -26,8 +26,8 @@
 //!    whole; code less relevant than prose). The ladder's choice becomes the piece's body; the
 //!    type's tier does not change. The cap is the smaller of the budget and the batch's own
 //!    size, so the ladder only shrinks a batch that could not fit the budget even alone, and
-//!    everything else is left to the demotion loop. (The seed leaves the cap open; a fixed
-//!    share of the budget would shrink the verbatim bodies of a briefing that fits untouched.)
+//!    everything else is left to the demotion loop. (A fixed share of the budget as the cap
+//!    would shrink the verbatim bodies of a briefing that fits untouched.)
 //! 2. **Tiers** from usage; **imports** of the verbatim types merged without duplicates.
 //! 3. **Assembly** in a fixed section order: merged imports, verbatim types, signature-path
 //!    types, the path-only list (types each in path-then-name order), code blocks, prose.
@@ -90,15 +90,15 @@ pub use validate::{
 
 use render::Outline;
 
-/// The budget when a request gives none: 4,000 tokens, the briefing size of seed §19
-/// persona 4.
+/// The budget when a request gives none: 4,000 tokens, the size of a typical task
+/// briefing.
 pub const DEFAULT_SPEC_BUDGET: TokenCount = TokenCount(4_000);
 
 /// The fixed last line of a compiled spec that is over budget even with every type path-only
-/// and every code and prose block removed (seed §2.7 step 8).
+/// and every code and prose block removed.
 pub const TRUNCATION_BANNER: &str = "[aic: the budget is smaller than this specification at its smallest (every type path-only, no code or prose); raise the budget to see more]";
 
-/// How the executor relates to a type; it sets the type's initial tier (seed §2.7).
+/// How the executor relates to a type; it sets the type's initial tier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SpecTypeUsage {
@@ -115,7 +115,7 @@ pub enum SpecTypeUsage {
 }
 
 impl SpecTypeUsage {
-    /// Every usage, in the seed's order.
+    /// Every usage, closest relation (fullest tier) first.
     pub const ALL: [Self; 5] = [
         Self::Implements,
         Self::CallsMethods,
@@ -141,7 +141,7 @@ impl SpecTypeUsage {
         Self::ALL.into_iter().find(|usage| usage.as_str() == name)
     }
 
-    /// The tier a type with this usage starts at (seed §2.7 table).
+    /// The tier a type with this usage starts at.
     pub fn initial_tier(self) -> SpecInclusionTier {
         match self {
             Self::Implements | Self::CallsMethods | Self::Constructs => SpecInclusionTier::Verbatim,
@@ -151,7 +151,7 @@ impl SpecTypeUsage {
     }
 }
 
-/// How much of a type the compiled spec shows, fullest first (seed §2.7).
+/// How much of a type the compiled spec shows, fullest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SpecInclusionTier {
@@ -174,7 +174,7 @@ impl SpecInclusionTier {
     }
 }
 
-/// One type of a specification (seed §2.7 `SpecTypeRef`).
+/// One type of a specification.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SpecTypeRef {
@@ -193,7 +193,7 @@ pub struct SpecTypeRef {
     pub estimated_tokens: Option<TokenCount>,
 }
 
-/// A code block of a specification (seed §2.7 `SpecCodeBlock`).
+/// A code block of a specification.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SpecCodeBlock {
@@ -207,7 +207,7 @@ pub struct SpecCodeBlock {
     pub estimated_tokens: Option<TokenCount>,
 }
 
-/// A prose block of a specification (seed §2.7 `SpecProseBlock`).
+/// A prose block of a specification.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SpecProseBlock {
@@ -220,7 +220,7 @@ pub struct SpecProseBlock {
     pub estimated_tokens: Option<TokenCount>,
 }
 
-/// What a planning agent hands over (seed §2.7 `SpecificationInput`). Build one with
+/// What a planning agent hands over. Build one with
 /// [`parse_specification`], which validates it; a value deserialised directly is not checked
 /// for unique names or non-emptiness.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -237,7 +237,7 @@ pub struct SpecificationInput {
     pub prose: Vec<SpecProseBlock>,
 }
 
-/// An `aic_compile_spec` request (seed §2.2): a specification and an optional budget
+/// An `aic_compile_spec` request: a specification and an optional budget
 /// ([`DEFAULT_SPEC_BUDGET`] when absent).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -249,8 +249,8 @@ pub struct SpecCompileRequest {
     pub budget: Option<TokenCount>,
 }
 
-/// Metadata of one specification compile (seed §2.7 `SpecCompilationResult.meta`, plus the
-/// fields marked as aic's).
+/// Metadata of one specification compile; the fields marked `aic:` say how the budget was
+/// met.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SpecCompilationMeta {
@@ -278,7 +278,7 @@ pub struct SpecCompilationMeta {
     pub dropped_prose: Vec<String>,
 }
 
-/// The result of a specification compile (seed §2.7 `SpecCompilationResult`); its JSON is
+/// The result of a specification compile; its JSON is
 /// `{compiledSpec, meta}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -345,7 +345,7 @@ struct Prepared<'a> {
 /// One row for a pre-pass ladder: its renders per tier (index = tier), with tokens.
 type LadderRow = [Option<Section>; 4];
 
-/// Compiles specifications (seed §2.7 `SpecificationCompiler`). Holds the transformer
+/// Compiles specifications. Holds the transformer
 /// pipeline; cheap to build, and shareable across threads.
 ///
 /// # Examples

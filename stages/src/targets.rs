@@ -1,6 +1,6 @@
-//! Deterministic target resolution (`engine-first-report.md` "Deterministic Target
-//! Resolution"): files the intent names — `@path`, `@file.ext` or a backticked path
-//! — are found in the RepoMap before anything else, never guessed.
+//! Deterministic target resolution: files the intent names — `@path`,
+//! `@file.ext` or a backticked path — are found in the RepoMap before anything
+//! else, never guessed.
 //!
 //! Each reference goes through: canonicalise → exact match → bounded fuzzy match,
 //! and ends in one of five classes ([`TargetResolution`]). Resolved targets are

@@ -1,5 +1,4 @@
-//! Token counting in `cl100k_base`, the unit of every budget (seed §9,
-//! ARCHITECTURE.md §Tokens).
+//! Token counting in `cl100k_base`, the unit of every budget.
 //!
 //! The encoder costs about 0.15 s of CPU to build, so it is built once per process
 //! and only on the first count: a compile that never counts never pays for it.

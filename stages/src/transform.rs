@@ -1,5 +1,5 @@
-//! ContentTransformer (seed §8.5): rewrites a file's content into a cheaper
-//! form that keeps its meaning for the model.
+//! ContentTransformer (options: `docs/configuration.md`): rewrites a file's
+//! content into a cheaper form that keeps its meaning for the model.
 //!
 //! Format-specific transformers replace a whole file with a one-line
 //! placeholder or description (lock files, minified code, generated code, SVG
@@ -9,7 +9,7 @@
 //! [`InlineDataStripper`], [`LongStringTruncator`] and last
 //! [`WhitespaceNormalizer`].
 //!
-//! Order (seed §8.5 "Execution order"): at most one format-specific transformer
+//! Order: at most one format-specific transformer
 //! runs per file (the first whose [`ContentTransformer::applies`] says yes), then
 //! the general ones in the order above. [`WhitespaceNormalizer`] runs last so
 //! the blank lines that removed comments leave behind are collapsed in the same
@@ -20,7 +20,7 @@
 //!
 //! Lossy transformers (every format-specific one, and the general ones whose
 //! [`ContentTransformer::lossy`] says so) are bypassed for direct targets;
-//! `#raw` bypasses all of them (seed §8.5 "Transformer Bypass Policy").
+//! `#raw` bypasses all of them.
 
 #[cfg(test)]
 macro_rules! fixture {
@@ -78,8 +78,8 @@ pub trait ContentTransformer: Send + Sync {
     fn transform(&self, path: &RelativePath, content: &str) -> String;
 
     /// Whether a general (non-format-specific) transformer loses information, so
-    /// that direct targets bypass it like the format-specific ones (seed §8.5
-    /// "Transformer Bypass Policy"). Whitespace cleanup is not lossy.
+    /// that direct targets bypass it like the format-specific ones. Whitespace
+    /// cleanup is not lossy.
     fn lossy(&self) -> bool {
         false
     }
@@ -170,7 +170,7 @@ impl ContentTransformerPipeline {
             .join(",")
     }
 
-    /// Transforms one file. `raw` bypasses every transformer (`#raw`, seed §8.5);
+    /// Transforms one file. `raw` bypasses every transformer (`#raw`);
     /// `bypass_format_specific` skips the lossy format-specific ones (direct targets).
     pub fn transform(
         &self,

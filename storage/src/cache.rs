@@ -1,7 +1,7 @@
 //! The per-file facts cache: content-addressed rows shared by every project, a per-project path
 //! index, least-recently-used bookkeeping, the writer actor, and export/import.
 //!
-//! The model (ARCHITECTURE.md §Storage):
+//! The model (the user's view is in `docs/cache.md`):
 //!
 //! - `file_facts-v2`: [`FactsKey`] (32 bytes) → "last used" (unix seconds, u64 little endian,
 //!   for least-recently-used eviction) followed by an envelope around an opaque payload that

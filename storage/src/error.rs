@@ -1,6 +1,6 @@
 //! [`StorageError`]: every way the store can fail, each naming the database file.
 //!
-//! The model: only failing to open the database is a user-facing error (STYLE §2.10). Every
+//! The model: only failing to open the database is a user-facing error. Every
 //! variant carries the database path, keeps redb's error as its `#[source]`, and
 //! [`StorageError::hint`] says how to fix it. An unreadable *row* is not an error at this layer:
 //! table modules treat it as a cache miss.

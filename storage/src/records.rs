@@ -26,8 +26,8 @@ const PROJECTS: TableDefinition<&str, &[u8]> = TableDefinition::new("projects-v2
 const CONFIG_HISTORY: TableDefinition<&[u8], &[u8]> = TableDefinition::new("config_history-v1");
 const SERVER_SESSIONS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("server_sessions-v1");
 const ARCHIVE: TableDefinition<&[u8], &[u8]> = TableDefinition::new("archive_summary-v1");
-/// Agentic session history (seed §2.7 `session_state`): `project id ‖ session
-/// id (UTF-8)` → the caller's encoded step list.
+/// Agentic session history: `project id ‖ session id (UTF-8)` → the caller's
+/// encoded step list.
 const SESSION_STATE: TableDefinition<&[u8], &[u8]> = TableDefinition::new("session_state-v1");
 
 /// A 16-byte id (project, compilation, session): the bytes of a UUIDv7.
@@ -87,13 +87,13 @@ impl ProjectRecord {
 /// The time-ordered, per-project logs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LogTable {
-    /// One row per compile (seed §20 `compilation_log`).
+    /// One row per compile (`compilation_log`).
     Compilations,
-    /// One row per guard finding, never the secret (seed §20 `guard_findings`).
+    /// One row per guard finding, never the secret (`guard_findings`).
     GuardFindings,
-    /// Per-compile aggregates (seed §9.1 `telemetry_events`).
+    /// Per-compile aggregates (`telemetry_events`).
     Telemetry,
-    /// Per-compile quality metrics (seed §2.2 `aic_quality_report`).
+    /// Per-compile quality metrics (`quality_snapshots`, read by `aic_quality_report`).
     QualitySnapshots,
     /// One row per MCP tool call, its parameters' shape only.
     ToolInvocations,
@@ -458,8 +458,8 @@ impl Store {
         self.commit(write)
     }
 
-    /// The recorded steps of one agentic session of a project (seed §2.7
-    /// `session_state`), as the caller encoded them; `None` for a new session.
+    /// The recorded steps of one agentic session of a project, as the caller
+    /// encoded them; `None` for a new session.
     ///
     /// # Errors
     ///

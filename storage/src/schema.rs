@@ -8,7 +8,7 @@
 //! What a migration is for: the database as a whole (a table renamed or dropped, a whole-file
 //! change). Changing one table's *encoding* does not need one: the table's name carries a
 //! version suffix (`file_facts-v1`), a new encoding gets a new name, and the old table is simply
-//! no longer read (STYLE §2.10).
+//! no longer read.
 
 use std::path::Path;
 

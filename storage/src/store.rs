@@ -76,7 +76,7 @@ impl Store {
     }
 
     /// Like [`Store::open`], but a database written by a newer aic is opened
-    /// anyway (seed §20 "Downgrade behaviour"): the tables this build knows keep
+    /// anyway: the tables this build knows keep
     /// working, the newer ones are ignored, and the [`StorageError::SchemaTooNew`]
     /// comes back beside the store as a warning to show the user.
     ///

@@ -1,11 +1,11 @@
 //! `aic hook <claude|codex|cursor> <Event> [check]`: editor hook handlers
-//! (integrations brief §0–§3). Reads the event's JSON on stdin, compiles
-//! in-process (no MCP round trip, no helper process), and prints exactly what
-//! the event expects.
+//! (`docs/claude-code.md`, `docs/codex.md`, `docs/cursor.md`). Reads the
+//! event's JSON on stdin, compiles in-process (no MCP round trip, no helper
+//! process), and prints exactly what the event expects.
 //!
 //! Fails open, always: any error, an unusable payload or project, or a
 //! compile that cannot fit gives the event's neutral output (usually empty)
-//! and exit code 0, with one line in `$AIC_HOME/hook.log` (brief §0.2).
+//! and exit code 0, with one line in `$AIC_HOME/hook.log`.
 //! Injected text stays within the 10,000-character cap: the prompt is
 //! compiled to fit it, not cut. The opt-in gates (`--with-gates`,
 //! `--with-compile-gate`) keep their state under `$AIC_HOME/hook-sessions/`.
@@ -576,7 +576,7 @@ fn with_landmarks(request: &ContextRequest) -> ContextRequest {
 /// The facts of a compiled prompt for a hook: the body of its `## Context`
 /// section (the files). The task, classification and constraint sections
 /// are left out: the prompt is already in the conversation, and injected
-/// text should state facts, not give instructions (brief §1.3).
+/// text should state facts, not give instructions.
 fn context_only(prompt: &str) -> String {
     let Some(start) = prompt.find("## Context\n\n") else {
         return prompt.to_owned();

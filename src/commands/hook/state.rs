@@ -174,7 +174,7 @@ impl<'a> HookState<'a> {
     /// The compile gate's question: did this turn compile? `true` when it did,
     /// or when no turn start is known (the gate cannot tell, so it fails open).
     /// Waits up to `wait` for a sibling `aic_compile` call of the same batch
-    /// (brief §2.2: tools of one batch start together).
+    /// (tools of one batch start together).
     pub(super) fn turn_compiled(&self, conversation: &str, wait: Duration) -> bool {
         let Some(turn) = self.read_ms(Kind::Turn, conversation) else {
             return true;

@@ -15,7 +15,7 @@ enum Applies {
     NonCode,
 }
 
-/// The built-in never-include list (seed §8.4), matched case-insensitively.
+/// The built-in never-include list, matched case-insensitively.
 const NEVER_INCLUDE: &[(&str, Applies)] = &[
     (".env", Applies::Always),
     (".env.*", Applies::Always),
@@ -48,7 +48,7 @@ const DOTENV_TEMPLATE_SUFFIXES: &[&str] = &["example", "sample", "template", "di
 ///
 /// ## What it does
 ///
-/// Matches the repository-relative path (never the content) against the seed's
+/// Matches the repository-relative path (never the content) against the built-in
 /// never-include list and `guard.additionalExclusions`, and reports one
 /// [`GuardFindingType::ExcludedFile`] finding with [`GuardSeverity::Block`] for each
 /// pattern that matches. The pattern id is `never-include:<pattern>`, for example
@@ -84,9 +84,9 @@ const DOTENV_TEMPLATE_SUFFIXES: &[&str] = &["example", "sample", "template", "di
 ///
 /// ## Known problems
 ///
-/// - Deviation from the seed: `*secret*`, `*credential*` and `*password*` apply only
-///   when the file's language is not code ([`Language::is_code`]). `secret_scanner.rs`
-///   or `password_reset.py` are ordinary source files, and a secret inside code is
+/// - `*secret*`, `*credential*` and `*password*` apply only when the file's
+///   language is not code ([`Language::is_code`]). `secret_scanner.rs` or
+///   `password_reset.py` are ordinary source files, and a secret inside code is
 ///   caught by [`SecretScanner`](crate::guard::SecretScanner). Prose and data such as
 ///   `docs/password-policy.md` or `secrets.yaml` are still blocked.
 /// - `.env.*` files whose last suffix is `example`, `sample`, `template` or `dist`

@@ -17,7 +17,7 @@ struct InjectionPattern {
     regex: &'static str,
 }
 
-/// The seed's prompt-injection patterns (§8.4), tightened as described on
+/// The prompt-injection patterns, tightened as described on
 /// [`PromptInjectionScanner`].
 const INJECTION_PATTERNS: &[InjectionPattern] = &[
     InjectionPattern {
@@ -63,7 +63,7 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 /// ## What it does
 ///
 /// Reports a [`GuardFindingType::PromptInjection`] finding per line and pattern for
-/// the seed's instruction-override patterns:
+/// these instruction-override patterns:
 ///
 /// | Id | Matches |
 /// | --- | --- |
@@ -94,15 +94,16 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 ///
 /// ## Known problems
 ///
-/// The seed's patterns are tightened so ordinary files are not blocked:
+/// The patterns are tighter than their usual forms, so ordinary files are not
+/// blocked:
 ///
-/// - The seed's `system\s*:` matched every `system: linux` key in CI files. Here it
+/// - A bare `system\s*:` would match every `system: linux` key in CI files. Here it
 ///   needs a line that starts (after optional indentation and one comment or quote
 ///   marker: `#`, `//`, `/*`, `*`, `<!--`, `>`, `--`) with `system:` followed on the
 ///   same line by an instruction: `you are`, `ignore`, `disregard`, `forget`,
 ///   `act as` or `from now on`.
-/// - Special tokens need a pipe on both sides of the name; the seed's optional
-///   pipes also matched a plain `<system>` tag.
+/// - Special tokens need a pipe on both sides of the name; optional pipes would
+///   also match a plain `<system>` tag.
 /// - Tokenizers, prompt libraries and their test suites hold these strings in
 ///   string literals, so a code file is only warned about unless two distinct kinds
 ///   hit it. `special-token` and `inst-markup` count as one kind, chat-template

@@ -1,4 +1,4 @@
-//! The GenericProvider (seed §8.1 "Fallback"): for files without a grammar,
+//! The GenericProvider: for files without a grammar,
 //! and for files a grammar's parser gave up on.
 
 use std::sync::OnceLock;

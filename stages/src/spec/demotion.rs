@@ -1,4 +1,4 @@
-//! The demotion loop of seed §2.7 steps 5–8: assemble, measure, and while over budget take the
+//! The demotion loop of the specification compiler: assemble, measure, and while over budget take the
 //! next step of one fixed order, until the text fits or nothing is left to take.
 //!
 //! The order of steps:

@@ -1,5 +1,5 @@
 //! Leading import statements of a type's content: split off before the verbatim render, then
-//! merged across the verbatim types with duplicates removed (seed §2.7 step 4).
+//! merged across the verbatim types with duplicates removed.
 //!
 //! An import region is the run of statements at the very top of the content (blank lines
 //! between them allowed) that each start, unindented, with `use `, `import `, `from … import`,

@@ -1,6 +1,6 @@
 //! Parsing and validating a [`SpecificationInput`] from JSON, with errors that name the field
 //! (`types[2].usage`), what it accepts and what was found: the validation boundary of
-//! `aic spec` and of the `aic_compile_spec` MCP tool (seed §2.2, §2.7).
+//! `aic spec` and of the `aic_compile_spec` MCP tool.
 //!
 //! The rules, beyond each field's JSON type:
 //!
@@ -85,8 +85,8 @@ pub enum SpecValidationError {
 }
 
 impl SpecValidationError {
-    /// The error code an MCP handler returns for any validation failure (seed §2.2
-    /// `aic_compile_spec`).
+    /// The error code an MCP handler returns for any validation failure of
+    /// `aic_compile_spec`.
     pub const CODE: &'static str = "validation-error";
 
     /// The field the error is about (`types[2].usage`), when there is one.
@@ -164,7 +164,7 @@ pub fn specification_from_value(value: &Value) -> Result<SpecificationInput, Spe
     read_specification("", value)
 }
 
-/// Parses and validates an `aic_compile_spec` request, `{spec, budget?}` (seed §2.2), from JSON
+/// Parses and validates an `aic_compile_spec` request, `{spec, budget?}`, from JSON
 /// text. Field paths in errors start with `spec.`.
 ///
 /// # Errors

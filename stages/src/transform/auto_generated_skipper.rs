@@ -26,7 +26,7 @@ const COMMENT_STARTS: &[&str] = &["//", "#", "/*", "*", "--", "<!--", ";"];
 ///
 /// ## Why
 /// Generated code restates its source (a schema, a proto file) at length and must
-/// not be edited by hand; the model needs the source, not the output (seed §8.5,
+/// not be edited by hand; the model needs the source, not the output (typically
 /// ~99% savings).
 ///
 /// ## Example

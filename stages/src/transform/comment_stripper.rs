@@ -30,7 +30,7 @@ use crate::transform::source_spans::{self, Comment, CommentSyntax, SourceSpans, 
 ///   are left as they are.
 ///
 /// ## Why
-/// Comments are 15–30% of typical source (seed §8.5) and the model reads the
+/// Comments are 15–30% of typical source and the model reads the
 /// code; the comments worth keeping for it are the doc comments.
 ///
 /// ## Example
@@ -38,7 +38,7 @@ use crate::transform::source_spans::{self, Comment, CommentSyntax, SourceSpans, 
 /// `let x = 1;\nlet s = "// kept";\n`.
 ///
 /// ## Known problems
-/// Lossy: direct targets and `#raw` bypass it (seed §8.5). Comments inside a
+/// Lossy: direct targets and `#raw` bypass it. Comments inside a
 /// template literal's `${…}` are kept. Other languages (C#, Kotlin, Swift,
 /// Ruby, shell, SQL, …) are left alone for now.
 #[derive(Clone, Copy, Debug, Default)]

@@ -22,7 +22,7 @@ const TEMPLATE_MARKERS: &[&str] = &["{{", "{%", "<%", "<?"];
 ///
 /// ## Why
 /// Tags and attributes are most of an HTML file's tokens; the model needs its
-/// text and structure (seed §8.5, ~70–80%).
+/// text and structure (typically ~70–80% savings).
 ///
 /// ## Example
 /// `<h1>Title</h1><p>Some <b>bold</b> text.</p><script>track()</script>`

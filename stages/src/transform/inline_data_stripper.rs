@@ -16,7 +16,7 @@ const MIN_RUN: usize = 200;
 ///
 /// ## Why
 /// Embedded fonts, images and fixtures cost tens of thousands of tokens and say
-/// nothing a model can read (issue 4: "base64 inline-data stripping").
+/// nothing a model can read.
 ///
 /// ## Example
 /// `url("data:image/png;base64,iVBORw0KGgo…")` becomes

@@ -14,7 +14,7 @@ const MAX_LINE: usize = 100;
 /// ## Why
 /// Pretty-printed JSON spends a line — and its indentation — on every scalar;
 /// collapsing the simple structures keeps the shape readable for about half the
-/// tokens (seed §8.5, ~40–60%).
+/// tokens (typically ~40–60% savings).
 ///
 /// ## Example
 /// `{\n  "scripts": {\n    "build": "tsc",\n    "test": "vitest"\n  }\n}` becomes

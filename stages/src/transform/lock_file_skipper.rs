@@ -10,7 +10,7 @@ use crate::transform::ContentTransformer;
 ///
 /// ## Why
 /// Lock files are machine-written, large and say nothing a model needs beyond
-/// their existence (seed §8.5, ~99% savings).
+/// their existence (typically ~99% savings).
 ///
 /// ## Example
 /// `Cargo.lock` of 52,113 bytes becomes `[Lock file: Cargo.lock, 52113 bytes — skipped]`.

@@ -14,8 +14,8 @@ use crate::transform::ContentTransformer;
 ///
 /// ## Why
 /// READMEs open with rows of badge images whose URLs cost hundreds of tokens and
-/// carry nothing a model can use; image URLs and comments are the same (seed
-/// §8.5, ~30–40%).
+/// carry nothing a model can use; image URLs and comments are the same (typically
+/// ~30–40% savings).
 ///
 /// ## Example
 /// `[![CI](https://github.com/o/r/actions/workflows/ci.yml/badge.svg)](https://github.com/o/r/actions)`

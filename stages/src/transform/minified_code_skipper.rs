@@ -14,7 +14,7 @@ const MINIFIED_AVERAGE_LINE_BYTES: usize = 300;
 ///
 /// ## Why
 /// Minified code is unreadable and token-dense; its source is what a model needs
-/// (seed §8.5, ~99% savings).
+/// (typically ~99% savings).
 ///
 /// ## Example
 /// `vendor/jquery.min.js` becomes `[Minified: jquery.min.js, 89476 bytes — skipped]`.

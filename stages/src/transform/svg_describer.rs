@@ -9,7 +9,7 @@ use crate::transform::ContentTransformer;
 ///
 /// ## Why
 /// Path data is long, dense and meaningless to read; the size and shape of the
-/// image is what a model can use (seed §8.5, ~95% savings).
+/// image is what a model can use (typically ~95% savings).
 ///
 /// ## Example
 /// An icon of 1,204 bytes becomes `[SVG: viewBox 0 0 24 24, 3 elements, 1204 bytes]`.

@@ -9,13 +9,13 @@ use crate::transform::ContentTransformer;
 ///
 /// ## Why
 /// Whitespace carries no meaning for the model in these places and costs tokens
-/// (seed §8.5, typical savings 10–15%).
+/// (typical savings 10–15%).
 ///
 /// ## Example
 /// `"a  \n\n\n\nb"` becomes `"a\n\nb\n"`.
 ///
 /// ## Known problems
-/// The seed also re-indents to two spaces; that is left out because it changes
+/// Re-indenting to two spaces is left out because it changes
 /// Python and YAML meaning when indentation is mixed, and runs of spaces are
 /// single tokens in `cl100k_base`, so the saving is small. Markdown keeps trailing
 /// double spaces (hard line breaks) because they carry meaning there.

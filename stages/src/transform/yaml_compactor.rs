@@ -17,7 +17,7 @@ use crate::transform::ContentTransformer;
 ///
 /// ## Why
 /// Configuration files (CI workflows, Helm values, OpenAPI specs) are often
-/// half comments; the model needs the values (seed §8.5, ~30–50%).
+/// half comments; the model needs the values (typically ~30–50% savings).
 ///
 /// ## Example
 /// `# Build settings\nbuild:\n\n\n  # the target\n  target: x86  \n` becomes
@@ -26,8 +26,8 @@ use crate::transform::ContentTransformer;
 /// ## Known problems
 /// Lossy only in what it removes (comments, which some tools read:
 /// `# yaml-language-server: $schema=…` goes too). The file is never parsed or
-/// re-serialised, so the seed's "collapse single-value maps" and indent
-/// normalisation are left out: both would change how the file reads.
+/// re-serialised, so collapsing single-value maps and normalising indentation
+/// are left out: both would change how the file reads.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct YamlCompactor;
 
