@@ -11,9 +11,9 @@
 
 use aic_stages::config::{ContentTransformersConfig, GuardConfig};
 use aic_stages::content_hash::ContentHash;
-use aic_stages::facts_codec::{STAGES_SOURCE_HASH, TOKENIZER, WIRE_VERSION};
 use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
+use aic_stages::row_codec::{STAGES_SOURCE_HASH, TOKENIZER, WIRE_VERSION};
 use aic_storage::{CacheKeyHasher, FactsKey};
 
 /// Which kind of row a key is for.

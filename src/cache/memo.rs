@@ -13,8 +13,8 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use aic_stages::facts_codec::ScanFacts;
 use aic_stages::lang::ImportRef;
+use aic_stages::row_codec::ScanTerms;
 use aic_storage::{FactsKey, PathRecord};
 use dashmap::DashMap;
 
@@ -26,7 +26,7 @@ pub const MAX_ENTRIES: usize = 600_000;
 #[derive(Debug, Default)]
 pub struct Memo {
     paths: DashMap<([u8; 16], String), PathRecord>,
-    scan: DashMap<FactsKey, ScanFacts>,
+    scan: DashMap<FactsKey, ScanTerms>,
     imports: DashMap<FactsKey, Vec<ImportRef>>,
     /// Exact tokens of a prompt block, by xxh3-128 of its text.
     blocks: DashMap<u128, u32>,
@@ -63,12 +63,12 @@ impl Memo {
     }
 
     /// Decoded scan facts by row key.
-    pub fn scan(&self, key: &FactsKey) -> Option<ScanFacts> {
+    pub fn scan(&self, key: &FactsKey) -> Option<ScanTerms> {
         self.scan.get(key).map(|entry| entry.clone())
     }
 
     /// Remembers decoded scan facts.
-    pub fn put_scan(&self, key: FactsKey, facts: ScanFacts) {
+    pub fn put_scan(&self, key: FactsKey, facts: ScanTerms) {
         if self.scan.insert(key, facts).is_none() {
             self.grow();
         }

@@ -23,12 +23,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 use aic_stages::config::AicConfig;
 use aic_stages::content_hash::ContentHash;
 use aic_stages::facts::FileFacts;
-use aic_stages::facts_codec::{
-    ScanFacts, decode_facts, decode_imports, decode_scan, encode_facts, encode_imports, encode_scan,
-};
 use aic_stages::lang::ImportRef;
 use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
+use aic_stages::row_codec::{
+    ScanTerms, decode_facts, decode_imports, decode_scan, encode_facts, encode_imports, encode_scan,
+};
 use aic_storage::{
     CacheReader, CacheWriter, FactsKey, Lookup, PathRecord, Store, TtlLookup, WriterOptions,
 };
@@ -334,12 +334,12 @@ impl FileCache {
     }
 
     /// The cached scan facts of a file.
-    pub fn scan_facts(
+    pub fn scan_terms(
         &self,
         hash: ContentHash,
         path: &RelativePath,
         language: Language,
-    ) -> Option<ScanFacts> {
+    ) -> Option<ScanTerms> {
         let key = self.key(hash, RowKind::Scan, path, language);
         let memo = self.memo.as_deref();
         let found = memo.and_then(|memo| memo.scan(&key)).or_else(|| {
@@ -356,12 +356,12 @@ impl FileCache {
     }
 
     /// Stores freshly computed scan facts.
-    pub fn put_scan_facts(
+    pub fn put_scan_terms(
         &self,
         hash: ContentHash,
         path: &RelativePath,
         language: Language,
-        facts: &ScanFacts,
+        facts: &ScanTerms,
     ) {
         self.scan.computed.fetch_add(1, Ordering::Relaxed);
         self.note_recomputed(path);

@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use aic_stages::facts_codec::STAGES_SOURCE_HASH;
+use aic_stages::row_codec::STAGES_SOURCE_HASH;
 use aic_storage::CacheKeyHasher;
 use serde::{Deserialize, Serialize};
 

@@ -15,7 +15,7 @@
 //! fails because of it.
 
 use aic_stages::config::AicConfig;
-use aic_stages::facts_codec::{STAGES_SOURCE_HASH, TOKENIZER};
+use aic_stages::row_codec::{STAGES_SOURCE_HASH, TOKENIZER};
 use aic_stages::spec::{SpecCompilationResult, SpecificationCompiler, SpecificationInput};
 use aic_stages::tokens::TokenCount;
 use aic_storage::{CacheKeyHasher, SPEC_CACHE, Store, TtlLookup};

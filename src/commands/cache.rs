@@ -7,9 +7,9 @@ use std::path::Path;
 use aic_storage::Store;
 
 use aic_stages::content_hash::ContentHash;
-use aic_stages::facts_codec::{decode_facts, decode_imports, decode_scan};
 use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
+use aic_stages::row_codec::{decode_facts, decode_imports, decode_scan};
 use anyhow::Context;
 use serde::Serialize;
 

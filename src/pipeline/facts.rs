@@ -136,7 +136,7 @@ pub fn facts(
 /// Computes one file's facts from its bytes and caches them; `None` (and a
 /// warning) when a stage panics on it.
 fn compute(
-    context: &aic_stages::facts::FactsContext<'_>,
+    context: &aic_stages::facts::FactsSettings<'_>,
     file: &ScoredFile,
     bytes: &[u8],
     bypass: bool,

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use aic_stages::budget::{BudgetAllocator, BudgetInputs, TokenBudget};
 use aic_stages::config::AicConfig;
 use aic_stages::content_hash::ContentHash;
-use aic_stages::facts::FactsContext;
+use aic_stages::facts::FactsSettings;
 use aic_stages::guard::ContextGuard;
 use aic_stages::intent::{IntentClassifier, TaskClassification};
 use aic_stages::rule_pack::{PackSource, RulePack, RulePackResolver};
@@ -97,8 +97,8 @@ impl Project {
     /// The settings the per-file stage computes [`FileFacts`] with.
     ///
     /// [`FileFacts`]: aic_stages::facts::FileFacts
-    pub fn facts_context(&self, raw: bool) -> FactsContext<'_> {
-        FactsContext {
+    pub fn facts_context(&self, raw: bool) -> FactsSettings<'_> {
+        FactsSettings {
             guard: &self.guard,
             transformers: &self.transformers,
             tokens: TokenCounter::cl100k(),

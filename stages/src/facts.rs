@@ -4,7 +4,7 @@
 //! [`compute_facts`] is pure and independent of every other file, so the runner
 //! calls it from a rayon `par_iter` and sorts the results by path. The facts of a
 //! file depend on its bytes, its path (language, lock-file and never-include
-//! rules) and the settings in [`FactsContext`], never on the intent.
+//! rules) and the settings in [`FactsSettings`], never on the intent.
 
 use serde::Serialize;
 
@@ -73,7 +73,7 @@ impl FileFacts {
 
 /// Shared, read-only settings of the per-file stage.
 #[derive(Debug)]
-pub struct FactsContext<'a> {
+pub struct FactsSettings<'a> {
     /// The guard chain.
     pub guard: &'a ContextGuard,
     /// The transformers.
@@ -87,7 +87,7 @@ pub struct FactsContext<'a> {
 /// Computes the facts of one file from its bytes. `bypass_format_specific` keeps
 /// lossy format transforms off (direct targets and files scoring above 0.9).
 pub fn compute_facts(
-    context: &FactsContext<'_>,
+    context: &FactsSettings<'_>,
     path: &RelativePath,
     language: Language,
     bytes: &[u8],
@@ -220,7 +220,7 @@ mod tests {
         let config = AicConfig::default();
         let guard = ContextGuard::new(&config.guard).unwrap();
         let transformers = ContentTransformerPipeline::new(&config.content_transformers);
-        let context = FactsContext {
+        let context = FactsSettings {
             guard: &guard,
             transformers: &transformers,
             tokens: TokenCounter::cl100k(),

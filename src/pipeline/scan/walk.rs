@@ -20,10 +20,10 @@ use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
 use aic_stages::content_hash::ContentHash;
-use aic_stages::facts_codec::ScanFacts;
 use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::{FileEntry, RepoMap, estimate_tokens};
+use aic_stages::row_codec::ScanTerms;
 use aic_stages::symbols::symbol_terms;
 use aic_stages::terms::TermStats;
 use ignore::Match;
@@ -314,7 +314,7 @@ fn scan_file(
         .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
         .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
     let language = Language::detect(&file.path);
-    let entry = |size_bytes: u64, content_hash: ContentHash, facts: ScanFacts| {
+    let entry = |size_bytes: u64, content_hash: ContentHash, facts: ScanTerms| {
         FileOutcome::Entry(FileEntry {
             language,
             path: file.path.clone(),
@@ -335,7 +335,7 @@ fn scan_file(
         if binary {
             return FileOutcome::Binary;
         }
-        if let Some(facts) = cache.scan_facts(hash, &file.path, language) {
+        if let Some(facts) = cache.scan_terms(hash, &file.path, language) {
             return entry(metadata.len(), hash, facts);
         }
     }
@@ -357,22 +357,22 @@ fn scan_file(
     }
     // Touched but unchanged content (a checkout, a copy) still hits by hash.
     if let Some(facts) =
-        cache.and_then(|cache| cache.scan_facts(content_hash, &file.path, language))
+        cache.and_then(|cache| cache.scan_terms(content_hash, &file.path, language))
     {
         return entry(size_bytes, content_hash, facts);
     }
-    let facts = scan_facts(&file.path, language, &bytes);
+    let facts = scan_terms(&file.path, language, &bytes);
     if let Some(cache) = cache {
-        cache.put_scan_facts(content_hash, &file.path, language, &facts);
+        cache.put_scan_terms(content_hash, &file.path, language, &facts);
     }
     entry(size_bytes, content_hash, facts)
 }
 
 /// What the scan computes from a file's bytes: the identifier terms of its
 /// defined names (code only) and its BM25 term statistics.
-fn scan_facts(path: &RelativePath, language: Language, bytes: &[u8]) -> ScanFacts {
+fn scan_terms(path: &RelativePath, language: Language, bytes: &[u8]) -> ScanTerms {
     let text = String::from_utf8_lossy(bytes);
-    ScanFacts {
+    ScanTerms {
         symbol_terms: if language.is_code() {
             symbol_terms(&text).into()
         } else {

@@ -4,7 +4,7 @@
 //! Three kinds of row, each a [`postcard`] encoding of a private wire struct after
 //! one version byte ([`WIRE_VERSION`]):
 //!
-//! - [`ScanFacts`]: what the RepoMap scan needs of a file (symbol terms, BM25 term
+//! - [`ScanTerms`]: what the RepoMap scan needs of a file (symbol terms, BM25 term
 //!   statistics), so a warm scan reads no file;
 //! - imports: the file's [`ImportRef`]s, parsed lazily for the import graph;
 //! - [`FileFacts`]: the guard verdict, transforms and the four tier renders.
@@ -44,7 +44,7 @@ pub struct DecodeError;
 
 /// What the RepoMap scan computes from a file's text.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct ScanFacts {
+pub struct ScanTerms {
     /// Identifier terms of defined names (see [`crate::symbols::symbol_terms`]).
     /// Shared: a memoised copy is handed out without copying the strings.
     pub symbol_terms: std::sync::Arc<[String]>,
@@ -103,8 +103,8 @@ fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, DecodeError> {
     }
 }
 
-/// Encodes [`ScanFacts`].
-pub fn encode_scan(facts: &ScanFacts) -> Vec<u8> {
+/// Encodes [`ScanTerms`].
+pub fn encode_scan(facts: &ScanTerms) -> Vec<u8> {
     encode(&ScanWire {
         symbol_terms: facts.symbol_terms.to_vec(),
         terms: facts.term_stats.terms.clone(),
@@ -112,14 +112,14 @@ pub fn encode_scan(facts: &ScanFacts) -> Vec<u8> {
     })
 }
 
-/// Decodes [`ScanFacts`].
+/// Decodes [`ScanTerms`].
 ///
 /// # Errors
 ///
 /// [`DecodeError`] for a row of another version or a damaged row.
-pub fn decode_scan(bytes: &[u8]) -> Result<ScanFacts, DecodeError> {
+pub fn decode_scan(bytes: &[u8]) -> Result<ScanTerms, DecodeError> {
     let wire: ScanWire = decode(bytes)?;
-    Ok(ScanFacts {
+    Ok(ScanTerms {
         symbol_terms: wire.symbol_terms.into(),
         term_stats: TermStats {
             terms: wire.terms,
@@ -248,7 +248,7 @@ pub fn decode_facts(
 mod tests {
     use super::*;
     use crate::config::AicConfig;
-    use crate::facts::{FactsContext, compute_facts};
+    use crate::facts::{FactsSettings, compute_facts};
     use crate::guard::ContextGuard;
     use crate::tokens::TokenCounter;
     use crate::transform::ContentTransformerPipeline;
@@ -257,7 +257,7 @@ mod tests {
         let config = AicConfig::default();
         let guard = ContextGuard::new(&config.guard).unwrap();
         let transformers = ContentTransformerPipeline::new(&config.content_transformers);
-        let context = FactsContext {
+        let context = FactsSettings {
             guard: &guard,
             transformers: &transformers,
             tokens: TokenCounter::cl100k(),
@@ -297,7 +297,7 @@ mod tests {
 
     #[test]
     fn scan_and_imports_round_trip() {
-        let scan = ScanFacts {
+        let scan = ScanTerms {
             symbol_terms: vec!["load".to_owned(), "config".to_owned()].into(),
             term_stats: TermStats::of("src/a.rs", "fn load_config() {}"),
         };
