@@ -3,9 +3,10 @@
 //! - [`FileCache`]: the content-addressed per-file cache (scan terms, imports,
 //!   FileFacts, the path index), read from rayon workers and written by the
 //!   storage writer thread; with the process's [`memo::Memo`] in front of it;
-//! - [`prompt`]: whole compiled prompts, for an identical request over
-//!   unchanged files;
-//! - [`spec`]: compiled task specifications.
+//! - [`spec`]: the key and rows of compiled task specifications.
+//!
+//! The whole-prompt cache is the pipeline's own
+//! ([`crate::pipeline::prompt_cache`]): its entries are compilations.
 //!
 //! Every cache is an accelerator, never a source of truth: a database that
 //! cannot be opened gives one warning and a compile without a cache; a row that
@@ -13,7 +14,6 @@
 
 pub mod key;
 pub mod memo;
-pub mod prompt;
 pub mod spec;
 
 use std::path::{Path, PathBuf};
@@ -37,7 +37,6 @@ use tracing::debug;
 
 use crate::clock::Clock;
 use crate::home::DatabaseError;
-use crate::host::Host;
 use key::{RowKind, StageFingerprint, blob_key, row_key};
 use memo::Memo;
 
@@ -176,34 +175,6 @@ impl FileCache {
             facts: Counter::default(),
             recomputed: Mutex::new(Vec::new()),
         })
-    }
-
-    /// Opens the cache for a compile unless `no_cache` or `cache.enabled:
-    /// false` turns it off; a database that cannot be used is a warning and a
-    /// compile without the cache.
-    pub fn for_compile(
-        host: &Host,
-        root: &Path,
-        config: &AicConfig,
-        no_cache: bool,
-        warnings: &mut Vec<String>,
-    ) -> Option<Self> {
-        if no_cache || !config.cache.enabled {
-            return None;
-        }
-        let opened = host
-            .database()
-            .and_then(|store| Self::open(store, root, config, host.memo().cloned(), host.clock()));
-        match opened {
-            Ok(cache) => Some(cache),
-            Err(error) => {
-                warnings.push(format!(
-                    "Compiling without the per-file cache: {}",
-                    error.with_hint()
-                ));
-                None
-            }
-        }
     }
 
     fn send(&self, op: impl FnOnce(&CacheWriter)) {

@@ -1,6 +1,6 @@
-//! Specification compiles through the compiled-specification cache: the
-//! canonical key, the look-up before [`SpecificationCompiler::compile`] and the
-//! write after it.
+//! The compiled-specification cache: the canonical key of a specification
+//! compile, the look-up before it and the write after it
+//! ([`crate::pipeline::spec`] runs the compile around them).
 //!
 //! The key covers everything the result depends on: the stage sources'
 //! fingerprint (so a changed compiler never reuses an old result), the
@@ -16,12 +16,10 @@
 
 use aic_stages::config::AicConfig;
 use aic_stages::row_codec::{STAGES_SOURCE_HASH, TOKENIZER};
-use aic_stages::spec::{SpecCompilationResult, SpecificationCompiler, SpecificationInput};
+use aic_stages::spec::{SpecCompilationResult, SpecificationInput};
 use aic_stages::tokens::TokenCount;
 use aic_storage::{CacheKeyHasher, SPEC_CACHE, Store, TtlLookup};
 use tracing::{debug, warn};
-
-use crate::host::Host;
 
 /// The cache key of compiling `input` to `budget` with `config` (see the
 /// module documentation).
@@ -55,71 +53,22 @@ pub fn spec_cache_key(
     key.finish().to_be_bytes()
 }
 
-/// A compiled specification and where it came from.
-#[derive(Debug)]
-pub struct SpecCompile {
-    /// The result.
-    pub result: SpecCompilationResult,
-    /// Whether it was read from the cache rather than compiled.
-    pub cache_hit: bool,
-}
-
-/// Compiles `input` to fit `budget`, reading and writing the cache unless
-/// `no_cache` or `cache.enabled: false` says not to. Results live
-/// `cache.ttlMinutes`.
-pub fn compile_spec(
-    input: &SpecificationInput,
-    budget: TokenCount,
-    config: &AicConfig,
-    no_cache: bool,
-    host: &Host,
-) -> SpecCompile {
-    let compile =
-        || SpecificationCompiler::new(&config.content_transformers).compile(input, budget);
-    if no_cache || !config.cache.enabled {
-        return SpecCompile {
-            result: compile(),
-            cache_hit: false,
-        };
-    }
-    let store = match host.database() {
-        Ok(store) => store,
-        Err(error) => {
-            warn!("Compiling without the spec cache: {}", error.with_hint());
-            return SpecCompile {
-                result: compile(),
-                cache_hit: false,
-            };
-        }
-    };
-    let key = spec_cache_key(input, budget, config);
-    let now = host.now_ms();
-    let ttl = u64::from(config.cache.ttl_minutes) * 60_000;
-    if let Some(result) = lookup(&store, &key, now, ttl) {
-        return SpecCompile {
-            result,
-            cache_hit: true,
-        };
-    }
-    let result = compile();
-    if ttl > 0 {
-        match serde_json::to_vec(&result) {
-            Ok(payload) => {
-                if let Err(error) = SPEC_CACHE.put_and_sweep(&store, &key, &payload, now, ttl) {
-                    warn!("Failed to store the compiled spec in the cache: {error}");
-                }
+/// Stores `result` under `key`, written at `now` (unix ms) and living `ttl`
+/// milliseconds, and deletes the rows that have expired; a failure is a warning.
+pub fn store(store: &Store, key: &[u8; 16], result: &SpecCompilationResult, now: u64, ttl: u64) {
+    match serde_json::to_vec(result) {
+        Ok(payload) => {
+            if let Err(error) = SPEC_CACHE.put_and_sweep(store, key, &payload, now, ttl) {
+                warn!("Failed to store the compiled spec in the cache: {error}");
             }
-            Err(error) => debug!("Failed to encode the compiled spec for the cache: {error}"),
         }
-    }
-    SpecCompile {
-        result,
-        cache_hit: false,
+        Err(error) => debug!("Failed to encode the compiled spec for the cache: {error}"),
     }
 }
 
-/// A fresh, decodable cached result; a row that does not decode is deleted.
-fn lookup(store: &Store, key: &[u8; 16], now: u64, ttl: u64) -> Option<SpecCompilationResult> {
+/// A fresh, decodable cached result at `now` (unix ms) for a time to live of
+/// `ttl` ms; a row that does not decode is deleted.
+pub fn lookup(store: &Store, key: &[u8; 16], now: u64, ttl: u64) -> Option<SpecCompilationResult> {
     match SPEC_CACHE.get(store, key, now, Some(ttl)) {
         Ok(TtlLookup::Hit { payload, .. }) => match serde_json::from_slice(&payload) {
             Ok(result) => Some(result),

@@ -12,10 +12,10 @@ use anyhow::Context;
 use tracing::{info, warn};
 
 use crate::args::SpecArgs;
-use crate::cache::spec::compile_spec;
 use crate::config::load_config;
 use crate::error::CompileError;
 use crate::host::Host;
+use crate::pipeline::spec::compile_spec;
 use crate::printer::print_stdout;
 
 /// Reads and validates the specification file (`-` for stdin).

@@ -13,7 +13,6 @@ use aic_stages::tokens::TokenCount;
 use aic_storage::Store;
 use serde_json::{Value, json};
 
-use crate::cache::spec::compile_spec as run_compile_spec;
 use crate::config::load_config;
 use crate::error::CompileError;
 use crate::history::compilations::{CompileOrigin, record};
@@ -22,6 +21,7 @@ use crate::history::conversations::{
 };
 use crate::history::diagnostics;
 use crate::host::Host;
+use crate::pipeline::spec::compile_spec as run_compile_spec;
 use crate::pipeline::{
     Compilation, CompilationRequest, SessionInput, SizeLimit, SizeScope, compile as run_compile,
 };

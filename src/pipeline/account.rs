@@ -14,13 +14,13 @@ use aic_stages::selector::{ExcludedFile, ExclusionReason};
 use aic_stages::tokens::TokenCount;
 use tracing::{info, warn};
 
-use crate::cache::prompt::CachedPrompt;
 use crate::cache::{CacheReport, FileCache};
 use crate::clock::Clock;
 use crate::pipeline::assemble::Prompt;
 use crate::pipeline::facts::SelectedFacts;
 use crate::pipeline::fit::Fitted;
 use crate::pipeline::prepare::Plan;
+use crate::pipeline::prompt_cache::CachedPrompt;
 use crate::pipeline::scan::Snapshot;
 use crate::pipeline::select::Selection;
 use crate::pipeline::{

@@ -31,9 +31,11 @@ pub mod facts;
 pub mod fit;
 pub mod precompute;
 pub mod prepare;
+pub mod prompt_cache;
 pub mod request;
 pub mod scan;
 pub mod select;
+pub mod spec;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -48,9 +50,9 @@ pub use compilation::{
 pub use request::{CompilationRequest, PreviousFile, SessionInput, SizeLimit, SizeScope};
 
 use crate::cache::FileCache;
-use crate::cache::prompt::{self, CachedPrompt};
 use crate::error::CompileError;
 use crate::host::Host;
+use prompt_cache::CachedPrompt;
 
 /// Runs one compile.
 ///
@@ -66,17 +68,11 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
     let plan = times.run("prepare", || prepare::prepare(request))?;
     let mut warnings = plan.warnings.clone();
     let project = &plan.project;
-    let cache = FileCache::for_compile(
-        host,
-        &project.root,
-        &project.config,
-        request.no_cache,
-        &mut warnings,
-    );
+    let cache = open_file_cache(host, project, request.no_cache, &mut warnings);
     let snapshot = times.run("scan", || scan::scan(project, cache.as_ref(), cancel.0));
     cancel.check()?;
     let prompt_key = (request.use_prompt_cache && cache.is_some())
-        .then(|| prompt::key_for(request, &plan, &snapshot));
+        .then(|| prompt_cache::key_for(request, &plan, &snapshot));
     let hit = prompt_key
         .as_ref()
         .zip(cache.as_ref())
@@ -155,6 +151,39 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
     info!("account: {ms:.1} ms");
     drop(span);
     Ok(compilation)
+}
+
+/// Opens the per-file cache for a compile unless `no_cache` or `cache.enabled:
+/// false` turns it off; a database that cannot be used is a warning and a
+/// compile without the cache.
+fn open_file_cache(
+    host: &Host,
+    project: &prepare::Project,
+    no_cache: bool,
+    warnings: &mut Vec<String>,
+) -> Option<FileCache> {
+    if no_cache || !project.config.cache.enabled {
+        return None;
+    }
+    let opened = host.database().and_then(|store| {
+        FileCache::open(
+            store,
+            &project.root,
+            &project.config,
+            host.memo().cloned(),
+            host.clock(),
+        )
+    });
+    match opened {
+        Ok(cache) => Some(cache),
+        Err(error) => {
+            warnings.push(format!(
+                "Compiling without the per-file cache: {}",
+                error.with_hint()
+            ));
+            None
+        }
+    }
 }
 
 /// The caller's cancel flag, checked between phases and inside the scan.
