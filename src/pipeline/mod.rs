@@ -165,16 +165,7 @@ fn open_file_cache(
     if no_cache || !project.config.cache.enabled {
         return None;
     }
-    let opened = host.database().and_then(|store| {
-        FileCache::open(
-            store,
-            &project.root,
-            &project.config,
-            host.memo().cloned(),
-            host.clock(),
-        )
-    });
-    match opened {
+    match file_cache(host, project) {
         Ok(cache) => Some(cache),
         Err(error) => {
             warnings.push(format!(
@@ -184,6 +175,26 @@ fn open_file_cache(
             None
         }
     }
+}
+
+/// The per-file cache of `project` in `host`'s database, with its memo.
+///
+/// # Errors
+///
+/// [`DatabaseError`](crate::home::DatabaseError) when the database cannot be
+/// opened or read.
+pub(crate) fn file_cache(
+    host: &Host,
+    project: &prepare::Project,
+) -> Result<FileCache, crate::home::DatabaseError> {
+    let store = host.database()?;
+    FileCache::open(
+        store,
+        &project.root,
+        &project.config,
+        host.memo().cloned(),
+        host.clock(),
+    )
 }
 
 /// The caller's cancel flag, checked between phases and inside the scan.

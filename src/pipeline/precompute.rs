@@ -11,14 +11,14 @@ use aic_stages::facts::compute_facts;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::cache::{CacheReport, FileCache};
+use crate::cache::CacheReport;
 use crate::error::CompileError;
 use crate::host::Host;
 use crate::pipeline::account::elapsed_ms;
-use crate::pipeline::isolate;
 use crate::pipeline::prepare::Project;
 use crate::pipeline::scan::scan;
 use crate::pipeline::select::graph::{ParsedImports, parse_imports};
+use crate::pipeline::{file_cache, isolate};
 
 /// `aic precompute`'s inputs.
 #[derive(Clone, Debug)]
@@ -65,20 +65,9 @@ pub fn precompute(
     let started = Instant::now();
     let project = Project::load(&request.project_root, request.config_path.as_deref())?;
     let mut warnings = project.warnings.clone();
-    let mut cache = host
-        .database()
-        .and_then(|store| {
-            FileCache::open(
-                store,
-                &project.root,
-                &project.config,
-                host.memo().cloned(),
-                host.clock(),
-            )
-        })
-        .map_err(|error| CompileError::Internal {
-            message: format!("The per-file cache cannot be opened: {}", error.with_hint()),
-        })?;
+    let mut cache = file_cache(host, &project).map_err(|error| CompileError::Internal {
+        message: format!("The per-file cache cannot be opened: {}", error.with_hint()),
+    })?;
     let snapshot = scan(&project, Some(&cache), None);
     let repo = &snapshot.repo;
     on_total(repo.files.len() as u64);

@@ -211,24 +211,28 @@ pub(crate) fn kind_word(kind: SymbolKind) -> &'static str {
     }
 }
 
+/// The facts of `bytes` at `path` with the default settings, for tests.
+#[cfg(test)]
+pub(crate) fn default_facts(path: &str, bytes: &[u8]) -> FileFacts {
+    let config = crate::config::AicConfig::default();
+    let guard = ContextGuard::new(&config.guard).expect("the default guard compiles");
+    let transformers = ContentTransformerPipeline::new(&config.content_transformers);
+    let settings = FactsSettings {
+        guard: &guard,
+        transformers: &transformers,
+        tokens: TokenCounter::cl100k(),
+        raw: false,
+    };
+    let path = RelativePath::new(path).expect("a relative path");
+    compute_facts(&settings, &path, Language::detect(&path), bytes, false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::AicConfig;
 
     fn facts(path: &str, bytes: &[u8]) -> FileFacts {
-        let config = AicConfig::default();
-        let guard = ContextGuard::new(&config.guard).unwrap();
-        let transformers = ContentTransformerPipeline::new(&config.content_transformers);
-        let context = FactsSettings {
-            guard: &guard,
-            transformers: &transformers,
-            tokens: TokenCounter::cl100k(),
-            raw: false,
-        };
-        let path = RelativePath::new(path).unwrap();
-        let language = Language::detect(&path);
-        compute_facts(&context, &path, language, bytes, false)
+        default_facts(path, bytes)
     }
 
     #[test]

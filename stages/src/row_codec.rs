@@ -247,25 +247,7 @@ pub fn decode_facts(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::AicConfig;
-    use crate::facts::{FactsSettings, compute_facts};
-    use crate::guard::ContextGuard;
-    use crate::tokens::TokenCounter;
-    use crate::transform::ContentTransformerPipeline;
-
-    fn computed(path: &str, bytes: &[u8]) -> FileFacts {
-        let config = AicConfig::default();
-        let guard = ContextGuard::new(&config.guard).unwrap();
-        let transformers = ContentTransformerPipeline::new(&config.content_transformers);
-        let context = FactsSettings {
-            guard: &guard,
-            transformers: &transformers,
-            tokens: TokenCounter::cl100k(),
-            raw: false,
-        };
-        let path = RelativePath::new(path).unwrap();
-        compute_facts(&context, &path, Language::detect(&path), bytes, false)
-    }
+    use crate::facts::default_facts as computed;
 
     #[test]
     fn facts_round_trip_through_the_wire() {
