@@ -200,7 +200,7 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
     info!("Rule packs: {}", resolved.applied.join(", "));
     let pack = resolved.pack;
 
-    let mut budget = BudgetAllocator.allocate(&BudgetInputs {
+    let budget = BudgetAllocator.allocate(&BudgetInputs {
         // `--budget 0` means auto, like `contextBudget.maxTokens: 0`.
         request_override: request.budget.filter(|b| b.0 > 0),
         rule_pack_override: pack.budget_override_tokens(),
@@ -213,9 +213,6 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
         context_window: config.context_budget.context_window,
         conversation_tokens: request.session.conversation_tokens,
     });
-    if let Some(cap) = request.budget_cap {
-        budget.total = budget.total.min(cap);
-    }
     info!("Budget: {} tokens ({:?})", budget.total, budget.source);
     // Packs are validated when loaded, so this cannot fail on user input.
     let selector = HeuristicSelector::new(&pack).map_err(|e| CompileError::Internal {

@@ -55,9 +55,6 @@ pub struct CompilationRequest {
     /// returns [`CompileError::Cancelled`](crate::error::CompileError::Cancelled)
     /// and caches and logs nothing.
     pub cancel: Option<Arc<AtomicBool>>,
-    /// An upper bound on the allocated total budget, in tokens, applied after
-    /// config, rule packs and the session clamp.
-    pub budget_cap: Option<TokenCount>,
     /// A limit on the characters of what the caller shows of the prompt (an
     /// MCP reply, a hook's injected text): the fit phase meets it in the same
     /// compile, compressing the least relevant files first.
