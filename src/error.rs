@@ -121,7 +121,7 @@ pub enum CompileError {
     /// `notifications/cancelled`); nothing was cached or logged.
     #[error("The compile was cancelled")]
     Cancelled,
-    /// A bug: an invariant the runner relies on did not hold.
+    /// A bug: an invariant the pipeline relies on did not hold.
     #[error("Internal error: {message}")]
     Internal {
         /// What went wrong.

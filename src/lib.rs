@@ -5,8 +5,8 @@
 //!
 //! - [`pipeline`]: one compile as a list of phases — prepare, scan, select,
 //!   facts, fit, assemble, account — and `precompute`;
-//! - [`cache`]: the per-file cache, the in-process memo, the prompt and spec
-//!   caches;
+//! - [`cache`]: the per-file cache, the in-process memo, the spec cache's
+//!   rows (the whole-prompt cache is [`pipeline::prompt_cache`]);
 //! - [`history`]: what aic remembers of compiles, agent conversations and
 //!   server processes, and the diagnostics built from it;
 //! - [`host`], [`home`], [`clock`], [`root`]: the machine a run uses — the

@@ -1,6 +1,6 @@
-//! `aic install` / `aic uninstall` in a temp HOME (integrations brief §5 B),
-//! and the settings-driven replay of §5 D: the hooks the installer wrote are
-//! run exactly as Claude Code would run them, with a recorded payload.
+//! `aic install` / `aic uninstall` in a temp HOME, and a settings-driven
+//! replay: the hooks the installer wrote are run exactly as Claude Code would
+//! run them, with a recorded payload.
 
 use std::io::Write;
 use std::path::Path;

@@ -21,7 +21,7 @@ struct Server {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
-    _home: tempfile::TempDir,
+    home: tempfile::TempDir,
 }
 
 impl Server {
@@ -57,7 +57,7 @@ impl Server {
             child,
             stdin,
             lines,
-            _home: home,
+            home,
         }
     }
 
@@ -425,28 +425,48 @@ fn the_tool_list_is_a_stable_surface() {
 
 #[test]
 fn a_reply_over_the_client_limit_is_fitted_in_one_compile() {
+    const INTENT: &str = "how do the dense and sparse DFAs search with the lazy DFA and the NFA";
     let root = crate::support::dependency_source("regex-automata");
+    let root_arg = root.to_str().unwrap();
     let mut server = Server::start(&[]);
+    let home = server.home.path().to_str().unwrap().to_owned();
+    let cli = |expect_hit: bool| {
+        let run = crate::support::aic(
+            &[
+                "compile", INTENT, "--root", root_arg, "--budget", "400000", "--json",
+            ],
+            &[("AIC_HOME", &home)],
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let meta = run.json()["meta"].clone();
+        assert_eq!(meta["cacheHit"], expect_hit, "{meta}");
+        meta
+    };
+    // The same request from the command line first: its prompt-cache entry,
+    // compiled without a size limit, must not answer the MCP call.
+    let unlimited = cli(false);
     server.initialize("2025-06-18");
     let answer = server.call(
         1,
         "aic_compile",
-        &json!({
-            "intent": "how do the dense and sparse DFAs search with the lazy DFA and the NFA",
-            "projectRoot": root,
-            "budget": 400_000,
-        }),
+        &json!({"intent": INTENT, "projectRoot": root, "budget": 400_000}),
     );
     let result = &answer["result"];
     assert_ne!(result["isError"], json!(true), "{answer}");
     let reply = &result["structuredContent"];
     let length = reply.to_string().chars().count();
     assert!(length <= 500_000, "the reply has {length} characters");
+    assert_eq!(reply["meta"]["cacheHit"], false);
     let warnings = reply["meta"]["warnings"].to_string();
     assert!(warnings.contains("size limit"), "{warnings}");
-    // One compile: one row in the compilation log.
+    // One compile per request: two rows in the compilation log.
     let last = server.call(2, "aic_status", &json!({"projectRoot": root}));
     let status = &last["result"]["structuredContent"];
-    assert_eq!(status["compilationsTotal"], 1, "{status}");
+    assert_eq!(status["compilationsTotal"], 2, "{status}");
+    // And the command line still gets its own, unlimited prompt (while the
+    // server, which owns the shared home, is still running).
+    let again = cli(true);
+    assert_eq!(again["tokensCompiled"], unlimited["tokensCompiled"]);
+    assert!(!again["warnings"].to_string().contains("size limit"));
     assert_eq!(server.finish(), Some(0));
 }

@@ -1,7 +1,7 @@
 //! `aic status | last | projects | chat-summary | quality`: what aic did for a
 //! project, as a table or `--json` (the payloads the MCP tools return).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use aic_storage::Store;
 use anyhow::{Context, anyhow};
@@ -17,7 +17,11 @@ use crate::printer::print_stdout;
 
 /// Runs a diagnostics subcommand.
 pub fn run(command: DiagnosticsCommand, args: &DiagnosticsArgs, host: &Host) -> anyhow::Result<()> {
-    let root = canonical_root(&args.root)?;
+    // `aic projects` lists every project: it needs no root.
+    let root = match command {
+        DiagnosticsCommand::Projects => args.root.clone(),
+        _ => crate::root::resolve_root(&args.root)?,
+    };
     if matches!(command, DiagnosticsCommand::Quality)
         && let Some(days) = args.days.filter(|days| *days > 365)
     {
@@ -65,20 +69,6 @@ fn payload(
                 .map_err(|m| anyhow!(m))?
         }
     })
-}
-
-fn canonical_root(root: &Path) -> anyhow::Result<PathBuf> {
-    match fs_err::canonicalize(root) {
-        Ok(path) if path.is_dir() => Ok(path),
-        _ => Err(UserError::new(
-            format!(
-                "The project root `{}` is not an existing directory",
-                root.display()
-            ),
-            "pass the project's directory with --root",
-        )
-        .into()),
-    }
 }
 
 /// A value as a table cell: strings bare, null as `–`, numbers and the rest as JSON.

@@ -24,7 +24,7 @@ use crate::pipeline::prompt_cache::CachedPrompt;
 use crate::pipeline::scan::Snapshot;
 use crate::pipeline::select::Selection;
 use crate::pipeline::{
-    Compilation, CompilationMeta, CompilationRequest, ExclusionSummary, PhaseTime, PipelineTrace,
+    Compilation, CompilationMeta, CompilationRequest, ExclusionSummary, PipelineTrace,
     SelectedFileTrace, SelectionEntry, ShownFile, TokenSummary,
 };
 
@@ -61,8 +61,6 @@ pub struct Keep<'a> {
     pub clock: &'a dyn Clock,
     /// When the compile started.
     pub started: Instant,
-    /// The phases' times so far.
-    pub phase_times: Vec<PhaseTime>,
 }
 
 /// Runs the `account` phase.
@@ -126,7 +124,7 @@ pub fn account(outcome: Outcome<'_>, mut keep: Keep<'_>, mut warnings: Vec<Strin
     let project_root = plan.project.root.clone();
     let config_hash = plan.project.config_hash.clone();
     let config_json = plan.project.config_json.clone();
-    let trace = trace(&outcome, traced, cache_report, warnings, keep.phase_times);
+    let trace = trace(&outcome, traced, cache_report, warnings);
     Compilation {
         prompt: outcome.prompt.text,
         meta,
@@ -203,7 +201,6 @@ fn trace(
     traced: TracedFiles,
     cache: CacheReport,
     warnings: Vec<String>,
-    phase_times: Vec<PhaseTime>,
 ) -> PipelineTrace {
     let (request, plan, selection) = (outcome.request, &outcome.plan, outcome.selection);
     let (snapshot, fitted, facts) = (outcome.snapshot, outcome.fitted, outcome.facts);
@@ -252,7 +249,8 @@ fn trace(
         config_files: project.config_files.clone(),
         warnings,
         cache,
-        phase_times,
+        // The compile fills these in once this phase is timed too.
+        phase_times: Vec::new(),
     }
 }
 

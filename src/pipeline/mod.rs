@@ -120,36 +120,29 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
     let prompt = times.run("assemble", || {
         assemble::assemble(&plan, &request.session, &fitted)
     });
-    let span = info_span!("account").entered();
-    let account_started = Instant::now();
-    let mut compilation = account::account(
-        account::Outcome {
-            request,
-            plan,
-            snapshot: &snapshot,
-            selection: &selection,
-            facts: &facts,
-            fitted: &fitted,
-            prompt,
-        },
-        account::Keep {
-            cache,
-            prompt_key,
-            clock: host.clock(),
-            started,
-            phase_times: times.0,
-        },
-        warnings,
-    );
-    let ms = account_started.elapsed().as_secs_f64() * 1000.0;
+    let mut compilation = times.run("account", || {
+        account::account(
+            account::Outcome {
+                request,
+                plan,
+                snapshot: &snapshot,
+                selection: &selection,
+                facts: &facts,
+                fitted: &fitted,
+                prompt,
+            },
+            account::Keep {
+                cache,
+                prompt_key,
+                clock: host.clock(),
+                started,
+            },
+            warnings,
+        )
+    });
     if let Some(trace) = &mut compilation.trace {
-        trace.phase_times.push(PhaseTime {
-            phase: "account",
-            ms: round_us(ms),
-        });
+        trace.phase_times = times.0;
     }
-    info!("account: {ms:.1} ms");
-    drop(span);
     Ok(compilation)
 }
 
@@ -227,7 +220,7 @@ impl PhaseTimes {
         let started = Instant::now();
         let result = work();
         let ms = started.elapsed().as_secs_f64() * 1000.0;
-        info!("{name}: {ms:.1} ms");
+        info!("{name} done in {ms:.1} ms");
         self.0.push(PhaseTime {
             phase: name,
             ms: round_us(ms),

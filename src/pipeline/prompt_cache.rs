@@ -4,10 +4,10 @@
 //! sources, the intent (whitespace collapsed), the named targets and related
 //! files (sorted, deduplicated), the task class, the project root, the
 //! file-tree hash (`path:size:mtime` of every file in scope), the config hash,
-//! the *allocated* budget (conversation tokens, the context window and a
-//! caller's cap all move it), the raw switch and the agentic session's key.
-//! Two intents of one task class never share an entry. Entries live
-//! `cache.ttlMinutes`.
+//! the *allocated* budget (conversation tokens and the context window move
+//! it), the caller's size limit (an MCP reply and a hook fit the same request
+//! differently), the raw switch and the agentic session's key. Two intents of
+//! one task class never share an entry. Entries live `cache.ttlMinutes`.
 
 use std::path::Path;
 
@@ -17,7 +17,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::pipeline::prepare::Plan;
 use crate::pipeline::scan::Snapshot;
-use crate::pipeline::{CompilationMeta, CompilationRequest, SelectionEntry, ShownFile};
+use crate::pipeline::{
+    CompilationMeta, CompilationRequest, SelectionEntry, ShownFile, SizeLimit, SizeScope,
+};
 
 /// What a prompt cache key is made of.
 #[derive(Debug)]
@@ -40,6 +42,8 @@ pub struct PromptKeyParts<'a> {
     pub raw: bool,
     /// Related files as given.
     pub related: &'a [String],
+    /// The caller's size limit, when it set one.
+    pub size_limit: Option<SizeLimit>,
     /// The agentic session's key material (empty without a session).
     pub session: &'a str,
 }
@@ -71,6 +75,13 @@ pub fn prompt_key(parts: &PromptKeyParts<'_>) -> [u8; 32] {
         .write(&parts.budget)
         .write(&parts.raw)
         .write(&sorted(parts.related))
+        .write(&parts.size_limit.map(|limit| {
+            let scope = match limit.scope {
+                SizeScope::Prompt => 1u8,
+                SizeScope::FileBlocks => 2,
+            };
+            (limit.max_chars as u64, (scope, limit.json_escaped))
+        }))
         .write(parts.session);
     key.finish_256()
 }
@@ -88,6 +99,7 @@ pub fn key_for(request: &CompilationRequest, plan: &Plan, snapshot: &Snapshot) -
         budget: plan.budget.total.0,
         raw: plan.raw,
         related: &request.related_files,
+        size_limit: request.size_limit,
         session: &request.session_key,
     })
 }
@@ -124,6 +136,7 @@ mod tests {
             budget: 8000,
             raw: false,
             related: &[],
+            size_limit: None,
             session: "",
         }
     }
@@ -139,5 +152,18 @@ mod tests {
         let mut other_budget = parts("fix the bug", &ab);
         other_budget.budget = 8001;
         assert_ne!(key, prompt_key(&other_budget));
+        let mut limited = parts("fix the bug", &ab);
+        limited.size_limit = Some(SizeLimit {
+            max_chars: 9_000,
+            scope: SizeScope::FileBlocks,
+            json_escaped: false,
+        });
+        assert_ne!(key, prompt_key(&limited));
+        let mut escaped = parts("fix the bug", &ab);
+        escaped.size_limit = limited.size_limit.map(|limit| SizeLimit {
+            json_escaped: true,
+            ..limit
+        });
+        assert_ne!(prompt_key(&limited), prompt_key(&escaped));
     }
 }

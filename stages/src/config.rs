@@ -3,7 +3,7 @@
 //! value found and what was expected.
 //!
 //! Finding the file (walking up from the project root) and resolving `extends`
-//! is I/O and lives in the runner; this module parses text that the runner read.
+//! is I/O and lives in the binary; this module parses text that the binary read.
 //! Every documented field is parsed and given its documented default. The
 //! reserved keys `telemetry` and `output` are accepted without effect; any other
 //! unknown key is reported in [`ParsedConfig::unknown_keys`] so the caller can
@@ -92,7 +92,7 @@ pub struct ContextBudgetConfig {
 #[serde(rename_all = "camelCase")]
 pub struct ContextSelectorConfig {
     /// `type`: only `"heuristic"` is implemented; `"vector"` is accepted and falls
-    /// back to heuristic with a warning from the runner.
+    /// back to heuristic with a warning from the binary.
     #[serde(rename = "type")]
     pub selector_type: String,
     /// `heuristic.maxFiles`: 0 = auto (`BudgetAllocator::auto_max_files`).

@@ -1,7 +1,7 @@
 //! FileFacts: everything the per-file stage learns about one file's content —
 //! guard findings, transformed text, tier renders and their token costs.
 //!
-//! [`compute_facts`] is pure and independent of every other file, so the runner
+//! [`compute_facts`] is pure and independent of every other file, so the binary
 //! calls it from a rayon `par_iter` and sorts the results by path. The facts of a
 //! file depend on its bytes, its path (language, lock-file and never-include
 //! rules) and the settings in [`FactsSettings`], never on the intent.
@@ -127,7 +127,7 @@ pub fn compute_facts(
     }
     // A block's cost is its wrapper (heading and fences, counted on an empty body)
     // plus its body, so each body is tokenised once. Joining can shift a count by
-    // a token at the seams; the runner counts the assembled prompt and refits, so
+    // a token at the seams; the fit phase counts the assembled prompt and refits, so
     // the budget still holds exactly.
     let render = |tier: InclusionTier, body: String| {
         let mut body = body.trim_end_matches('\n').to_owned();

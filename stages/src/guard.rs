@@ -27,7 +27,7 @@
 //! file stays, and [`FileGuardOutcome::redacted`] holds its text with each secret
 //! value replaced by a typed placeholder, `[REDACTED aws-access-key #1]`, numbered
 //! per file in order of appearance (the same value twice gets the same number).
-//! The runner must put that text, not the original, into the prompt. With
+//! The caller must put that text, not the original, into the prompt. With
 //! `"block"`, secret findings are [`GuardSeverity::Block`] and the file leaves the
 //! context. A file that is blocked for another reason (an injection in markdown)
 //! has no redacted text: it leaves the context anyway.
@@ -66,7 +66,7 @@
 //! chat-template tokens. The whole chain ran at about 50 MB/s on one core,
 //! reading included.
 //!
-//! Scanners are pure: the runner reads the file and passes its text.
+//! Scanners are pure: the caller reads the file and passes its text.
 //!
 //! # Examples
 //!

@@ -5,7 +5,7 @@
 //! [`intent::IntentClassifier`] → [`rule_pack::RulePackResolver`] →
 //! [`budget::BudgetAllocator`] → [`selector::HeuristicSelector`] →
 //! [`guard::ContextGuard`] → [`transform::ContentTransformerPipeline`] →
-//! [`ladder::SummarisationLadder`] → [`assembler::PromptAssembler`]. The runner in
+//! [`ladder::SummarisationLadder`] → [`assembler::PromptAssembler`]. The pipeline in
 //! the `aic` crate walks the repository, reads files and moves data between them.
 //! [`slice::slice_to_fit`] cuts a file that is over the whole budget down to the
 //! lines around the intent's terms.

@@ -10,7 +10,7 @@
 //! A missing or invalid pack is a warning and is skipped.
 //!
 //! Reading project packs is I/O: [`RulePackResolver::plan`] names the packs to
-//! load, the runner reads the project ones, and [`RulePackResolver::resolve`]
+//! load, the binary reads the project ones, and [`RulePackResolver::resolve`]
 //! merges what was loaded.
 
 use serde::{Deserialize, Serialize};

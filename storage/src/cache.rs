@@ -5,7 +5,7 @@
 //!
 //! - `file_facts-v2`: [`FactsKey`] (32 bytes) → "last used" (unix seconds, u64 little endian,
 //!   for least-recently-used eviction) followed by an envelope around an opaque payload that
-//!   the caller encodes (the runner stores `aic_stages` FileFacts there). The envelope is one
+//!   the caller encodes (the binary stores `aic_stages` FileFacts there). The envelope is one
 //!   codec byte, then for [`Codec::Zstd`] the uncompressed length (u32, little endian) and the
 //!   zstd frame, for [`Codec::Plain`] the payload itself. Payloads of [`COMPRESS_FROM_BYTES`] or
 //!   more are compressed, on the caller's thread, so that rayon workers share that cost. A hit

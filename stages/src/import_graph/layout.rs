@@ -34,7 +34,7 @@ pub struct RustCrate {
     pub directory: String,
 }
 
-/// The manifests that steer resolution, read by the runner.
+/// The manifests that steer resolution, read by the binary.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProjectLayout {
     /// TypeScript/JavaScript configs.

@@ -19,7 +19,7 @@ use crate::language::Language;
 use crate::relative_path::RelativePath;
 
 /// The largest file, in bytes, that is parsed; larger files get the
-/// [`GenericProvider`](super::GenericProvider)'s analysis. Files the runner
+/// [`GenericProvider`](super::GenericProvider)'s analysis. Files the binary
 /// reads are at most 1 MiB, so this only guards direct callers.
 pub const MAX_PARSE_BYTES: usize = 2 * 1024 * 1024;
 
