@@ -192,7 +192,13 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
             busy_timeout: WALK_BUSY_TIMEOUT,
         })
         .root_read_dir_state(base)
-        .process_read_dir(|_depth, directory, stack, children| {
+        .process_read_dir(|depth, directory, stack, children| {
+            // jwalk first "reads" the root's parent, whose one child is the
+            // root itself: the root is never ignored, whatever its name
+            // (a project in a directory called `build` or `tmp`).
+            if depth.is_none() {
+                return;
+            }
             let has_gitignore = children.iter().any(|child| {
                 child
                     .as_ref()
@@ -480,6 +486,17 @@ mod tests {
                 "src/main.rs"
             ]
         );
+    }
+
+    #[test]
+    fn a_root_named_like_an_ignored_directory_is_scanned() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["build", "tmp", "target"] {
+            let root = dir.path().join(name);
+            write(&root, "src/lib.rs", b"fn parse() {}");
+            write(&root, "build/out.rs", b"x");
+            assert_eq!(paths(&scan_dir(&root)), ["src/lib.rs"], "root `{name}`");
+        }
     }
 
     #[test]
