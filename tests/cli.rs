@@ -4,15 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::support::{CliTest, cli_snapshot};
-
-const MTIMES: &[(&str, u64)] = &[
-    ("src/user/service.ts", 500),
-    ("src/user/model.ts", 400),
-    ("src/auth/jwt.ts", 300),
-    ("tests/service.test.ts", 200),
-    ("src/user/legacy-user-keys.ts", 100),
-];
+use crate::support::{CliTest, WEBAPP_MTIMES as MTIMES, cli_snapshot};
 
 #[test]
 fn the_inspect_report_of_a_bugfix_intent() {

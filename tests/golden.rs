@@ -3,15 +3,7 @@
 
 use aic_stages::tokens::TokenCounter;
 
-use crate::support::{aic, fixture_repo, prompt_headings};
-
-const MTIMES: &[(&str, u64)] = &[
-    ("src/user/service.ts", 500),
-    ("src/user/model.ts", 400),
-    ("src/auth/jwt.ts", 300),
-    ("tests/service.test.ts", 200),
-    ("src/user/legacy-user-keys.ts", 100),
-];
+use crate::support::{WEBAPP_MTIMES as MTIMES, aic, fixture_repo, prompt_headings};
 
 #[test]
 fn golden_prompt_for_a_bugfix_intent() {

@@ -56,6 +56,16 @@ pub(crate) fn aic(args: &[&str], env: &[(&str, &str)]) -> Run {
     Run::from(&command.output().expect("the aic binary runs"))
 }
 
+/// Modification times for the `webapp` fixture (seconds after the base time):
+/// the user service is the most recently touched file.
+pub(crate) const WEBAPP_MTIMES: &[(&str, u64)] = &[
+    ("src/user/service.ts", 500),
+    ("src/user/model.ts", 400),
+    ("src/auth/jwt.ts", 300),
+    ("tests/service.test.ts", 200),
+    ("src/user/legacy-user-keys.ts", 100),
+];
+
 /// Copies `tests/fixtures/<name>` into a new temp dir and gives every file a
 /// fixed modification time, `mtimes` seconds after 2024-01-01 for listed files
 /// (path → offset) and offset 0 for the rest, so recency ranks are the same on
