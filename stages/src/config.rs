@@ -382,211 +382,57 @@ pub fn parse_config_value(value: &Value) -> Result<ParsedConfig, ConfigError> {
     };
     let mut reader = Reader::default();
     let mut config = AicConfig::default();
-
     for (key, value) in root {
+        let config = &mut config;
         match key.as_str() {
             "version" => config.version = reader.u32("version", value)?,
             "$schema" | "telemetry" | "output" => {}
-            "contextBudget" => {
-                reader.object("contextBudget", value, |reader, key, value| {
-                    let budget = &mut config.context_budget;
-                    match key {
-                        "maxTokens" => {
-                            budget.max_tokens = reader.tokens("contextBudget.maxTokens", value)?;
-                        }
-                        "contextWindow" => {
-                            budget.context_window = match value {
-                                Value::Null => None,
-                                _ => Some(reader.tokens("contextBudget.contextWindow", value)?),
-                            };
-                        }
-                        "perTaskClass" => {
-                            budget.per_task_class = reader.per_task_class(value)?;
-                        }
-                        _ => return Ok(false),
-                    }
-                    Ok(true)
-                })?;
-            }
             "rulePacks" => config.rule_packs = reader.strings("rulePacks", value)?,
-            "contextSelector" => {
-                reader.object("contextSelector", value, |reader, key, value| {
-                    match key {
-                        "type" => {
-                            config.context_selector.selector_type = reader.one_of(
-                                "contextSelector.type",
-                                value,
-                                &["heuristic", "vector"],
-                            )?;
-                        }
-                        "heuristic" => {
-                            reader.object(
-                                "contextSelector.heuristic",
-                                value,
-                                |reader, key, value| {
-                                    match key {
-                                        "maxFiles" => {
-                                            config.context_selector.max_files = reader
-                                                .u32("contextSelector.heuristic.maxFiles", value)?;
-                                        }
-                                        // Documented as not read by the shipped schema.
-                                        "includePatterns" | "excludePatterns" => {}
-                                        _ => return Ok(false),
-                                    }
-                                    Ok(true)
-                                },
-                            )?;
-                        }
-                        _ => return Ok(false),
-                    }
-                    Ok(true)
-                })?;
-            }
-            "model" => {
-                reader.object("model", value, |reader, key, value| {
-                    let model = &mut config.model;
-                    match key {
-                        "provider" => {
-                            model.provider = match value {
-                                Value::Null => None,
-                                _ => Some(reader.one_of(
-                                    "model.provider",
-                                    value,
-                                    &["openai", "anthropic", "ollama", "custom"],
-                                )?),
-                            };
-                        }
-                        "endpoint" => {
-                            model.endpoint = reader.optional_string("model.endpoint", value)?;
-                        }
-                        "apiKeyEnv" => {
-                            model.api_key_env = reader.optional_string("model.apiKeyEnv", value)?;
-                        }
-                        "id" => model.id = reader.optional_string("model.id", value)?,
-                        "model" => {}
-                        _ => return Ok(false),
-                    }
-                    Ok(true)
-                })?;
-            }
-            "guard" => {
-                reader.object("guard", value, |reader, key, value| {
-                    let guard = &mut config.guard;
-                    match key {
-                        "enabled" => guard.enabled = reader.bool("guard.enabled", value)?,
-                        "additionalExclusions" => {
-                            guard.additional_exclusions =
-                                reader.globs("guard.additionalExclusions", value)?;
-                        }
-                        "allowPatterns" => {
-                            guard.allow_patterns = reader.globs("guard.allowPatterns", value)?;
-                        }
-                        "secretAction" => {
-                            let action =
-                                reader.one_of("guard.secretAction", value, &["redact", "block"])?;
-                            guard.secret_action = if action == "block" {
-                                SecretAction::Block
-                            } else {
-                                SecretAction::Redact
-                            };
-                        }
-                        _ => return Ok(false),
-                    }
-                    Ok(true)
-                })?;
-            }
-            "contentTransformers" => {
-                reader.object("contentTransformers", value, |reader, key, value| {
-                    let transformers = &mut config.content_transformers;
-                    let flag = match key {
-                        "enabled" => &mut transformers.enabled,
-                        "stripComments" => &mut transformers.strip_comments,
-                        "normalizeWhitespace" => &mut transformers.normalize_whitespace,
-                        "htmlToMarkdown" => &mut transformers.html_to_markdown,
-                        "compactJson" => &mut transformers.compact_json,
-                        "skipMinified" => &mut transformers.skip_minified,
-                        "skipLockFiles" => &mut transformers.skip_lock_files,
-                        "skipAutoGenerated" => &mut transformers.skip_auto_generated,
-                        "stripLicenseHeaders" => &mut transformers.strip_license_headers,
-                        "truncateLongStrings" => &mut transformers.truncate_long_strings,
-                        "compactYaml" => &mut transformers.compact_yaml,
-                        _ => return Ok(false),
-                    };
-                    *flag = reader.bool(&format!("contentTransformers.{key}"), value)?;
-                    Ok(true)
-                })?;
-            }
-            "cache" => {
-                reader.object("cache", value, |reader, key, value| {
-                    let cache = &mut config.cache;
-                    match key {
-                        "enabled" => cache.enabled = reader.bool("cache.enabled", value)?,
-                        "ttlMinutes" => {
-                            cache.ttl_minutes = reader.u32("cache.ttlMinutes", value)?;
-                        }
-                        "maxBytes" => {
-                            cache.max_bytes = reader.u64("cache.maxBytes", value)?;
-                        }
-                        "invalidateOn" => {
-                            let triggers = reader.strings("cache.invalidateOn", value)?;
-                            for (index, trigger) in triggers.iter().enumerate() {
-                                if trigger != "config-change" && trigger != "file-change" {
-                                    return Err(ConfigError::invalid(
-                                        &format!("cache.invalidateOn[{index}]"),
-                                        r#""config-change" or "file-change""#,
-                                        &Value::String(trigger.clone()),
-                                    ));
-                                }
-                            }
-                            cache.invalidate_on = triggers;
-                        }
-                        _ => return Ok(false),
-                    }
-                    Ok(true)
-                })?;
-            }
-            "retention" => {
-                reader.object("retention", value, |reader, key, value| {
-                    match key {
-                        "days" => config.retention.days = reader.u32("retention.days", value)?,
-                        _ => return Ok(false),
-                    }
-                    Ok(true)
-                })?;
-            }
-            "repoMap" => {
-                reader.object("repoMap", value, |reader, key, value| {
-                    match key {
-                        "maxFileBytes" => {
-                            config.repo_map.max_file_bytes =
-                                reader.u64("repoMap.maxFileBytes", value)?;
-                        }
-                        _ => return Ok(false),
-                    }
-                    Ok(true)
-                })?;
-            }
             "extends" => config.extends = reader.optional_string("extends", value)?,
             "devMode" => config.dev_mode = reader.bool("devMode", value)?,
             "skipCompileGate" => {
                 config.skip_compile_gate = reader.bool("skipCompileGate", value)?;
             }
-            "qualityGate" => {
-                reader.object("qualityGate", value, |reader, key, value| {
-                    let gate = &mut config.quality_gate;
-                    match key {
-                        "commands" => {
-                            gate.commands = reader.strings("qualityGate.commands", value)?;
-                        }
-                        "timeoutSeconds" => {
-                            gate.timeout_seconds =
-                                reader.u32("qualityGate.timeoutSeconds", value)?;
-                        }
-                        _ => return Ok(false),
+            "contextBudget" => reader.object(key, value, |reader, key, value| {
+                context_budget_key(reader, key, value, &mut config.context_budget)
+            })?,
+            "contextSelector" => reader.object(key, value, |reader, key, value| {
+                context_selector_key(reader, key, value, &mut config.context_selector)
+            })?,
+            "model" => reader.object(key, value, |reader, key, value| {
+                model_key(reader, key, value, &mut config.model)
+            })?,
+            "guard" => reader.object(key, value, |reader, key, value| {
+                guard_key(reader, key, value, &mut config.guard)
+            })?,
+            "contentTransformers" => reader.object(key, value, |reader, key, value| {
+                transformers_key(reader, key, value, &mut config.content_transformers)
+            })?,
+            "cache" => reader.object(key, value, |reader, key, value| {
+                cache_key(reader, key, value, &mut config.cache)
+            })?,
+            "retention" => reader.object(key, value, |reader, key, value| {
+                Ok(match key {
+                    "days" => {
+                        config.retention.days = reader.u32("retention.days", value)?;
+                        true
                     }
-                    Ok(true)
-                })?;
-            }
+                    _ => false,
+                })
+            })?,
+            "repoMap" => reader.object(key, value, |reader, key, value| {
+                Ok(match key {
+                    "maxFileBytes" => {
+                        config.repo_map.max_file_bytes =
+                            reader.u64("repoMap.maxFileBytes", value)?;
+                        true
+                    }
+                    _ => false,
+                })
+            })?,
+            "qualityGate" => reader.object(key, value, |reader, key, value| {
+                quality_gate_key(reader, key, value, &mut config.quality_gate)
+            })?,
             other => reader.unknown.push(other.to_owned()),
         }
     }
@@ -594,6 +440,182 @@ pub fn parse_config_value(value: &Value) -> Result<ParsedConfig, ConfigError> {
         config,
         unknown_keys: reader.unknown,
     })
+}
+
+/// One key of `contextBudget`; `Ok(false)` for a key it does not know.
+fn context_budget_key(
+    reader: &mut Reader,
+    key: &str,
+    value: &Value,
+    budget: &mut ContextBudgetConfig,
+) -> Result<bool, ConfigError> {
+    match key {
+        "maxTokens" => budget.max_tokens = reader.tokens("contextBudget.maxTokens", value)?,
+        "contextWindow" => {
+            budget.context_window = match value {
+                Value::Null => None,
+                _ => Some(reader.tokens("contextBudget.contextWindow", value)?),
+            };
+        }
+        "perTaskClass" => budget.per_task_class = reader.per_task_class(value)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// One key of `contextSelector`, and of its `heuristic` object.
+fn context_selector_key(
+    reader: &mut Reader,
+    key: &str,
+    value: &Value,
+    selector: &mut ContextSelectorConfig,
+) -> Result<bool, ConfigError> {
+    match key {
+        "type" => {
+            selector.selector_type =
+                reader.one_of("contextSelector.type", value, &["heuristic", "vector"])?;
+        }
+        "heuristic" => {
+            reader.object("contextSelector.heuristic", value, |reader, key, value| {
+                match key {
+                    "maxFiles" => {
+                        selector.max_files =
+                            reader.u32("contextSelector.heuristic.maxFiles", value)?;
+                    }
+                    // Documented as not read by the shipped schema.
+                    "includePatterns" | "excludePatterns" => {}
+                    _ => return Ok(false),
+                }
+                Ok(true)
+            })?;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// One key of `model`.
+fn model_key(
+    reader: &mut Reader,
+    key: &str,
+    value: &Value,
+    model: &mut ModelConfig,
+) -> Result<bool, ConfigError> {
+    match key {
+        "provider" => {
+            model.provider = match value {
+                Value::Null => None,
+                _ => Some(reader.one_of(
+                    "model.provider",
+                    value,
+                    &["openai", "anthropic", "ollama", "custom"],
+                )?),
+            };
+        }
+        "endpoint" => model.endpoint = reader.optional_string("model.endpoint", value)?,
+        "apiKeyEnv" => model.api_key_env = reader.optional_string("model.apiKeyEnv", value)?,
+        "id" => model.id = reader.optional_string("model.id", value)?,
+        "model" => {}
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// One key of `guard`.
+fn guard_key(
+    reader: &mut Reader,
+    key: &str,
+    value: &Value,
+    guard: &mut GuardConfig,
+) -> Result<bool, ConfigError> {
+    match key {
+        "enabled" => guard.enabled = reader.bool("guard.enabled", value)?,
+        "additionalExclusions" => {
+            guard.additional_exclusions = reader.globs("guard.additionalExclusions", value)?;
+        }
+        "allowPatterns" => guard.allow_patterns = reader.globs("guard.allowPatterns", value)?,
+        "secretAction" => {
+            let action = reader.one_of("guard.secretAction", value, &["redact", "block"])?;
+            guard.secret_action = if action == "block" {
+                SecretAction::Block
+            } else {
+                SecretAction::Redact
+            };
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// One switch of `contentTransformers`.
+fn transformers_key(
+    reader: &mut Reader,
+    key: &str,
+    value: &Value,
+    transformers: &mut ContentTransformersConfig,
+) -> Result<bool, ConfigError> {
+    let flag = match key {
+        "enabled" => &mut transformers.enabled,
+        "stripComments" => &mut transformers.strip_comments,
+        "normalizeWhitespace" => &mut transformers.normalize_whitespace,
+        "htmlToMarkdown" => &mut transformers.html_to_markdown,
+        "compactJson" => &mut transformers.compact_json,
+        "skipMinified" => &mut transformers.skip_minified,
+        "skipLockFiles" => &mut transformers.skip_lock_files,
+        "skipAutoGenerated" => &mut transformers.skip_auto_generated,
+        "stripLicenseHeaders" => &mut transformers.strip_license_headers,
+        "truncateLongStrings" => &mut transformers.truncate_long_strings,
+        "compactYaml" => &mut transformers.compact_yaml,
+        _ => return Ok(false),
+    };
+    *flag = reader.bool(&format!("contentTransformers.{key}"), value)?;
+    Ok(true)
+}
+
+/// One key of `cache`.
+fn cache_key(
+    reader: &mut Reader,
+    key: &str,
+    value: &Value,
+    cache: &mut CacheConfig,
+) -> Result<bool, ConfigError> {
+    match key {
+        "enabled" => cache.enabled = reader.bool("cache.enabled", value)?,
+        "ttlMinutes" => cache.ttl_minutes = reader.u32("cache.ttlMinutes", value)?,
+        "maxBytes" => cache.max_bytes = reader.u64("cache.maxBytes", value)?,
+        "invalidateOn" => {
+            let triggers = reader.strings("cache.invalidateOn", value)?;
+            for (index, trigger) in triggers.iter().enumerate() {
+                if trigger != "config-change" && trigger != "file-change" {
+                    return Err(ConfigError::invalid(
+                        &format!("cache.invalidateOn[{index}]"),
+                        r#""config-change" or "file-change""#,
+                        &Value::String(trigger.clone()),
+                    ));
+                }
+            }
+            cache.invalidate_on = triggers;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// One key of `qualityGate`.
+fn quality_gate_key(
+    reader: &mut Reader,
+    key: &str,
+    value: &Value,
+    gate: &mut QualityGateConfig,
+) -> Result<bool, ConfigError> {
+    match key {
+        "commands" => gate.commands = reader.strings("qualityGate.commands", value)?,
+        "timeoutSeconds" => {
+            gate.timeout_seconds = reader.u32("qualityGate.timeoutSeconds", value)?;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
 }
 
 fn strip_position(message: &str) -> String {
