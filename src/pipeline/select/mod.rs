@@ -129,7 +129,7 @@ pub fn select(
         });
     }
     let mut read = built.read;
-    let selected: Vec<usize> = ranked
+    let selected: std::collections::HashSet<usize> = ranked
         .files
         .iter()
         .filter_map(|file| repo.files.binary_search_by(|f| f.path.cmp(&file.path)).ok())
