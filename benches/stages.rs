@@ -119,3 +119,45 @@ fn spec_compile_worked_example(bencher: Bencher, budget: u32) {
     TokenCounter::preload();
     bencher.bench(|| compiler.compile(black_box(&input), TokenCount(budget)));
 }
+
+/// The whole per-file stage (guard, transforms, tier renders, token counts)
+/// on generated files of each shape in `aic_stages::work::SHAPES` at 1×, 10×
+/// and 100× size (500, 5,000 and 50,000 units): the time per byte must stay
+/// flat as the size grows.
+#[divan::bench(args = [500, 5_000, 50_000], consts = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10], sample_count = 3, sample_size = 1)]
+fn per_file_stage_scaling<const SHAPE: usize>(bencher: Bencher, n: usize) {
+    let shape = aic_stages::work::SHAPES[SHAPE];
+    let (path, text) = aic_stages::work::generate(shape, n);
+    let config = aic_stages::config::AicConfig::default();
+    let guard = aic_stages::guard::ContextGuard::new(&config.guard).expect("default guard");
+    let transformers =
+        aic_stages::transform::ContentTransformerPipeline::new(&config.content_transformers);
+    let settings = aic_stages::facts::FactsSettings {
+        guard: &guard,
+        transformers: &transformers,
+        tokens: TokenCounter::cl100k(),
+        raw: false,
+    };
+    let path = RelativePath::new(path).expect("relative path");
+    let language = aic_stages::language::Language::detect(&path);
+    // Consecutive inputs differ (one or two trailing line breaks), so no
+    // iteration is answered from the tree the previous one parsed.
+    let round = std::sync::atomic::AtomicUsize::new(0);
+    bencher
+        .counter(BytesCount::new(text.len()))
+        .with_inputs(|| {
+            let mut input = text.clone();
+            let extra = 1 + round.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 2;
+            input.push_str(&"\n".repeat(extra));
+            input
+        })
+        .bench_values(|input| {
+            aic_stages::facts::compute_facts(
+                &settings,
+                &path,
+                language,
+                black_box(input.as_bytes()),
+                false,
+            )
+        });
+}

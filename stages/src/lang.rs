@@ -45,6 +45,7 @@ mod generic;
 mod grammar;
 mod imports;
 mod names;
+mod python_comments;
 mod signatures;
 mod tree_sitter_provider;
 
@@ -60,6 +61,7 @@ pub use generic::GenericProvider;
 pub use grammar::{MAX_PARSE_BYTES, QueryError, compile_queries};
 
 pub(crate) use grammar::{Grammar, parse as parse_tree};
+pub(crate) use python_comments::long_comment_runs as python_long_comment_runs;
 use tree_sitter_provider::TreeSitterProvider;
 
 /// How an import entered the file.

@@ -47,3 +47,4 @@ pub mod targets;
 pub mod terms;
 pub mod tokens;
 pub mod transform;
+pub mod work;

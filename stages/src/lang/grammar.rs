@@ -14,9 +14,10 @@ use std::sync::OnceLock;
 
 use tree_sitter::{CaptureQuantifier, ParseOptions, ParseState, Parser, Query, QueryCursor, Tree};
 
-use super::{ImportKind, SymbolKind};
+use super::{ImportKind, SymbolKind, python_comments};
 use crate::language::Language;
 use crate::relative_path::RelativePath;
+use crate::work;
 
 /// The largest file, in bytes, that is parsed; larger files get the
 /// [`GenericProvider`](super::GenericProvider)'s analysis. Files the binary
@@ -460,13 +461,74 @@ thread_local! {
         const { RefCell::new([const { None }; Grammar::ALL.len()]) };
 }
 
+/// The tree of the last text parsed on this thread, keyed by grammar and the
+/// text's xxh3-128 hash and length: the per-file stage asks for the same
+/// file's tree for its imports, its comments and strings, and its signatures
+/// and names, and parses it once.
+struct LastTree {
+    grammar: Grammar,
+    hash: u128,
+    length: usize,
+    tree: Option<Tree>,
+}
+
+thread_local! {
+    static LAST_TREE: RefCell<Option<LastTree>> = const { RefCell::new(None) };
+}
+
 /// Parses `content` with this thread's parser for `grammar`. `None` when the
 /// file is over [`MAX_PARSE_BYTES`] or its work budget; a file with syntax
 /// errors still parses, with error nodes where it could not make sense of it.
+///
+/// The same text asked for again on the same thread gets the same tree back
+/// without a parse ([`work::parses`] counts real parses). Python's long
+/// comment runs are not shown to the parser (see [`python_comments`]): its
+/// tree has no nodes for them.
 pub(crate) fn parse(grammar: Grammar, content: &str) -> Option<Tree> {
     if content.len() > MAX_PARSE_BYTES {
         return None;
     }
+    let hash = xxhash_rust::xxh3::xxh3_128(content.as_bytes());
+    let remembered = LAST_TREE.with(|last| {
+        let last = last.try_borrow().ok()?;
+        let last = last.as_ref()?;
+        (last.grammar == grammar && last.hash == hash && last.length == content.len())
+            .then(|| last.tree.clone())
+    });
+    if let Some(tree) = remembered {
+        return tree;
+    }
+    let tree = parse_uncached(grammar, content);
+    LAST_TREE.with(|last| {
+        if let Ok(mut last) = last.try_borrow_mut() {
+            *last = Some(LastTree {
+                grammar,
+                hash,
+                length: content.len(),
+                tree: tree.clone(),
+            });
+        }
+    });
+    tree
+}
+
+fn parse_uncached(grammar: Grammar, content: &str) -> Option<Tree> {
+    if grammar == Grammar::Python {
+        let runs = python_comments::long_comment_runs(content);
+        if !runs.is_empty() {
+            let masked = python_comments::mask(content, &runs);
+            let tree = parse_text(grammar, &masked)?;
+            if !tree.root_node().has_error() {
+                return Some(tree);
+            }
+            // The lexer misread something; the text as written decides.
+        }
+    }
+    parse_text(grammar, content)
+}
+
+fn parse_text(grammar: Grammar, content: &str) -> Option<Tree> {
+    work::parsed();
     let budget = BASE_PROGRESS_CHECKS + content.len() / BYTES_PER_PROGRESS_CHECK;
     PARSERS.with(|parsers| {
         let mut parsers = parsers.try_borrow_mut().ok()?;

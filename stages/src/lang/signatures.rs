@@ -29,6 +29,7 @@ use tree_sitter::{Node, QueryCursor, Tree};
 
 use super::grammar::{CompiledQuery, Grammar, Role};
 use super::{CodeChunk, SymbolKind};
+use crate::work;
 
 /// Definitions spanning at most this many lines are rendered whole when they
 /// have no `@body`.
@@ -138,15 +139,65 @@ pub(crate) fn collect<'tree>(
         }
         definition.depth = open_ends.len();
         open_ends.push(definition.node.end_byte());
-        definition.leading_docs = docs.leading(definition.node);
     }
+    attach_leading_docs(tree, &mut resolved, &mut docs);
     Signatures {
         compiled,
         definitions: resolved,
     }
 }
 
-/// Runs the doc-comment patterns of `signatures.scm` on single nodes.
+/// Sets the leading docs of every definition (sorted by start) in one walk
+/// of the tree with a cursor that keeps the siblings seen so far at each
+/// level. It descends only into nodes that hold a definition's start, and
+/// never calls `Node::prev_sibling`, which walks down from the root and
+/// made files with many definitions quadratic.
+fn attach_leading_docs<'tree>(
+    tree: &'tree Tree,
+    definitions: &mut [Definition<'tree>],
+    docs: &mut DocFinder<'_>,
+) {
+    if definitions.is_empty() {
+        return;
+    }
+    let starts: Vec<usize> = definitions.iter().map(|d| d.node.start_byte()).collect();
+    let by_id: std::collections::HashMap<usize, usize> = definitions
+        .iter()
+        .enumerate()
+        .map(|(index, definition)| (definition.node.id(), index))
+        .collect();
+    // Whether a definition starts within `node`'s bytes (or at its start).
+    let holds_definition = |node: Node<'_>| {
+        let (start, end) = (node.start_byte(), node.end_byte());
+        let first = starts.partition_point(|&s| s < start);
+        starts.get(first).is_some_and(|&s| s == start || s < end)
+    };
+    let mut cursor = tree.walk();
+    let mut levels: Vec<Vec<Node<'tree>>> = vec![Vec::new()];
+    loop {
+        let node = cursor.node();
+        work::tick(1);
+        let siblings = levels.last_mut().expect("the walk is inside the tree");
+        if let Some(&index) = by_id.get(&node.id()) {
+            definitions[index].leading_docs = docs.leading(node, siblings);
+        }
+        siblings.push(node);
+        if holds_definition(node) && cursor.goto_first_child() {
+            levels.push(Vec::new());
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+            levels.pop();
+        }
+    }
+}
+
 /// Runs the doc-comment patterns of `signatures.scm` (those without a
 /// definition) on single nodes and small subtrees, never on the whole tree.
 struct DocFinder<'a> {
@@ -182,12 +233,13 @@ impl<'a> DocFinder<'a> {
         None
     }
 
-    /// The doc comments directly above `node`, in source order.
-    fn leading<'tree>(&mut self, node: Node<'tree>) -> Vec<Node<'tree>> {
+    /// The doc comments directly above the node whose earlier siblings are
+    /// `siblings` (nearest last), in source order.
+    fn leading<'tree>(&mut self, node: Node<'tree>, siblings: &[Node<'tree>]) -> Vec<Node<'tree>> {
         let mut found = Vec::new();
         let mut below = node;
-        let mut sibling = node.prev_sibling();
-        while let Some(candidate) = sibling {
+        for &candidate in siblings.iter().rev() {
+            work::tick(1);
             if !adjacent(candidate, below, self.content) {
                 break;
             }
@@ -197,7 +249,6 @@ impl<'a> DocFinder<'a> {
                 _ => break,
             }
             below = candidate;
-            sibling = candidate.prev_sibling();
         }
         found.reverse();
         found

@@ -4,6 +4,7 @@ use crate::language::Language;
 use crate::relative_path::RelativePath;
 use crate::transform::ContentTransformer;
 use crate::transform::source_spans::{self, Comment, CommentSyntax, SourceSpans, StringLiteral};
+use crate::work;
 
 /// ## What it does
 /// Removes ordinary comments from source files: TypeScript, JavaScript, Python,
@@ -165,8 +166,13 @@ fn previous_line_blank(out: &str) -> bool {
     let Some(before) = out.strip_suffix('\n') else {
         return out.is_empty();
     };
-    let line = &before[before.rfind('\n').map_or(0, |index| index + 1)..];
-    line.bytes().all(|b| is_horizontal_space(b) || b == b'\r')
+    // From the end back to the first byte that is not a space: blank when
+    // that is the line break before the line (or the start of the text).
+    before
+        .bytes()
+        .rev()
+        .find(|&b| !(is_horizontal_space(b) || b == b'\r'))
+        .is_none_or(|b| b == b'\n')
 }
 
 /// `content` without the `removed` byte ranges (sorted, not overlapping),
@@ -184,10 +190,16 @@ fn strip_comments(content: &str, removed: &[Range<usize>]) -> (String, Vec<(usiz
             continue;
         }
         out.push_str(&content[at..range.start]);
-        let line_start = out.rfind('\n').map_or(0, |index| index + 1);
-        let before_blank = out.as_bytes()[line_start..]
-            .iter()
-            .all(|&b| is_horizontal_space(b));
+        work::tick((range.start - at) as u64);
+        // Read back only over trailing spaces: a long line with many
+        // comments must not be read again for each of them.
+        let blank_tail = out
+            .bytes()
+            .rev()
+            .take_while(|&b| is_horizontal_space(b))
+            .count();
+        let line_start = out.len() - blank_tail;
+        let before_blank = line_start == 0 || out.as_bytes()[line_start - 1] == b'\n';
         let rest_blank = rest_is_blank(bytes, range.end, &removed[index + 1..]);
         let after = skip_horizontal_space(bytes, range.end);
         if before_blank && rest_blank {

@@ -19,9 +19,10 @@ use std::ops::Range;
 
 use tree_sitter::{Node, Tree};
 
-use crate::lang::{Grammar, parse_tree};
+use crate::lang::{Grammar, parse_tree, python_long_comment_runs};
 use crate::language::Language;
 use crate::relative_path::RelativePath;
+use crate::work;
 
 pub(crate) use crate::lang::MAX_PARSE_BYTES;
 
@@ -171,7 +172,22 @@ pub(crate) fn scan(path: &RelativePath, language: Language, content: &str) -> Op
         if tree.root_node().has_error() {
             return None;
         }
-        return Some(walk(grammar, &tree, content));
+        let mut spans = walk(grammar, &tree, content);
+        if grammar == Grammar::Python {
+            // The comments of long runs are not in the tree.
+            let masked = python_long_comment_runs(content);
+            if !masked.is_empty() {
+                spans
+                    .comments
+                    .extend(masked.into_iter().map(|range| Comment {
+                        range,
+                        above_declaration: false,
+                    }));
+                spans.comments.sort_by_key(|comment| comment.range.start);
+                spans.comments.dedup_by_key(|comment| comment.range.start);
+            }
+        }
+        return Some(spans);
     }
     match language {
         Language::C | Language::Cpp => lex(content, Dialect::C),
@@ -197,6 +213,21 @@ const GO_DECLARATIONS: &[&str] = &[
     "method_elem",
 ];
 
+/// What the walk keeps of each node on the path from the root to the current
+/// one: its kind, and (Go) the run of comment lines seen last among its
+/// children, waiting for the declaration that would make it a doc comment.
+struct Level<'tree> {
+    kind: &'tree str,
+    /// Indices in `comments` of the current run of comments on consecutive
+    /// lines among this node's children, and the row the run ends on.
+    run: Vec<usize>,
+    run_end_row: usize,
+}
+
+/// Finds the comments and strings in one pass over the tree with a cursor,
+/// O(nodes): ancestors come from the walk's own stack and Go doc comments
+/// from the run of comments it has just passed, never from `Node::parent` or
+/// `Node::next_sibling`, each of which costs a walk down from the root.
 fn walk(grammar: Grammar, tree: &Tree, content: &str) -> SourceSpans {
     let syntax = if grammar == Grammar::Python {
         CommentSyntax::Hash
@@ -208,9 +239,11 @@ fn walk(grammar: Grammar, tree: &Tree, content: &str) -> SourceSpans {
         ..SourceSpans::default()
     };
     let mut cursor = tree.walk();
+    let mut levels: Vec<Level<'_>> = Vec::new();
     loop {
         let node = cursor.node();
         let kind = node.kind();
+        work::tick(1);
         let mut descend = true;
         if grammar.is_comment(kind) {
             descend = false;
@@ -221,16 +254,45 @@ fn walk(grammar: Grammar, tree: &Tree, content: &str) -> SourceSpans {
             {
                 range.end -= 1;
             }
-            let above_declaration = grammar == Grammar::Go && go_doc_comment(node);
+            if grammar == Grammar::Go
+                && let Some(level) = levels.last_mut()
+            {
+                let start_row = node.start_position().row;
+                if level.run.is_empty() || start_row != level.run_end_row + 1 {
+                    level.run.clear();
+                }
+                level.run.push(spans.comments.len());
+                level.run_end_row = node.end_position().row;
+            }
             spans.comments.push(Comment {
                 range,
-                above_declaration,
+                above_declaration: false,
             });
-        } else if grammar.is_string(kind) {
-            descend = false;
-            spans.strings.push(string_literal(grammar, node));
+        } else {
+            if grammar == Grammar::Go
+                && let Some(level) = levels.last_mut()
+                && !level.run.is_empty()
+            {
+                if node.start_position().row == level.run_end_row + 1
+                    && GO_DECLARATIONS.contains(&kind)
+                {
+                    for &index in &level.run {
+                        spans.comments[index].above_declaration = true;
+                    }
+                }
+                level.run.clear();
+            }
+            if grammar.is_string(kind) {
+                descend = false;
+                spans.strings.push(string_literal(grammar, node, &levels));
+            }
         }
         if descend && cursor.goto_first_child() {
+            levels.push(Level {
+                kind,
+                run: Vec::new(),
+                run_end_row: 0,
+            });
             continue;
         }
         loop {
@@ -240,28 +302,12 @@ fn walk(grammar: Grammar, tree: &Tree, content: &str) -> SourceSpans {
             if !cursor.goto_parent() {
                 return spans;
             }
+            levels.pop();
         }
     }
 }
 
-/// Whether a Go comment, with the comment lines right below it, ends on the
-/// line just above a declaration.
-fn go_doc_comment(node: Node<'_>) -> bool {
-    let mut row = node.end_position().row;
-    let mut next = node.next_sibling();
-    while let Some(sibling) = next {
-        if sibling.kind() == "comment" && sibling.start_position().row == row + 1 {
-            row = sibling.end_position().row;
-            next = sibling.next_sibling();
-            continue;
-        }
-        return sibling.start_position().row == row + 1
-            && GO_DECLARATIONS.contains(&sibling.kind());
-    }
-    false
-}
-
-fn string_literal(grammar: Grammar, node: Node<'_>) -> StringLiteral {
+fn string_literal(grammar: Grammar, node: Node<'_>, ancestors: &[Level<'_>]) -> StringLiteral {
     let range = node.byte_range();
     if node.kind() == "raw_string_literal" && grammar == Grammar::Rust {
         // Its delimiters are not nodes: the one child is the text between them.
@@ -271,7 +317,7 @@ fn string_literal(grammar: Grammar, node: Node<'_>) -> StringLiteral {
         return StringLiteral {
             range: range.clone(),
             content: content.map_or(range.start..range.start, |child| child.byte_range()),
-            truncatable: content.is_some() && !in_rust_attribute(node),
+            truncatable: content.is_some() && !in_rust_attribute(ancestors),
         };
     }
     let count = node.child_count();
@@ -294,10 +340,10 @@ fn string_literal(grammar: Grammar, node: Node<'_>) -> StringLiteral {
         truncatable = false;
     }
     let docstring = grammar == Grammar::Python
-        && node
-            .parent()
-            .is_some_and(|parent| parent.kind() == "expression_statement");
-    if docstring || (grammar == Grammar::Rust && in_rust_attribute(node)) {
+        && ancestors
+            .last()
+            .is_some_and(|parent| parent.kind == "expression_statement");
+    if docstring || (grammar == Grammar::Rust && in_rust_attribute(ancestors)) {
         truncatable = false;
     }
     StringLiteral {
@@ -308,17 +354,13 @@ fn string_literal(grammar: Grammar, node: Node<'_>) -> StringLiteral {
 }
 
 /// Whether a Rust node sits in an attribute (`#[doc = "…"]`), looking at
-/// most 16 levels up.
-fn in_rust_attribute(node: Node<'_>) -> bool {
-    let mut ancestor = node.parent();
-    for _ in 0..16 {
-        let Some(current) = ancestor else { break };
-        if matches!(current.kind(), "attribute_item" | "inner_attribute_item") {
-            return true;
-        }
-        ancestor = current.parent();
-    }
-    false
+/// most 16 levels up its `ancestors` (the root first).
+fn in_rust_attribute(ancestors: &[Level<'_>]) -> bool {
+    ancestors
+        .iter()
+        .rev()
+        .take(16)
+        .any(|level| matches!(level.kind, "attribute_item" | "inner_attribute_item"))
 }
 
 /// The lexer's language family.
