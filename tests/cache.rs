@@ -252,3 +252,38 @@ fn damaged_pages_cost_a_warning_and_exports_never_overwrite_the_database() {
     assert_eq!(run.stdout, first.stdout);
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
 }
+
+#[test]
+fn precompute_parses_each_code_file_once_and_reports_its_slowest_files() {
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    let run = aic(
+        &["precompute", "--root", repo.path().to_str().unwrap(), "--json"],
+        &[("AIC_HOME", home.path().to_str().unwrap())],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report = run.json();
+    let code_files = crate::support::files_under(repo.path())
+        .iter()
+        .filter(|path| path.extension().is_some_and(|e| e == "ts"))
+        .count() as u64;
+    // Imports, comments, strings, signatures and names of a file: one parse;
+    // a file the guard redacted is parsed again as redacted text (one here).
+    assert_eq!(report["parses"], code_files + 1, "{report}");
+    let slowest = report["slowest"].as_array().unwrap();
+    assert_eq!(slowest.len(), 5, "{report}");
+    let times: Vec<f64> = slowest.iter().map(|f| f["ms"].as_f64().unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[0] >= w[1]), "{times:?}");
+    for file in slowest {
+        let path = file["path"].as_str().unwrap();
+        assert!(repo.path().join(path).is_file(), "{path}");
+    }
+    assert!(report["mbPerSecond"].as_f64().unwrap() >= 0.0);
+    assert!(report["filesPerSecond"].as_f64().unwrap() > 0.0);
+    // A second run finds everything cached and parses nothing.
+    let again = aic(
+        &["precompute", "--root", repo.path().to_str().unwrap(), "--json"],
+        &[("AIC_HOME", home.path().to_str().unwrap())],
+    );
+    assert_eq!(again.json()["parses"], 0, "{}", again.stdout);
+}

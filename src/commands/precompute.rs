@@ -50,10 +50,22 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
         let seconds = (report.duration_ms as f64 / 1000.0).max(0.001);
         let megabytes = report.bytes as f64 / 1_000_000.0;
         let cache = &report.cache;
+        let slowest = report
+            .slowest
+            .iter()
+            .map(|file| format!("{} {:.1} ms", file.path, file.ms))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let slowest = if slowest.is_empty() {
+            String::new()
+        } else {
+            format!("Slowest: {slowest}\n")
+        };
         format!(
-            "Precomputed {} files ({megabytes:.1} MB) in {seconds:.2} s ({:.1} MB/s): {} computed, {} already cached; {} rows written to {}\n",
+            "Precomputed {} files ({megabytes:.1} MB) in {seconds:.2} s ({:.1} MB/s, {:.0} files/s): {} computed, {} already cached; {} rows written to {}\n{slowest}",
             report.files,
-            megabytes / seconds,
+            report.mb_per_second,
+            report.files_per_second,
             cache.facts.computed,
             cache.facts.hits,
             cache.rows_written,

@@ -5,9 +5,11 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use aic_stages::facts::compute_facts;
+use aic_stages::relative_path::RelativePath;
+use aic_stages::repo_map::FileEntry;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -45,6 +47,40 @@ pub struct PrecomputeReport {
     pub cache: CacheReport,
     /// Warnings (config, cache writes).
     pub warnings: Vec<String>,
+    /// Megabytes (10^6 bytes) of the files per second of wall time.
+    pub mb_per_second: f64,
+    /// Files per second of wall time.
+    pub files_per_second: f64,
+    /// tree-sitter parses done (a code file's imports, comments, strings,
+    /// signatures and names all come from one parse).
+    pub parses: u64,
+    /// The [`SLOWEST_REPORTED`] files that took longest to look up, read,
+    /// parse and compute, slowest first (ties by path).
+    pub slowest: Vec<SlowFile>,
+}
+
+/// How many of the slowest files a precompute reports.
+pub const SLOWEST_REPORTED: usize = 5;
+
+/// One file and the time its per-file work took.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SlowFile {
+    /// The file.
+    pub path: RelativePath,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Milliseconds from its cache look-up to its facts sent to the writer,
+    /// rounded to 0.1 ms.
+    pub ms: f64,
+}
+
+/// Keeps the `SLOWEST_REPORTED` longest times of `files`, slowest first, ties
+/// by path.
+fn keep_slowest(mut files: Vec<(Duration, usize)>, paths: &[FileEntry]) -> Vec<(Duration, usize)> {
+    files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| paths[a.1].path.cmp(&paths[b.1].path)));
+    files.truncate(SLOWEST_REPORTED);
+    files
 }
 
 /// Fills the per-file cache for every file of a repository, in parallel; a
@@ -73,34 +109,73 @@ pub fn precompute(
     on_total(repo.files.len() as u64);
     let context = project.facts_context(false);
     let done = AtomicU64::new(0);
-    repo.files.par_iter().for_each(|file| {
-        let hash = file.content_hash;
-        let ParsedImports { bytes, .. } =
-            parse_imports(&project.root, &file.path, file.language, hash, Some(&cache));
-        if cache
-            .facts(hash, &file.path, file.language, false, false)
-            .is_none()
-        {
-            let bytes = bytes.or_else(|| fs_err::read(project.root.join(file.path.as_str())).ok());
-            if let Some(bytes) = bytes
-                && let Some(facts) = isolate(&file.path, || {
-                    compute_facts(&context, &file.path, file.language, &bytes, false)
-                })
+    let parses = AtomicU64::new(0);
+    let files = &repo.files;
+    let slowest = files
+        .par_iter()
+        .enumerate()
+        .map(|(index, file)| {
+            let started = Instant::now();
+            let parses_before = aic_stages::work::parses();
+            let hash = file.content_hash;
+            let ParsedImports { bytes, .. } =
+                parse_imports(&project.root, &file.path, file.language, hash, Some(&cache));
+            if cache
+                .facts(hash, &file.path, file.language, false, false)
+                .is_none()
             {
-                cache.put_facts(&facts, false, false);
+                let bytes =
+                    bytes.or_else(|| fs_err::read(project.root.join(file.path.as_str())).ok());
+                if let Some(bytes) = bytes
+                    && let Some(facts) = isolate(&file.path, || {
+                        compute_facts(&context, &file.path, file.language, &bytes, false)
+                    })
+                {
+                    cache.put_facts(&facts, false, false);
+                }
             }
-        }
-        let count = done.fetch_add(1, Ordering::Relaxed) + 1;
-        progress(count);
-    });
+            let count = done.fetch_add(1, Ordering::Relaxed) + 1;
+            progress(count);
+            parses.fetch_add(
+                aic_stages::work::parses() - parses_before,
+                Ordering::Relaxed,
+            );
+            (started.elapsed(), index)
+        })
+        .fold(Vec::new, |mut kept, timed| {
+            kept.push(timed);
+            if kept.len() > 4 * SLOWEST_REPORTED {
+                kept = keep_slowest(kept, files);
+            }
+            kept
+        })
+        .reduce(Vec::new, |mut a, b| {
+            a.extend(b);
+            keep_slowest(a, files)
+        });
+    let slowest = keep_slowest(slowest, files)
+        .into_iter()
+        .map(|(time, index)| SlowFile {
+            path: files[index].path.clone(),
+            bytes: files[index].size_bytes,
+            ms: (time.as_secs_f64() * 10_000.0).round() / 10.0,
+        })
+        .collect();
     let (report, warning) = cache.finish();
     warnings.extend(warning);
+    let bytes: u64 = repo.files.iter().map(|f| f.size_bytes).sum();
+    let seconds = started.elapsed().as_secs_f64().max(0.001);
+    let round1 = |value: f64| (value * 10.0).round() / 10.0;
     Ok(PrecomputeReport {
         project_root: project.root.clone(),
         files: repo.files.len(),
-        bytes: repo.files.iter().map(|f| f.size_bytes).sum(),
+        bytes,
         duration_ms: elapsed_ms(started),
         cache: report,
         warnings,
+        mb_per_second: round1(bytes as f64 / 1_000_000.0 / seconds),
+        files_per_second: round1(repo.files.len() as f64 / seconds),
+        parses: parses.into_inner(),
+        slowest,
     })
 }

@@ -58,7 +58,7 @@ pub(crate) enum Purpose {
 }
 
 impl Purpose {
-    const ALL: [Self; 3] = [Self::Imports, Self::Names, Self::Signatures];
+    pub(crate) const ALL: [Self; 3] = [Self::Imports, Self::Names, Self::Signatures];
 
     /// The query's file name under `stages/queries/<language>/`.
     pub(crate) fn file_name(self) -> &'static str {
@@ -172,17 +172,20 @@ impl Grammar {
         }
     }
 
-    /// The grammar's compiled queries, compiled on first use.
+    /// The grammar's compiled query for one purpose, compiled on first use:
+    /// a process that only reads imports never compiles the (much larger)
+    /// signature queries, and a language the repository does not hold costs
+    /// nothing.
     ///
     /// # Panics
     ///
     /// If a built-in query does not compile, which the
     /// `every_query_compiles_against_its_grammar` test rules out.
-    pub(crate) fn queries(self) -> &'static GrammarQueries {
-        static QUERIES: [OnceLock<GrammarQueries>; Grammar::ALL.len()] =
-            [const { OnceLock::new() }; Grammar::ALL.len()];
-        QUERIES[self.index()].get_or_init(|| {
-            GrammarQueries::compile(self).expect(
+    pub(crate) fn query(self, purpose: Purpose) -> &'static CompiledQuery {
+        static QUERIES: [[OnceLock<CompiledQuery>; Purpose::ALL.len()]; Grammar::ALL.len()] =
+            [const { [const { OnceLock::new() }; Purpose::ALL.len()] }; Grammar::ALL.len()];
+        QUERIES[self.index()][purpose as usize].get_or_init(|| {
+            CompiledQuery::compile(self, purpose).expect(
                 "built-in queries compile (checked by `every_query_compiles_against_its_grammar`)",
             )
         })
@@ -373,23 +376,6 @@ fn starts_with_node(pattern: &str, kind: &str) -> bool {
         .map(str::trim_start)
         .and_then(|rest| rest.strip_prefix(kind))
         .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
-}
-
-/// The three compiled queries of a grammar.
-pub(crate) struct GrammarQueries {
-    pub(crate) imports: CompiledQuery,
-    pub(crate) names: CompiledQuery,
-    pub(crate) signatures: CompiledQuery,
-}
-
-impl GrammarQueries {
-    fn compile(grammar: Grammar) -> Result<Self, QueryError> {
-        Ok(Self {
-            imports: CompiledQuery::compile(grammar, Purpose::Imports)?,
-            names: CompiledQuery::compile(grammar, Purpose::Names)?,
-            signatures: CompiledQuery::compile(grammar, Purpose::Signatures)?,
-        })
-    }
 }
 
 /// A built-in query that does not compile or uses something the providers do

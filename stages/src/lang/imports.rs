@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Tree};
 
-use super::grammar::{Grammar, Role};
+use super::grammar::{Grammar, Purpose, Role};
 use super::{ImportKind, ImportRef};
 
 /// The captures of one import statement, gathered over all its matches.
@@ -27,7 +27,7 @@ struct Statement<'tree> {
 /// (Python `import a, b`) gives one [`ImportRef`] per source, each with the
 /// statement's symbols. Matches without a statement capture are ignored.
 pub(crate) fn extract(grammar: Grammar, tree: &Tree, content: &str) -> Vec<ImportRef> {
-    let compiled = &grammar.queries().imports;
+    let compiled = grammar.query(Purpose::Imports);
     let mut statements: BTreeMap<(usize, usize), Statement<'_>> = BTreeMap::new();
     let mut cursor = compiled.cursor();
     let mut matches = cursor.matches(&compiled.query, tree.root_node(), content.as_bytes());

@@ -6,7 +6,7 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::Tree;
 
 use super::ExportedSymbol;
-use super::grammar::{Grammar, Role};
+use super::grammar::{Grammar, Purpose, Role};
 
 /// The names a parsed file defines, in source order, each `(name, kind)` once.
 ///
@@ -14,7 +14,7 @@ use super::grammar::{Grammar, Role};
 /// both a function and a constant), the pattern written first in `names.scm`
 /// decides the kind.
 pub(crate) fn extract(grammar: Grammar, tree: &Tree, content: &str) -> Vec<ExportedSymbol> {
-    let compiled = &grammar.queries().names;
+    let compiled = grammar.query(Purpose::Names);
     // (name start byte, pattern index, name, kind)
     let mut found = Vec::new();
     let mut cursor = compiled.cursor();

@@ -27,7 +27,7 @@ use std::ops::Range;
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, QueryCursor, Tree};
 
-use super::grammar::{CompiledQuery, Grammar, Role};
+use super::grammar::{CompiledQuery, Grammar, Purpose, Role};
 use super::{CodeChunk, SymbolKind};
 use crate::work;
 
@@ -65,7 +65,7 @@ pub(crate) fn collect<'tree>(
     tree: &'tree Tree,
     content: &str,
 ) -> Signatures<'tree> {
-    let compiled = &grammar.queries().signatures;
+    let compiled = grammar.query(Purpose::Signatures);
     let mut definitions: BTreeMap<(usize, Reverse<usize>, usize), Definition<'tree>> =
         BTreeMap::new();
     let mut cursor = compiled.cursor();

@@ -71,12 +71,8 @@ fn every_query_compiles_against_its_grammar() {
         panic!("{error}: {:?}", std::error::Error::source(&error));
     }
     for grammar in Grammar::ALL {
-        let queries = grammar.queries();
-        for (purpose, compiled) in [
-            (Purpose::Imports, &queries.imports),
-            (Purpose::Names, &queries.names),
-            (Purpose::Signatures, &queries.signatures),
-        ] {
+        for purpose in Purpose::ALL {
+            let compiled = grammar.query(purpose);
             assert!(
                 compiled.query.pattern_count() > 0,
                 "`{}` for `{}` has no patterns",
@@ -93,10 +89,9 @@ fn definition_patterns_start_at_the_root_node() {
     // cheap; `require` and `import()` may be anywhere in TypeScript and
     // JavaScript.
     for grammar in Grammar::ALL {
-        let queries = grammar.queries();
-        assert!(queries.names.rooted, "`names.scm` for `{}`", grammar.name());
+        assert!(grammar.query(Purpose::Names).rooted, "`names.scm` for `{}`", grammar.name());
         assert!(
-            queries.signatures.rooted,
+            grammar.query(Purpose::Signatures).rooted,
             "`signatures.scm` for `{}`",
             grammar.name()
         );
@@ -105,7 +100,7 @@ fn definition_patterns_start_at_the_root_node() {
             Grammar::TypeScript | Grammar::Tsx | Grammar::JavaScript
         );
         assert_eq!(
-            queries.imports.rooted,
+            grammar.query(Purpose::Imports).rooted,
             !anywhere,
             "`imports.scm` for `{}`",
             grammar.name()
