@@ -258,7 +258,12 @@ fn precompute_parses_each_code_file_once_and_reports_its_slowest_files() {
     let repo = fixture_repo("webapp", &[]);
     let home = tempfile::tempdir().unwrap();
     let run = aic(
-        &["precompute", "--root", repo.path().to_str().unwrap(), "--json"],
+        &[
+            "precompute",
+            "--root",
+            repo.path().to_str().unwrap(),
+            "--json",
+        ],
         &[("AIC_HOME", home.path().to_str().unwrap())],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -282,7 +287,12 @@ fn precompute_parses_each_code_file_once_and_reports_its_slowest_files() {
     assert!(report["filesPerSecond"].as_f64().unwrap() > 0.0);
     // A second run finds everything cached and parses nothing.
     let again = aic(
-        &["precompute", "--root", repo.path().to_str().unwrap(), "--json"],
+        &[
+            "precompute",
+            "--root",
+            repo.path().to_str().unwrap(),
+            "--json",
+        ],
         &[("AIC_HOME", home.path().to_str().unwrap())],
     );
     assert_eq!(again.json()["parses"], 0, "{}", again.stdout);

@@ -124,6 +124,38 @@ pub(crate) fn files_under(root: &Path) -> Vec<PathBuf> {
 /// The unpacked source directory of a dependency of this workspace, found with
 /// `cargo metadata` (present on every machine that built the tests).
 pub(crate) fn dependency_source(name: &str) -> PathBuf {
+    let packages = dependency_packages();
+    let package = packages
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("{name} is not a dependency"));
+    package_directory(package)
+}
+
+/// The unpacked source directories of every package of this workspace's
+/// dependency graph for this platform (the workspace's own crates left out),
+/// sorted and without duplicates.
+pub(crate) fn dependency_sources() -> Vec<PathBuf> {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut directories: Vec<PathBuf> = dependency_packages()
+        .iter()
+        .map(package_directory)
+        .filter(|directory| !directory.starts_with(workspace))
+        .collect();
+    directories.sort();
+    directories.dedup();
+    directories
+}
+
+fn package_directory(package: &serde_json::Value) -> PathBuf {
+    PathBuf::from(package["manifest_path"].as_str().unwrap())
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// `cargo metadata`'s packages for this platform.
+fn dependency_packages() -> Vec<serde_json::Value> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     // Only this platform's packages: every one of them was unpacked to build the
     // tests, so no download is needed.
@@ -146,16 +178,7 @@ pub(crate) fn dependency_source(name: &str) -> PathBuf {
         String::from_utf8_lossy(&output.stderr)
     );
     let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let package = metadata["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == name)
-        .unwrap_or_else(|| panic!("{name} is not a dependency"));
-    PathBuf::from(package["manifest_path"].as_str().unwrap())
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    metadata["packages"].as_array().unwrap().clone()
 }
 
 /// The `path` fields of `meta`-less trace JSON's selected files that reached the

@@ -15,3 +15,4 @@ mod real_sources;
 mod records;
 mod spec;
 mod support;
+mod tokens;

@@ -78,7 +78,10 @@ pub struct SlowFile {
 /// Keeps the `SLOWEST_REPORTED` longest times of `files`, slowest first, ties
 /// by path.
 fn keep_slowest(mut files: Vec<(Duration, usize)>, paths: &[FileEntry]) -> Vec<(Duration, usize)> {
-    files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| paths[a.1].path.cmp(&paths[b.1].path)));
+    files.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then_with(|| paths[a.1].path.cmp(&paths[b.1].path))
+    });
     files.truncate(SLOWEST_REPORTED);
     files
 }

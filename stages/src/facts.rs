@@ -12,7 +12,7 @@ use crate::assembler::{ContextFile, PromptAssembler};
 use crate::content_hash::ContentHash;
 use crate::guard::{ContextGuard, FileGuardOutcome};
 use crate::ladder::{InclusionTier, names_only};
-use crate::lang::{SymbolKind, analyze_file};
+use crate::lang::{SymbolKind, analyze_file_without_imports};
 use crate::language::Language;
 use crate::relative_path::RelativePath;
 use crate::tokens::TokenCount;
@@ -149,7 +149,7 @@ pub fn compute_facts(
         );
         (TierRender { body, block_tokens }, body_tokens)
     };
-    let analysis = analyze_file(path, language, &text);
+    let analysis = analyze_file_without_imports(path, language, &text);
     let l1 = analysis
         .signatures_with_docs
         .filter(|body| !body.trim().is_empty())

@@ -198,6 +198,15 @@ pub trait LanguageProvider: Send + Sync {
 
     /// Imports, names and both signature renders from a single parse.
     fn analyze(&self, path: &RelativePath, content: &str) -> FileAnalysis;
+
+    /// [`LanguageProvider::analyze`] without the imports (left empty): what
+    /// the per-file stage's tiers need, for the per-file stage, which reads
+    /// imports on its own and would otherwise run the imports query twice.
+    fn analyze_without_imports(&self, path: &RelativePath, content: &str) -> FileAnalysis {
+        let mut analysis = self.analyze(path, content);
+        analysis.imports.clear();
+        analysis
+    }
 }
 
 static TYPESCRIPT: TreeSitterProvider = TreeSitterProvider::new(Grammar::TypeScript);
@@ -262,6 +271,16 @@ pub fn provider_for(path: &RelativePath, language: Language) -> &'static dyn Lan
 /// ```
 pub fn analyze_file(path: &RelativePath, language: Language, content: &str) -> FileAnalysis {
     provider_for(path, language).analyze(path, content)
+}
+
+/// [`analyze_file`] without the imports
+/// ([`LanguageProvider::analyze_without_imports`]).
+pub fn analyze_file_without_imports(
+    path: &RelativePath,
+    language: Language,
+    content: &str,
+) -> FileAnalysis {
+    provider_for(path, language).analyze_without_imports(path, content)
 }
 
 /// Joins rendered chunks into a tier text: one chunk after another, each line

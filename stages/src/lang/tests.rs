@@ -89,7 +89,11 @@ fn definition_patterns_start_at_the_root_node() {
     // cheap; `require` and `import()` may be anywhere in TypeScript and
     // JavaScript.
     for grammar in Grammar::ALL {
-        assert!(grammar.query(Purpose::Names).rooted, "`names.scm` for `{}`", grammar.name());
+        assert!(
+            grammar.query(Purpose::Names).rooted,
+            "`names.scm` for `{}`",
+            grammar.name()
+        );
         assert!(
             grammar.query(Purpose::Signatures).rooted,
             "`signatures.scm` for `{}`",

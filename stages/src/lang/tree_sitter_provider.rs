@@ -72,10 +72,26 @@ impl LanguageProvider for TreeSitterProvider {
         let Some(tree) = self.parse(content) else {
             return GenericProvider.analyze(path, content);
         };
-        let signatures = signatures::collect(self.grammar, &tree, content);
+        let mut analysis = self.summarise(&tree, content);
+        analysis.imports = imports::extract(self.grammar, &tree, content);
+        analysis
+    }
+
+    fn analyze_without_imports(&self, path: &RelativePath, content: &str) -> FileAnalysis {
+        match self.parse(content) {
+            Some(tree) => self.summarise(&tree, content),
+            None => GenericProvider.analyze(path, content),
+        }
+    }
+}
+
+impl TreeSitterProvider {
+    /// Names and both signature renders of a parsed file; no imports.
+    fn summarise(&self, tree: &Tree, content: &str) -> FileAnalysis {
+        let signatures = signatures::collect(self.grammar, tree, content);
         FileAnalysis {
-            imports: imports::extract(self.grammar, &tree, content),
-            names: names::extract(self.grammar, &tree, content),
+            imports: Vec::new(),
+            names: names::extract(self.grammar, tree, content),
             signatures_with_docs: Some(render_chunks(&signatures::chunks(
                 &signatures,
                 content,

@@ -1,0 +1,58 @@
+//! The token counter against the reference: `aic` counts with `bpe-openai`,
+//! and every count must equal `tiktoken-rs`'s `count_ordinary` in
+//! `cl100k_base`, on real text present on every machine — every file of this
+//! workspace's dependency sources.
+
+use std::path::PathBuf;
+
+use aic_stages::tokens::TokenCounter;
+use rayon::prelude::*;
+
+use crate::support::{dependency_sources, files_under};
+
+/// Files larger than this are left out, as the scan leaves them out.
+const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+#[test]
+fn tokenizer_agrees_with_tiktoken() {
+    let files: Vec<PathBuf> = dependency_sources()
+        .iter()
+        .filter(|directory| directory.is_dir())
+        .flat_map(|directory| files_under(directory))
+        .filter(|path| {
+            path.metadata()
+                .is_ok_and(|metadata| metadata.len() <= MAX_FILE_BYTES)
+        })
+        .collect();
+    let reference = tiktoken_rs::cl100k_base_singleton();
+    let counter = TokenCounter::cl100k();
+    let (compared, bytes, mut differences) = files
+        .par_iter()
+        .filter_map(|path| {
+            let text = String::from_utf8(fs_err::read(path).ok()?).ok()?;
+            let ours = counter.count(&text).0 as usize;
+            let theirs = reference.count_ordinary(&text);
+            let difference =
+                (ours != theirs).then(|| format!("{}: {ours} vs {theirs}", path.display()));
+            Some((
+                1_usize,
+                text.len(),
+                difference.into_iter().collect::<Vec<_>>(),
+            ))
+        })
+        .reduce(
+            || (0, 0, Vec::new()),
+            |a, b| (a.0 + b.0, a.1 + b.1, [a.2, b.2].concat()),
+        );
+    differences.sort();
+    assert!(
+        compared > 2_000 && bytes > 20_000_000,
+        "too small a corpus: {compared} files, {bytes} bytes"
+    );
+    assert!(
+        differences.is_empty(),
+        "{} of {compared} files count differently (bpe-openai vs tiktoken-rs):\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+}
