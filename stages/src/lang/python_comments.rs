@@ -190,11 +190,10 @@ mod tests {
     use super::*;
 
     fn run(lines: usize, indent: &str) -> String {
-        (0..lines).fold(String::new(), |mut out, i| {
-            out.push_str(indent);
-            out.push_str(&format!("# note {i}\n"));
-            out
-        })
+        (0..lines)
+            .map(|i| format!("{indent}# note {i}\n"))
+            .collect::<Vec<_>>()
+            .concat()
     }
 
     #[test]

@@ -286,6 +286,30 @@ mod tests {
     }
 
     #[test]
+    fn long_python_comment_runs_are_stripped_like_short_ones() {
+        // Runs of 16 or more comment lines are hidden from the parser and
+        // found by a lexer instead; the result must be the same as for the
+        // parsed fixture, which has only short runs.
+        let input = fixture!("comment_stripper/python/tricky.py");
+        let expected = fixture!("comment_stripper/python/tricky.py.expected");
+        let run = (0..40)
+            .map(|i| format!("    # note {i}: 'quote\" #\n"))
+            .collect::<Vec<_>>()
+            .concat();
+        let anchor = "    # whole-line comment goes\n";
+        assert!(input.contains(anchor));
+        let long = input.replace(anchor, &format!("{anchor}{run}"));
+        assert_eq!(strip("tricky.py", &long), expected);
+        let top_anchor = "# An ordinary comment goes.\n";
+        assert!(input.contains(top_anchor));
+        let at_top = input.replace(
+            top_anchor,
+            &format!("{top_anchor}{}", run.replace("    #", "#")),
+        );
+        assert_eq!(strip("tricky.py", &at_top), expected);
+    }
+
+    #[test]
     fn files_with_parse_errors_are_left_alone() {
         let text = "fn broken( {\n    // comment\n}\n";
         assert_eq!(strip("a.rs", text), text);
