@@ -786,14 +786,27 @@ mod tests {
         assert_eq!(result.files_redacted, vec![settings]);
     }
 
-    /// The guard's own sources keep their test data in fixture files, so aic can put
-    /// them in a prompt about itself.
+    /// The guard's own sources and rule files keep their test data in fixture
+    /// files or as templates, so aic can put them in a prompt about itself.
     #[test_case("stages/src/guard.rs", include_str!("guard.rs"))]
     #[test_case("stages/src/guard/exclusion.rs", include_str!("guard/exclusion.rs"))]
     #[test_case("stages/src/guard/secret.rs", include_str!("guard/secret.rs"))]
     #[test_case("stages/src/guard/prompt_injection.rs", include_str!("guard/prompt_injection.rs"))]
     #[test_case("stages/src/guard/markdown_instruction.rs", include_str!("guard/markdown_instruction.rs"))]
     #[test_case("stages/src/guard/command_injection.rs", include_str!("guard/command_injection.rs"))]
+    #[test_case("stages/src/guard/secret/coverage.rs", include_str!("guard/secret/coverage.rs"))]
+    #[test_case("stages/src/guard/secret/detectors.rs", include_str!("guard/secret/detectors.rs"))]
+    #[test_case("stages/src/guard/secret/patterns.rs", include_str!("guard/secret/patterns.rs"))]
+    #[test_case("stages/src/guard/secret/plausibility.rs", include_str!("guard/secret/plausibility.rs"))]
+    #[test_case("stages/rules/secrets/ai.toml", include_str!("../rules/secrets/ai.toml"))]
+    #[test_case("stages/rules/secrets/cloud.toml", include_str!("../rules/secrets/cloud.toml"))]
+    #[test_case("stages/rules/secrets/code-hosting.toml", include_str!("../rules/secrets/code-hosting.toml"))]
+    #[test_case("stages/rules/secrets/devops.toml", include_str!("../rules/secrets/devops.toml"))]
+    #[test_case("stages/rules/secrets/generic.toml", include_str!("../rules/secrets/generic.toml"))]
+    #[test_case("stages/rules/secrets/keys.toml", include_str!("../rules/secrets/keys.toml"))]
+    #[test_case("stages/rules/secrets/messaging.toml", include_str!("../rules/secrets/messaging.toml"))]
+    #[test_case("stages/rules/secrets/payments.toml", include_str!("../rules/secrets/payments.toml"))]
+    #[test_case("stages/rules/secrets/saas.toml", include_str!("../rules/secrets/saas.toml"))]
     fn guard_sources_pass_the_guard(path: &str, content: &str) {
         let guard = ContextGuard::new(&config(&[], &[])).unwrap();
         assert_eq!(scan(&guard, path, content), FileGuardOutcome::default());
