@@ -207,6 +207,11 @@ impl CliTest {
         self.repo.path()
     }
 
+    /// The test's `AIC_HOME`.
+    pub(crate) fn home(&self) -> &Path {
+        self.home.path()
+    }
+
     /// Runs `aic` with `args`; an argument `[ROOT]` is the project root.
     pub(crate) fn run(&self, args: &[&str]) -> Run {
         let root = self.root().to_str().expect("UTF-8 temp path");

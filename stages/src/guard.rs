@@ -77,8 +77,8 @@
 //! use aic_stages::relative_path::RelativePath;
 //!
 //! let guard = ContextGuard::new(&AicConfig::default().guard).unwrap();
-//! let env = RelativePath::new("deploy/.env").unwrap();
-//! assert!(guard.scan_file(&env, Language::Unknown, "").blocked);
+//! let key = RelativePath::new("deploy/id_rsa").unwrap();
+//! assert!(guard.scan_file(&key, Language::Unknown, "").blocked);
 //! let code = RelativePath::new("src/lib.rs").unwrap();
 //! assert!(!guard.scan_file(&code, Language::Rust, "pub fn answer() -> u32 { 42 }").blocked);
 //!
@@ -341,6 +341,38 @@ impl ContextGuard {
         result.passed = result.files_blocked.is_empty();
         result
     }
+}
+
+/// Redacts the secrets in a text that is not a file (a pasted intent): every
+/// secret the [`SecretScanner`] finds is replaced by its typed placeholder,
+/// `[REDACTED github-token #1]`, as in a redacted file.
+///
+/// Returns `None` when the text holds no secret (the caller keeps it as it
+/// is); redacting a redacted text finds nothing more.
+///
+/// # Panics
+///
+/// Never in practice: the pseudo path `intent.txt` is a valid relative path,
+/// and the rules are constants compiled by the unit tests.
+///
+/// # Examples
+///
+/// ```
+/// use aic_stages::guard::redact_secrets;
+///
+/// let token = ["ghp_", "FAKEfakeFAKEfake0123456789abcdefABCD"].concat();
+/// let intent = format!("fix the deploy script, it uses {token}");
+/// assert_eq!(
+///     redact_secrets(&intent).as_deref(),
+///     Some("fix the deploy script, it uses [REDACTED github-token #1]")
+/// );
+/// assert_eq!(redact_secrets("fix the null check"), None);
+/// ```
+pub fn redact_secrets(text: &str) -> Option<String> {
+    let path = RelativePath::new("intent.txt").expect("a constant relative path");
+    SecretScanner::with_action(SecretAction::Redact)
+        .scan_and_redact(&path, Language::Unknown, text)
+        .redacted
 }
 
 /// Makes the command-injection findings of a file, and its prompt-injection
@@ -625,8 +657,10 @@ mod tests {
         assert_eq!(outcome.redacted, None);
     }
 
-    #[test_case(".env", true)]
-    #[test_case("api/.env.production", true)]
+    #[test_case(".env", false)]
+    #[test_case("api/.env.production", false)]
+    #[test_case("certs/ca.pem", false)]
+    #[test_case("keys/id_ed25519", true)]
     #[test_case(".env.example", false)]
     #[test_case("src/guard/secret.rs", false)]
     #[test_case("deploy/secrets.yaml", true)]
@@ -642,22 +676,52 @@ mod tests {
         }
     }
 
+    /// `.env` and `.pem` files are judged by their content: an env file with no
+    /// secret-shaped value and a bundle of public certificates stay; a secret in
+    /// either is redacted or blocked as `guard.secretAction` says.
+    #[test]
+    fn env_and_pem_files_are_judged_by_content() {
+        let redact = ContextGuard::new(&config(&[], &[])).unwrap();
+        let block = ContextGuard::new(&blocking()).unwrap();
+        let plain = "VITE_CUSTOM_ENV_VARIABLE=1\nNODE_ENV=production\n";
+        assert_eq!(scan(&redact, ".env", plain), FileGuardOutcome::default());
+        let certificate = include_str!("../tests/fixtures/guard/text/certificates.pem");
+        assert_eq!(
+            scan(&redact, "certs/ca.pem", certificate),
+            FileGuardOutcome::default()
+        );
+        let secret = "NODE_ENV=production\nSESSION_SECRET=kept-out-of-prompts-2024\n";
+        let outcome = scan(&redact, "api/.env.production", secret);
+        assert_eq!(patterns(&outcome), vec!["dotenv-secret"]);
+        assert_eq!(
+            outcome.redacted.as_deref(),
+            Some("NODE_ENV=production\nSESSION_SECRET=[REDACTED dotenv-secret #1]\n")
+        );
+        assert!(scan(&block, "api/.env.production", secret).blocked);
+        let key = include_str!("../tests/fixtures/guard/text/private_key.txt");
+        let with_key = format!("{certificate}{key}");
+        let outcome = scan(&redact, "certs/server.pem", &with_key);
+        assert_eq!(patterns(&outcome), vec!["private-key"]);
+        assert!(outcome.redacted.unwrap().starts_with(certificate));
+        assert!(scan(&block, "certs/server.pem", &with_key).blocked);
+    }
+
     #[test]
     fn exclusion_skips_content_scanners() {
         let guard = ContextGuard::new(&config(&[], &[])).unwrap();
-        let outcome = scan(&guard, "keys/server.pem", AWS);
-        assert_eq!(patterns(&outcome), vec!["never-include:*.pem"]);
+        let outcome = scan(&guard, "keys/server.key", AWS);
+        assert_eq!(patterns(&outcome), vec!["never-include:*.key"]);
         assert!(outcome.blocked);
     }
 
     #[test]
     fn allow_patterns_skip_content_scanners_only() {
-        let guard = ContextGuard::new(&config(&[], &["fixtures/**", "*.pem"])).unwrap();
+        let guard = ContextGuard::new(&config(&[], &["fixtures/**", "*.key"])).unwrap();
         let allowed = scan(&guard, "fixtures/settings.py", AWS);
         assert_eq!(allowed, FileGuardOutcome::default());
         assert!(scan(&guard, "src/settings.py", AWS).redacted.is_some());
-        assert!(scan(&guard, "keys/server.pem", "").blocked);
-        assert!(scan(&guard, "fixtures/.env", "").blocked);
+        assert!(scan(&guard, "keys/server.key", "").blocked);
+        assert!(scan(&guard, "fixtures/id_rsa", "").blocked);
     }
 
     #[test]
@@ -757,7 +821,7 @@ mod tests {
     #[test]
     fn summarize_collects_blocked_and_redacted_files() {
         let guard = ContextGuard::new(&config(&[], &[])).unwrap();
-        let env = RelativePath::new(".env").unwrap();
+        let env = RelativePath::new("keys/id_rsa").unwrap();
         let code = RelativePath::new("src/lib.rs").unwrap();
         let settings = RelativePath::new("deploy/settings.py").unwrap();
         let env_outcome = guard.scan_file(&env, Language::Unknown, "");

@@ -153,7 +153,8 @@ impl<'a> HookState<'a> {
             write(&path, self.clock.now_ms().to_string().as_bytes());
         }
         if let (Some(prompt), Some(path)) = (prompt, self.path(Kind::Prompt, conversation)) {
-            write(&path, prompt.as_bytes());
+            let redacted = aic_stages::guard::redact_secrets(prompt);
+            write(&path, redacted.as_deref().unwrap_or(prompt).as_bytes());
             #[cfg(unix)]
             {
                 use std::os::unix::fs::PermissionsExt;

@@ -249,7 +249,7 @@ impl SecretScanner {
         language: Language,
         content: &str,
     ) -> SecretScan {
-        let matches = Self::find(language, content);
+        let matches = Self::find(path, language, content);
         if matches.is_empty() {
             return SecretScan::default();
         }
@@ -297,8 +297,14 @@ impl SecretScanner {
     }
 
     /// Every secret in `content`, without overlaps, in order of position.
-    fn find(language: Language, content: &str) -> Vec<SecretMatch> {
+    fn find(path: &RelativePath, language: Language, content: &str) -> Vec<SecretMatch> {
         let set = rules();
+        let file_name = path.file_name();
+        let applies: Vec<bool> = set
+            .rules
+            .iter()
+            .map(|rule| rule.applies_to(file_name))
+            .collect();
         // A keyword inside a placeholder of an earlier redaction
         // (`[REDACTED twilio-key #1]`) is not evidence of a secret.
         let in_placeholder = |start: usize| {
@@ -320,6 +326,7 @@ impl SecretScanner {
                     })
             })
             .filter(|&(start, _)| !in_placeholder(start))
+            .filter(|&(_, index)| applies.get(index).copied().unwrap_or(false))
             .peekable();
         if hits.peek().is_none() {
             return Vec::new();
@@ -391,6 +398,9 @@ impl SecretScanner {
                     plausible_secret_assignment(&captures, after, language)
                 }
                 Check::UrlCredentials => detectors::plausible_url_password(value.as_str()),
+                Check::EnvFileSecret => captures.name("name").is_some_and(|name| {
+                    plausibility::plausible_env_secret(name.as_str(), value.as_str())
+                }),
                 Check::BasicAuth => detectors::is_basic_credentials(value.as_str()),
                 Check::PrivateKey => {
                     match Self::private_key_block(content, span.clone(), language) {

@@ -171,7 +171,7 @@ fn embeddings(spec: &RuleSpec, sample: &str) -> Vec<(&'static str, String, Strin
             ),
             (
                 "env",
-                "config/app.env".to_owned(),
+                "config/app.conf".to_owned(),
                 format!("{upper}=\"{}\"\n", sample.replace('\n', "\\n")),
             ),
         ]
@@ -189,7 +189,7 @@ fn embeddings(spec: &RuleSpec, sample: &str) -> Vec<(&'static str, String, Strin
             ),
             (
                 "env",
-                "config/app.env".to_owned(),
+                "config/app.conf".to_owned(),
                 format!("{upper}={sample}\n"),
             ),
         ]

@@ -19,6 +19,7 @@
 //! | `filler_ok` | the value may hold a run of six identical characters (default `false`) |
 //! | `allow` | regexes: a value that any of them matches is not a secret (published examples) |
 //! | `rank` | which of two overlapping matches wins: the lower (default 0 for provider rules) |
+//! | `files` | globs of the file names the rule applies to (default: every file) |
 //! | `positive`, `negative`, `sample_name`, `sample_path`, `covers` | the rule's samples and the reference kinds it covers, for the coverage test (see `docs/guard.md`); not used at run time |
 
 use std::sync::OnceLock;
@@ -96,6 +97,9 @@ pub(crate) enum Check {
     /// A Kubernetes `Secret` manifest; every value under `data:` and
     /// `stringData:` is redacted.
     KubernetesSecret,
+    /// A value assigned to a secret-like name in an env file: any value that
+    /// is not empty, a placeholder or a well-known example.
+    EnvFileSecret,
 }
 
 /// Character classes a token must hold.
@@ -161,6 +165,10 @@ pub(crate) struct RuleSpec {
     /// When set, the samples are whole files tested at this path only.
     #[serde(default)]
     pub(crate) sample_path: Option<String>,
+    /// When set, the rule applies only to files whose name matches one of
+    /// these globs (ASCII case ignored).
+    #[serde(default)]
+    pub(crate) files: Vec<String>,
 }
 
 fn token_check() -> Check {
@@ -190,6 +198,17 @@ pub(crate) struct SecretRule {
     pub(crate) filler_ok: bool,
     pub(crate) allow: Vec<Regex>,
     pub(crate) rank: u8,
+    /// The file names the rule applies to; `None` for every file.
+    pub(crate) files: Option<globset::GlobSet>,
+}
+
+impl SecretRule {
+    /// Whether the rule applies to a file named `file_name`.
+    pub(crate) fn applies_to(&self, file_name: &str) -> bool {
+        self.files
+            .as_ref()
+            .is_none_or(|files| files.is_match(file_name))
+    }
 }
 
 /// A rule file or rule that does not load.
@@ -220,6 +239,14 @@ pub(crate) enum RuleError {
     /// The keyword automaton does not build.
     #[error("the secret keywords do not build an automaton")]
     Keywords(#[source] aho_corasick::BuildError),
+    /// A `files` glob is invalid.
+    #[error("invalid `files` glob in secret rule `{id}` of `{file}`")]
+    Glob {
+        file: String,
+        id: String,
+        #[source]
+        source: globset::Error,
+    },
 }
 
 /// The compiled rules and their prefilters.
@@ -336,7 +363,29 @@ fn compile(file: &str, spec: RuleSpec) -> Result<SecretRule, RuleError> {
         .map(|allow| Regex::new(allow))
         .collect::<Result<Vec<_>, _>>()
         .map_err(regex_error)?;
+    let files = if spec.files.is_empty() {
+        None
+    } else {
+        let mut set = globset::GlobSetBuilder::new();
+        for pattern in &spec.files {
+            let glob = globset::GlobBuilder::new(pattern)
+                .case_insensitive(true)
+                .build()
+                .map_err(|source| RuleError::Glob {
+                    file: file.to_owned(),
+                    id: spec.id.clone(),
+                    source,
+                })?;
+            set.add(glob);
+        }
+        Some(set.build().map_err(|source| RuleError::Glob {
+            file: file.to_owned(),
+            id: spec.id.clone(),
+            source,
+        })?)
+    };
     Ok(SecretRule {
+        files,
         id: spec.id,
         message: spec.message,
         keywords: spec.keywords,

@@ -419,6 +419,21 @@ pub(super) fn plausible_secret_assignment(
     random && literal
 }
 
+/// Whether a value in an env file is a secret: the name says secret (see
+/// [`secret_name`]) and the value is not empty, a placeholder, a well-known
+/// example, one repeated character, a number or a boolean.
+pub(super) fn plausible_env_secret(name: &str, value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    secret_name(name) != SecretName::No
+        && value.len() >= 6
+        && !value.bytes().all(|byte| byte.is_ascii_digit())
+        && !matches!(lower.as_str(), "true" | "false" | "null" | "none")
+        && !value.starts_with(['$', '<', '{'])
+        && !is_placeholder(value)
+        && !COMMON_PASSWORDS.contains(&lower.as_str())
+        && !EXAMPLE_PASSWORD_WORDS.contains(&lower.as_str())
+}
+
 /// Whether an unquoted value ends its line: nothing but a comment, a separator
 /// or a closing bracket follows (`PASS: sha3-256 roundtrip` is prose).
 fn ends_the_line(after: &str) -> bool {
