@@ -20,7 +20,7 @@ use crate::guard::{GuardFinding, GuardFindingType, GuardScanner, GuardSeverity, 
 use crate::language::Language;
 use crate::relative_path::RelativePath;
 
-use patterns::{Check, Classes, SecretRule, rules};
+use patterns::{Check, Classes, Prefilter, SecretRule, rules};
 use plausibility::{
     PUBLIC_EMULATOR_KEYS, base64_lines_len, is_placeholder, plausible_api_key,
     plausible_secret_assignment, plausible_token, shannon_entropy,
@@ -312,8 +312,18 @@ impl SecretScanner {
                 .get(..start)
                 .is_some_and(|before| before.ends_with(PLACEHOLDER_OPENING))
         };
-        let mut hits = [&set.exact, &set.any_case]
-            .into_iter()
+        let restricted = set
+            .rules
+            .iter()
+            .zip(&applies)
+            .any(|(rule, applies)| rule.files.is_some() && *applies);
+        let prefilters: &[&Prefilter] = if restricted {
+            &[&set.exact, &set.any_case, &set.restricted]
+        } else {
+            &[&set.exact, &set.any_case]
+        };
+        let mut hits = prefilters
+            .iter()
             .flat_map(|prefilter| {
                 prefilter
                     .automaton
@@ -365,7 +375,7 @@ impl SecretScanner {
         };
         let range = lines.line_range(line);
         let text = lines.line(line);
-        for captures in rule.regex.captures_iter(text) {
+        for captures in rule.regex().captures_iter(text) {
             let Some(whole) = captures.get(0) else {
                 continue;
             };
@@ -607,7 +617,7 @@ mod tests {
             .iter()
             .find(|pattern| pattern.id == id)
             .unwrap();
-        let captures = pattern.regex.captures(line).unwrap();
+        let captures = pattern.regex().captures(line).unwrap();
         captures
             .name("value")
             .or_else(|| captures.get(0))

@@ -190,7 +190,10 @@ pub(crate) struct SecretRule {
     pub(crate) keywords: Vec<String>,
     pub(crate) any_case: bool,
     pub(crate) context_lines: u32,
-    pub(crate) regex: Regex,
+    /// The regex's source; compiled on first use ([`SecretRule::regex`]), so
+    /// a process compiles only the regexes of rules whose keywords it meets.
+    source: String,
+    compiled: OnceLock<Regex>,
     pub(crate) check: Check,
     pub(crate) classes: Classes,
     /// Bits per character.
@@ -203,6 +206,18 @@ pub(crate) struct SecretRule {
 }
 
 impl SecretRule {
+    /// The rule's regex, compiled on first use.
+    ///
+    /// # Panics
+    ///
+    /// Never in practice: every built-in regex is compiled by the unit tests
+    /// ([`load`] with `eager`).
+    pub(crate) fn regex(&self) -> &Regex {
+        self.compiled.get_or_init(|| {
+            Regex::new(&self.source).expect("the built-in secret regexes compile (unit tested)")
+        })
+    }
+
     /// Whether the rule applies to a file named `file_name`.
     pub(crate) fn applies_to(&self, file_name: &str) -> bool {
         self.files
@@ -252,10 +267,14 @@ pub(crate) enum RuleError {
 /// The compiled rules and their prefilters.
 pub(crate) struct RuleSet {
     pub(crate) rules: Vec<SecretRule>,
-    /// The case-sensitive keywords.
+    /// The case-sensitive keywords of the rules for every file.
     pub(crate) exact: Prefilter,
-    /// The ASCII case-insensitive keywords.
+    /// The ASCII case-insensitive keywords of the rules for every file.
     pub(crate) any_case: Prefilter,
+    /// The keywords of the rules limited to some file names (`files`), run
+    /// only on a file one of them applies to: their keywords may be as
+    /// common as `=`.
+    pub(crate) restricted: Prefilter,
 }
 
 /// An Aho-Corasick automaton over keywords, and the rule each keyword belongs to.
@@ -265,19 +284,28 @@ pub(crate) struct Prefilter {
 }
 
 impl Prefilter {
-    fn new(rules: &[SecretRule], any_case: bool) -> Result<Self, RuleError> {
+    /// The automaton over the keywords of the rules `select` picks, matching
+    /// them ignoring ASCII case when `any_case`.
+    fn new(
+        rules: &[SecretRule],
+        any_case: bool,
+        select: impl Fn(&SecretRule) -> bool,
+    ) -> Result<Self, RuleError> {
         let (keywords, owners): (Vec<&str>, Vec<usize>) = rules
             .iter()
             .enumerate()
-            .filter(|(_, rule)| rule.any_case == any_case)
+            .filter(|(_, rule)| select(rule))
             .flat_map(|(index, rule)| {
                 rule.keywords
                     .iter()
                     .map(move |keyword| (keyword.as_str(), index))
             })
             .unzip();
+        // A DFA: with a few hundred keywords the default would pick an NFA,
+        // which runs at half the speed over every byte of every file.
         let automaton = AhoCorasick::builder()
             .ascii_case_insensitive(any_case)
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
             .build(keywords)
             .map_err(RuleError::Keywords)?;
         Ok(Self { automaton, owners })
@@ -291,7 +319,9 @@ impl Prefilter {
 /// Never in practice: the rule files are constants, loaded by the unit tests.
 pub(crate) fn rules() -> &'static RuleSet {
     static RULES: OnceLock<RuleSet> = OnceLock::new();
-    RULES.get_or_init(|| load(RULE_FILES).expect("the built-in secret rules load (unit tested)"))
+    RULES.get_or_init(|| {
+        load(RULE_FILES, false).expect("the built-in secret rules load (unit tested)")
+    })
 }
 
 /// Parses the rule specs of `files` (name, text), in order.
@@ -312,11 +342,12 @@ pub(crate) fn parse(files: &[(&str, &str)]) -> Result<Vec<(String, RuleSpec)>, R
     Ok(specs)
 }
 
-/// Parses and compiles the rules of `files`.
-pub(crate) fn load(files: &[(&str, &str)]) -> Result<RuleSet, RuleError> {
+/// Parses and compiles the rules of `files`: the keyword automata and the
+/// allow lists now, each rule's regex now when `eager`, else on first use.
+pub(crate) fn load(files: &[(&str, &str)], eager: bool) -> Result<RuleSet, RuleError> {
     let mut rules = Vec::new();
     for (file, spec) in parse(files)? {
-        rules.push(compile(&file, spec)?);
+        rules.push(compile(&file, spec, eager)?);
     }
     let mut ids: Vec<&str> = rules.iter().map(|rule| rule.id.as_str()).collect();
     ids.sort_unstable();
@@ -328,13 +359,14 @@ pub(crate) fn load(files: &[(&str, &str)]) -> Result<RuleSet, RuleError> {
         });
     }
     Ok(RuleSet {
-        exact: Prefilter::new(&rules, false)?,
-        any_case: Prefilter::new(&rules, true)?,
+        exact: Prefilter::new(&rules, false, |rule| !rule.any_case && rule.files.is_none())?,
+        any_case: Prefilter::new(&rules, true, |rule| rule.any_case && rule.files.is_none())?,
+        restricted: Prefilter::new(&rules, true, |rule| rule.files.is_some())?,
         rules,
     })
 }
 
-fn compile(file: &str, spec: RuleSpec) -> Result<SecretRule, RuleError> {
+fn compile(file: &str, spec: RuleSpec, eager: bool) -> Result<SecretRule, RuleError> {
     let invalid = |problem| RuleError::Invalid {
         file: file.to_owned(),
         id: spec.id.clone(),
@@ -356,7 +388,10 @@ fn compile(file: &str, spec: RuleSpec) -> Result<SecretRule, RuleError> {
         id: spec.id.clone(),
         source,
     };
-    let regex = Regex::new(&source).map_err(regex_error)?;
+    let compiled = OnceLock::new();
+    if eager {
+        let _ = compiled.set(Regex::new(&source).map_err(regex_error)?);
+    }
     let allow = spec
         .allow
         .iter()
@@ -391,7 +426,8 @@ fn compile(file: &str, spec: RuleSpec) -> Result<SecretRule, RuleError> {
         keywords: spec.keywords,
         any_case: spec.any_case || spec.check == Check::Keyed,
         context_lines: spec.context_lines,
-        regex,
+        source,
+        compiled,
         check: spec.check,
         classes: spec.classes,
         entropy: if spec.check == Check::Keyed && spec.entropy == 0.0 {
@@ -423,7 +459,7 @@ mod tests {
 
     #[test]
     fn the_built_in_rules_load() {
-        let set = load(RULE_FILES).unwrap();
+        let set = load(RULE_FILES, true).unwrap();
         assert!(set.rules.len() > 100, "{}", set.rules.len());
         for rule in &set.rules {
             assert!(
@@ -439,22 +475,30 @@ mod tests {
 
     #[test]
     fn a_bad_rule_names_its_file_and_id() {
-        let error = load(&[(
-            "x.toml",
-            "[[rule]]\nid = \"a\"\nmessage = \"m\"\nkeywords = [\"k\"]\nregex = \"(\"\n",
-        )])
+        let error = load(
+            &[(
+                "x.toml",
+                "[[rule]]\nid = \"a\"\nmessage = \"m\"\nkeywords = [\"k\"]\nregex = \"(\"\n",
+            )],
+            true,
+        )
         .err()
         .unwrap();
         assert_eq!(
             error.to_string(),
             "invalid regex in secret rule `a` of `x.toml`"
         );
-        let error = load(&[("y.toml", "[[rule]]\nid = \"a\"\n")]).err().unwrap();
+        let error = load(&[("y.toml", "[[rule]]\nid = \"a\"\n")], true)
+            .err()
+            .unwrap();
         assert_eq!(error.to_string(), "invalid secret rule file `y.toml`");
-        let error = load(&[(
-            "z.toml",
-            "[[rule]]\nid = \"a\"\nmessage = \"m\"\nkeywords = []\nregex = \"a\"\n",
-        )])
+        let error = load(
+            &[(
+                "z.toml",
+                "[[rule]]\nid = \"a\"\nmessage = \"m\"\nkeywords = []\nregex = \"a\"\n",
+            )],
+            true,
+        )
         .err()
         .unwrap();
         assert!(
