@@ -114,6 +114,42 @@ fn a_secret_in_a_hook_prompt_is_not_kept_in_hook_state() {
     let kept = fs_err::read_to_string(&prompts[0]).unwrap();
     assert!(kept.contains("[REDACTED github-token #1]"), "{kept}");
     assert_home_holds_no(test.home(), &token);
+    assert_home_is_private(test.home());
+}
+
+/// Asserts that every directory under `home` is 0700 and every file 0600.
+#[cfg(unix)]
+fn assert_home_is_private(home: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |path: &Path| fs_err::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(home), 0o700);
+    for file in files_under(home) {
+        assert_eq!(mode(&file), 0o600, "{}", file.display());
+        assert_eq!(mode(file.parent().unwrap()), 0o700, "{}", file.display());
+    }
+}
+
+#[cfg(not(unix))]
+fn assert_home_is_private(_: &Path) {}
+
+/// An `AIC_HOME` left world-writable (by hand, or by an older aic) is
+/// tightened by the next command, with a warning.
+#[cfg(unix)]
+#[test]
+fn a_loose_aic_home_is_tightened() {
+    use std::os::unix::fs::PermissionsExt;
+    let test = CliTest::with_fixture("webapp", &[]);
+    let run = test.run(&["compile", "fix the null check", "--root", "[ROOT]"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    fs_err::set_permissions(test.home(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let run = test.run(&["compile", "fix the null check", "--root", "[ROOT]"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Tightened the permissions"),
+        "{}",
+        run.stderr
+    );
+    assert_home_is_private(test.home());
 }
 
 /// A link inside the project to `.env` is not read under its own name: the

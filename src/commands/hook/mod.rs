@@ -597,13 +597,9 @@ fn log(host: &Host, editor: &str, event: &str, message: &str) {
     if fs_err::metadata(&path).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {
         let _ = fs_err::rename(&path, home.join("hook.log.old"));
     }
-    let _ = fs_err::create_dir_all(home);
+    let _ = crate::home::create_private_dir(home);
     let line = format!("{} {editor} {event}: {message}\n", iso(host.now_ms()));
-    if let Ok(mut file) = fs_err::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-    {
+    if let Ok(mut file) = crate::home::open_private(&path, true) {
         let _ = std::io::Write::write_all(&mut file, line.as_bytes());
     }
 }
