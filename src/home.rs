@@ -46,7 +46,7 @@ impl DatabaseError {
         match self {
             Self::NoHome => "set `AIC_HOME` to a writable directory".to_owned(),
             Self::Damaged { path } => format!(
-                "remove or move `{}` aside; aic recreates it empty (caches and logs are lost)",
+                "run `aic cache clear` to move `{}` aside and start with an empty database (caches and logs are lost)",
                 path.display()
             ),
             Self::Storage(error) => error.hint(),
@@ -58,7 +58,7 @@ impl DatabaseError {
         match self {
             Self::NoHome => self.to_string(),
             Self::Damaged { path } => format!(
-                "The aic database `{}` is damaged (remove or move it aside to start with an empty cache)",
+                "The aic database `{}` is damaged (`aic cache clear` moves it aside and starts an empty one)",
                 path.display()
             ),
             Self::Storage(error) => format!("{error} ({})", error.hint()),

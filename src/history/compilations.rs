@@ -216,7 +216,7 @@ pub fn record(
     }))
     .unwrap_or_else(|_| {
         Err(format!(
-            "the aic database `{}` is damaged (remove or move it aside)",
+            "the aic database `{}` is damaged (`aic cache clear` moves it aside and starts an empty one)",
             store.path().display()
         ))
     })
