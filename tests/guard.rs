@@ -69,15 +69,14 @@ fn a_secret_in_the_intent_is_redacted_everywhere() {
     assert_home_holds_no(test.home(), &token);
 }
 
-#[test]
-fn a_secret_in_a_hook_prompt_is_not_kept_in_hook_state() {
-    let test = CliTest::with_fixture("webapp", &[]);
-    let token = fake_token();
+/// Runs the Claude Code UserPromptSubmit hook on `prompt` in `test`'s project
+/// and home; returns its stdout.
+fn user_prompt_submit(test: &CliTest, prompt: &str) -> String {
     let payload = serde_json::json!({
         "session_id": "9f1c2d3e-0000-4000-8000-000000000009",
         "cwd": test.root(),
         "hook_event_name": "UserPromptSubmit",
-        "prompt": format!("fix the null check in the user service with {token}"),
+        "prompt": prompt,
     })
     .to_string();
     let mut child = Command::new(env!("CARGO_BIN_EXE_aic"))
@@ -99,7 +98,35 @@ fn a_secret_in_a_hook_prompt_is_not_kept_in_hook_state() {
         .unwrap();
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(0));
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A hook cuts a long prompt to 2,000 characters; a secret across the cut is
+/// redacted before the cut, so no half of it is kept.
+#[test]
+fn a_secret_cut_by_the_hook_limit_is_redacted_first() {
+    let test = CliTest::with_fixture("webapp", &[]);
+    let token = fake_token();
+    let mut prompt = "fix the null check in the user service ".to_owned();
+    while prompt.len() < 1_980 {
+        prompt.push_str("and keep it short ");
+    }
+    prompt.truncate(1_979);
+    prompt.push(' ');
+    prompt.push_str(&token);
+    let stdout = user_prompt_submit(&test, &prompt);
+    assert!(!stdout.contains(&token[..20]));
+    assert_home_holds_no(test.home(), &token[..20]);
+}
+
+#[test]
+fn a_secret_in_a_hook_prompt_is_not_kept_in_hook_state() {
+    let test = CliTest::with_fixture("webapp", &[]);
+    let token = fake_token();
+    let stdout = user_prompt_submit(
+        &test,
+        &format!("fix the null check in the user service with {token}"),
+    );
     assert!(stdout.contains("src/user/service.ts"), "{stdout}");
     assert!(!stdout.contains(&token));
     let state = test.home().join("hook-sessions");

@@ -404,9 +404,13 @@ impl Hook<'_> {
             return None;
         }
         let request = &with_landmarks(request);
-        let intent = match request.intent.char_indices().nth(MAX_HOOK_INTENT_CHARS) {
-            Some((cut, _)) => format!("{}…", &request.intent[..cut]),
-            None => request.intent.clone(),
+        // Redacted before it is cut: a secret cut in half no longer matches a
+        // rule, and its first half would reach the prompt.
+        let full = aic_stages::guard::redact_secrets(&request.intent)
+            .unwrap_or_else(|| request.intent.clone());
+        let intent = match full.char_indices().nth(MAX_HOOK_INTENT_CHARS) {
+            Some((cut, _)) => format!("{}…", &full[..cut]),
+            None => full.clone(),
         };
         let header = header_line(request.trigger_source);
         let blocks_chars = max_chars
