@@ -63,13 +63,15 @@ pub enum CompileError {
         #[source]
         source: std::io::Error,
     },
-    /// The project root is the filesystem root or the home directory itself.
+    /// The project root is the filesystem root, the home directory itself, or
+    /// in a system or credential directory.
     #[error("Project root `{}` is {what}, not a project", path.display())]
     RootTooBroad {
         /// The root as given.
         path: PathBuf,
-        /// What it is: `the filesystem root` or `your home directory`.
-        what: &'static str,
+        /// What it is: `the filesystem root`, `your home directory`, `in the
+        /// system directory `/etc``, `in the credential directory `~/.ssh``.
+        what: String,
     },
     /// The configuration is invalid.
     #[error(transparent)]
@@ -154,6 +156,9 @@ impl CompileError {
             Self::EmptyIntent => {
                 "describe the task, e.g. `aic compile \"fix the null check in the user service\"`"
                     .to_owned()
+            }
+            Self::RootTooBroad { what, .. } if what.contains(" directory `") => {
+                "pass the repository's directory with `--root DIR`; to compile this directory on purpose, list it in `AIC_ALLOWED_ROOTS`".to_owned()
             }
             Self::RootNotFound { .. }
             | Self::RootNotDirectory { .. }

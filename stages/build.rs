@@ -1,4 +1,4 @@
-//! Fingerprints the sources of the per-file stages (`src/`, `queries/`) into
+//! Fingerprints the sources of the per-file stages (`src/`, `queries/`, `rules/`) into
 //! `AIC_STAGES_SOURCE_HASH`, so that cached facts computed by any other build
 //! of the stages are never reused: a changed stage is a changed fingerprint.
 //!
@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let mut files = Vec::new();
-    for directory in ["src", "queries"] {
+    for directory in ["src", "queries", "rules"] {
         collect(&manifest.join(directory), &mut files);
         println!("cargo:rerun-if-changed={directory}");
     }

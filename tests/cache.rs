@@ -251,6 +251,49 @@ fn damaged_pages_cost_a_warning_and_exports_never_overwrite_the_database() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, first.stdout);
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+
+    // Commands that need the database name it and point to the fix; `aic
+    // cache clear` moves the damaged file aside and starts an empty one.
+    let home_env = [("AIC_HOME", home.path().to_str().unwrap())];
+    let root = repo.path().to_str().unwrap();
+    for args in [
+        &["cache", "stats"][..],
+        &["precompute", "--root", root],
+        &["status", "--root", root],
+    ] {
+        let run = aic(args, &home_env);
+        assert_eq!(run.code, 3, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("is damaged"),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("aic cache clear"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    let run = aic(&["cache", "clear"], &home_env);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("moved it aside"), "{}", run.stdout);
+    let aside: Vec<_> = fs_err::read_dir(home.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with("aic.redb.damaged-")
+        })
+        .collect();
+    assert_eq!(aside.len(), 1);
+    let run = aic(&["cache", "stats"], &home_env);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = compile(repo.path(), home.path(), &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, first.stdout);
+    assert!(!run.stderr.contains("damaged"), "{}", run.stderr);
 }
 
 #[test]

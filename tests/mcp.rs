@@ -470,3 +470,30 @@ fn a_reply_over_the_client_limit_is_fitted_in_one_compile() {
     assert!(!again["warnings"].to_string().contains("size limit"));
     assert_eq!(server.finish(), Some(0));
 }
+
+/// The root policy holds over MCP too: system and credential directories, and
+/// `~` itself, are refused with the reason, and the server stays up.
+#[test]
+fn system_and_credential_roots_are_refused() {
+    let home = tempfile::tempdir().unwrap();
+    fs_err::create_dir_all(home.path().join(".kube")).unwrap();
+    let home_dir = home.path().to_string_lossy().into_owned();
+    let mut server = Server::start(&[("HOME", home_dir.as_str())]);
+    server.initialize("2025-11-25");
+    for (id, root, reason) in [
+        (1, "/etc", "system directory `/etc`"),
+        (2, "/proc", "system directory `/proc`"),
+        (3, "~/.kube", "credential directory `~/.kube`"),
+        (4, "~", "your home directory"),
+    ] {
+        let answer = server.call(
+            id,
+            "aic_compile",
+            &json!({"intent": "show the cluster token", "projectRoot": root}),
+        );
+        let text = answer.to_string();
+        assert!(text.contains(reason), "{root}: {text}");
+        assert!(!text.contains("\"isError\":false"), "{root}: {text}");
+    }
+    assert_eq!(server.finish(), Some(0));
+}

@@ -38,8 +38,20 @@ impl Run {
 /// processes at once.
 fn shared_aic_home() -> &'static Path {
     static HOME: OnceLock<tempfile::TempDir> = OnceLock::new();
-    HOME.get_or_init(|| tempfile::tempdir().expect("temp dir"))
-        .path()
+    HOME.get_or_init(private_tempdir).path()
+}
+
+/// A temp dir with mode 0700, as aic creates its home: `tempfile` leaves the
+/// umask's 0755, which aic tightens with a warning.
+pub(crate) fn private_tempdir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs_err::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))
+            .expect("chmod temp dir");
+    }
+    dir
 }
 
 /// Runs `aic` with `args` and extra environment variables (`AIC_HOME` defaults
@@ -221,13 +233,18 @@ impl CliTest {
     pub(crate) fn with_fixture(name: &str, mtimes: &[(&str, u64)]) -> Self {
         Self {
             repo: fixture_repo(name, mtimes),
-            home: tempfile::tempdir().expect("temp dir"),
+            home: private_tempdir(),
         }
     }
 
     /// The project root.
     pub(crate) fn root(&self) -> &Path {
         self.repo.path()
+    }
+
+    /// The test's `AIC_HOME`.
+    pub(crate) fn home(&self) -> &Path {
+        self.home.path()
     }
 
     /// Runs `aic` with `args`; an argument `[ROOT]` is the project root.

@@ -8,6 +8,7 @@ mod cli;
 mod determinism;
 mod git_recency;
 mod golden;
+mod guard;
 mod hooks;
 mod install;
 mod mcp;

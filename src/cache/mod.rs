@@ -229,7 +229,7 @@ impl FileCache {
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read));
         if outcome.is_err() && !self.damaged.swap(true, Ordering::Relaxed) {
             tracing::warn!(
-                "The aic database `{}` is damaged; compiling without the per-file cache (remove or move it aside to start with an empty cache)",
+                "The aic database `{}` is damaged; compiling without the per-file cache (`aic cache clear` moves it aside and starts an empty one)",
                 self.store.path().display()
             );
         }

@@ -4,7 +4,7 @@
 use std::io::{BufReader, BufWriter, Write};
 use std::path::Path;
 
-use aic_storage::Store;
+use aic_storage::{StorageError, Store};
 
 use aic_stages::content_hash::ContentHash;
 use aic_stages::language::Language;
@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::args::{CacheArgs, CacheCommand};
 use crate::commands::with_database;
 use crate::error::UserError;
+use crate::home::{DATABASE_FILE, DatabaseError};
 use crate::host::Host;
 use crate::printer::print_stdout;
 
@@ -42,8 +43,51 @@ fn decodes(payload: &[u8]) -> bool {
 /// Runs a cache subcommand.
 pub fn run(args: &CacheArgs, host: &Host) -> anyhow::Result<()> {
     let now_secs = host.clock().now_secs();
-    let text = with_database(host, |store| command(store, args, now_secs))?;
+    let text = match with_database(host, |store| command(store, args, now_secs)) {
+        Err(error) if matches!(args.command, CacheCommand::Clear) && is_damage(&error) => {
+            recover(host)?
+        }
+        other => other?,
+    };
     print_stdout(&text).context("Failed to write to stdout")
+}
+
+/// Whether an error says the database file is damaged (rather than busy,
+/// unwritable or from a newer aic).
+fn is_damage(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<DatabaseError>()
+            .is_some_and(|error| match error {
+                DatabaseError::Damaged { .. } => true,
+                DatabaseError::Storage(error) => error.is_damage(),
+                DatabaseError::NoHome => false,
+            })
+            || cause
+                .downcast_ref::<StorageError>()
+                .is_some_and(StorageError::is_damage)
+    })
+}
+
+/// `aic cache clear` on a damaged database: the file is moved aside (kept
+/// for inspection, never deleted) and an empty database is created in its
+/// place.
+fn recover(host: &Host) -> anyhow::Result<String> {
+    let home = host.home().ok_or(DatabaseError::NoHome)?;
+    let path = home.database_path();
+    let aside = path.with_file_name(format!("{DATABASE_FILE}.damaged-{}", host.now_ms()));
+    fs_err::rename(&path, &aside).with_context(|| {
+        format!(
+            "Failed to move the damaged database `{}` aside",
+            path.display()
+        )
+    })?;
+    home.open_database()?;
+    Ok(format!(
+        "The aic database `{}` was damaged: moved it aside to `{}` and created an empty one (caches and logs start over)\n",
+        path.display(),
+        aside.display()
+    ))
 }
 
 /// A user error for a file argument that cannot be used.

@@ -216,7 +216,7 @@ pub fn record(
     }))
     .unwrap_or_else(|_| {
         Err(format!(
-            "the aic database `{}` is damaged (remove or move it aside)",
+            "the aic database `{}` is damaged (`aic cache clear` moves it aside and starts an empty one)",
             store.path().display()
         ))
     })
@@ -395,23 +395,10 @@ pub fn read_compilations(
 
 /// The intent as logged: a secret pasted into an intent is replaced by the
 /// guard's typed placeholder, so the log (and `aic last`, `aic status`) never
-/// holds it. The prompt keeps the intent verbatim: the user sent it.
+/// holds it. The compile has redacted it already; this keeps the log safe for
+/// any other writer.
 fn redacted_intent(intent: &str) -> String {
-    let config = aic_stages::config::GuardConfig {
-        enabled: true,
-        additional_exclusions: Vec::new(),
-        allow_patterns: Vec::new(),
-        secret_action: aic_stages::config::SecretAction::Redact,
-    };
-    let Ok(guard) = aic_stages::guard::ContextGuard::new(&config) else {
-        return intent.to_owned();
-    };
-    let path = aic_stages::relative_path::RelativePath::new("intent.txt")
-        .unwrap_or_else(|| unreachable!("a constant relative path"));
-    guard
-        .scan_file(&path, aic_stages::language::Language::detect(&path), intent)
-        .redacted
-        .unwrap_or_else(|| intent.to_owned())
+    aic_stages::guard::redact_secrets(intent).unwrap_or_else(|| intent.to_owned())
 }
 
 /// A row's JSON bytes (the row types always serialise).

@@ -190,7 +190,8 @@ pub fn step_of(
                 .last()
                 .map_or(0, |step| step.step_index.saturating_add(1))
         }),
-        step_intent: step_intent.map(str::to_owned),
+        step_intent: step_intent
+            .map(|text| aic_stages::guard::redact_secrets(text).unwrap_or_else(|| text.to_owned())),
         intent: compilation.meta.intent.clone(),
         task_class: compilation.meta.task_class,
         // Files shown as a "previously shown" marker keep their earlier

@@ -120,7 +120,9 @@ impl AicServer {
     /// The project root of a call (issue: projectRoot resolution): the argument
     /// (relative to the server's working directory), else the client's first
     /// workspace root when it offers roots, else `CLAUDE_PROJECT_DIR`, else the
-    /// working directory. `/` and the home directory itself are refused.
+    /// working directory; a leading `~` is the home directory. The root policy
+    /// ([`crate::root`]) refuses `/`, the home directory itself, and system and
+    /// credential directories.
     async fn project_root(
         &self,
         argument: Option<&str>,
@@ -130,13 +132,7 @@ impl AicServer {
             Some(given) => {
                 let path = match given.strip_prefix("file://") {
                     Some(uri_path) => PathBuf::from(percent_decode(uri_path)),
-                    None => match given.strip_prefix("~/") {
-                        Some(rest) => std::env::var_os("HOME").map_or_else(
-                            || PathBuf::from(given),
-                            |home| PathBuf::from(home).join(rest),
-                        ),
-                        None => PathBuf::from(given),
-                    },
+                    None => crate::root::expand_home(Path::new(given)),
                 };
                 if path.is_absolute() {
                     path

@@ -15,7 +15,7 @@ use tracing::info;
 use crate::cache::FileCache;
 use crate::error::CompileError;
 use crate::pipeline::prepare::Plan;
-use crate::pipeline::scan::Snapshot;
+use crate::pipeline::scan::{Bounded, Snapshot, read_bounded};
 use crate::pipeline::select::Selection;
 use crate::pipeline::{Cancel, isolate};
 
@@ -76,7 +76,11 @@ pub fn facts(
             if let Some(bytes) = held {
                 return compute(&context, file, bytes, bypass, cache);
             }
-            let bytes = fs_err::read(plan.project.root.join(file.path.as_str())).ok()?;
+            let path = plan.project.root.join(file.path.as_str());
+            let cap = plan.project.config.repo_map.max_file_bytes;
+            let Ok(Bounded::Bytes(bytes)) = read_bounded(&path, cap) else {
+                return None;
+            };
             compute(&context, file, &bytes, bypass, cache)
         })
         .collect();

@@ -63,6 +63,19 @@ use prompt_cache::CachedPrompt;
 /// file, or a cancelled compile.
 pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation, CompileError> {
     let started = Instant::now();
+    // A secret pasted into the intent is redacted before anything uses or
+    // stores it: the prompt's `## Task`, meta, the trace, the caches, the log.
+    let redacted;
+    let request = match aic_stages::guard::redact_secrets(&request.intent) {
+        Some(intent) => {
+            redacted = CompilationRequest {
+                intent,
+                ..request.clone()
+            };
+            &redacted
+        }
+        None => request,
+    };
     let cancel = Cancel(request.cancel.as_deref());
     let mut times = PhaseTimes::default();
     let plan = times.run("prepare", || prepare::prepare(request))?;

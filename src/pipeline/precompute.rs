@@ -18,7 +18,7 @@ use crate::error::CompileError;
 use crate::host::Host;
 use crate::pipeline::account::elapsed_ms;
 use crate::pipeline::prepare::Project;
-use crate::pipeline::scan::scan;
+use crate::pipeline::scan::{Bounded, read_bounded, scan};
 use crate::pipeline::select::graph::{ParsedImports, parse_imports};
 use crate::pipeline::{file_cache, isolate};
 
@@ -111,6 +111,7 @@ pub fn precompute(
     let repo = &snapshot.repo;
     on_total(repo.files.len() as u64);
     let context = project.facts_context(false);
+    let max_file_bytes = project.config.repo_map.max_file_bytes;
     let done = AtomicU64::new(0);
     let parses = AtomicU64::new(0);
     let files = &repo.files;
@@ -121,14 +122,24 @@ pub fn precompute(
             let started = Instant::now();
             let parses_before = aic_stages::work::parses();
             let hash = file.content_hash;
-            let ParsedImports { bytes, .. } =
-                parse_imports(&project.root, &file.path, file.language, hash, Some(&cache));
+            let ParsedImports { bytes, .. } = parse_imports(
+                &project.root,
+                max_file_bytes,
+                &file.path,
+                file.language,
+                hash,
+                Some(&cache),
+            );
             if cache
                 .facts(hash, &file.path, file.language, false, false)
                 .is_none()
             {
-                let bytes =
-                    bytes.or_else(|| fs_err::read(project.root.join(file.path.as_str())).ok());
+                let bytes = bytes.or_else(|| {
+                    match read_bounded(&project.root.join(file.path.as_str()), max_file_bytes) {
+                        Ok(Bounded::Bytes(bytes)) => Some(bytes),
+                        _ => None,
+                    }
+                });
                 if let Some(bytes) = bytes
                     && let Some(facts) = isolate(&file.path, || {
                         compute_facts(&context, &file.path, file.language, &bytes, false)

@@ -269,7 +269,7 @@ mod tests {
 
     #[test]
     fn blocked_facts_round_trip() {
-        let facts = computed(".env", b"TOKEN=abc\n");
+        let facts = computed("keys/id_rsa", b"TOKEN=abc\n");
         assert!(facts.guard.blocked);
         let bytes = encode_facts(&facts);
         let decoded =

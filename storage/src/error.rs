@@ -120,6 +120,18 @@ pub enum StorageError {
 }
 
 impl StorageError {
+    /// Whether the error says the file is damaged (not a redb database, a
+    /// checksum or a page that does not add up), rather than busy, unwritable
+    /// or written by a newer aic: the cases `aic cache clear` recovers from by
+    /// moving the file aside.
+    pub fn is_damage(&self) -> bool {
+        match self {
+            Self::Corrupt { .. } => true,
+            Self::Storage { source, .. } => matches!(source, redb::StorageError::Corrupted(_)),
+            _ => false,
+        }
+    }
+
     /// The database file (or, for [`StorageError::CreateDirectory`], the directory) the error is
     /// about.
     pub fn path(&self) -> &Path {

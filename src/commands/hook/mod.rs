@@ -404,9 +404,13 @@ impl Hook<'_> {
             return None;
         }
         let request = &with_landmarks(request);
-        let intent = match request.intent.char_indices().nth(MAX_HOOK_INTENT_CHARS) {
-            Some((cut, _)) => format!("{}…", &request.intent[..cut]),
-            None => request.intent.clone(),
+        // Redacted before it is cut: a secret cut in half no longer matches a
+        // rule, and its first half would reach the prompt.
+        let full = aic_stages::guard::redact_secrets(&request.intent)
+            .unwrap_or_else(|| request.intent.clone());
+        let intent = match full.char_indices().nth(MAX_HOOK_INTENT_CHARS) {
+            Some((cut, _)) => format!("{}…", &full[..cut]),
+            None => full.clone(),
         };
         let header = header_line(request.trigger_source);
         let blocks_chars = max_chars
@@ -597,13 +601,9 @@ fn log(host: &Host, editor: &str, event: &str, message: &str) {
     if fs_err::metadata(&path).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {
         let _ = fs_err::rename(&path, home.join("hook.log.old"));
     }
-    let _ = fs_err::create_dir_all(home);
+    let _ = crate::home::create_private_dir(home);
     let line = format!("{} {editor} {event}: {message}\n", iso(host.now_ms()));
-    if let Ok(mut file) = fs_err::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-    {
+    if let Ok(mut file) = crate::home::open_private(&path, true) {
         let _ = std::io::Write::write_all(&mut file, line.as_bytes());
     }
 }

@@ -67,11 +67,10 @@ pub(super) struct HookState<'a> {
 /// end event, such as Codex CLI, never clean up after themselves).
 const STALE_AFTER: Duration = Duration::from_hours(7 * 24);
 
+/// Writes a state file, private (0600 in a 0700 directory): hook state holds
+/// prompts.
 fn write(path: &Path, bytes: &[u8]) {
-    if let Some(parent) = path.parent() {
-        let _ = fs_err::create_dir_all(parent);
-    }
-    let _ = fs_err::write(path, bytes);
+    let _ = crate::home::write_private(path, bytes);
 }
 
 impl<'a> HookState<'a> {
@@ -153,12 +152,8 @@ impl<'a> HookState<'a> {
             write(&path, self.clock.now_ms().to_string().as_bytes());
         }
         if let (Some(prompt), Some(path)) = (prompt, self.path(Kind::Prompt, conversation)) {
-            write(&path, prompt.as_bytes());
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                let _ = fs_err::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
-            }
+            let redacted = aic_stages::guard::redact_secrets(prompt);
+            write(&path, redacted.as_deref().unwrap_or(prompt).as_bytes());
         }
     }
 

@@ -14,13 +14,14 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use aic_stages::content_hash::ContentHash;
+use aic_stages::guard::ExclusionScanner;
 use aic_stages::repo_map::RepoMap;
 use tracing::{debug, info};
 
 use crate::cache::FileCache;
 use crate::pipeline::prepare::Project;
 use git::{GitRecency, read_git_recency};
-pub use walk::{DEFAULT_NEGATIVE_PATTERNS, SkippedFiles};
+pub use walk::{Bounded, DEFAULT_NEGATIVE_PATTERNS, SkippedFiles, read_bounded};
 use walk::{ScanOptions, walk};
 
 /// The files of a project at one moment.
@@ -43,6 +44,15 @@ pub struct Snapshot {
 pub fn scan(project: &Project, cache: Option<&FileCache>, cancel: Option<&AtomicBool>) -> Snapshot {
     let root = project.root.as_path();
     let started = Instant::now();
+    let guard = &project.config.guard;
+    // The guard's own constructor reports an invalid glob; here the built-in
+    // list is enough to keep links to sensitive files out.
+    let never_include = guard.enabled.then(|| {
+        ExclusionScanner::new(&guard.additional_exclusions)
+            .or_else(|_| ExclusionScanner::new(&[] as &[String]))
+            .ok()
+    });
+    let never_include = never_include.flatten();
     let (walked, git) = std::thread::scope(|scope| {
         let git = scope.spawn(|| {
             let started = Instant::now();
@@ -55,6 +65,7 @@ pub fn scan(project: &Project, cache: Option<&FileCache>, cancel: Option<&Atomic
             ScanOptions {
                 max_file_bytes: project.config.repo_map.max_file_bytes,
                 cancel,
+                never_include: never_include.as_ref(),
             },
             cache,
         );
@@ -91,7 +102,11 @@ fn apply_git_recency(root: &Path, repo: &mut RepoMap, git: &GitRecency) {
     let newest_commit_ms = git.last_commit.values().copied().max().unwrap_or(0) * 1000;
     for file in &mut repo.files {
         let path = file.path.as_str();
-        let read = || fs_err::read(root.join(path)).ok();
+        let cap = file.size_bytes;
+        let read = || match read_bounded(&root.join(path), cap) {
+            Ok(Bounded::Bytes(bytes)) => Some(bytes),
+            _ => None,
+        };
         file.recency_ms = if git.is_dirty(path, file.size_bytes, file.last_modified_ms, read) {
             file.last_modified_ms.max(newest_commit_ms + 1000)
         } else {

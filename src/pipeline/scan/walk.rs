@@ -11,7 +11,10 @@
 //! the root is inside a git repository.
 //!
 //! Symbolic links are not followed into directories (no loops, no escapes); a link
-//! to a file is kept when its target resolves inside the root. Binary files (a NUL
+//! to a file is kept when its target resolves inside the root and is not a file
+//! the guard's path rules keep out or judge by name (`docs/notes.txt -> ../.env`
+//! is left out). Files are read through [`read_bounded`]: the size cap applies
+//! to the bytes read, and only regular files are read. Binary files (a NUL
 //! byte in the first 8 KiB) and files larger than `repoMap.maxFileBytes` are left
 //! out and counted.
 
@@ -20,6 +23,7 @@ use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
 use aic_stages::content_hash::ContentHash;
+use aic_stages::guard::ExclusionScanner;
 use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::{FileEntry, RepoMap, estimate_tokens};
@@ -102,7 +106,8 @@ pub struct SkippedFiles {
     pub too_large: usize,
     /// Could not be stat'ed or read (permissions, vanished, link loops).
     pub unreadable: usize,
-    /// Symbolic links to directories, or to files outside the root.
+    /// Symbolic links to directories, to files outside the root, or to files
+    /// the guard's path rules keep out (`.env`, `*.key`, …).
     pub symlinks: usize,
 }
 
@@ -123,6 +128,10 @@ pub struct ScanOptions<'a> {
     /// Set by the caller to stop the scan early (a cancelled compile): the walk
     /// and the per-file work stop, and the result is incomplete.
     pub cancel: Option<&'a std::sync::atomic::AtomicBool>,
+    /// The guard's path rules, when the guard is on: a symbolic link whose
+    /// target is a never-include or content-decided file (`docs/notes.txt ->
+    /// ../.env`) is left out, so the target is never read under the link's name.
+    pub never_include: Option<&'a ExclusionScanner>,
 }
 
 impl ScanOptions<'_> {
@@ -292,7 +301,11 @@ fn scan_file(
 ) -> FileOutcome {
     if file.is_symlink {
         match fs_err::canonicalize(&file.absolute) {
-            Ok(target) if target.starts_with(root) => {}
+            Ok(target) if target.starts_with(root) => {
+                if links_to_sensitive(root, &target, options.never_include) {
+                    return FileOutcome::Symlink;
+                }
+            }
             Ok(_) => return FileOutcome::Symlink,
             Err(_) => return FileOutcome::Unreadable,
         }
@@ -345,13 +358,12 @@ fn scan_file(
             return entry(metadata.len(), hash, facts);
         }
     }
-    let Ok(bytes) = fs_err::read(&file.absolute) else {
-        return FileOutcome::Unreadable;
+    let bytes = match read_bounded(&file.absolute, options.max_file_bytes) {
+        Ok(Bounded::Bytes(bytes)) => bytes,
+        Ok(Bounded::TooLarge) => return FileOutcome::TooLarge,
+        Ok(Bounded::NotRegular) | Err(_) => return FileOutcome::Unreadable,
     };
     let size_bytes = bytes.len() as u64;
-    if size_bytes > options.max_file_bytes {
-        return FileOutcome::TooLarge;
-    }
     let content_hash = ContentHash::of(&bytes);
     let probe = &bytes[..bytes.len().min(BINARY_PROBE_BYTES)];
     let binary = memchr::memchr(0, probe).is_some();
@@ -372,6 +384,60 @@ fn scan_file(
         cache.put_scan_terms(content_hash, &file.path, language, &facts);
     }
     entry(size_bytes, content_hash, facts)
+}
+
+/// Whether a link's canonical `target` (inside `root`) is a file the guard's
+/// path rules keep out or leave to content rules that read its name.
+fn links_to_sensitive(root: &Path, target: &Path, rules: Option<&ExclusionScanner>) -> bool {
+    let Some(rules) = rules else {
+        return false;
+    };
+    let relative = target
+        .strip_prefix(root)
+        .ok()
+        .and_then(|path| path.to_str())
+        .map(|path| path.replace('\\', "/"))
+        .and_then(|path| RelativePath::new(&path));
+    // A target that has no repository-relative name cannot be judged: left out.
+    relative.is_none_or(|path| rules.is_sensitive(&path, Language::detect(&path)))
+}
+
+/// What [`read_bounded`] read.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Bounded {
+    /// The whole file, at most the cap.
+    Bytes(Vec<u8>),
+    /// The file holds more than the cap; only the cap and one byte were read.
+    TooLarge,
+    /// Not a regular file (a directory, a FIFO, a device, a socket): not read.
+    NotRegular,
+}
+
+/// Reads a regular file of at most `cap` bytes. The cap applies to the bytes
+/// read, not to the size the file system reports (procfs and sysfs files
+/// report 0 and produce any amount): at most `cap + 1` bytes are ever held.
+/// A path that is not a regular file once links are followed is not opened,
+/// so a FIFO never blocks the read.
+///
+/// # Errors
+///
+/// The I/O error of the stat, the open or the read, naming the path.
+pub fn read_bounded(path: &Path, cap: u64) -> std::io::Result<Bounded> {
+    use std::io::Read as _;
+    if !fs_err::metadata(path)?.is_file() {
+        return Ok(Bounded::NotRegular);
+    }
+    let file = fs_err::File::open(path)?;
+    if !file.metadata()?.is_file() {
+        return Ok(Bounded::NotRegular);
+    }
+    let expected = file.metadata()?.len().min(cap);
+    let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Ok(Bounded::TooLarge);
+    }
+    Ok(Bounded::Bytes(bytes))
 }
 
 /// What the scan computes from a file's bytes: the identifier terms of its
@@ -451,11 +517,13 @@ mod tests {
 
     fn scan_dir(root: &Path) -> ScanOutput {
         let root = fs_err::canonicalize(root).unwrap();
+        let rules = ExclusionScanner::new(&[] as &[String]).unwrap();
         walk(
             &root,
             ScanOptions {
                 max_file_bytes: 1024,
                 cancel: None,
+                never_include: Some(&rules),
             },
             None,
         )
@@ -540,6 +608,65 @@ mod tests {
         let output = scan_dir(root);
         assert_eq!(paths(&output), ["alias.rs", "src/lib.rs"]);
         assert_eq!(output.skipped.symlinks, 2);
+        assert_eq!(output.skipped.unreadable, 2);
+    }
+
+    /// The path rules apply to a link's target as well as to the link: a link
+    /// to `.env` or a key is not read under its innocent name.
+    #[cfg(unix)]
+    #[test]
+    fn links_to_files_the_guard_keeps_out_are_left_out() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, ".env", b"API_TOKEN=abc");
+        write(root, "deploy/id_ed25519", b"key");
+        write(root, "docs/readme.md", b"# docs");
+        symlink(root.join(".env"), root.join("docs/notes.txt")).unwrap();
+        symlink(root.join("deploy/id_ed25519"), root.join("docs/key.txt")).unwrap();
+        symlink(root.join("docs/readme.md"), root.join("README.md")).unwrap();
+        let output = scan_dir(root);
+        assert_eq!(
+            paths(&output),
+            [".env", "README.md", "deploy/id_ed25519", "docs/readme.md"]
+        );
+        assert_eq!(output.skipped.symlinks, 2);
+    }
+
+    #[test]
+    fn the_read_cap_applies_to_bytes_read_not_to_the_reported_size() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "small.txt", b"12345");
+        let small = dir.path().join("small.txt");
+        assert_eq!(
+            read_bounded(&small, 5).unwrap(),
+            Bounded::Bytes(b"12345".to_vec())
+        );
+        assert_eq!(read_bounded(&small, 4).unwrap(), Bounded::TooLarge);
+        assert_eq!(read_bounded(dir.path(), 4).unwrap(), Bounded::NotRegular);
+        // procfs reports size 0 for files that produce far more.
+        let proc_file = Path::new("/proc/self/maps");
+        if proc_file.exists() {
+            assert_eq!(fs_err::metadata(proc_file).unwrap().len(), 0);
+            assert_eq!(read_bounded(proc_file, 16).unwrap(), Bounded::TooLarge);
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn special_files_are_skipped_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, "src/lib.rs", b"x");
+        let fifo = root.join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|status| status.success()) {
+            return;
+        }
+        std::os::unix::fs::symlink(&fifo, root.join("pipe-link")).unwrap();
+        assert_eq!(read_bounded(&fifo, 16).unwrap(), Bounded::NotRegular);
+        let output = scan_dir(root);
+        assert_eq!(paths(&output), ["src/lib.rs"]);
         assert_eq!(output.skipped.unreadable, 2);
     }
 

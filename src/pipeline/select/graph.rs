@@ -18,6 +18,7 @@ use tracing::debug;
 
 use crate::cache::FileCache;
 use crate::pipeline::isolate;
+use crate::pipeline::scan::{Bounded, read_bounded};
 
 /// Candidates whose imports are parsed for the import graph: the best of them by
 /// every other signal. Files outside this set can only be reached as targets of
@@ -50,6 +51,7 @@ pub struct BuiltGraph {
 /// and paths.
 pub fn build(
     root: &Path,
+    max_file_bytes: u64,
     repo: &RepoMap,
     layout: &ProjectLayout,
     selector: &HeuristicSelector,
@@ -81,8 +83,14 @@ pub fn build(
             .par_iter()
             .map(|&i| {
                 let file = &repo.files[i];
-                let parsed =
-                    parse_imports(root, &file.path, file.language, file.content_hash, cache);
+                let parsed = parse_imports(
+                    root,
+                    max_file_bytes,
+                    &file.path,
+                    file.language,
+                    file.content_hash,
+                    cache,
+                );
                 (i, parsed)
             })
             .collect();
@@ -141,11 +149,12 @@ pub struct ParsedImports {
     pub bytes: Option<Vec<u8>>,
 }
 
-/// A file's imports, from the cache by its scanned content hash, else read and
-/// parsed with its language provider; no imports when it cannot be read or is
-/// not code.
+/// A file's imports, from the cache by its scanned content hash, else read
+/// (at most `max_file_bytes`, a regular file only) and parsed with its
+/// language provider; no imports when it cannot be read or is not code.
 pub fn parse_imports(
     root: &Path,
+    max_file_bytes: u64,
     path: &RelativePath,
     language: Language,
     hash: ContentHash,
@@ -160,7 +169,7 @@ pub fn parse_imports(
             bytes: None,
         };
     }
-    let Ok(bytes) = fs_err::read(root.join(path.as_str())) else {
+    let Ok(Bounded::Bytes(bytes)) = read_bounded(&root.join(path.as_str()), max_file_bytes) else {
         return ParsedImports::default();
     };
     let imports = parse_bytes(path, language, &bytes, cache);

@@ -73,6 +73,7 @@ pub fn select(
     let first_pass = plan.selector.first_pass(repo, &plan.task, &pinned);
     let built = graph::build(
         root,
+        config.repo_map.max_file_bytes,
         repo,
         &layout,
         &plan.selector,

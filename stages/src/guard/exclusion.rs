@@ -13,13 +13,17 @@ enum Applies {
     Always,
     /// Only files whose language is not code (see [`ExclusionScanner`], "Known problems").
     NonCode,
+    /// Never blocked by path: the content scanners decide (an `.env` without a
+    /// secret-shaped value, a `.pem` of public certificates). Still sensitive:
+    /// a symbolic link to such a file is not followed.
+    Content,
 }
 
 /// The built-in never-include list, matched case-insensitively.
 const NEVER_INCLUDE: &[(&str, Applies)] = &[
-    (".env", Applies::Always),
-    (".env.*", Applies::Always),
-    ("*.pem", Applies::Always),
+    (".env", Applies::Content),
+    (".env.*", Applies::Content),
+    ("*.pem", Applies::Content),
     ("*.key", Applies::Always),
     ("*.pfx", Applies::Always),
     ("*.p12", Applies::Always),
@@ -38,12 +42,6 @@ const NEVER_INCLUDE: &[(&str, Applies)] = &[
     ("*password*", Applies::NonCode),
 ];
 
-/// The built-in pattern that the documentation-file exemption applies to.
-const DOTENV_VARIANTS: &str = ".env.*";
-
-/// Last suffixes that mark a `.env.*` file as a template for documentation.
-const DOTENV_TEMPLATE_SUFFIXES: &[&str] = &["example", "sample", "template", "dist"];
-
 /// Blocks files whose path is on the never-include list.
 ///
 /// ## What it does
@@ -54,11 +52,12 @@ const DOTENV_TEMPLATE_SUFFIXES: &[&str] = &["example", "sample", "template", "di
 /// pattern that matches. The pattern id is `never-include:<pattern>`, for example
 /// `never-include:*.pem`; the finding has no line.
 ///
-/// The built-in list: `.env`, `.env.*`, `*.pem`, `*.key`, `*.pfx`, `*.p12`, `id_rsa`,
-/// `id_dsa`, `id_ecdsa`, `id_ed25519`, `*.keystore`, `*.jks`, `.npmrc`, `.pypirc`,
-/// `.netrc`, `credentials.json`, and, for files that are not code, `*secret*`,
+/// The built-in list: `*.key`, `*.pfx`, `*.p12`, `id_rsa`, `id_dsa`, `id_ecdsa`,
+/// `id_ed25519`, `*.keystore`, `*.jks`, `.npmrc`, `.pypirc`, `.netrc`,
+/// `credentials.json`, and, for files that are not code, `*secret*`,
 /// `*credential*` and `*password*`. Built-in patterns ignore ASCII case and match the
-/// file name at any depth. `guard.additionalExclusions` follow the rules of the
+/// file name at any depth. `.env`, `.env.*` and `*.pem` are sensitive but not
+/// blocked by path: the content scanners decide (see "Known problems"). `guard.additionalExclusions` follow the rules of the
 /// guard's path globs (a pattern without `/` matches the file name at any depth).
 ///
 /// ## Why
@@ -75,11 +74,12 @@ const DOTENV_TEMPLATE_SUFFIXES: &[&str] = &["example", "sample", "template", "di
 /// use aic_stages::relative_path::RelativePath;
 ///
 /// let scanner = ExclusionScanner::new(&[] as &[String]).unwrap();
-/// let key = RelativePath::new("deploy/tls/server.pem").unwrap();
+/// let key = RelativePath::new("deploy/tls/server.key").unwrap();
 /// let findings = scanner.scan(&key, Language::Unknown, "");
-/// assert_eq!(findings[0].pattern.as_deref(), Some("never-include:*.pem"));
-/// let template = RelativePath::new(".env.example").unwrap();
-/// assert!(scanner.scan(&template, Language::Unknown, "").is_empty());
+/// assert_eq!(findings[0].pattern.as_deref(), Some("never-include:*.key"));
+/// let env = RelativePath::new(".env").unwrap();
+/// assert!(scanner.scan(&env, Language::Unknown, "").is_empty());
+/// assert!(scanner.is_sensitive(&env, Language::Unknown));
 /// ```
 ///
 /// ## Known problems
@@ -89,9 +89,13 @@ const DOTENV_TEMPLATE_SUFFIXES: &[&str] = &["example", "sample", "template", "di
 ///   `password_reset.py` are ordinary source files, and a secret inside code is
 ///   caught by [`SecretScanner`](crate::guard::SecretScanner). Prose and data such as
 ///   `docs/password-policy.md` or `secrets.yaml` are still blocked.
-/// - `.env.*` files whose last suffix is `example`, `sample`, `template` or `dist`
-///   (`.env.example`, `.env.production.sample`) are documentation and are not
-///   blocked; a real secret committed to one is left to the content scanners.
+/// - `.env`, `.env.*` and `*.pem` are left to the content scanners: an `.env`
+///   whose values are not secrets (`VITE_CUSTOM_ENV_VARIABLE=1`) and a `.pem` of
+///   public certificates stay; in an env file every value assigned to a
+///   secret-like name is a secret (rule `dotenv-secret`), and a private key in a
+///   `.pem` is found by `private-key`; both are redacted or blocked as
+///   `guard.secretAction` says. A symbolic link to any of them, or to a
+///   never-include file, is not followed by the walk ([`ExclusionScanner::is_sensitive`]).
 /// - `*.key` also matches files that are not keys, such as Keynote documents.
 pub struct ExclusionScanner {
     built_in: PathGlobs,
@@ -131,6 +135,28 @@ impl ExclusionScanner {
     }
 }
 
+impl std::fmt::Debug for ExclusionScanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExclusionScanner")
+            .field("additional", &self.additional_patterns)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ExclusionScanner {
+    /// Whether `path` is on the never-include list or is a file the content
+    /// scanners decide about (`.env`, `.env.*`, `*.pem`): a symbolic link whose
+    /// target is such a path must not be read under the link's name.
+    pub fn is_sensitive(&self, path: &RelativePath, language: Language) -> bool {
+        let built_in = self.built_in.matching(path).into_iter().any(|index| {
+            NEVER_INCLUDE
+                .get(index)
+                .is_some_and(|(_, applies)| *applies != Applies::NonCode || !language.is_code())
+        });
+        built_in || !self.additional.matching(path).is_empty()
+    }
+}
+
 impl GuardScanner for ExclusionScanner {
     fn name(&self) -> &'static str {
         "ExclusionScanner"
@@ -143,8 +169,11 @@ impl GuardScanner for ExclusionScanner {
             .into_iter()
             .filter_map(|index| {
                 let (pattern, applies) = NEVER_INCLUDE.get(index)?;
-                let skipped = (*applies == Applies::NonCode && language.is_code())
-                    || (*pattern == DOTENV_VARIANTS && is_dotenv_template(path));
+                let skipped = match applies {
+                    Applies::Always => false,
+                    Applies::NonCode => language.is_code(),
+                    Applies::Content => true,
+                };
                 (!skipped).then_some(*pattern)
             });
         let additional = self
@@ -164,15 +193,6 @@ impl GuardScanner for ExclusionScanner {
             })
             .collect()
     }
-}
-
-/// Whether `path` names a `.env` template kept for documentation (`.env.example`).
-fn is_dotenv_template(path: &RelativePath) -> bool {
-    path.file_name().rsplit('.').next().is_some_and(|suffix| {
-        DOTENV_TEMPLATE_SUFFIXES
-            .iter()
-            .any(|template| suffix.eq_ignore_ascii_case(template))
-    })
 }
 
 #[cfg(test)]
@@ -196,12 +216,6 @@ mod tests {
             .collect()
     }
 
-    #[test_case(".env", ".env")]
-    #[test_case("services/api/.env", ".env")]
-    #[test_case(".env.local", ".env.*")]
-    #[test_case("deploy/.env.production", ".env.*")]
-    #[test_case("certs/server.pem", "*.pem")]
-    #[test_case("a/b/c.PEM", "*.pem")]
     #[test_case("tls/server.key", "*.key")]
     #[test_case("tls/client.pfx", "*.pfx")]
     #[test_case("tls/client.p12", "*.p12")]
@@ -223,6 +237,12 @@ mod tests {
         );
     }
 
+    #[test_case(".env")]
+    #[test_case("services/api/.env")]
+    #[test_case(".env.local")]
+    #[test_case("deploy/.env.production")]
+    #[test_case("certs/server.pem")]
+    #[test_case("a/b/c.PEM")]
     #[test_case(".env.example")]
     #[test_case("config/.env.sample")]
     #[test_case(".env.template")]
@@ -261,8 +281,23 @@ mod tests {
     #[test]
     fn reports_every_matching_pattern() {
         assert_eq!(
-            scan(&[], "old/secret.pem", Language::Unknown),
-            vec!["never-include:*.pem", "never-include:*secret*"]
+            scan(&[], "old/secret.key", Language::Unknown),
+            vec!["never-include:*.key", "never-include:*secret*"]
+        );
+    }
+
+    #[test_case(".env", true)]
+    #[test_case("deploy/.env.production", true)]
+    #[test_case("certs/ca.pem", true)]
+    #[test_case("keys/id_rsa", true)]
+    #[test_case("docs/notes.txt", false)]
+    #[test_case("src/password_reset.py", false)]
+    fn sensitive_paths_include_content_decided_files(path: &str, sensitive: bool) {
+        let scanner = ExclusionScanner::new(&[] as &[String]).unwrap();
+        let path = RelativePath::new(path).unwrap();
+        assert_eq!(
+            scanner.is_sensitive(&path, Language::detect(&path)),
+            sensitive
         );
     }
 

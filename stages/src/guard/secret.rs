@@ -1,13 +1,18 @@
-//! Credentials in file content: cloud keys, provider tokens, private keys and
-//! secret-looking assignments, and their redaction.
+//! Credentials in file content: cloud keys, provider tokens, private keys,
+//! credentials in URLs and headers, and secret-looking assignments, and their
+//! redaction. The rules are data: `stages/rules/secrets/*.toml` (see
+//! [`patterns`]).
 
-mod patterns;
+#[cfg(test)]
+mod coverage;
+mod detectors;
+pub(crate) mod patterns;
 mod plausibility;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
+use std::sync::OnceLock;
 
-use aho_corasick::AhoCorasick;
 use regex::Regex;
 
 use crate::config::SecretAction;
@@ -15,10 +20,10 @@ use crate::guard::{GuardFinding, GuardFindingType, GuardScanner, GuardSeverity, 
 use crate::language::Language;
 use crate::relative_path::RelativePath;
 
-use patterns::{Check, Classes, SECRET_PATTERNS};
+use patterns::{Check, Classes, Prefilter, SecretRule, rules};
 use plausibility::{
-    PUBLIC_EMULATOR_KEYS, base64_lines_len, plausible_api_key, plausible_secret_assignment,
-    plausible_token,
+    PUBLIC_EMULATOR_KEYS, base64_lines_len, is_placeholder, plausible_api_key,
+    plausible_secret_assignment, plausible_token, shannon_entropy,
 };
 
 /// The dashes around a PEM header or footer, which no assigned value contains.
@@ -34,41 +39,40 @@ const PRIVATE_KEY_SPAN: usize = 64 * 1024;
 ///
 /// ## What it does
 ///
-/// Reports one [`GuardFindingType::Secret`] finding per line and pattern that
-/// matches one of these patterns:
+/// Reports one [`GuardFindingType::Secret`] finding per line and rule that
+/// matches one of the secret rules. The rules are data, one TOML file per
+/// provider family under `stages/rules/secrets/` (format: [`patterns`]), about
+/// 200 of them:
 ///
-/// | Id | Matches |
-/// | --- | --- |
-/// | `aws-access-key` | AWS access key id: `AKIA` (or `ASIA`, `ABIA`, `ACCA`) + 16 upper-case letters or digits |
-/// | `github-token` | GitHub classic token, `ghp_`/`gho_`/`ghu_`/`ghs_`/`ghr_` + 36 or more characters |
-/// | `github-fine-grained-token` | GitHub fine-grained token, `github_pat_` + 60 or more characters |
-/// | `gitlab-token` | GitLab personal access token, `glpat-` + 20 or more characters |
-/// | `slack-token` | Slack token, `xoxb-`/`xoxa-`/`xoxp-`/`xoxr-`/`xoxs-` + digits + 20 or more characters |
-/// | `slack-webhook` | Slack webhook URL under `hooks.slack.com/services/` (or `workflows/`, `triggers/`) |
-/// | `google-api-key` | Google API key, `AIza` + 35 characters |
-/// | `openai-api-key` | OpenAI key: `sk-proj-`/`sk-svcacct-`/`sk-admin-` + 40 or more characters, or `sk-` + 48 letters and digits of both cases |
-/// | `anthropic-api-key` | Anthropic key, `sk-ant-api03-` (or another `sk-ant-<kind><nn>-`) + 40 or more characters |
-/// | `npm-token` | npm access token, `npm_` + 36 letters and digits |
-/// | `pypi-token` | PyPI API token, `pypi-AgE` + 50 or more characters |
-/// | `stripe-secret-key` | Stripe secret or restricted key, `sk_`/`rk_` + `live_`/`test_` + 24 or more characters |
-/// | `twilio-key` | Twilio API key (`SK`) or account SID (`AC`) + 32 hex digits, within two lines of the word "twilio" |
-/// | `sendgrid-api-key` | SendGrid API key, `SG.` + 22 + `.` + 43 characters |
-/// | `azure-storage-key` | Azure storage key in a connection string, `AccountKey=` + 86 base64 characters + `==` |
-/// | `jwt` | JSON Web Token, `eyJ….eyJ….…` |
-/// | `private-key` | PEM or PGP private key block: RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP or plain |
-/// | `generic-api-key` | A value of 20 or more characters assigned to `api_key`, `apiKey` or `api-key` |
-/// | `secret-assignment` | A random-looking value of 20 or more characters assigned to an upper-case, environment-style name that says secret: `SECRET_KEY=…`, `GITHUB_TOKEN: …`, `DB_PASSWORD = "…"` |
+/// - provider token formats (cloud, code hosting and registries, AI providers,
+///   messaging, payments, monitoring, SaaS), by their fixed prefixes (`ghp_`,
+///   `xoxb-`, `sk_live_`, `hf_`, `whsec_`, `AGE-SECRET-KEY-1`, …) or, for formats
+///   without one, as a value of the provider's shape assigned to a name that
+///   holds the provider's name (`heroku_api_key = "<uuid>"`);
+/// - private keys: PEM and PGP blocks in any container (also JSON strings with
+///   `\n` escapes), PuTTY key files, age identities;
+/// - credentials that are not one provider's: passwords in URLs of any scheme
+///   (`postgres://user:pass@host`), `Authorization` headers, bearer tokens,
+///   basic-auth values, `curl -u user:pass`, registry tokens in `.npmrc`, Docker
+///   config `auth` values, Kubernetes `Secret` data;
+/// - assignments to secret-like names in any case and syntax (`=`, `:`, `:=`,
+///   `=>`, JSON, YAML, TOML, INI, properties, env files, Dockerfile `ENV`/`ARG`,
+///   XML elements, NuGet `<add key=… value=…>`): the name is split on `_`, `-`,
+///   `.`, case changes and digits (`GITHUB_TOKEN2`, `ACCESSTOKEN`, `clientSecret`,
+///   `db-password`), and the value must look random (length, classes, entropy).
 ///
-/// A finding carries the pattern id and the one-based line, never the matched text.
+/// A finding carries the rule id and the one-based line, never the matched text.
 ///
-/// Detection works as gitleaks does: Aho-Corasick automata over each pattern's
-/// literal keywords (case-sensitive for token prefixes, ASCII case-insensitive for
-/// `api_key` and `twilio`) find the candidate lines in one pass over the file, and
-/// only those lines (for `twilio-key`, the keyword's line and two on each side) are
-/// run through the pattern's regex. A file without a keyword costs one scan.
+/// Detection works as gitleaks does: Aho-Corasick automata over every rule's
+/// literal keywords (case-sensitive for token prefixes, ASCII case-insensitive
+/// for names) find the candidate lines in one pass over the file, and only
+/// those lines (and, for rules that ask for it, a few lines around them) are
+/// run through the rule's regex. A file without a keyword costs one scan; the
+/// cost stays linear in the file size.
 ///
-/// When two matches overlap, the provider-specific one wins over `generic-api-key`,
-/// which wins over `secret-assignment`, so each secret is reported once.
+/// When two matches overlap, the one of lower rank wins (provider rules 0,
+/// headers and URLs 1, assignments 2, password assignments 3), then the earlier
+/// and longer one, so each secret is reported once.
 ///
 /// ## Why
 ///
@@ -96,87 +100,70 @@ const PRIVATE_KEY_SPAN: usize = 64 * 1024;
 ///
 /// ## Known problems
 ///
-/// To keep ordinary code from being flagged, the patterns are tighter than their
+/// To keep ordinary code from being flagged, the rules are tighter than their
 /// textbook forms:
 ///
 /// - Provider tokens made of filler (a run of six or more identical characters, as
-///   in `ghp_xxxxxx…`) are documentation placeholders and are not reported. The
-///   OpenAI `sk-` + 48 form needs digits and both letter cases, `npm_` and Twilio
-///   values need a digit and a letter, and Twilio ids need the word "twilio" within
-///   two lines, because `SK`/`AC` + 32 hex digits also spell hashes.
-/// - `azure-storage-key` skips the published Azurite emulator key.
-/// - `generic-api-key`: the key name may be followed by a closing quote
-///   (`"apiKey": "…"`) and the assignment may be `:`, `=`, `:=` or `=>`. An unquoted
-///   value must contain both a letter and a digit and must not continue as an
-///   expression (`(`, `.`, `[`, `{`); in code files other than shell scripts an
-///   unquoted value is an identifier, never a literal, so it is not reported
-///   (`api_key = get_api_key_from_env()`). A quoted value must end at its closing
-///   quote or a token character (not at `$`, `{`, `<`, `%` or a space, which start
-///   interpolation or prose), and a quoted value without digits made of
-///   `_`/`-`-separated words is a name (`"OPENAI_API_KEY_FOR_PRODUCTION"`).
-/// - `secret-assignment` needs an upper-case name with a word such as `SECRET`,
-///   `TOKEN`, `PASSWORD`, `KEY` or `AUTH` and none such as `PUBLIC`, `ID`, `URL`,
-///   `PATH`, `FILE`, `HASH`, `TEST` or `EXAMPLE`; a value of 20 or more characters
-///   with a letter and a digit, Shannon entropy of at least 3.5 bits per character,
-///   no `://`, not starting as a path (`/`, `.`, `~`) and not a slug of words and
-///   numbers (`v2-user-profile-2024`); and, in code files other than shell
-///   scripts, a quoted literal.
-///   Lower-case names (`password = "…"`) are left to the provider patterns.
+///   in `ghp_xxxxxx…`) are documentation placeholders and are not reported, unless
+///   the format itself has such a run (Dropbox, Twitter bearer tokens). Rules
+///   set the character classes and the entropy a value needs, and an allow list.
+/// - Keyed rules (a provider's name, then a value) need the name in the
+///   assigned name, and a value of at least 3 bits of entropy per character.
+/// - `azure-storage-key` and the assignments skip the published Azurite
+///   emulator key.
+/// - `generic-api-key`: an unquoted value must contain both a letter and a
+///   digit and must not continue as an expression; in code files other than
+///   shell scripts an unquoted value is an identifier, never a literal
+///   (`api_key = get_api_key_from_env()`). A quoted value must end at its
+///   closing quote or a token character, and a quoted value without digits made
+///   of `_`/`-`-separated words is a name (`"OPENAI_API_KEY_FOR_PRODUCTION"`).
+/// - `secret-assignment` and `password-assignment`: the name needs a word such
+///   as `secret`, `token`, `password`, `passwd`, `pwd`, `credential`, `auth`
+///   (or `pass` as its last word, or `key` after `api`, `private`, `access`, …,
+///   or any `KEY` in an upper-case environment-style name) and none such as
+///   `public`, `id`, `url`, `path`, `file`, `hash`, `test`, `example` or `max`.
+///   A token value has 16 or more characters with a letter and a digit and at
+///   least 3.3 bits of entropy per character; a password value 8 or more with a
+///   letter and a digit or symbol, and is not a well-known example
+///   (`password123`, `P4$$word`, `changeit`, `foobar`). Neither is a path, a
+///   URL, a slug of words and numbers (`v2-user-profile-2024`), a version
+///   (`npm:^1.0.0`), an expression (`a.b.c`, a call), an interpolation
+///   (`${…}`, `{{…}}`, `%(…)s`, `{name}`) or base64 of an example
+///   (`username:password`). In code files other than shell scripts only quoted
+///   literals count, and an unquoted value must end its line (`PASS: sha3-256
+///   roundtrip` is prose).
+/// - `url-credentials`, `basic-auth`, `curl-auth-user`: the password has six
+///   or more characters of two classes or more and is not an example
+///   (`user:pass@`, `foo:bar@`, `${DB_PASSWORD}`, `%s`).
 /// - Placeholders are not secrets: one repeated character, or a value containing
-///   `xxxx`, `****`, `your`, `placeholder`, `changeme`, `replace_me` or `example`.
-///   `<…>` and `${…}` never match the value's character class.
+///   `xxxx`, `****`, `your`, `placeholder`, `changeme`, `replace_me`, `example`,
+///   `redacted`, `dummy`, `insert`, `<`, `${` or `{{`.
 /// - A `private-key` header is a key only when a base64 run of 24 or more
 ///   characters follows it before its footer: in a code file, a header that ends a
 ///   string literal (`"-----BEGIN RSA PRIVATE KEY-----"`, optionally after a `\n`
 ///   escape) is a constant of a PEM parser. The redacted span runs from the header
 ///   to the matching `-----END …-----` footer (or, without one, through the base64
 ///   lines that follow), so a redacted file has fewer lines.
+/// - A Kubernetes `Secret` is recognised in YAML (`kind: Secret`), not in JSON.
 ///
-/// Not detected: AWS secret access keys outside a `SECRET`-named assignment,
-/// passwords in URLs, and tokens of providers not listed above.
+/// The coverage of the rules is measured by their samples; see `docs/guard.md`.
 pub struct SecretScanner {
     action: SecretAction,
-    /// The case-sensitive keywords and, for each, the index of its pattern.
-    exact: Prefilter,
-    /// The ASCII case-insensitive keywords and, for each, the index of its pattern.
-    any_case: Prefilter,
-    /// The compiled regex of each pattern, in [`SECRET_PATTERNS`] order.
-    regexes: Vec<Regex>,
-    /// A base64 run long enough to be a key body line.
-    key_body: Regex,
 }
 
-/// An Aho-Corasick automaton over keywords, and the pattern each keyword belongs to.
-struct Prefilter {
-    automaton: AhoCorasick,
-    owners: Vec<usize>,
-}
-
-impl Prefilter {
-    fn new(any_case: bool) -> Self {
-        let (keywords, owners): (Vec<&str>, Vec<usize>) = SECRET_PATTERNS
-            .iter()
-            .enumerate()
-            .filter(|(_, pattern)| pattern.keywords_any_case == any_case)
-            .flat_map(|(index, pattern)| {
-                pattern
-                    .keywords
-                    .iter()
-                    .map(move |keyword| (*keyword, index))
-            })
-            .unzip();
-        let automaton = AhoCorasick::builder()
-            .ascii_case_insensitive(any_case)
-            .build(keywords)
-            .expect("the secret keywords are a small constant set");
-        Self { automaton, owners }
-    }
+/// A base64 run long enough to be a key body line.
+fn key_body() -> &'static Regex {
+    static KEY_BODY: OnceLock<Regex> = OnceLock::new();
+    KEY_BODY.get_or_init(|| {
+        Regex::new(&format!("[A-Za-z0-9+/]{{{BASE64_RUN},}}"))
+            .expect("the key body pattern is a valid regex")
+    })
 }
 
 /// One secret found in a file: never its text, only where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct SecretMatch {
-    /// Index of the pattern in [`SECRET_PATTERNS`].
+    /// Index of the rule in [`rules`].
     pattern: usize,
     /// One-based line of the start of the match.
     line: u32,
@@ -202,8 +189,8 @@ impl SecretScanner {
     ///
     /// # Panics
     ///
-    /// Never in practice: the keywords and patterns are constants, compiled by the
-    /// unit tests.
+    /// Never in practice: the rules are constants, compiled by the unit tests on
+    /// first use.
     pub fn new() -> Self {
         Self::with_action(SecretAction::Block)
     }
@@ -215,23 +202,10 @@ impl SecretScanner {
     ///
     /// # Panics
     ///
-    /// Never in practice: the keywords and patterns are constants, compiled by the
-    /// unit tests.
+    /// Never in practice: the rules are constants, compiled by the unit tests on
+    /// first use.
     pub fn with_action(action: SecretAction) -> Self {
-        let regexes = SECRET_PATTERNS
-            .iter()
-            .map(|pattern| {
-                Regex::new(pattern.regex).expect("the secret patterns are valid regexes")
-            })
-            .collect();
-        Self {
-            action,
-            exact: Prefilter::new(false),
-            any_case: Prefilter::new(true),
-            regexes,
-            key_body: Regex::new(&format!("[A-Za-z0-9+/]{{{BASE64_RUN},}}"))
-                .expect("the key body pattern is a valid regex"),
-        }
+        Self { action }
     }
 
     /// The action this scanner was built for.
@@ -275,7 +249,7 @@ impl SecretScanner {
         language: Language,
         content: &str,
     ) -> SecretScan {
-        let matches = self.find(language, content);
+        let matches = Self::find(path, language, content);
         if matches.is_empty() {
             return SecretScan::default();
         }
@@ -294,13 +268,13 @@ impl SecretScanner {
         let findings = by_line
             .into_iter()
             .filter_map(|((line, index), numbers)| {
-                let pattern = SECRET_PATTERNS.get(index)?;
+                let pattern = rules().rules.get(index)?;
                 let message = match self.action {
-                    SecretAction::Block => pattern.message.to_owned(),
+                    SecretAction::Block => pattern.message.clone(),
                     SecretAction::Redact => {
                         let placeholders: Vec<String> = numbers
                             .iter()
-                            .map(|number| format!("`{}`", placeholder(pattern.id, *number)))
+                            .map(|number| format!("`{}`", placeholder(&pattern.id, *number)))
                             .collect();
                         format!(
                             "{}, replaced by {}",
@@ -315,7 +289,7 @@ impl SecretScanner {
                     file: path.clone(),
                     line: Some(line),
                     message,
-                    pattern: Some(pattern.id.to_owned()),
+                    pattern: Some(pattern.id.clone()),
                 })
             })
             .collect();
@@ -323,7 +297,14 @@ impl SecretScanner {
     }
 
     /// Every secret in `content`, without overlaps, in order of position.
-    fn find(&self, language: Language, content: &str) -> Vec<SecretMatch> {
+    fn find(path: &RelativePath, language: Language, content: &str) -> Vec<SecretMatch> {
+        let set = rules();
+        let file_name = path.file_name();
+        let applies: Vec<bool> = set
+            .rules
+            .iter()
+            .map(|rule| rule.applies_to(file_name))
+            .collect();
         // A keyword inside a placeholder of an earlier redaction
         // (`[REDACTED twilio-key #1]`) is not evidence of a secret.
         let in_placeholder = |start: usize| {
@@ -331,28 +312,31 @@ impl SecretScanner {
                 .get(..start)
                 .is_some_and(|before| before.ends_with(PLACEHOLDER_OPENING))
         };
-        let mut hits = self
-            .exact
-            .automaton
-            .find_overlapping_iter(content)
-            .filter_map(|hit| {
-                Some((
-                    hit.start(),
-                    *self.exact.owners.get(hit.pattern().as_usize())?,
-                ))
-            })
-            .chain(
-                self.any_case
+        let restricted = set
+            .rules
+            .iter()
+            .zip(&applies)
+            .any(|(rule, applies)| rule.files.is_some() && *applies);
+        let prefilters: &[&Prefilter] = if restricted {
+            &[&set.exact, &set.any_case, &set.restricted]
+        } else {
+            &[&set.exact, &set.any_case]
+        };
+        let mut hits = prefilters
+            .iter()
+            .flat_map(|prefilter| {
+                prefilter
                     .automaton
                     .find_overlapping_iter(content)
                     .filter_map(|hit| {
                         Some((
                             hit.start(),
-                            *self.any_case.owners.get(hit.pattern().as_usize())?,
+                            *prefilter.owners.get(hit.pattern().as_usize())?,
                         ))
-                    }),
-            )
+                    })
+            })
             .filter(|&(start, _)| !in_placeholder(start))
+            .filter(|&(_, index)| applies.get(index).copied().unwrap_or(false))
             .peekable();
         if hits.peek().is_none() {
             return Vec::new();
@@ -362,9 +346,7 @@ impl SecretScanner {
         let mut candidates: BTreeSet<(u32, usize)> = BTreeSet::new();
         for (offset, index) in hits {
             let line = lines.line_number(offset);
-            let spread = SECRET_PATTERNS
-                .get(index)
-                .map_or(0, |pattern| pattern.context_lines);
+            let spread = set.rules.get(index).map_or(0, |rule| rule.context_lines);
             let first = line.saturating_sub(spread).max(1);
             let last = line.saturating_add(spread).min(last_line);
             for candidate in first..=last {
@@ -373,15 +355,14 @@ impl SecretScanner {
         }
         let mut found = Vec::new();
         for (line, index) in candidates {
-            self.find_on_line(content, &lines, line, index, language, &mut found);
+            Self::find_on_line(content, &lines, line, index, language, &mut found);
         }
         resolve_overlaps(found)
     }
 
-    /// Appends the matches of pattern `index` on one-based `line` that pass its
+    /// Appends the matches of rule `index` on one-based `line` that pass its
     /// check.
     fn find_on_line(
-        &self,
         content: &str,
         lines: &LineIndex<'_>,
         line: u32,
@@ -389,13 +370,12 @@ impl SecretScanner {
         language: Language,
         found: &mut Vec<SecretMatch>,
     ) {
-        let (Some(pattern), Some(regex)) = (SECRET_PATTERNS.get(index), self.regexes.get(index))
-        else {
+        let Some(rule) = rules().rules.get(index) else {
             return;
         };
         let range = lines.line_range(line);
         let text = lines.line(line);
-        for captures in regex.captures_iter(text) {
+        for captures in rule.regex().captures_iter(text) {
             let Some(whole) = captures.get(0) else {
                 continue;
             };
@@ -403,32 +383,60 @@ impl SecretScanner {
             let mut span = range.start + value.start()..range.start + value.end();
             let next = text.get(value.end()..).and_then(|rest| rest.chars().next());
             let assignment = matches!(
-                pattern.check,
-                Check::GenericApiKey | Check::SecretAssignment
+                rule.check,
+                Check::ApiKeyAssignment | Check::SecretAssignment | Check::Keyed
             );
             if assignment && value.as_str().contains(PEM_BOUNDARY) {
                 // A value that runs into a PEM header or footer is not one token.
                 continue;
             }
-            let passes = match pattern.check {
+            let passes = match rule.check {
                 Check::None => true,
-                Check::Token(classes) => plausible_token(value.as_str(), classes),
+                Check::Token => token_passes(rule, value.as_str()),
+                Check::Keyed => {
+                    token_passes(rule, value.as_str()) && !is_placeholder(value.as_str())
+                }
                 Check::AzureKey => {
                     plausible_token(value.as_str(), Classes::Any)
                         && !PUBLIC_EMULATOR_KEYS.contains(&value.as_str())
                 }
-                Check::GenericApiKey => captures.name("quote").is_some_and(|quote| {
+                Check::ApiKeyAssignment => captures.name("quote").is_some_and(|quote| {
                     plausible_api_key(value.as_str(), !quote.as_str().is_empty(), next, language)
                 }),
-                Check::SecretAssignment => plausible_secret_assignment(&captures, next, language),
+                Check::SecretAssignment => {
+                    let after = text.get(value.end()..).unwrap_or_default();
+                    plausible_secret_assignment(&captures, after, language)
+                }
+                Check::UrlCredentials => detectors::plausible_url_password(value.as_str()),
+                Check::EnvFileSecret => captures.name("name").is_some_and(|name| {
+                    plausibility::plausible_env_secret(name.as_str(), value.as_str())
+                }),
+                Check::BasicAuth => detectors::is_basic_credentials(value.as_str()),
                 Check::PrivateKey => {
-                    match self.private_key_block(content, span.clone(), language) {
+                    match Self::private_key_block(content, span.clone(), language) {
                         Some(block) => {
                             span = block;
                             true
                         }
                         None => false,
                     }
+                }
+                Check::PuttyKey => match detectors::putty_block(content, span.start) {
+                    Some(block) => {
+                        span = block;
+                        true
+                    }
+                    None => false,
+                },
+                Check::KubernetesSecret => {
+                    for value in detectors::kubernetes_secret_values(content, range.start) {
+                        found.push(SecretMatch {
+                            pattern: index,
+                            line: lines.line_number(value.start),
+                            span: value,
+                        });
+                    }
+                    false
                 }
             };
             if passes {
@@ -445,7 +453,6 @@ impl SecretScanner {
     /// `None` when the header is not followed by key material (see
     /// [`SecretScanner`], "Known problems").
     fn private_key_block(
-        &self,
         content: &str,
         header: Range<usize>,
         language: Language,
@@ -467,7 +474,7 @@ impl SecretScanner {
         });
         let body_end = footer.map_or(window.len(), |(start, _)| start);
         let body = window.get(..floor_char_boundary(window, body_end.min(512)))?;
-        if !self.key_body.is_match(body) {
+        if !key_body().is_match(body) {
             return None;
         }
         let end = match footer {
@@ -507,11 +514,7 @@ fn placeholder(id: &str, number: usize) -> String {
 /// Drops every match that overlaps a match of lower rank, or an earlier or longer
 /// one of the same rank; returns the rest sorted by position.
 fn resolve_overlaps(mut found: Vec<SecretMatch>) -> Vec<SecretMatch> {
-    let rank = |found: &SecretMatch| {
-        SECRET_PATTERNS
-            .get(found.pattern)
-            .map_or(u8::MAX, |p| p.rank)
-    };
+    let rank = |found: &SecretMatch| rules().rules.get(found.pattern).map_or(u8::MAX, |p| p.rank);
     found.sort_by(|a, b| {
         rank(a)
             .cmp(&rank(b))
@@ -547,15 +550,25 @@ fn redact(content: &str, matches: &[SecretMatch]) -> (String, Vec<usize>) {
         let next = numbers_by_value.len() + 1;
         let number = *numbers_by_value.entry(value).or_insert(next);
         numbers.push(number);
-        let id = SECRET_PATTERNS
+        let id = rules()
+            .rules
             .get(found.pattern)
-            .map_or("secret", |p| p.id);
+            .map_or("secret", |p| p.id.as_str());
         redacted.push_str(content.get(copied..found.span.start).unwrap_or_default());
         redacted.push_str(&placeholder(id, number));
         copied = found.span.end;
     }
     redacted.push_str(content.get(copied..).unwrap_or_default());
     (redacted, numbers)
+}
+
+/// Whether a provider token passes its rule: not filler (unless the rule allows
+/// it), holding the rule's classes and entropy, matched by no `allow` regex.
+fn token_passes(rule: &SecretRule, value: &str) -> bool {
+    (rule.filler_ok || !plausibility::is_filler(value))
+        && plausibility::has_classes(value, rule.classes)
+        && (rule.entropy <= 0.0 || shannon_entropy(value) >= rule.entropy)
+        && !rule.allow.iter().any(|allow| allow.is_match(value))
 }
 
 /// The largest char boundary of `text` at or below `index`.
@@ -599,11 +612,12 @@ mod tests {
     /// The secret a pattern matched on a line (the value, for an assignment), to
     /// check it never leaks.
     fn matched_text(id: &str, line: &str) -> String {
-        let pattern = SECRET_PATTERNS
+        let pattern = rules()
+            .rules
             .iter()
             .find(|pattern| pattern.id == id)
             .unwrap();
-        let captures = Regex::new(pattern.regex).unwrap().captures(line).unwrap();
+        let captures = pattern.regex().captures(line).unwrap();
         captures
             .name("value")
             .or_else(|| captures.get(0))
@@ -614,13 +628,16 @@ mod tests {
 
     #[test]
     fn patterns_and_keywords_compile() {
-        let scanner = SecretScanner::new();
-        assert_eq!(scanner.regexes.len(), SECRET_PATTERNS.len());
-        for pattern in SECRET_PATTERNS {
+        let set = rules();
+        for pattern in &set.rules {
             assert!(!pattern.keywords.is_empty(), "{}", pattern.id);
         }
-        let ids: BTreeSet<&str> = SECRET_PATTERNS.iter().map(|pattern| pattern.id).collect();
-        assert_eq!(ids.len(), SECRET_PATTERNS.len(), "pattern ids are unique");
+        let ids: BTreeSet<&str> = set
+            .rules
+            .iter()
+            .map(|pattern| pattern.id.as_str())
+            .collect();
+        assert_eq!(ids.len(), set.rules.len(), "pattern ids are unique");
     }
 
     #[test_case("aws-access-key", "settings.py", Language::Python, include_str!("../../tests/fixtures/guard/python/aws_access_key.py"), 4)]

@@ -1,47 +1,113 @@
-//! The secret patterns: per pattern, its id, message, prefilter keywords,
-//! regex, the plausibility check a match must pass, and its rank when matches
-//! overlap. One table, so a new provider is one entry.
+//! The secret rules, as data: one TOML file per provider family under
+//! `stages/rules/secrets/`, embedded with `include_str!`, parsed and compiled
+//! once per process on first use.
+//!
+//! A rule file is a list of `[[rule]]` tables with these fields:
+//!
+//! | field | meaning |
+//! | --- | --- |
+//! | `id` | the rule id, unique, kebab-case; it names the finding and the placeholder |
+//! | `message` | the finding message, without the matched text |
+//! | `keywords` | literal strings one of which any match contains or is near: the Aho-Corasick prefilter |
+//! | `any_case` | match the keywords ignoring ASCII case (default `false`) |
+//! | `context_lines` | lines on each side of a keyword's line that are candidates too (default 0) |
+//! | `regex` | the pattern run on a candidate line; a `value` group, when present, is what is redacted |
+//! | `value` | instead of `regex`: the shape of a value assigned to a name holding a keyword (`heroku_api_key = "…"`); the assignment around it is built in ([`keyed_regex`]) |
+//! | `check` | the test a match must pass besides the regex (default `token`, see [`Check`]) |
+//! | `classes` | character classes a `token` value must hold: `any` (default), `digit-and-letter`, `digit-lower-upper` |
+//! | `entropy` | the lowest Shannon entropy of the value, in bits per character (default 0; 3.0 for `keyed` rules) |
+//! | `filler_ok` | the value may hold a run of six identical characters (default `false`) |
+//! | `allow` | regexes: a value that any of them matches is not a secret (published examples) |
+//! | `rank` | which of two overlapping matches wins: the lower (default 0 for provider rules) |
+//! | `files` | globs of the file names the rule applies to (default: every file) |
+//! | `positive`, `negative`, `sample_name`, `sample_path`, `covers` | the rule's samples and the reference kinds it covers, for the coverage test (see `docs/guard.md`); not used at run time |
 
-/// One secret pattern: its id, the finding message, the literal keywords that any
-/// match is near (the prefilter), and the regex run on the candidate lines.
-pub(super) struct SecretPattern {
-    pub(super) id: &'static str,
-    pub(super) message: &'static str,
-    pub(super) keywords: &'static [&'static str],
-    /// Whether the keywords are matched ignoring ASCII case.
-    pub(super) keywords_any_case: bool,
-    /// Lines on each side of a keyword's line that are candidates too (0: the
-    /// keyword's line only).
-    pub(super) context_lines: u32,
-    /// The regex; a `value` group, when present, is the part that is redacted.
-    pub(super) regex: &'static str,
-    pub(super) check: Check,
-    /// Which of two overlapping matches wins: the lower rank (provider tokens are
-    /// 0, the generic assignments 1 and 2).
-    pub(super) rank: u8,
-}
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
+use regex::Regex;
+use serde::Deserialize;
+
+/// The entropy floor of a keyed rule that sets none, in bits per character.
+const KEYED_ENTROPY: f64 = 3.0;
+
+/// The built-in rule files: (file name, text).
+pub(super) const RULE_FILES: &[(&str, &str)] = &[
+    (
+        "cloud.toml",
+        include_str!("../../../rules/secrets/cloud.toml"),
+    ),
+    (
+        "code-hosting.toml",
+        include_str!("../../../rules/secrets/code-hosting.toml"),
+    ),
+    ("ai.toml", include_str!("../../../rules/secrets/ai.toml")),
+    (
+        "messaging.toml",
+        include_str!("../../../rules/secrets/messaging.toml"),
+    ),
+    (
+        "payments.toml",
+        include_str!("../../../rules/secrets/payments.toml"),
+    ),
+    (
+        "devops.toml",
+        include_str!("../../../rules/secrets/devops.toml"),
+    ),
+    (
+        "saas.toml",
+        include_str!("../../../rules/secrets/saas.toml"),
+    ),
+    (
+        "keys.toml",
+        include_str!("../../../rules/secrets/keys.toml"),
+    ),
+    (
+        "generic.toml",
+        include_str!("../../../rules/secrets/generic.toml"),
+    ),
+];
 
 /// The extra test a regex match must pass before it is reported.
-#[derive(Clone, Copy)]
-pub(super) enum Check {
-    /// A provider token: not filler (see [`is_filler`](super::plausibility::is_filler)) and holding the classes.
-    Token(Classes),
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum Check {
+    /// A provider token: not filler (see [`is_filler`](super::plausibility::is_filler)),
+    /// holding the rule's classes and entropy, matched by no `allow` regex.
+    Token,
+    /// A value assigned to a name holding one of the keywords: a token that ends
+    /// at a delimiter.
+    Keyed,
     /// An Azure storage key: a token that is not a published emulator key.
     AzureKey,
     /// The regex is enough.
     None,
     /// [`plausible_api_key`](super::plausibility::plausible_api_key).
-    GenericApiKey,
+    ApiKeyAssignment,
     /// [`plausible_secret_assignment`](super::plausibility::plausible_secret_assignment).
     SecretAssignment,
-    /// [`plausible_private_key`]; the redacted span is the whole key block.
+    /// A password in a URL's user information (`scheme://user:password@host`).
+    UrlCredentials,
+    /// An `Authorization: Basic` value that decodes to `user:password`.
+    BasicAuth,
+    /// A PEM or PGP private key; the redacted span is the whole key block.
     PrivateKey,
+    /// A PuTTY private key file; the redacted span runs to its `Private-MAC` line.
+    PuttyKey,
+    /// A Kubernetes `Secret` manifest; every value under `data:` and
+    /// `stringData:` is redacted.
+    KubernetesSecret,
+    /// A value assigned to a secret-like name in an env file: any value that
+    /// is not empty, a placeholder or a well-known example.
+    EnvFileSecret,
 }
 
 /// Character classes a token must hold.
-#[derive(Clone, Copy)]
-pub(super) enum Classes {
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum Classes {
     /// Any.
+    #[default]
     Any,
     /// A digit and an ASCII letter.
     DigitAndLetter,
@@ -49,209 +115,395 @@ pub(super) enum Classes {
     DigitLowerUpper,
 }
 
-/// Rank of provider-specific patterns.
-pub(super) const PROVIDER: u8 = 0;
+/// A rule as written in its file.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "the sample fields are read by the coverage test only"
+    )
+)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RuleSpec {
+    pub(crate) id: String,
+    pub(crate) message: String,
+    pub(crate) keywords: Vec<String>,
+    #[serde(default)]
+    pub(crate) any_case: bool,
+    #[serde(default)]
+    pub(crate) context_lines: u32,
+    #[serde(default)]
+    pub(crate) regex: Option<String>,
+    #[serde(default)]
+    pub(crate) value: Option<String>,
+    #[serde(default = "token_check")]
+    pub(crate) check: Check,
+    #[serde(default)]
+    pub(crate) classes: Classes,
+    #[serde(default)]
+    pub(crate) entropy: f64,
+    #[serde(default)]
+    pub(crate) filler_ok: bool,
+    #[serde(default)]
+    pub(crate) allow: Vec<String>,
+    #[serde(default)]
+    pub(crate) rank: u8,
+    /// Positive samples (templates, see the coverage test).
+    #[serde(default)]
+    pub(crate) positive: Vec<String>,
+    /// Negative samples.
+    #[serde(default)]
+    pub(crate) negative: Vec<String>,
+    /// The name the samples are assigned to.
+    #[serde(default)]
+    pub(crate) sample_name: Option<String>,
+    /// The rule kinds of the reference scanner (gitleaks) this rule covers, for
+    /// the coverage report; the rule's own id when empty.
+    #[serde(default)]
+    pub(crate) covers: Vec<String>,
+    /// When set, the samples are whole files tested at this path only.
+    #[serde(default)]
+    pub(crate) sample_path: Option<String>,
+    /// When set, the rule applies only to files whose name matches one of
+    /// these globs (ASCII case ignored).
+    #[serde(default)]
+    pub(crate) files: Vec<String>,
+}
 
-/// The secret patterns: the classic six (cloud keys, tokens, private keys,
-/// assignments), tightened, plus the provider tokens listed on
-/// [`SecretScanner`](super::SecretScanner).
-pub(super) const SECRET_PATTERNS: &[SecretPattern] = &[
-    SecretPattern {
-        id: "aws-access-key",
-        message: "Possible AWS access key",
-        keywords: &["AKIA", "ASIA", "ABIA", "ACCA"],
-        keywords_any_case: false,
-        context_lines: 0,
-        regex: r"(?-u:\b)(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?-u:\b)",
-        check: Check::Token(Classes::Any),
-        rank: PROVIDER,
+fn token_check() -> Check {
+    Check::Token
+}
+
+/// A rule file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RuleFile {
+    pub(crate) rule: Vec<RuleSpec>,
+}
+
+/// A compiled rule.
+#[derive(Debug)]
+pub(crate) struct SecretRule {
+    pub(crate) id: String,
+    pub(crate) message: String,
+    pub(crate) keywords: Vec<String>,
+    pub(crate) any_case: bool,
+    pub(crate) context_lines: u32,
+    /// The regex's source; compiled on first use ([`SecretRule::regex`]), so
+    /// a process compiles only the regexes of rules whose keywords it meets.
+    source: String,
+    compiled: OnceLock<Regex>,
+    pub(crate) check: Check,
+    pub(crate) classes: Classes,
+    /// Bits per character.
+    pub(crate) entropy: f64,
+    pub(crate) filler_ok: bool,
+    pub(crate) allow: Vec<Regex>,
+    pub(crate) rank: u8,
+    /// The file names the rule applies to; `None` for every file.
+    pub(crate) files: Option<globset::GlobSet>,
+}
+
+impl SecretRule {
+    /// The rule's regex, compiled on first use.
+    ///
+    /// # Panics
+    ///
+    /// Never in practice: every built-in regex is compiled by the unit tests
+    /// ([`load`] with `eager`).
+    pub(crate) fn regex(&self) -> &Regex {
+        self.compiled.get_or_init(|| {
+            Regex::new(&self.source).expect("the built-in secret regexes compile (unit tested)")
+        })
+    }
+
+    /// Whether the rule applies to a file named `file_name`.
+    pub(crate) fn applies_to(&self, file_name: &str) -> bool {
+        self.files
+            .as_ref()
+            .is_none_or(|files| files.is_match(file_name))
+    }
+}
+
+/// A rule file or rule that does not load.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RuleError {
+    /// The file is not valid TOML or does not have the rule fields.
+    #[error("invalid secret rule file `{file}`")]
+    Parse {
+        file: String,
+        #[source]
+        source: toml::de::Error,
     },
-    SecretPattern {
-        id: "github-token",
-        message: "Possible GitHub token",
-        keywords: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
-        keywords_any_case: false,
-        context_lines: 0,
-        regex: r"(?-u:\b)gh[pousr]_[A-Za-z0-9]{36,}",
-        check: Check::Token(Classes::Any),
-        rank: PROVIDER,
+    /// A regex does not compile.
+    #[error("invalid regex in secret rule `{id}` of `{file}`")]
+    Regex {
+        file: String,
+        id: String,
+        #[source]
+        source: regex::Error,
     },
-    SecretPattern {
-        id: "github-fine-grained-token",
-        message: "Possible GitHub fine-grained token",
-        keywords: &["github_pat_"],
-        keywords_any_case: false,
-        context_lines: 0,
-        regex: r"(?-u:\b)github_pat_[A-Za-z0-9_]{60,}",
-        check: Check::Token(Classes::Any),
-        rank: PROVIDER,
+    /// The rule breaks a rule of the format.
+    #[error("secret rule `{id}` of `{file}`: {problem}")]
+    Invalid {
+        file: String,
+        id: String,
+        problem: &'static str,
     },
-    SecretPattern {
-        id: "gitlab-token",
-        message: "Possible GitLab personal access token",
-        keywords: &["glpat-"],
-        keywords_any_case: false,
-        context_lines: 0,
-        regex: r"(?-u:\b)glpat-[A-Za-z0-9_\-]{20,}",
-        check: Check::Token(Classes::Any),
-        rank: PROVIDER,
+    /// The keyword automaton does not build.
+    #[error("the secret keywords do not build an automaton")]
+    Keywords(#[source] aho_corasick::BuildError),
+    /// A `files` glob is invalid.
+    #[error("invalid `files` glob in secret rule `{id}` of `{file}`")]
+    Glob {
+        file: String,
+        id: String,
+        #[source]
+        source: globset::Error,
     },
-    SecretPattern {
-        id: "slack-token",
-        message: "Possible Slack token",
-        keywords: &["xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-"],
-        keywords_any_case: false,
-        context_lines: 0,
-        regex: r"(?-u:\b)xox[baprs]-[0-9]+-[0-9A-Za-z\-]{20,}",
-        check: Check::Token(Classes::Any),
-        rank: PROVIDER,
-    },
-    SecretPattern {
-        id: "slack-webhook",
-        message: "Possible Slack webhook URL",
-        keywords: &["hooks.slack.com/"],
-        keywords_any_case: false,
-        context_lines: 0,
-        regex: r"(?-u:\b)hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+\-]{30,}",
-        check: Check::Token(Classes::Any),
-        rank: PROVIDER,
-    },
-    SecretPattern {
-        id: "google-api-key",
-        message: "Possible Google API key",
-        keywords: &["AIza"],
-        keywords_any_case: false,
-        context_lines: 0,
-        regex: r"(?-u:\b)AIza[0-9A-Za-z_\-]{35}",
-        check: Check::Token(Classes::Any),
-        rank: PROVIDER,
-    },
-    SecretPattern {
-        id: "openai-api-key",
-        message: "Possible OpenAI API key",
-        keywords: &["sk-"],
-        keywords_any_case: false,
-        context_lines: 0,
-        regex: r"(?-u:\b)sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}|[A-Za-z0-9]{48}(?-u:\b))",
-        check: Check::Token(Classes::DigitLowerUpper),
-        rank: PROVIDER,
-    },
-    SecretPattern {
-        id: "anthropic-api-key",
-        message: "Possible Anthropic API key",
-        keywords: &["sk-ant-"],
-        keywords_any_case: false,
-        context_lines: 0,
-        regex: r"(?-u:\b)sk-ant-[a-z]{3,8}[0-9]{2}-[A-Za-z0-9_\-]{40,}",
-        check: Check::Token(Classes::Any),
-        rank: PROVIDER,
-    },
-    SecretPattern {
-        id: "npm-token",
-        message: "Possible npm access token",
-        keywords: &["npm_"],
-        keywords_any_case: false,
-        context_lines: 0,
-        regex: r"(?-u:\b)npm_[A-Za-z0-9]{36}(?-u:\b)",
-        check: Check::Token(Classes::DigitAndLetter),
-        rank: PROVIDER,
-    },
-    SecretPattern {
-        id: "pypi-token",
-        message: "Possible PyPI API token",
-        keywords: &["pypi-AgE"],
-        keywords_any_case: false,
-        context_lines: 0,
-        regex: r"(?-u:\b)pypi-AgE[A-Za-z0-9_\-]{50,}",
-        check: Check::Token(Classes::Any),
-        rank: PROVIDER,
-    },
-    SecretPattern {
-        id: "stripe-secret-key",
-        message: "Possible Stripe secret key",
-        keywords: &["sk_live_", "sk_test_", "rk_live_", "rk_test_"],
-        keywords_any_case: false,
-        context_lines: 0,
-        regex: r"(?-u:\b)[sr]k_(?:live|test)_[0-9a-zA-Z]{24,}",
-        check: Check::Token(Classes::Any),
-        rank: PROVIDER,
-    },
-    SecretPattern {
-        id: "twilio-key",
-        message: "Possible Twilio API key or account SID",
-        keywords: &["twilio"],
-        keywords_any_case: true,
-        context_lines: 2,
-        regex: r"(?-u:\b)(?:SK|AC)[0-9a-fA-F]{32}(?-u:\b)",
-        check: Check::Token(Classes::DigitAndLetter),
-        rank: PROVIDER,
-    },
-    SecretPattern {
-        id: "sendgrid-api-key",
-        message: "Possible SendGrid API key",
-        keywords: &["SG."],
-        keywords_any_case: false,
-        context_lines: 0,
-        regex: r"(?-u:\b)SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}",
-        check: Check::Token(Classes::Any),
-        rank: PROVIDER,
-    },
-    SecretPattern {
-        id: "azure-storage-key",
-        message: "Possible Azure storage account key",
-        keywords: &["AccountKey="],
-        keywords_any_case: false,
-        context_lines: 0,
-        regex: r"AccountKey=(?P<value>[A-Za-z0-9+/]{86}==)",
-        check: Check::AzureKey,
-        rank: PROVIDER,
-    },
-    SecretPattern {
-        id: "jwt",
-        message: "Possible JSON Web Token",
-        keywords: &["eyJ"],
-        keywords_any_case: false,
-        context_lines: 0,
-        regex: r"eyJ[A-Za-z0-9\-_=]+\.eyJ[A-Za-z0-9\-_=]+\.[A-Za-z0-9\-_.+/=]+",
-        check: Check::None,
-        rank: PROVIDER,
-    },
-    SecretPattern {
-        id: "private-key",
-        message: "Possible private key",
-        keywords: &["PRIVATE KEY"],
-        keywords_any_case: false,
-        context_lines: 0,
-        regex: r"-----BEGIN [A-Z0-9 ]{0,24}PRIVATE KEY(?: BLOCK)?-----",
-        check: Check::PrivateKey,
-        rank: PROVIDER,
-    },
-    SecretPattern {
-        id: "generic-api-key",
-        message: "Possible API key assignment",
-        keywords: &["api_key", "apikey", "api-key"],
-        keywords_any_case: true,
-        context_lines: 0,
-        regex: r#"(?i)api[_-]?key["'`]?\s*(?::=|=>|[:=])\s*(?P<quote>["'`]?)(?P<value>[A-Za-z0-9_\-]{20,})"#,
-        check: Check::GenericApiKey,
-        rank: 1,
-    },
-    SecretPattern {
-        id: "secret-assignment",
-        message: "Possible secret assigned to an environment-style name",
-        keywords: &[
-            "SECRET",
-            "TOKEN",
-            "PASS",
-            "PWD",
-            "KEY",
-            "CREDENTIAL",
-            "AUTH",
-        ],
-        keywords_any_case: false,
-        context_lines: 0,
-        regex: r#"(?-u:\b)(?P<name>[A-Z][A-Z0-9_]*)["'`]?[ \t]*(?::=|=>|[:=])[ \t]*(?P<quote>["'`]?)(?P<value>[A-Za-z0-9+/=_\-.!@#%^&*~]{20,})"#,
-        check: Check::SecretAssignment,
-        rank: 2,
-    },
-];
+}
+
+/// The compiled rules and their prefilters.
+pub(crate) struct RuleSet {
+    pub(crate) rules: Vec<SecretRule>,
+    /// The case-sensitive keywords of the rules for every file.
+    pub(crate) exact: Prefilter,
+    /// The ASCII case-insensitive keywords of the rules for every file.
+    pub(crate) any_case: Prefilter,
+    /// The keywords of the rules limited to some file names (`files`), run
+    /// only on a file one of them applies to: their keywords may be as
+    /// common as `=`.
+    pub(crate) restricted: Prefilter,
+}
+
+/// An Aho-Corasick automaton over keywords, and the rule each keyword belongs to.
+pub(crate) struct Prefilter {
+    pub(crate) automaton: AhoCorasick,
+    pub(crate) owners: Vec<usize>,
+}
+
+impl Prefilter {
+    /// The automaton over the keywords of the rules `select` picks, matching
+    /// them ignoring ASCII case when `any_case`.
+    fn new(
+        rules: &[SecretRule],
+        any_case: bool,
+        select: impl Fn(&SecretRule) -> bool,
+    ) -> Result<Self, RuleError> {
+        let (keywords, owners): (Vec<&str>, Vec<usize>) = rules
+            .iter()
+            .enumerate()
+            .filter(|(_, rule)| select(rule))
+            .flat_map(|(index, rule)| {
+                rule.keywords
+                    .iter()
+                    .map(move |keyword| (keyword.as_str(), index))
+            })
+            .unzip();
+        // A DFA: with a few hundred keywords the default would pick an NFA,
+        // which runs at half the speed over every byte of every file.
+        let automaton = AhoCorasick::builder()
+            .ascii_case_insensitive(any_case)
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(keywords)
+            .map_err(RuleError::Keywords)?;
+        Ok(Self { automaton, owners })
+    }
+}
+
+/// The built-in rules, compiled on first use.
+///
+/// # Panics
+///
+/// Never in practice: the rule files are constants, loaded by the unit tests.
+pub(crate) fn rules() -> &'static RuleSet {
+    static RULES: OnceLock<RuleSet> = OnceLock::new();
+    RULES.get_or_init(|| {
+        load(RULE_FILES, false).expect("the built-in secret rules load (unit tested)")
+    })
+}
+
+/// Parses the rule specs of `files` (name, text), in order.
+pub(crate) fn parse(files: &[(&str, &str)]) -> Result<Vec<(String, RuleSpec)>, RuleError> {
+    let mut specs = Vec::new();
+    for (file, text) in files {
+        let parsed: RuleFile = toml::from_str(text).map_err(|source| RuleError::Parse {
+            file: (*file).to_owned(),
+            source,
+        })?;
+        specs.extend(
+            parsed
+                .rule
+                .into_iter()
+                .map(|rule| ((*file).to_owned(), rule)),
+        );
+    }
+    Ok(specs)
+}
+
+/// Parses and compiles the rules of `files`: the keyword automata and the
+/// allow lists now, each rule's regex now when `eager`, else on first use.
+pub(crate) fn load(files: &[(&str, &str)], eager: bool) -> Result<RuleSet, RuleError> {
+    let mut rules = Vec::new();
+    for (file, spec) in parse(files)? {
+        rules.push(compile(&file, spec, eager)?);
+    }
+    let mut ids: Vec<&str> = rules.iter().map(|rule| rule.id.as_str()).collect();
+    ids.sort_unstable();
+    if let Some(pair) = ids.windows(2).find(|pair| pair[0] == pair[1]) {
+        return Err(RuleError::Invalid {
+            file: String::new(),
+            id: pair[0].to_owned(),
+            problem: "the id is used twice",
+        });
+    }
+    Ok(RuleSet {
+        exact: Prefilter::new(&rules, false, |rule| !rule.any_case && rule.files.is_none())?,
+        any_case: Prefilter::new(&rules, true, |rule| rule.any_case && rule.files.is_none())?,
+        restricted: Prefilter::new(&rules, true, |rule| rule.files.is_some())?,
+        rules,
+    })
+}
+
+fn compile(file: &str, spec: RuleSpec, eager: bool) -> Result<SecretRule, RuleError> {
+    let invalid = |problem| RuleError::Invalid {
+        file: file.to_owned(),
+        id: spec.id.clone(),
+        problem,
+    };
+    if spec.keywords.iter().all(String::is_empty) {
+        return Err(invalid("a rule needs at least one keyword"));
+    }
+    let source = match (&spec.regex, &spec.value) {
+        (Some(regex), None) => regex.clone(),
+        (None, Some(value)) => keyed_regex(&spec.keywords, value),
+        _ => return Err(invalid("a rule has either `regex` or `value`")),
+    };
+    if spec.value.is_some() && spec.check != Check::Keyed {
+        return Err(invalid("a `value` rule has `check = \"keyed\"`"));
+    }
+    let regex_error = |source| RuleError::Regex {
+        file: file.to_owned(),
+        id: spec.id.clone(),
+        source,
+    };
+    let compiled = OnceLock::new();
+    if eager {
+        let _ = compiled.set(Regex::new(&source).map_err(regex_error)?);
+    }
+    let allow = spec
+        .allow
+        .iter()
+        .map(|allow| Regex::new(allow))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(regex_error)?;
+    let files = if spec.files.is_empty() {
+        None
+    } else {
+        let mut set = globset::GlobSetBuilder::new();
+        for pattern in &spec.files {
+            let glob = globset::GlobBuilder::new(pattern)
+                .case_insensitive(true)
+                .build()
+                .map_err(|source| RuleError::Glob {
+                    file: file.to_owned(),
+                    id: spec.id.clone(),
+                    source,
+                })?;
+            set.add(glob);
+        }
+        Some(set.build().map_err(|source| RuleError::Glob {
+            file: file.to_owned(),
+            id: spec.id.clone(),
+            source,
+        })?)
+    };
+    Ok(SecretRule {
+        files,
+        id: spec.id,
+        message: spec.message,
+        keywords: spec.keywords,
+        any_case: spec.any_case || spec.check == Check::Keyed,
+        context_lines: spec.context_lines,
+        source,
+        compiled,
+        check: spec.check,
+        classes: spec.classes,
+        entropy: if spec.check == Check::Keyed && spec.entropy == 0.0 {
+            KEYED_ENTROPY
+        } else {
+            spec.entropy
+        },
+        filler_ok: spec.filler_ok,
+        allow,
+        rank: spec.rank,
+    })
+}
+
+/// The regex of a keyed rule: a name that holds one of `keywords` (any case,
+/// with up to 24 more name characters after it), an assignment (`=`, `:`, `:=`,
+/// `=>`, `?=`, `,` between quotes), optional quotes, then the `value` pattern
+/// as the redacted group, ended by a character that cannot continue a token.
+pub(crate) fn keyed_regex(keywords: &[String], value: &str) -> String {
+    let names: Vec<String> = keywords.iter().map(|k| regex::escape(k)).collect();
+    format!(
+        r#"(?i:{})[A-Za-z0-9_.\-]{{0,24}}["'`]?[ \t]{{0,3}}(?::{{1,3}}=|=>|\?=|=|:|,)[ \t]{{0,5}}["'`]?(?P<value>{value})(?:[^A-Za-z0-9_\-+/=.]|$)"#,
+        names.join("|")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_built_in_rules_load() {
+        let set = load(RULE_FILES, true).unwrap();
+        assert!(set.rules.len() > 100, "{}", set.rules.len());
+        for rule in &set.rules {
+            assert!(
+                rule.id
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "{}",
+                rule.id
+            );
+            assert!(!rule.message.contains('`'), "{}", rule.id);
+        }
+    }
+
+    #[test]
+    fn a_bad_rule_names_its_file_and_id() {
+        let error = load(
+            &[(
+                "x.toml",
+                "[[rule]]\nid = \"a\"\nmessage = \"m\"\nkeywords = [\"k\"]\nregex = \"(\"\n",
+            )],
+            true,
+        )
+        .err()
+        .unwrap();
+        assert_eq!(
+            error.to_string(),
+            "invalid regex in secret rule `a` of `x.toml`"
+        );
+        let error = load(&[("y.toml", "[[rule]]\nid = \"a\"\n")], true)
+            .err()
+            .unwrap();
+        assert_eq!(error.to_string(), "invalid secret rule file `y.toml`");
+        let error = load(
+            &[(
+                "z.toml",
+                "[[rule]]\nid = \"a\"\nmessage = \"m\"\nkeywords = []\nregex = \"a\"\n",
+            )],
+            true,
+        )
+        .err()
+        .unwrap();
+        assert!(
+            error.to_string().contains("at least one keyword"),
+            "{error}"
+        );
+    }
+}

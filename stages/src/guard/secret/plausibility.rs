@@ -14,81 +14,180 @@ pub(super) const PLACEHOLDER_FRAGMENTS: &[&str] = &[
     "placeholder",
     "changeme",
     "change_me",
+    "change-me",
     "replace_me",
+    "replaceme",
+    "replace-me",
     "example",
+    "redacted",
+    "dummy",
+    "insert",
+    "<",
+    "${",
+    "{{",
 ];
 
-/// `_`-separated words of an environment-style name that mark it as naming a
-/// secret (`SECRET_KEY`, `GITHUB_TOKEN`, `DB_PASSWORD`).
+/// Words of a name that mark it as naming a secret (`SECRET_KEY`, `githubToken`,
+/// `db-password`). A word that ends with one of the first six (`accesstoken`,
+/// `clientsecret`, `dbpassword`) names a secret too.
 pub(super) const SECRET_NAME_WORDS: &[&str] = &[
-    "SECRET",
-    "SECRETS",
-    "TOKEN",
-    "PASSWORD",
-    "PASSWD",
-    "PASS",
-    "PWD",
-    "KEY",
-    "APIKEY",
-    "CREDENTIAL",
-    "CREDENTIALS",
-    "AUTH",
+    "secret",
+    "token",
+    "password",
+    "passwd",
+    "apikey",
+    "passphrase",
+    "secrets",
+    "pass",
+    "pwd",
+    "credential",
+    "credentials",
+    "creds",
+    "auth",
 ];
 
-/// `_`-separated words of an environment-style name that mark its value as not a
-/// secret (`PUBLIC_KEY`, `TOKEN_URL`, `SECRET_KEY_FILE`, `TEST_TOKEN`).
+/// Words that make `key` name a secret (`api_key`, `privateKey`,
+/// `ENCRYPTION_KEY`). In an upper-case, environment-style name any `KEY` does.
+const KEY_QUALIFIERS: &[&str] = &[
+    "api",
+    "secret",
+    "private",
+    "access",
+    "auth",
+    "encryption",
+    "signing",
+    "master",
+    "client",
+    "app",
+    "account",
+    "service",
+    "session",
+    "license",
+    "consumer",
+    "hmac",
+    "jwt",
+    "webhook",
+    "subscription",
+    "admin",
+    "storage",
+    "shared",
+    "crypt",
+    "cipher",
+    "aes",
+    "sign",
+    "bot",
+];
+
+/// Words of a name that mark its value as not a secret (`PUBLIC_KEY`, `TOKEN_URL`,
+/// `SECRET_KEY_FILE`, `TEST_TOKEN`, `max_tokens`).
 pub(super) const NOT_SECRET_NAME_WORDS: &[&str] = &[
-    "PUBLIC",
-    "PUB",
-    "ID",
-    "IDS",
-    "NAME",
-    "NAMES",
-    "URL",
-    "URI",
-    "ENDPOINT",
-    "HOST",
-    "PORT",
-    "PATH",
-    "FILE",
-    "DIR",
-    "ENV",
-    "VAR",
-    "HEADER",
-    "TYPE",
-    "FIELD",
-    "PREFIX",
-    "SUFFIX",
-    "LENGTH",
-    "LEN",
-    "SIZE",
-    "COUNT",
-    "LIMIT",
-    "MAX",
-    "MIN",
-    "TTL",
-    "TIMEOUT",
-    "HASH",
-    "SHA",
-    "CHECKSUM",
-    "DIGEST",
-    "FINGERPRINT",
-    "GPG",
-    "PGP",
-    "FORMAT",
-    "PATTERN",
-    "REGEX",
-    "KIND",
-    "MODE",
-    "USER",
-    "USERNAME",
-    "TEST",
-    "TESTS",
-    "DUMMY",
-    "FAKE",
-    "MOCK",
-    "EXAMPLE",
-    "SAMPLE",
+    "public",
+    "pub",
+    "id",
+    "ids",
+    "name",
+    "names",
+    "url",
+    "uri",
+    "endpoint",
+    "host",
+    "port",
+    "path",
+    "file",
+    "dir",
+    "env",
+    "var",
+    "header",
+    "type",
+    "field",
+    "prefix",
+    "suffix",
+    "length",
+    "len",
+    "size",
+    "count",
+    "limit",
+    "max",
+    "min",
+    "ttl",
+    "timeout",
+    "hash",
+    "sha",
+    "checksum",
+    "digest",
+    "fingerprint",
+    "gpg",
+    "pgp",
+    "format",
+    "pattern",
+    "regex",
+    "kind",
+    "mode",
+    "user",
+    "username",
+    "test",
+    "tests",
+    "dummy",
+    "fake",
+    "mock",
+    "example",
+    "sample",
+    "label",
+    "description",
+    "placeholder",
+    "hint",
+    "message",
+    "error",
+    "prompt",
+    "policy",
+    "reset",
+    "forgot",
+    "expires",
+    "expiry",
+    "expiration",
+    "usage",
+    "budget",
+    "index",
+    "position",
+    "class",
+    "style",
+    "icon",
+    "link",
+    "query",
+    "param",
+    "location",
+    "method",
+    "provider",
+    "strategy",
+    "validator",
+    "validation",
+    "strength",
+    "input",
+    "column",
+    "table",
+    "tokens",
+    "tokenizer",
+    "counter",
+    "manager",
+    "store",
+    "helper",
+    "handler",
+    "config",
+    "option",
+    "options",
+    "enabled",
+    "required",
+    "rotation",
+    "cmd",
+    "command",
+    "version",
+];
+
+/// Parts of the passwords that documentation and defaults use
+/// (`password123`, `P@ssw0rd`, `changeit`): not worth a redaction.
+const COMMON_PASSWORDS: &[&str] = &[
+    "password", "passw0rd", "p@ssw0rd", "p@ssword", "secret", "changeit", "letmein", "qwerty",
+    "123456", "admin", "default",
 ];
 
 /// Published keys of local emulators: documented constants, not secrets.
@@ -121,9 +220,11 @@ pub(super) fn base64_lines_len(after: &str) -> usize {
 
 /// Whether a provider token is more than filler and holds the required classes.
 pub(super) fn plausible_token(value: &str, classes: Classes) -> bool {
-    if is_filler(value) {
-        return false;
-    }
+    !is_filler(value) && has_classes(value, classes)
+}
+
+/// Whether a value holds the required character classes.
+pub(super) fn has_classes(value: &str, classes: Classes) -> bool {
     let digit = value.bytes().any(|byte| byte.is_ascii_digit());
     let lower = value.bytes().any(|byte| byte.is_ascii_lowercase());
     let upper = value.bytes().any(|byte| byte.is_ascii_uppercase());
@@ -170,44 +271,247 @@ pub(super) fn plausible_api_key(
     }
 }
 
-/// Whether an environment-style assignment holds a random-looking secret (see
-/// [`SecretScanner`], "Known problems").
+/// The words of a name, lower-cased: split on `_`, `-`, `.`, spaces, case
+/// changes (`clientSecret`) and between letters and digits (`TOKEN2`).
+pub(super) fn name_words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut previous: Option<char> = None;
+    for c in name.chars() {
+        let boundary = match previous {
+            _ if !c.is_ascii_alphanumeric() => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+                previous = None;
+                continue;
+            }
+            Some(p) => {
+                (p.is_ascii_lowercase() && c.is_ascii_uppercase())
+                    || (p.is_ascii_digit() != c.is_ascii_digit())
+            }
+            None => false,
+        };
+        if boundary && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        word.push(c.to_ascii_lowercase());
+        previous = Some(c);
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// How a name says it holds a secret.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum SecretName {
+    /// Not a secret name.
+    No,
+    /// A password (`password`, `DB_PASS`, `pwd`): a shorter value may be one.
+    Password,
+    /// A token, key or secret.
+    Token,
+}
+
+/// Whether a name says it holds a secret (see [`SecretScanner`](super::SecretScanner),
+/// "Known problems").
+pub(super) fn secret_name(name: &str) -> SecretName {
+    let words = name_words(name);
+    if words
+        .iter()
+        .any(|word| NOT_SECRET_NAME_WORDS.contains(&word.as_str()))
+    {
+        return SecretName::No;
+    }
+    let env_style = name.bytes().any(|b| b.is_ascii_uppercase())
+        && !name.bytes().any(|b| b.is_ascii_lowercase());
+    let mut kind = SecretName::No;
+    for (index, word) in words.iter().enumerate() {
+        let word = word.as_str();
+        let last = index + 1 == words.len();
+        let password = matches!(word, "password" | "passwd" | "pwd" | "passphrase")
+            || (word == "pass" && last)
+            || ["password", "passwd"].iter().any(|end| word.ends_with(end));
+        if password {
+            return SecretName::Password;
+        }
+        let strong = SECRET_NAME_WORDS.contains(&word)
+            || SECRET_NAME_WORDS[..6]
+                .iter()
+                .any(|end| word.len() > end.len() && word.ends_with(end));
+        let key = word == "key"
+            && (env_style
+                || index
+                    .checked_sub(1)
+                    .and_then(|before| words.get(before))
+                    .is_some_and(|before| KEY_QUALIFIERS.contains(&before.as_str())));
+        let joined_key = word.len() > 3
+            && word.ends_with("key")
+            && KEY_QUALIFIERS.contains(&word.get(..word.len() - 3).unwrap_or_default());
+        if strong || key || joined_key {
+            kind = SecretName::Token;
+        }
+    }
+    kind
+}
+
+/// Whether an assignment to a secret-like name holds a secret (see
+/// [`SecretScanner`](super::SecretScanner), "Known problems").
 pub(super) fn plausible_secret_assignment(
     captures: &Captures<'_>,
-    next: Option<char>,
+    after: &str,
     language: Language,
 ) -> bool {
-    let (Some(name), Some(quote), Some(value)) = (
-        captures.name("name"),
-        captures.name("quote"),
-        captures.name("value"),
-    ) else {
+    let next = after.chars().next();
+    let (Some(name), Some(value)) = (captures.name("name"), captures.name("value")) else {
         return false;
     };
-    let words: Vec<&str> = name.as_str().split('_').collect();
-    let names_secret = words.iter().any(|word| SECRET_NAME_WORDS.contains(word));
-    let names_other = words
-        .iter()
-        .any(|word| NOT_SECRET_NAME_WORDS.contains(word));
-    if !names_secret || names_other {
+    let quoted = captures
+        .name("quote")
+        .is_some_and(|quote| !quote.as_str().is_empty());
+    let kind = secret_name(name.as_str());
+    if kind == SecretName::No {
         return false;
     }
     let value = value.as_str();
     let has_digit = value.bytes().any(|byte| byte.is_ascii_digit());
     let has_letter = value.bytes().any(|byte| byte.is_ascii_alphabetic());
-    let random = has_digit
-        && has_letter
+    let has_other = value.bytes().any(|byte| !byte.is_ascii_alphanumeric());
+    let shaped = match kind {
+        SecretName::Password => {
+            !is_example_password(value)
+                && value.len() >= 8
+                && has_letter
+                && (has_digit || has_other)
+                && shannon_entropy(value) >= 2.5
+                && !is_slug(value)
+        }
+        _ => {
+            value.len() >= 16
+                && has_digit
+                && has_letter
+                && !is_slug(value)
+                && shannon_entropy(value) >= 3.3
+        }
+    };
+    let random = shaped
         && !is_placeholder(value)
         && !value.contains("://")
-        && !value.starts_with(['/', '.', '~'])
-        && !is_slug(value)
-        && shannon_entropy(value) >= 3.5;
-    let literal = if quote.as_str().is_empty() {
-        literal_allowed(language) && !continues_as_expression(next)
-    } else {
+        && !value.starts_with(['/', '.', '~', '$', '%', '@', '&', '*', '!', '#', '-'])
+        && !value.contains("${")
+        && !value.contains("{{")
+        && !value.contains("%(")
+        && !value.contains('{')
+        && !value.contains('\\')
+        && !(value.contains('[') && value.contains(']'))
+        && !has_inner_equals(value)
+        && !has_version(value)
+        && !decodes_to_example(value)
+        && !PUBLIC_EMULATOR_KEYS.contains(&value)
+        && !looks_like_code(value);
+    let literal = if quoted {
         ends_cleanly(next)
+    } else {
+        literal_allowed(language) && !continues_as_expression(next) && ends_the_line(after)
     };
     random && literal
+}
+
+/// Whether a value in an env file is a secret: the name says secret (see
+/// [`secret_name`]) and the value is not empty, a placeholder, a well-known
+/// example, one repeated character, a number or a boolean.
+pub(super) fn plausible_env_secret(name: &str, value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    secret_name(name) != SecretName::No
+        && value.len() >= 6
+        && !value.bytes().all(|byte| byte.is_ascii_digit())
+        && !matches!(lower.as_str(), "true" | "false" | "null" | "none")
+        && !value.starts_with(['$', '<', '{'])
+        && !is_placeholder(value)
+        && !COMMON_PASSWORDS.contains(&lower.as_str())
+        && !EXAMPLE_PASSWORD_WORDS.contains(&lower.as_str())
+}
+
+/// Whether an unquoted value ends its line: nothing but a comment, a separator
+/// or a closing bracket follows (`PASS: sha3-256 roundtrip` is prose).
+fn ends_the_line(after: &str) -> bool {
+    let rest = after.trim_start();
+    rest.is_empty() || rest.starts_with(['#', ';', ',', '}', ']', ')', '/', '<'])
+}
+
+/// Whether `=` appears inside a value rather than only as base64 padding at its
+/// end (`value\nKEY2=value2` is two assignments).
+fn has_inner_equals(value: &str) -> bool {
+    value.trim_end_matches('=').contains('=')
+}
+
+/// Whether a value holds a version number (`npm:^1.0.0`, `v2.3.4`).
+fn has_version(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    bytes.windows(5).any(|w| {
+        w[0].is_ascii_digit()
+            && w[1] == b'.'
+            && w[2].is_ascii_digit()
+            && (w[3] == b'.' && w[4].is_ascii_digit() || w[3].is_ascii_digit() && w[4] == b'.')
+    })
+}
+
+/// Whether a value is base64 of text that is itself an example
+/// (`dXNlcm5hbWU6cGFzc3dvcmQ=` is `username:password`).
+fn decodes_to_example(value: &str) -> bool {
+    super::detectors::decode_base64(value)
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .is_some_and(|text| {
+            !text.chars().any(char::is_control)
+                && text.len() >= 4
+                && (is_placeholder(&text) || is_example_password(&text))
+        })
+}
+
+/// Words that documentation and tests use as passwords.
+const EXAMPLE_PASSWORD_WORDS: &[&str] = &[
+    "foo", "bar", "baz", "qux", "test", "demo", "sample", "hunter2",
+];
+
+/// Whether a password is one that documentation and defaults use
+/// (`password123`, `P4$$word`, `changeit`, `foobar`): read with digits and
+/// symbols as the letters they stand for.
+pub(super) fn is_example_password(value: &str) -> bool {
+    let plain: String = value
+        .chars()
+        .map(|c| match c.to_ascii_lowercase() {
+            '4' | '@' => 'a',
+            '$' | '5' => 's',
+            '0' => 'o',
+            '1' | '!' => 'i',
+            '3' => 'e',
+            other => other,
+        })
+        .collect();
+    let lower = value.to_ascii_lowercase();
+    COMMON_PASSWORDS
+        .iter()
+        .any(|common| lower.contains(common) || plain.contains(common))
+        || EXAMPLE_PASSWORD_WORDS
+            .iter()
+            .any(|word| lower.contains(word))
+}
+
+/// Whether a value reads as an expression or an identifier path rather than a
+/// literal: a call, a member chain of words (`os.environ.get`), an HTML entity.
+fn looks_like_code(value: &str) -> bool {
+    value.contains('(')
+        || value.contains(')')
+        || value.contains("()")
+        || value.contains("::")
+        || value.contains("->")
+        || value.ends_with(['(', ')'])
+        || (value.contains('.')
+            && value.split('.').all(|part| {
+                !part.is_empty() && part.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_')
+            }))
 }
 
 /// Whether an unquoted value can be a literal in this language: in code files
