@@ -1,7 +1,7 @@
 //! Credentials in file content: cloud keys, provider tokens, private keys,
 //! credentials in URLs and headers, and secret-looking assignments, and their
 //! redaction. The rules are data: `stages/rules/secrets/*.toml` (see
-//! [`patterns`]).
+//! the `patterns` module for the format).
 
 #[cfg(test)]
 mod coverage;
@@ -41,7 +41,7 @@ const PRIVATE_KEY_SPAN: usize = 64 * 1024;
 ///
 /// Reports one [`GuardFindingType::Secret`] finding per line and rule that
 /// matches one of the secret rules. The rules are data, one TOML file per
-/// provider family under `stages/rules/secrets/` (format: [`patterns`]), about
+/// provider family under `stages/rules/secrets/` (the format is documented in the `patterns` module), about
 /// 200 of them:
 ///
 /// - provider token formats (cloud, code hosting and registries, AI providers,
