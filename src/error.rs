@@ -63,8 +63,8 @@ pub enum CompileError {
         #[source]
         source: std::io::Error,
     },
-    /// The project root is the filesystem root, the home directory itself, or
-    /// in a system or credential directory.
+    /// The project root is the filesystem root, the home directory itself or
+    /// a directory above it, or in a system or credential directory.
     #[error("Project root `{}` is {what}, not a project", path.display())]
     RootTooBroad {
         /// The root as given.
@@ -157,7 +157,9 @@ impl CompileError {
                 "describe the task, e.g. `aic compile \"fix the null check in the user service\"`"
                     .to_owned()
             }
-            Self::RootTooBroad { what, .. } if what.contains(" directory `") => {
+            Self::RootTooBroad { what, .. }
+                if what.contains(" directory `") || what.contains("holds your home") =>
+            {
                 "pass the repository's directory with `--root DIR`; to compile this directory on purpose, list it in `AIC_ALLOWED_ROOTS`".to_owned()
             }
             Self::RootNotFound { .. }

@@ -118,8 +118,9 @@ pub fn resolve_root(root: &Path) -> Result<PathBuf, CompileError> {
     Ok(canonical)
 }
 
-/// Refuses the filesystem root, the home directory itself, and system and
-/// credential directories and everything inside them, unless listed in
+/// Refuses the filesystem root, the home directory itself and any directory
+/// above it (`/home`), and system and credential directories and everything
+/// inside them, unless listed in
 /// [`ALLOWED_ROOTS_VAR`] (a directory below the home directory, or anywhere
 /// else, is fine). A root that does not exist is not refused here:
 /// [`resolve_root`] says so.
@@ -134,6 +135,10 @@ pub fn refuse_broad(root: &Path) -> Result<(), CompileError> {
         "the filesystem root".to_owned()
     } else if home().is_some_and(|home| home == canonical) {
         "your home directory".to_owned()
+    } else if home().is_some_and(|home| home.starts_with(&canonical)) && !allowed(&canonical) {
+        // `/home`, `/Users`: a walk from there reaches every credential
+        // directory of the home directories below it.
+        "a directory that holds your home directory".to_owned()
     } else if let Some(kind) = sensitive(&canonical)
         && !allowed(&canonical)
     {
@@ -256,6 +261,20 @@ mod tests {
         assert!(allowed_by(&list, Path::new("/etc/app/conf.d")));
         assert!(!allowed_by(&list, Path::new("/etc")));
         assert!(!allowed_by(&list, Path::new("/etc/application")));
+    }
+
+    #[test]
+    fn a_directory_above_the_home_directory_is_refused() {
+        let Some(home) = home() else {
+            return;
+        };
+        if let Some(parent) = home.parent().filter(|parent| parent.parent().is_some()) {
+            let error = refuse_broad(parent).unwrap_err();
+            assert!(
+                error.to_string().contains("holds your home directory"),
+                "{error}"
+            );
+        }
     }
 
     #[test]

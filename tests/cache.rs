@@ -340,3 +340,39 @@ fn precompute_parses_each_code_file_once_and_reports_its_slowest_files() {
     );
     assert_eq!(again.json()["parses"], 0, "{}", again.stdout);
 }
+
+#[test]
+fn cache_clear_recovers_a_database_damaged_in_the_middle() {
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    let home_env = [("AIC_HOME", home.path().to_str().unwrap())];
+    let run = aic(
+        &["precompute", "--root", repo.path().to_str().unwrap()],
+        &home_env,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // 64 KiB of noise from the middle of the file on: the damage shows only
+    // when a table's pages are read.
+    let database = home.path().join("aic.redb");
+    let mut bytes = fs_err::read(&database).unwrap();
+    let middle = bytes.len() / 2;
+    let mut state = 0x2545_f491_u32;
+    let end = (middle + 64 * 1024).min(bytes.len());
+    for byte in &mut bytes[middle..end] {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        *byte = state as u8;
+    }
+    fs_err::write(&database, bytes).unwrap();
+    let run = aic(&["cache", "clear"], &home_env);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("moved it aside") || run.stdout.contains("Cleared"),
+        "{}",
+        run.stdout
+    );
+    let run = aic(&["cache", "stats", "--json"], &home_env);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json()["entries"], 0, "{}", run.stdout);
+}

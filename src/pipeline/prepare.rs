@@ -171,6 +171,9 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
     let mut warnings = project.warnings.clone();
 
     let (classified_text, targets) = extract_targets(&task_text);
+    // A secret redacted out of the intent leaves a placeholder whose words
+    // (`redacted`, `secret`) are not the task's.
+    let classified_text = aic_stages::guard::without_redaction_placeholders(&classified_text);
     let task = IntentClassifier.classify(&classified_text);
     info!("Intent: {intent:?}");
     if !targets.is_empty() {

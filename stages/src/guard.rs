@@ -360,6 +360,35 @@ pub fn redact_secrets(text: &str) -> Option<String> {
         .redacted
 }
 
+/// `text` with every placeholder [`redact_secrets`] puts in
+/// (`[REDACTED <rule> #<n>]`) replaced by a space: the words of a placeholder
+/// (`redacted`, `secret`, `assignment`) are not the task's and must not steer
+/// the classification or the selection.
+///
+/// # Examples
+///
+/// ```
+/// use aic_stages::guard::without_redaction_placeholders;
+/// assert_eq!(
+///     without_redaction_placeholders("fix login: password = [REDACTED password-assignment #1] fails"),
+///     "fix login: password =   fails"
+/// );
+/// ```
+pub fn without_redaction_placeholders(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("[REDACTED ") {
+        let Some(length) = rest[start..].find(']') else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        out.push(' ');
+        rest = &rest[start + length + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Makes the command-injection findings of a file, and its prompt-injection
 /// findings, blocks when it holds both (see the [module docs](self)).
 fn escalate_commands_with_injection(findings: &mut [GuardFinding]) {

@@ -848,6 +848,44 @@ mod tests {
     }
 
     #[test]
+    fn the_page_cache_stays_bounded_however_much_is_written_and_read() {
+        let (_home, store) = store();
+        // 1.5 times the page cache in incompressible rows (xorshift bytes).
+        let row_bytes = 64 * 1024;
+        let rows = crate::store::PAGE_CACHE_BYTES * 3 / 2 / row_bytes;
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut payload = |n: usize| -> Vec<u8> {
+            (0..row_bytes)
+                .map(|i| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state as u8) ^ (n as u8) ^ (i as u8)
+                })
+                .collect()
+        };
+        let writer = CacheWriter::spawn(store.clone(), options(u64::MAX, 1000));
+        for n in 0..rows {
+            writer.put_facts(key(n as u128), &payload(n));
+        }
+        assert_eq!(writer.finish().unwrap().facts_written, rows as u64);
+        let reader = CacheReader::open(&store, 1000).unwrap();
+        for n in 0..rows {
+            assert!(matches!(
+                reader.get(&key(n as u128)).unwrap(),
+                Lookup::Hit { .. }
+            ));
+        }
+        let used = store.page_cache_bytes();
+        assert!(used > 0, "redb's cache metrics are on in tests");
+        assert!(
+            used <= crate::store::PAGE_CACHE_BYTES + crate::store::PAGE_CACHE_BYTES / 8,
+            "{used} bytes cached for a bound of {}",
+            crate::store::PAGE_CACHE_BYTES
+        );
+    }
+
+    #[test]
     fn written_rows_are_read_back_and_counted() {
         let (_home, store) = store();
         let writer = CacheWriter::spawn(store.clone(), options(u64::MAX, 1000));

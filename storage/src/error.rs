@@ -125,9 +125,22 @@ impl StorageError {
     /// or written by a newer aic: the cases `aic cache clear` recovers from by
     /// moving the file aside.
     pub fn is_damage(&self) -> bool {
+        let corrupted =
+            |error: &redb::StorageError| matches!(error, redb::StorageError::Corrupted(_));
         match self {
             Self::Corrupt { .. } => true,
-            Self::Storage { source, .. } => matches!(source, redb::StorageError::Corrupted(_)),
+            Self::Storage { source, .. } => corrupted(source),
+            // Damage in the middle of the file shows when a table's pages are
+            // read, a transaction begins or a commit writes.
+            Self::Table { source, .. } => {
+                matches!(source.as_ref(), redb::TableError::Storage(error) if corrupted(error))
+            }
+            Self::Transaction { source, .. } => {
+                matches!(source, redb::TransactionError::Storage(error) if corrupted(error))
+            }
+            Self::Commit { source, .. } => {
+                matches!(source, redb::CommitError::Storage(error) if corrupted(error))
+            }
             _ => false,
         }
     }
@@ -156,6 +169,11 @@ impl StorageError {
         let path = self.path().display();
         let start_empty =
             format!("remove or move `{path}` aside to start with an empty cache; aic recreates it");
+        if self.is_damage() {
+            return format!(
+                "run `aic cache clear`: it moves the damaged `{path}` aside and creates an empty one (caches and logs start over)"
+            );
+        }
         match self {
             Self::CreateDirectory { .. } => format!(
                 "check that `{path}` can be created and written by this user, or set `AIC_HOME` to a writable directory"
@@ -265,7 +283,7 @@ mod tests {
         assert!(matches!(error, StorageError::Corrupt { .. }), "{error:?}");
         assert_eq!(
             error.hint(),
-            "remove or move `/home/someone/.aic/aic.redb` aside to start with an empty cache; aic recreates it"
+            "run `aic cache clear`: it moves the damaged `/home/someone/.aic/aic.redb` aside and creates an empty one (caches and logs start over)"
         );
 
         let denied = io::Error::new(io::ErrorKind::PermissionDenied, "denied");

@@ -68,5 +68,5 @@ pub use records::{
     Archiver, Id, LogKey, LogRow, LogTable, ProjectRecord, PruneReport, id_string, new_id, parse_id,
 };
 pub use schema::SCHEMA_VERSION;
-pub use store::Store;
+pub use store::{PAGE_CACHE_BYTES, Store};
 pub use ttl::{PROMPT_CACHE, SPEC_CACHE, TtlLookup, TtlTable};

@@ -375,17 +375,25 @@ impl SecretScanner {
         };
         let range = lines.line_range(line);
         let text = lines.line(line);
-        for captures in rule.regex().captures_iter(text) {
+        let mut from = 0;
+        while let Some(captures) = rule.regex().captures_at(text, from) {
             let Some(whole) = captures.get(0) else {
-                continue;
+                break;
             };
             let value = captures.name("value").unwrap_or(whole);
+            // After a match, go on past it; after a rejected assignment, go on
+            // from its value, so that in `db: password = …` the rejected
+            // `db: password` does not hide `password = …`.
+            from = whole.end().max(from + 1);
             let mut span = range.start + value.start()..range.start + value.end();
             let next = text.get(value.end()..).and_then(|rest| rest.chars().next());
             let assignment = matches!(
                 rule.check,
                 Check::ApiKeyAssignment | Check::SecretAssignment | Check::Keyed
             );
+            if assignment && value.start() > whole.start() {
+                from = value.start();
+            }
             if assignment && value.as_str().contains(PEM_BOUNDARY) {
                 // A value that runs into a PEM header or footer is not one token.
                 continue;
@@ -445,6 +453,10 @@ impl SecretScanner {
                     line,
                     span,
                 });
+                from = whole.end().max(from);
+            }
+            if from > text.len() {
+                break;
             }
         }
     }
@@ -607,6 +619,26 @@ mod tests {
             .iter()
             .filter_map(|finding| finding.pattern.as_deref())
             .collect()
+    }
+
+    /// The lines are put together from parts, so this file holds no
+    /// secret-shaped text when aic scans itself.
+    #[test_case("config.py", "# db: password = \"{SECRET}\"\n", "Kd83jfQ2x")]
+    #[test_case("notes.txt", "fix main: password = \"{SECRET}\" fails\n", "Kd83jfQ2x")]
+    #[test_case(
+        "urls.py",
+        "A = \"postgres://app:{SECRET}@db/maindb\"\n",
+        "S3cr3tPassw0rdQ"
+    )]
+    #[test_case("settings.py", "password_c = \"{SECRET}\"\n", "Qz8Passw0rd")]
+    fn a_secret_after_a_rejected_assignment_or_holding_a_common_word_is_redacted(
+        path: &str,
+        template: &str,
+        secret: &str,
+    ) {
+        let scan = redact_with(path, &template.replace("{SECRET}", secret));
+        let redacted = scan.redacted.expect("redacted");
+        assert!(!redacted.contains(secret), "{redacted}");
     }
 
     /// The secret a pattern matched on a line (the value, for an assignment), to

@@ -20,8 +20,10 @@ use crate::relative_path::RelativePath;
 use crate::work;
 
 /// The largest file, in bytes, that is parsed; larger files get the
-/// [`GenericProvider`](super::GenericProvider)'s analysis. Files the binary
-/// reads are at most 1 MiB, so this only guards direct callers.
+/// [`GenericProvider`](super::GenericProvider)'s analysis (names by regex,
+/// signatures from definition lines) and no comment stripping. The scan reads
+/// at most `repoMap.maxFileBytes` (1 MiB by default); a project that raises
+/// it past this gets such files unparsed.
 pub const MAX_PARSE_BYTES: usize = 2 * 1024 * 1024;
 
 /// Parser work allowed per input byte: one tree-sitter progress check (made
@@ -447,10 +449,12 @@ thread_local! {
         const { RefCell::new([const { None }; Grammar::ALL.len()]) };
 }
 
-/// The tree of the last text parsed on this thread, keyed by grammar and the
-/// text's xxh3-128 hash and length: the per-file stage asks for the same
-/// file's tree for its imports, its comments and strings, and its signatures
-/// and names, and parses it once.
+/// A tree parsed on this thread, keyed by grammar and the text's xxh3-128
+/// hash and length: the per-file stage asks for the same file's tree for its
+/// imports, its comments and strings, and its signatures and names, and
+/// parses it once. The last [`REMEMBERED_TREES`] are kept, so a file whose
+/// licence header was stripped before its comments (two texts) is still
+/// parsed once per text.
 struct LastTree {
     grammar: Grammar,
     hash: u128,
@@ -458,8 +462,11 @@ struct LastTree {
     tree: Option<Tree>,
 }
 
+/// Trees kept per thread.
+const REMEMBERED_TREES: usize = 2;
+
 thread_local! {
-    static LAST_TREE: RefCell<Option<LastTree>> = const { RefCell::new(None) };
+    static LAST_TREES: RefCell<Vec<LastTree>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Parses `content` with this thread's parser for `grammar`. `None` when the
@@ -475,24 +482,31 @@ pub(crate) fn parse(grammar: Grammar, content: &str) -> Option<Tree> {
         return None;
     }
     let hash = xxhash_rust::xxh3::xxh3_128(content.as_bytes());
-    let remembered = LAST_TREE.with(|last| {
-        let last = last.try_borrow().ok()?;
-        let last = last.as_ref()?;
-        (last.grammar == grammar && last.hash == hash && last.length == content.len())
-            .then(|| last.tree.clone())
+    let remembered = LAST_TREES.with(|trees| {
+        let trees = trees.try_borrow().ok()?;
+        trees
+            .iter()
+            .find(|last| {
+                last.grammar == grammar && last.hash == hash && last.length == content.len()
+            })
+            .map(|last| last.tree.clone())
     });
     if let Some(tree) = remembered {
         return tree;
     }
     let tree = parse_uncached(grammar, content);
-    LAST_TREE.with(|last| {
-        if let Ok(mut last) = last.try_borrow_mut() {
-            *last = Some(LastTree {
-                grammar,
-                hash,
-                length: content.len(),
-                tree: tree.clone(),
-            });
+    LAST_TREES.with(|trees| {
+        if let Ok(mut trees) = trees.try_borrow_mut() {
+            trees.truncate(REMEMBERED_TREES - 1);
+            trees.insert(
+                0,
+                LastTree {
+                    grammar,
+                    hash,
+                    length: content.len(),
+                    tree: tree.clone(),
+                },
+            );
         }
     });
     tree

@@ -477,10 +477,14 @@ const EXAMPLE_PASSWORD_WORDS: &[&str] = &[
 
 /// Whether a password is one that documentation and defaults use
 /// (`password123`, `P4$$word`, `changeit`, `foobar`): read with digits and
-/// symbols as the letters they stand for.
+/// symbols as the letters they stand for, it is made of common password words
+/// and nothing else but digits and symbols. A word inside a longer password
+/// (`S3cr3tPassw0rdQ`, `Kp9adminQ7`, `hunter2xyz!`) does not make it an
+/// example: letters are left once the words are taken out.
 pub(super) fn is_example_password(value: &str) -> bool {
-    let plain: String = value
-        .chars()
+    let original: Vec<char> = value.chars().collect();
+    let plain: Vec<char> = original
+        .iter()
         .map(|c| match c.to_ascii_lowercase() {
             '4' | '@' => 'a',
             '$' | '5' => 's',
@@ -490,13 +494,28 @@ pub(super) fn is_example_password(value: &str) -> bool {
             other => other,
         })
         .collect();
-    let lower = value.to_ascii_lowercase();
-    COMMON_PASSWORDS
-        .iter()
-        .any(|common| lower.contains(common) || plain.contains(common))
-        || EXAMPLE_PASSWORD_WORDS
+    let lower: Vec<char> = original.iter().map(char::to_ascii_lowercase).collect();
+    let mut covered = vec![false; original.len()];
+    let mut cover = |text: &[char], word: &str| {
+        let word: Vec<char> = word.chars().collect();
+        if word.is_empty() || word.len() > text.len() {
+            return;
+        }
+        for start in 0..=text.len() - word.len() {
+            if text[start..start + word.len()] == word[..] {
+                covered[start..start + word.len()].fill(true);
+            }
+        }
+    };
+    for word in COMMON_PASSWORDS.iter().chain(EXAMPLE_PASSWORD_WORDS) {
+        cover(&plain, word);
+        cover(&lower, word);
+    }
+    covered.iter().any(|&c| c)
+        && original
             .iter()
-            .any(|word| lower.contains(word))
+            .zip(&covered)
+            .all(|(c, &covered)| covered || !c.is_alphabetic())
 }
 
 /// Whether a value reads as an expression or an identifier path rather than a
@@ -577,4 +596,36 @@ pub(super) fn is_placeholder(value: &str) -> bool {
         || PLACEHOLDER_FRAGMENTS
             .iter()
             .any(|fragment| lower.contains(fragment))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn example_passwords_are_made_of_common_words_digits_and_symbols() {
+        for example in [
+            "password123",
+            "P4$$word",
+            "changeit",
+            "foobar",
+            "admin",
+            "hunter2",
+            "S3cr3t!",
+            "test-123",
+        ] {
+            assert!(is_example_password(example), "{example}");
+        }
+        // A common word inside a longer password leaves letters behind.
+        for real in [
+            "S3cr3tPassw0rdQ",
+            "Secr3tKey99z",
+            "Qz8Passw0rd",
+            "hunter2xyz!",
+            "Kp9adminQ7",
+            "Kd83jfQ2x",
+        ] {
+            assert!(!is_example_password(real), "{real}");
+        }
+    }
 }
