@@ -478,14 +478,14 @@ impl SecretScanner {
         if language.is_code() && unescaped.starts_with(['"', '\'', '`']) {
             return None;
         }
-        let window = after.get(..floor_char_boundary(after, PRIVATE_KEY_SPAN))?;
+        let window = after.get(..after.floor_char_boundary(PRIVATE_KEY_SPAN))?;
         let footer = window.find("-----END ").and_then(|start| {
             let rest = window.get(start + "-----END ".len()..)?;
-            let close = rest.get(..floor_char_boundary(rest, 64))?.find("-----")?;
+            let close = rest.get(..rest.floor_char_boundary(64))?.find("-----")?;
             Some((start, start + "-----END ".len() + close + "-----".len()))
         });
         let body_end = footer.map_or(window.len(), |(start, _)| start);
-        let body = window.get(..floor_char_boundary(window, body_end.min(512)))?;
+        let body = window.get(..window.floor_char_boundary(body_end.min(512)))?;
         if !key_body().is_match(body) {
             return None;
         }
@@ -581,17 +581,6 @@ fn token_passes(rule: &SecretRule, value: &str) -> bool {
         && plausibility::has_classes(value, rule.classes)
         && (rule.entropy <= 0.0 || shannon_entropy(value) >= rule.entropy)
         && !rule.allow.iter().any(|allow| allow.is_match(value))
-}
-
-/// The largest char boundary of `text` at or below `index`.
-fn floor_char_boundary(text: &str, index: usize) -> usize {
-    if index >= text.len() {
-        return text.len();
-    }
-    (0..=index)
-        .rev()
-        .find(|&at| text.is_char_boundary(at))
-        .unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -1066,12 +1055,5 @@ mod tests {
         assert!(is_filler("ghp_aaaaaaBBB"));
         assert!(is_filler("AKIAXXXXXXXXXXXXXXXX"));
         assert!(!is_filler("ghp_FAKEfakeFAKEfake0123456789"));
-    }
-
-    #[test]
-    fn floor_char_boundary_steps_back_into_utf8() {
-        assert_eq!(floor_char_boundary("aé", 2), 1);
-        assert_eq!(floor_char_boundary("aé", 9), 3);
-        assert_eq!(floor_char_boundary("", 0), 0);
     }
 }

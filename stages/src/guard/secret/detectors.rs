@@ -104,7 +104,7 @@ pub(super) fn decode_base64(value: &str) -> Option<Vec<u8>> {
 /// it.
 pub(super) fn putty_block(content: &str, start: usize) -> Option<Range<usize>> {
     let after = content.get(start..)?;
-    let window = after.get(..floor(after, PUTTY_SPAN))?;
+    let window = after.get(..after.floor_char_boundary(PUTTY_SPAN))?;
     let private = window.find("Private-Lines:")?;
     let mac = private + window.get(private..)?.find("Private-MAC:")?;
     let end = window
@@ -176,17 +176,6 @@ fn entry_value(line: &str) -> Option<Range<usize>> {
     }
     let start = colon + 2 + lead + skip;
     Some(start..start + inner.len())
-}
-
-/// The largest char boundary of `text` at or below `index`.
-fn floor(text: &str, index: usize) -> usize {
-    if index >= text.len() {
-        return text.len();
-    }
-    (0..=index)
-        .rev()
-        .find(|&at| text.is_char_boundary(at))
-        .unwrap_or(0)
 }
 
 #[cfg(test)]
