@@ -5,11 +5,13 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
 
 use aic_stages::facts::compute_facts;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::FileEntry;
+use dashmap::DashSet;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -18,8 +20,8 @@ use crate::error::CompileError;
 use crate::host::Host;
 use crate::pipeline::account::elapsed_ms;
 use crate::pipeline::prepare::Project;
-use crate::pipeline::scan::{Bounded, read_bounded, scan};
-use crate::pipeline::select::graph::{ParsedImports, parse_imports};
+use crate::pipeline::scan::{Bounded, read_bounded, scan_with};
+use crate::pipeline::select::graph::{imports_from_bytes, parse_imports};
 use crate::pipeline::{file_cache, isolate};
 
 /// `aic precompute`'s inputs.
@@ -75,21 +77,24 @@ pub struct SlowFile {
     pub ms: f64,
 }
 
-/// Keeps the `SLOWEST_REPORTED` longest times of `files`, slowest first, ties
-/// by path.
-fn keep_slowest(mut files: Vec<(Duration, usize)>, paths: &[FileEntry]) -> Vec<(Duration, usize)> {
-    files.sort_by(|a, b| {
-        b.0.cmp(&a.0)
-            .then_with(|| paths[a.1].path.cmp(&paths[b.1].path))
-    });
-    files.truncate(SLOWEST_REPORTED);
-    files
+/// Adds `file` to the `SLOWEST_REPORTED` slowest kept, slowest first, ties by
+/// path (a statistic gathered from rayon workers; its order is fixed here).
+fn note_time(slowest: &Mutex<Vec<SlowFile>>, file: SlowFile) {
+    let mut slowest = slowest.lock().unwrap_or_else(PoisonError::into_inner);
+    if slowest.len() == SLOWEST_REPORTED && slowest.last().is_some_and(|last| last.ms >= file.ms) {
+        return;
+    }
+    slowest.push(file);
+    slowest.sort_by(|a, b| b.ms.total_cmp(&a.ms).then_with(|| a.path.cmp(&b.path)));
+    slowest.truncate(SLOWEST_REPORTED);
 }
 
-/// Fills the per-file cache for every file of a repository, in parallel; a
-/// file whose rows are missing is read once for all of them. `on_total` is
-/// called once with the number of files; `progress` with the number of files
-/// done, from rayon workers.
+/// Fills the per-file cache for every file of a repository, in parallel. A
+/// file is read once for all its rows: a file the scan reads (new or changed)
+/// gets its imports and facts from those bytes as the scan goes; a file the
+/// path index answers is read afterwards only when a row is missing.
+/// `on_total` is called once with the number of files, after the scan;
+/// `progress` with the number of files done, from rayon workers.
 ///
 /// # Errors
 ///
@@ -107,74 +112,84 @@ pub fn precompute(
     let mut cache = file_cache(host, &project).map_err(|error| CompileError::Internal {
         message: format!("The per-file cache cannot be opened: {}", error.with_hint()),
     })?;
-    let snapshot = scan(&project, Some(&cache), None);
-    let repo = &snapshot.repo;
-    on_total(repo.files.len() as u64);
     let context = project.facts_context(false);
     let max_file_bytes = project.config.repo_map.max_file_bytes;
     let done = AtomicU64::new(0);
     let parses = AtomicU64::new(0);
-    let files = &repo.files;
-    let slowest = files
-        .par_iter()
-        .enumerate()
-        .map(|(index, file)| {
-            let started = Instant::now();
-            let parses_before = aic_stages::work::parses();
-            let hash = file.content_hash;
-            let ParsedImports { bytes, .. } = parse_imports(
-                &project.root,
-                max_file_bytes,
-                &file.path,
-                file.language,
-                hash,
-                Some(&cache),
-            );
-            if cache
-                .facts(hash, &file.path, file.language, false, false)
-                .is_none()
-            {
-                let bytes = bytes.or_else(|| {
-                    match read_bounded(&project.root.join(file.path.as_str()), max_file_bytes) {
-                        Ok(Bounded::Bytes(bytes)) => Some(bytes),
-                        _ => None,
-                    }
-                });
-                if let Some(bytes) = bytes
-                    && let Some(facts) = isolate(&file.path, || {
-                        compute_facts(&context, &file.path, file.language, &bytes, false)
-                    })
-                {
-                    cache.put_facts(&facts, false, false);
+    let slowest: Mutex<Vec<SlowFile>> = Mutex::new(Vec::new());
+    // Imports and facts of one file, from `bytes` when the scan has just read
+    // them, else read here when a row is missing.
+    let process = |file: &FileEntry, bytes: Option<&[u8]>| {
+        let started = Instant::now();
+        let parses_before = aic_stages::work::parses();
+        let hash = file.content_hash;
+        let read: Option<Vec<u8>> = match bytes {
+            Some(bytes) => {
+                imports_from_bytes(&file.path, file.language, hash, bytes, Some(&cache));
+                None
+            }
+            None => {
+                parse_imports(
+                    &project.root,
+                    max_file_bytes,
+                    &file.path,
+                    file.language,
+                    hash,
+                    Some(&cache),
+                )
+                .bytes
+            }
+        };
+        if cache
+            .facts(hash, &file.path, file.language, false, false)
+            .is_none()
+        {
+            let read = read.or_else(|| {
+                if bytes.is_some() {
+                    return None;
                 }
+                match read_bounded(&project.root.join(file.path.as_str()), max_file_bytes) {
+                    Ok(Bounded::Bytes(bytes)) => Some(bytes),
+                    _ => None,
+                }
+            });
+            if let Some(bytes) = bytes.or(read.as_deref())
+                && let Some(facts) = isolate(&file.path, || {
+                    compute_facts(&context, &file.path, file.language, bytes, false)
+                })
+            {
+                cache.put_facts(&facts, false, false);
             }
-            let count = done.fetch_add(1, Ordering::Relaxed) + 1;
-            progress(count);
-            parses.fetch_add(
-                aic_stages::work::parses() - parses_before,
-                Ordering::Relaxed,
-            );
-            (started.elapsed(), index)
-        })
-        .fold(Vec::new, |mut kept, timed| {
-            kept.push(timed);
-            if kept.len() > 4 * SLOWEST_REPORTED {
-                kept = keep_slowest(kept, files);
-            }
-            kept
-        })
-        .reduce(Vec::new, |mut a, b| {
-            a.extend(b);
-            keep_slowest(a, files)
-        });
-    let slowest = keep_slowest(slowest, files)
-        .into_iter()
-        .map(|(time, index)| SlowFile {
-            path: files[index].path.clone(),
-            bytes: files[index].size_bytes,
-            ms: (time.as_secs_f64() * 10_000.0).round() / 10.0,
-        })
-        .collect();
+        }
+        progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+        parses.fetch_add(
+            aic_stages::work::parses() - parses_before,
+            Ordering::Relaxed,
+        );
+        note_time(
+            &slowest,
+            SlowFile {
+                path: file.path.clone(),
+                bytes: file.size_bytes,
+                ms: (started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0,
+            },
+        );
+    };
+    // The files the scan reads are processed as it reads them (one read per
+    // file); the rest (answered from the path index) afterwards.
+    let handled: DashSet<RelativePath> = DashSet::new();
+    let on_read = |file: &FileEntry, bytes: &[u8]| {
+        process(file, Some(bytes));
+        handled.insert(file.path.clone());
+    };
+    let snapshot = scan_with(&project, Some(&cache), None, Some(&on_read));
+    let repo = &snapshot.repo;
+    on_total(repo.files.len() as u64);
+    repo.files
+        .par_iter()
+        .filter(|file| !handled.contains(&file.path))
+        .for_each(|file| process(file, None));
+    let slowest = slowest.into_inner().unwrap_or_else(PoisonError::into_inner);
     let (report, warning) = cache.finish();
     warnings.extend(warning);
     let bytes: u64 = repo.files.iter().map(|f| f.size_bytes).sum();

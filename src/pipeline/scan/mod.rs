@@ -21,7 +21,7 @@ use tracing::{debug, info};
 use crate::cache::FileCache;
 use crate::pipeline::prepare::Project;
 use git::{GitRecency, read_git_recency};
-pub use walk::{Bounded, DEFAULT_NEGATIVE_PATTERNS, SkippedFiles, read_bounded};
+pub use walk::{Bounded, DEFAULT_NEGATIVE_PATTERNS, OnRead, SkippedFiles, read_bounded};
 use walk::{ScanOptions, walk};
 
 /// The files of a project at one moment.
@@ -42,6 +42,18 @@ pub struct Snapshot {
 /// `cancel` stops the walk early; the snapshot is then incomplete and the
 /// caller must not use it.
 pub fn scan(project: &Project, cache: Option<&FileCache>, cancel: Option<&AtomicBool>) -> Snapshot {
+    scan_with(project, cache, cancel, None)
+}
+
+/// [`scan`], calling `on_read` with each file the walk reads (its entry and
+/// its bytes, from a rayon worker), so a caller that needs more of a file
+/// than its scan terms (precompute) does not read it a second time.
+pub fn scan_with(
+    project: &Project,
+    cache: Option<&FileCache>,
+    cancel: Option<&AtomicBool>,
+    on_read: Option<&OnRead<'_>>,
+) -> Snapshot {
     let root = project.root.as_path();
     let started = Instant::now();
     let guard = &project.config.guard;
@@ -66,6 +78,7 @@ pub fn scan(project: &Project, cache: Option<&FileCache>, cancel: Option<&Atomic
                 max_file_bytes: project.config.repo_map.max_file_bytes,
                 cancel,
                 never_include: never_include.as_ref(),
+                on_read,
             },
             cache,
         );

@@ -121,7 +121,7 @@ pub struct ScanOutput {
 }
 
 /// Scan settings.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct ScanOptions<'a> {
     /// Size cap in bytes (`repoMap.maxFileBytes`).
     pub max_file_bytes: u64,
@@ -132,6 +132,23 @@ pub struct ScanOptions<'a> {
     /// target is a never-include or content-decided file (`docs/notes.txt ->
     /// ../.env`) is left out, so the target is never read under the link's name.
     pub never_include: Option<&'a ExclusionScanner>,
+    /// Called with each text file the walk reads (not with files answered
+    /// from the path index, binary files or files left out), from a rayon
+    /// worker, in no particular order.
+    pub on_read: Option<&'a OnRead<'a>>,
+}
+
+/// What [`ScanOptions::on_read`] is given: the file's entry and its bytes.
+pub type OnRead<'a> = dyn Fn(&FileEntry, &[u8]) + Sync + 'a;
+
+impl std::fmt::Debug for ScanOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScanOptions")
+            .field("max_file_bytes", &self.max_file_bytes)
+            .field("cancel", &self.cancel)
+            .field("on_read", &self.on_read.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl ScanOptions<'_> {
@@ -374,16 +391,21 @@ fn scan_file(
         return FileOutcome::Binary;
     }
     // Touched but unchanged content (a checkout, a copy) still hits by hash.
-    if let Some(facts) =
+    let outcome = if let Some(facts) =
         cache.and_then(|cache| cache.scan_terms(content_hash, &file.path, language))
     {
-        return entry(size_bytes, content_hash, facts);
+        entry(size_bytes, content_hash, facts)
+    } else {
+        let facts = scan_terms(&file.path, language, &bytes);
+        if let Some(cache) = cache {
+            cache.put_scan_terms(content_hash, &file.path, language, &facts);
+        }
+        entry(size_bytes, content_hash, facts)
+    };
+    if let (Some(on_read), FileOutcome::Entry(entry)) = (options.on_read, &outcome) {
+        on_read(entry, &bytes);
     }
-    let facts = scan_terms(&file.path, language, &bytes);
-    if let Some(cache) = cache {
-        cache.put_scan_terms(content_hash, &file.path, language, &facts);
-    }
-    entry(size_bytes, content_hash, facts)
+    outcome
 }
 
 /// Whether a link's canonical `target` (inside `root`) is a file the guard's
@@ -524,6 +546,7 @@ mod tests {
                 max_file_bytes: 1024,
                 cancel: None,
                 never_include: Some(&rules),
+                on_read: None,
             },
             None,
         )

@@ -179,6 +179,24 @@ pub fn parse_imports(
     }
 }
 
+/// The imports of a file whose bytes are at hand: from the cache by `hash`,
+/// else parsed (and cached). Nothing for a file that is not code.
+pub fn imports_from_bytes(
+    path: &RelativePath,
+    language: Language,
+    hash: ContentHash,
+    bytes: &[u8],
+    cache: Option<&FileCache>,
+) -> Vec<ImportRef> {
+    if !language.is_code() {
+        return Vec::new();
+    }
+    if let Some(imports) = cache.and_then(|cache| cache.imports(hash, path, language)) {
+        return imports;
+    }
+    parse_bytes(path, language, bytes, cache)
+}
+
 /// Parses the imports of `bytes` and caches them under the bytes' hash.
 fn parse_bytes(
     path: &RelativePath,
