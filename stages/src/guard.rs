@@ -75,7 +75,9 @@
 //! ```
 
 pub mod command_injection;
+mod encoded;
 pub mod exclusion;
+mod injection_context;
 pub mod markdown_instruction;
 pub mod prompt_injection;
 pub mod secret;
@@ -769,7 +771,14 @@ mod tests {
         let outcome = scan(&guard, "docs/setup.md", content);
         assert!(outcome.blocked);
         assert!(patterns(&outcome).contains(&"html-comment-instruction"));
-        assert!(!scan(&guard, "docs/setup.txt", content).blocked);
+        // As text the markdown-only findings are gone; the paraphrase and the
+        // zero-width-split phrase are caught in every file type.
+        let as_text = scan(&guard, "docs/setup.txt", content);
+        assert_eq!(
+            patterns(&as_text),
+            vec!["hidden-instruction", "override-en"]
+        );
+        assert!(as_text.blocked);
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! Text that tries to override the model's instructions.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use regex::{Regex, RegexSet};
 
+use crate::guard::encoded;
+use crate::guard::injection_context::{FileKind, InjectionContext};
 use crate::guard::{GuardFinding, GuardFindingType, GuardScanner, GuardSeverity, LineIndex};
 use crate::language::Language;
 use crate::relative_path::RelativePath;
@@ -121,10 +123,47 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 /// [`MarkdownInstructionScanner`](crate::guard::MarkdownInstructionScanner) catches
 /// the "… above and instead …" form.
 pub struct PromptInjectionScanner {
+    /// Every pattern: [`INJECTION_PATTERNS`], then the phrases of [`PHRASE_FILES`].
+    patterns: Vec<Pattern>,
     /// All patterns at once, to find which ones occur in a single pass.
     set: RegexSet,
-    /// Each pattern alone, in [`INJECTION_PATTERNS`] order, to locate its matches.
+    /// Each pattern alone, in `patterns` order, to locate its matches.
     regexes: Vec<Regex>,
+}
+
+/// One compiled pattern's description.
+struct Pattern {
+    id: String,
+    message: String,
+    group: u8,
+}
+
+/// The group of the override phrases: one kind with `ignore-instructions`.
+const OVERRIDE_GROUP: u8 = 0;
+
+/// The group of chat-template markup (`special-token`, `inst-markup`).
+const MARKUP_GROUP: u8 = 4;
+
+/// The instruction-override phrases per language, as data
+/// (`stages/rules/injection/<language>.txt`: one case-insensitive regex per line).
+const PHRASE_FILES: &[(&str, &str)] = &[
+    ("en", include_str!("../../rules/injection/en.txt")),
+    ("es", include_str!("../../rules/injection/es.txt")),
+    ("fr", include_str!("../../rules/injection/fr.txt")),
+    ("de", include_str!("../../rules/injection/de.txt")),
+    ("pt", include_str!("../../rules/injection/pt.txt")),
+    ("zh", include_str!("../../rules/injection/zh.txt")),
+    ("ja", include_str!("../../rules/injection/ja.txt")),
+    ("ru", include_str!("../../rules/injection/ru.txt")),
+];
+
+/// The regex sources of one phrase file: its lines that are not blank or
+/// comments, made case-insensitive.
+fn phrase_sources(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| format!("(?i){line}"))
 }
 
 impl PromptInjectionScanner {
@@ -132,14 +171,39 @@ impl PromptInjectionScanner {
     ///
     /// # Panics
     ///
-    /// Never in practice: the patterns are constants, compiled by the unit tests.
+    /// Never in practice: the patterns are constants and data files embedded
+    /// in the binary, compiled by the unit tests.
     pub fn new() -> Self {
-        let sources = INJECTION_PATTERNS.iter().map(|pattern| pattern.regex);
-        let set = RegexSet::new(sources.clone()).expect("the injection patterns are valid regexes");
+        let mut patterns = Vec::new();
+        let mut sources = Vec::new();
+        for pattern in INJECTION_PATTERNS {
+            patterns.push(Pattern {
+                id: pattern.id.to_owned(),
+                message: pattern.message.to_owned(),
+                group: pattern.group,
+            });
+            sources.push(pattern.regex.to_owned());
+        }
+        for (language, text) in PHRASE_FILES {
+            for source in phrase_sources(text) {
+                patterns.push(Pattern {
+                    id: format!("override-{language}"),
+                    message: format!("Instruction-override phrase ({language})"),
+                    group: OVERRIDE_GROUP,
+                });
+                sources.push(source);
+            }
+        }
+        let set = RegexSet::new(&sources).expect("the injection patterns are valid regexes");
         let regexes = sources
+            .iter()
             .map(|source| Regex::new(source).expect("the injection patterns are valid regexes"))
             .collect();
-        Self { set, regexes }
+        Self {
+            patterns,
+            set,
+            regexes,
+        }
     }
 }
 
@@ -156,6 +220,7 @@ impl GuardScanner for PromptInjectionScanner {
 
     fn scan(&self, path: &RelativePath, language: Language, content: &str) -> Vec<GuardFinding> {
         let mut findings = self.hidden_instructions(path, content);
+        findings.extend(self.encoded_instructions(path, language, content));
         findings.extend(self.visible_instructions(path, language, content));
         findings
     }
@@ -207,7 +272,60 @@ impl PromptInjectionScanner {
             .collect()
     }
 
-    /// The findings of the patterns on the text as written.
+    /// Override phrases hidden in base64 or percent-encoded runs (see
+    /// [`encoded::decode_runs`] for which runs are decoded and the bounds): one
+    /// finding `encoded-instruction` at the line where the run starts. It
+    /// blocks in every file, except a string literal in a test file, which is
+    /// only warned about.
+    fn encoded_instructions(
+        &self,
+        path: &RelativePath,
+        language: Language,
+        content: &str,
+    ) -> Vec<GuardFinding> {
+        let (runs, _stats) = encoded::decode_runs(content);
+        let hits: Vec<&encoded::DecodedRun> = runs
+            .iter()
+            .filter(|run| self.set.is_match(&run.text))
+            .collect();
+        if hits.is_empty() {
+            return Vec::new();
+        }
+        let lines = LineIndex::new(content);
+        let context = InjectionContext::new(path, language, content, &lines);
+        let mut found = BTreeSet::new();
+        for run in hits {
+            let line = lines.line_number(run.start);
+            let excused = context.kind() == FileKind::Test
+                && context.excuse(run.start, run.start + 1, false).is_some();
+            let severity = if excused {
+                GuardSeverity::Warn
+            } else {
+                GuardSeverity::Block
+            };
+            let message = match run.encoding {
+                encoded::Encoding::Base64 => "Instruction-override phrase encoded in base64",
+                encoded::Encoding::Percent => {
+                    "Instruction-override phrase encoded with percent-escapes"
+                }
+            };
+            found.insert((line, severity, message));
+        }
+        found
+            .into_iter()
+            .map(|(line, severity, message)| GuardFinding {
+                severity,
+                finding_type: GuardFindingType::PromptInjection,
+                file: path.clone(),
+                line: Some(line),
+                message: message.to_owned(),
+                pattern: Some("encoded-instruction".to_owned()),
+            })
+            .collect()
+    }
+
+    /// The findings of the patterns on the text as written, judged in their
+    /// context (see [`InjectionContext`]).
     fn visible_instructions(
         &self,
         path: &RelativePath,
@@ -219,37 +337,81 @@ impl PromptInjectionScanner {
             return Vec::new();
         }
         let lines = LineIndex::new(content);
-        let mut hits = BTreeSet::new();
+        let context = InjectionContext::new(path, language, content, &lines);
+        // (line, pattern index) → excused, an unexcused hit on the line winning.
+        let mut hits: BTreeMap<(u32, usize), bool> = BTreeMap::new();
         let mut groups = BTreeSet::new();
         for index in &matched {
-            let (Some(pattern), Some(regex)) =
-                (INJECTION_PATTERNS.get(index), self.regexes.get(index))
+            let (Some(pattern), Some(regex)) = (self.patterns.get(index), self.regexes.get(index))
             else {
                 continue;
             };
-            groups.insert(pattern.group);
             for found in regex.find_iter(content) {
-                hits.insert((lines.line_number(found.start()), index));
+                let excused = context
+                    .excuse(found.start(), found.end(), pattern.group == MARKUP_GROUP)
+                    .is_some();
+                if !excused {
+                    groups.insert(pattern.group);
+                }
+                let entry = hits
+                    .entry((lines.line_number(found.start()), index))
+                    .or_insert(true);
+                *entry &= excused;
             }
         }
-        let severity = if !language.is_code() || groups.len() >= 2 {
-            GuardSeverity::Block
-        } else {
+        let severity = if groups.is_empty() || (language.is_code() && groups.len() < 2) {
             GuardSeverity::Warn
+        } else {
+            GuardSeverity::Block
         };
-        hits.into_iter()
-            .filter_map(|(line, index)| {
-                let pattern = INJECTION_PATTERNS.get(index)?;
-                Some(GuardFinding {
-                    severity,
-                    finding_type: GuardFindingType::PromptInjection,
-                    file: path.clone(),
-                    line: Some(line),
-                    message: pattern.message.to_owned(),
-                    pattern: Some(pattern.id.to_owned()),
-                })
-            })
-            .collect()
+        // A line reports each id once; an override phrase that a built-in
+        // pattern of its group already reports on the line is not repeated.
+        let mut reported: BTreeSet<(u32, &str)> = BTreeSet::new();
+        let mut covered: BTreeSet<(u32, u8)> = BTreeSet::new();
+        for ((line, index), _) in &hits {
+            if let Some(pattern) = self.patterns.get(*index)
+                && *index < INJECTION_PATTERNS.len()
+            {
+                covered.insert((*line, pattern.group));
+            }
+        }
+        let mut excused_by_id: BTreeMap<(u32, &str), bool> = BTreeMap::new();
+        for ((line, index), excused) in &hits {
+            if let Some(pattern) = self.patterns.get(*index) {
+                *excused_by_id
+                    .entry((*line, pattern.id.as_str()))
+                    .or_insert(true) &= *excused;
+            }
+        }
+        let mut findings = Vec::new();
+        for (&(line, index), _) in &hits {
+            let Some(pattern) = self.patterns.get(index) else {
+                continue;
+            };
+            if index >= INJECTION_PATTERNS.len() && covered.contains(&(line, pattern.group)) {
+                continue;
+            }
+            if !reported.insert((line, pattern.id.as_str())) {
+                continue;
+            }
+            findings.push(GuardFinding {
+                severity: if excused_by_id
+                    .get(&(line, pattern.id.as_str()))
+                    .copied()
+                    .unwrap_or(false)
+                {
+                    GuardSeverity::Warn
+                } else {
+                    severity
+                },
+                finding_type: GuardFindingType::PromptInjection,
+                file: path.clone(),
+                line: Some(line),
+                message: pattern.message.clone(),
+                pattern: Some(pattern.id.clone()),
+            });
+        }
+        findings
     }
 }
 
