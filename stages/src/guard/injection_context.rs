@@ -90,14 +90,14 @@ impl<'a> InjectionContext<'a> {
         self.kind
     }
 
-    /// Why the hit at bytes `start..end` of the content is excused, if it is.
-    /// `markup` is true for chat-template tokens (`<|im_start|>`, `[INST]`).
-    pub(crate) fn excuse(&self, start: usize, end: usize, markup: bool) -> Option<Excuse> {
+    /// Why the hit starting at byte `start` of the content is excused, if it is.
+    /// `markup` is true for chat-template tokens (`im_start` between pipes, `[INST]`).
+    pub(crate) fn excuse(&self, start: usize, markup: bool) -> Option<Excuse> {
         if markup && self.template {
             return Some(Excuse::Template);
         }
         let number = self.lines.line_number(start);
-        let quoted = self.is_quoted(number, start, end);
+        let quoted = self.is_quoted(number, start);
         match self.kind {
             FileKind::Test if quoted => Some(Excuse::TestLiteral),
             FileKind::Changelog if quoted || self.talks_about(number, 0) => Some(Excuse::Changelog),
@@ -106,10 +106,10 @@ impl<'a> InjectionContext<'a> {
         }
     }
 
-    /// Whether the hit at `start..end` on line `number` is quoted: between
+    /// Whether the hit starting at `start` on line `number` is quoted: between
     /// quotes or backticks on its line, on a blockquote line or in a fenced code
     /// block.
-    fn is_quoted(&self, number: u32, start: usize, end: usize) -> bool {
+    fn is_quoted(&self, number: u32, start: usize) -> bool {
         let range = self.lines.line_range(number);
         let line = self.lines.line(number);
         if !self.code {
@@ -124,19 +124,15 @@ impl<'a> InjectionContext<'a> {
         let before = line
             .get(..start.saturating_sub(range.start).min(line.len()))
             .unwrap_or_default();
-        let after = line
-            .get(end.saturating_sub(range.start).min(line.len())..)
-            .unwrap_or_default();
+        // An open quote before the hit: the closing one may be after it or on a
+        // later line (a quotation wrapped in prose).
         let odd = |text: &str, quote: char| text.matches(quote).count() % 2 == 1;
         let straight: &[char] = if self.code {
             &['"', '`', '\'']
         } else {
             &['"', '`']
         };
-        if straight
-            .iter()
-            .any(|&quote| odd(before, quote) && after.contains(quote))
-        {
+        if straight.iter().any(|&quote| odd(before, quote)) {
             return true;
         }
         [
@@ -147,10 +143,7 @@ impl<'a> InjectionContext<'a> {
             ('『', '』'),
         ]
         .iter()
-        .any(|&(open, close)| {
-            before.rfind(open) > before.rfind(close).filter(|_| open != close)
-                && after.contains(close)
-        })
+        .any(|&(open, close)| before.rfind(open) > before.rfind(close))
     }
 
     /// Whether the lines within `window` of line `number` talk about injection.
@@ -297,7 +290,7 @@ mod tests {
         let lines = LineIndex::new(content);
         let context = InjectionContext::new(&path, Language::detect(&path), content, &lines);
         let start = content.find(needle).unwrap();
-        context.excuse(start, start + needle.len(), false)
+        context.excuse(start, false)
     }
 
     #[test_case("An attack says \"PHRASE\" to the model.\n", Some(Excuse::QuotedAbout))]

@@ -229,10 +229,7 @@ impl MarkdownInstructionScanner {
         pattern: (&str, &str),
     ) -> GuardSeverity {
         let delimiter = pattern == DELIMITER;
-        if context
-            .excuse(found.start(), found.end(), delimiter)
-            .is_some()
-        {
+        if context.excuse(found.start(), delimiter).is_some() {
             return GuardSeverity::Warn;
         }
         if delimiter && !found.as_str().starts_with("</") {

@@ -296,8 +296,8 @@ impl PromptInjectionScanner {
         let mut found = BTreeSet::new();
         for run in hits {
             let line = lines.line_number(run.start);
-            let excused = context.kind() == FileKind::Test
-                && context.excuse(run.start, run.start + 1, false).is_some();
+            let excused =
+                context.kind() == FileKind::Test && context.excuse(run.start, false).is_some();
             let severity = if excused {
                 GuardSeverity::Warn
             } else {
@@ -348,7 +348,7 @@ impl PromptInjectionScanner {
             };
             for found in regex.find_iter(content) {
                 let excused = context
-                    .excuse(found.start(), found.end(), pattern.group == MARKUP_GROUP)
+                    .excuse(found.start(), pattern.group == MARKUP_GROUP)
                     .is_some();
                 if !excused {
                     groups.insert(pattern.group);
