@@ -220,10 +220,8 @@ fn file_kind(path: &RelativePath, language: Language) -> FileKind {
 /// Whether the file is a (Jinja-style) template: a `.jinja`/`.j2` file, or one
 /// holding template tags (`{% … %}`, `{{ … }}`), as chat templates do.
 fn is_template(path: &RelativePath, content: &str) -> bool {
-    let name = path.file_name().to_ascii_lowercase();
-    name.ends_with(".jinja")
-        || name.ends_with(".jinja2")
-        || name.ends_with(".j2")
+    let extension = path.extension();
+    matches!(extension.as_deref(), Some("jinja" | "jinja2" | "j2"))
         || (content.contains("{%") && content.contains("%}"))
         || (content.contains("{{") && content.contains("}}"))
 }
@@ -288,9 +286,9 @@ mod tests {
     fn excuse(path: &str, content: &str, needle: &str) -> Option<Excuse> {
         let path = RelativePath::new(path).unwrap();
         let lines = LineIndex::new(content);
-        let context = InjectionContext::new(&path, Language::detect(&path), content, &lines);
+        let judged = InjectionContext::new(&path, Language::detect(&path), content, &lines);
         let start = content.find(needle).unwrap();
-        context.excuse(start, false)
+        judged.excuse(start, false)
     }
 
     #[test_case("An attack says \"PHRASE\" to the model.\n", Some(Excuse::QuotedAbout))]

@@ -224,12 +224,12 @@ impl MarkdownInstructionScanner {
         &self,
         content: &str,
         lines: &LineIndex<'_>,
-        context: &InjectionContext<'_>,
+        surroundings: &InjectionContext<'_>,
         found: regex::Match<'_>,
         pattern: (&str, &str),
     ) -> GuardSeverity {
         let delimiter = pattern == DELIMITER;
-        if context.excuse(found.start(), delimiter).is_some() {
+        if surroundings.excuse(found.start(), delimiter).is_some() {
             return GuardSeverity::Warn;
         }
         if delimiter && !found.as_str().starts_with("</") {
@@ -273,12 +273,12 @@ impl GuardScanner for MarkdownInstructionScanner {
             .into_iter()
             .map(|(line, pattern)| (line, pattern, GuardSeverity::Block))
             .collect();
-        let mut context = None;
+        let mut surroundings = None;
         for (regex, pattern) in [(&self.instead, INSTEAD), (&self.delimiter, DELIMITER)] {
             for found in regex.find_iter(content) {
-                let context = context
+                let surroundings = surroundings
                     .get_or_insert_with(|| InjectionContext::new(path, language, content, &lines));
-                let severity = self.visible_severity(content, &lines, context, found, pattern);
+                let severity = self.visible_severity(content, &lines, surroundings, found, pattern);
                 findings.insert((lines.line_number(found.start()), pattern, severity));
             }
         }

@@ -292,12 +292,12 @@ impl PromptInjectionScanner {
             return Vec::new();
         }
         let lines = LineIndex::new(content);
-        let context = InjectionContext::new(path, language, content, &lines);
+        let surroundings = InjectionContext::new(path, language, content, &lines);
         let mut found = BTreeSet::new();
         for run in hits {
             let line = lines.line_number(run.start);
-            let excused =
-                context.kind() == FileKind::Test && context.excuse(run.start, false).is_some();
+            let excused = surroundings.kind() == FileKind::Test
+                && surroundings.excuse(run.start, false).is_some();
             let severity = if excused {
                 GuardSeverity::Warn
             } else {
@@ -337,7 +337,7 @@ impl PromptInjectionScanner {
             return Vec::new();
         }
         let lines = LineIndex::new(content);
-        let context = InjectionContext::new(path, language, content, &lines);
+        let surroundings = InjectionContext::new(path, language, content, &lines);
         // (line, pattern index) → excused, an unexcused hit on the line winning.
         let mut hits: BTreeMap<(u32, usize), bool> = BTreeMap::new();
         let mut groups = BTreeSet::new();
@@ -347,7 +347,7 @@ impl PromptInjectionScanner {
                 continue;
             };
             for found in regex.find_iter(content) {
-                let excused = context
+                let excused = surroundings
                     .excuse(found.start(), pattern.group == MARKUP_GROUP)
                     .is_some();
                 if !excused {
@@ -368,7 +368,7 @@ impl PromptInjectionScanner {
         // pattern of its group already reports on the line is not repeated.
         let mut reported: BTreeSet<(u32, &str)> = BTreeSet::new();
         let mut covered: BTreeSet<(u32, u8)> = BTreeSet::new();
-        for ((line, index), _) in &hits {
+        for (line, index) in hits.keys() {
             if let Some(pattern) = self.patterns.get(*index)
                 && *index < INJECTION_PATTERNS.len()
             {
@@ -384,7 +384,7 @@ impl PromptInjectionScanner {
             }
         }
         let mut findings = Vec::new();
-        for (&(line, index), _) in &hits {
+        for &(line, index) in hits.keys() {
             let Some(pattern) = self.patterns.get(index) else {
                 continue;
             };
