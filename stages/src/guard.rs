@@ -35,7 +35,12 @@
 //! # Injection: block or warn
 //!
 //! [`PromptInjectionScanner`] keeps its rule (any hit blocks a file that is not code;
-//! a code file needs two kinds of hit), [`MarkdownInstructionScanner`] blocks, and
+//! a code file needs two kinds of hit) after judging each hit in its context: a
+//! phrase quoted in a text about attacks, in a test's string literal or in a
+//! changelog, and chat-template markup in a template, only warn. Hidden
+//! (invisible-character) and encoded (base64, percent) instructions block in every
+//! file. [`MarkdownInstructionScanner`] blocks (a role heading followed by ordinary
+//! text only warns), and
 //! [`CommandInjectionScanner`] only warns: install scripts and CI files download
 //! and run installers. Its findings, and the prompt-injection findings of the same
 //! file, become blocks only when a file holds both a dangerous command and an

@@ -53,7 +53,12 @@ const DELIMITER: (&str, &str) = ("prompt-delimiter", "Spoofed prompt role delimi
 /// from it (their shell commands are
 /// [`CommandInjectionScanner`](crate::guard::CommandInjectionScanner)'s business).
 /// Every finding is a [`GuardFindingType::PromptInjection`] with
-/// [`GuardSeverity::Block`]:
+/// [`GuardSeverity::Block`], except the two visible patterns judged in context:
+/// `prompt-delimiter` for a role heading followed by ordinary text (no override
+/// verb, "you are now", "from now on", "do not tell/follow/reveal" on the heading
+/// or the next non-blank line) is a [`GuardSeverity::Warn`], and
+/// `ignore-above-instead` or `prompt-delimiter` quoted in a text about attacks, a
+/// test or a changelog (or a role tag in a template) is a warning too:
 ///
 /// | Id | Matches |
 /// | --- | --- |
@@ -83,10 +88,11 @@ const DELIMITER: (&str, &str) = ("prompt-delimiter", "Spoofed prompt role delimi
 ///
 /// - Documents about prompts (prompt-engineering guides, chat-template docs, agent
 ///   rule files such as `AGENTS.md` or Cursor's `.mdc` rules) legitimately hold
-///   role headings, `</system>` tags or notes to an AI; list them in
-///   `guard.allowPatterns`.
+///   role headings (warned about), `</system>` tags or notes to an AI (blocked
+///   unless quoted in a text about attacks); list them in `guard.allowPatterns`.
 /// - Fenced code blocks are scanned like prose: an example inside a fence enters
-///   the prompt just the same.
+///   the prompt just the same. Only in a text about attacks does a fence (or a
+///   quote) excuse a visible hit.
 /// - Tag characters after a flag emoji (`🏴` + subdivision code) are fewer than
 ///   eight and are not reported. Bidirectional-override characters ("Trojan
 ///   Source") and white-on-white text are not detected.

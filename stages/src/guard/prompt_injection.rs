@@ -75,12 +75,33 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 /// | `fake-system-prompt` | a line starting `system:` followed by an instruction |
 /// | `special-token` | `<\|system\|>`, `<\|im_start\|>`, `<\|im_end\|>`, `<\|endofprompt\|>` |
 /// | `inst-markup` | Llama's `[INST]` tag and its closing tag on one line |
+/// | `override-<language>` | an override phrase of `stages/rules/injection/<language>.txt` (`en`, `es`, `fr`, `de`, `pt`, `zh`, `ja`, `ru`): "disregard" or "forget" with "everything above" or "all prior rules", a "new instructions" label, "from now on you will …", and their translations; one kind with `ignore-instructions` |
 /// | `hidden-instruction` | any of the above that appears only once the text is read as a model reads it: Unicode tag characters decoded to ASCII ("ASCII smuggling"), zero-width characters dropped; blocks in every file, code included |
+/// | `encoded-instruction` | any of the above inside an obvious base64 run (24 characters or more, both letter cases, standard or URL-safe alphabet) or percent-encoded run (three `%XX` escapes or more), decoded; reported at the run's line; blocks in every file, code included, except a string literal in a test file (warned about) |
 ///
 /// In files that are not code (Markdown, text, YAML, JSON, unknown, …) every finding
 /// is [`GuardSeverity::Block`]. In code files a single kind of hit is
 /// [`GuardSeverity::Warn`]; the file is blocked only when two or more distinct kinds
 /// hit it, and then every finding is a block.
+///
+/// A visible hit is judged in its context first, and an excused hit is only a
+/// warning (and does not count as a kind):
+///
+/// - quoted (between quotes or backticks on its line, a blockquote, a fenced code
+///   block; in code, a string literal) within ten lines of words that show the
+///   text talks *about* attacks ("injection", "jailbreak", "attack", "malicious",
+///   "adversarial", "exploit", "red team", "sanitize", and the same in the other
+///   languages);
+/// - quoted, in a test file (`tests/`, `__tests__/`, `fixtures/`, `test_*.py`,
+///   `*_test.go`, `*.spec.ts`, …);
+/// - in a changelog (`CHANGELOG*`, `CHANGES*`, `HISTORY*`, `NEWS*`, `changelog/`,
+///   `.changeset/`, …) when quoted or on a line about attacks;
+/// - chat-template markup (`special-token`, `inst-markup`) in a template (`.jinja`,
+///   `.j2`, or a file holding `{% … %}` or `{{ … }}`, such as a
+///   `tokenizer_config.json`).
+///
+/// Hidden and encoded instructions are never excused by quoting: nobody quotes an
+/// example invisibly.
 ///
 /// ## Why
 ///
@@ -116,12 +137,18 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 ///   (4 MB/s on deno's sources). A word next to a non-ASCII letter counts as
 ///   bounded.
 ///
-/// Prose that discusses prompt injection (a security guide quoting "ignore previous
-/// instructions") and prompt configuration in YAML (`system: You are a reviewer`)
-/// are blocked; list such paths in `guard.allowPatterns`. Paraphrases ("disregard
-/// everything above") are not detected here; in markdown,
-/// [`MarkdownInstructionScanner`](crate::guard::MarkdownInstructionScanner) catches
-/// the "… above and instead …" form.
+/// - Excusing is a judgement: an attacker who quotes the phrase in a file that
+///   talks about attacks, in a test or in a changelog gets a warning, not a block
+///   (the finding is still reported). Unquoted prose that discusses injection and
+///   prompt configuration in YAML (`system: You are a reviewer`) are blocked; list
+///   such paths in `guard.allowPatterns`.
+/// - Decoding is bounded (see the `encoded` module): a run is decoded up to 4 KiB,
+///   a file up to 64 KiB and 256 runs; an instruction past those bounds, split
+///   across runs or encoded twice is not seen. Base64 split over lines is decoded
+///   line by line, which works for the usual 64- and 76-character lines.
+/// - The override phrases are written to name what is overridden ("previous
+///   instructions", "everything above"); a bare "ignore this" or a phrase in a
+///   language not listed is not detected.
 pub struct PromptInjectionScanner {
     /// Every pattern: [`INJECTION_PATTERNS`], then the phrases of [`PHRASE_FILES`].
     patterns: Vec<Pattern>,
