@@ -2,9 +2,9 @@
 //! instruction hidden in one can be scanned like plain text.
 //!
 //! Decoding is bounded: only runs that look encoded are decoded, a run is read up
-//! to [`RUN_LIMIT`] bytes, a file decodes at most [`FILE_BUDGET`] bytes in all and
-//! at most [`MAX_RUNS`] runs, and a run stops decoding at its first byte that is
-//! not text. The work is linear in the file's size.
+//! to [`RUN_LIMIT`] bytes, a file keeps at most [`FILE_BUDGET`] bytes of encoded
+//! text in all and at most [`MAX_RUNS`] runs, and a run stops decoding at its
+//! first byte that is not text. The work is linear in the file's size.
 
 /// The shortest base64 run that is decoded, in characters.
 pub(crate) const BASE64_MIN: usize = 24;
@@ -43,12 +43,12 @@ pub(crate) struct DecodedRun {
     pub(crate) text: String,
 }
 
-/// What decoding a file cost, for tests that check the bounds.
+/// What decoding a file kept, for tests that check the bounds.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct DecodeStats {
-    /// Runs that were decoded (whether or not they turned out to be text).
+    /// Runs that decoded to text.
     pub(crate) runs: usize,
-    /// Input bytes that were decoded, all runs together.
+    /// Input bytes of those runs that were decoded, all runs together.
     pub(crate) bytes: usize,
 }
 
@@ -118,13 +118,17 @@ fn decode_into(
     }
     let budget = RUN_LIMIT.min(FILE_BUDGET - stats.bytes);
     let input = &run[..run.len().min(budget)];
-    stats.runs += 1;
-    stats.bytes += input.len();
     let decoded = match encoding {
         Encoding::Base64 => decode_base64(input),
         Encoding::Percent => decode_percent(input),
     };
+    // Only runs that turn out to be text count against the budget: a run that
+    // is not text stops at its first non-text byte, so the work stays linear,
+    // and a lockfile full of hashes does not use up the budget before an
+    // encoded instruction further down.
     if let Some(text) = decoded.and_then(into_text) {
+        stats.runs += 1;
+        stats.bytes += input.len();
         runs.push(DecodedRun {
             start,
             encoding,
@@ -310,6 +314,19 @@ mod tests {
                        icon = iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==\n";
         let (runs, _) = decode_runs(content);
         assert_eq!(runs, Vec::new());
+    }
+
+    #[test]
+    fn runs_that_are_not_text_do_not_use_up_the_budget() {
+        // Decodes to zero bytes: not text, like the hashes of a lockfile.
+        let binary = "AAAAAAAAaaaaaaaaAAAAAAAAaaaaaaaa";
+        let mut content = format!("x = {binary}\n").repeat(MAX_RUNS * 4);
+        let text = "the quick brown fox jumps over the lazy dog";
+        content.push_str(&to_base64(text));
+        let (runs, stats) = decode_runs(&content);
+        assert_eq!(stats.runs, 1);
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].text, text);
     }
 
     #[test]
