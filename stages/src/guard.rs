@@ -35,7 +35,12 @@
 //! # Injection: block or warn
 //!
 //! [`PromptInjectionScanner`] keeps its rule (any hit blocks a file that is not code;
-//! a code file needs two kinds of hit), [`MarkdownInstructionScanner`] blocks, and
+//! a code file needs two kinds of hit) after judging each hit in its context: a
+//! phrase quoted in a text about attacks, in a test's string literal or in a
+//! changelog, and chat-template markup in a template, only warn. Hidden
+//! (invisible-character) and encoded (base64, percent) instructions block in every
+//! file. [`MarkdownInstructionScanner`] blocks (a role heading followed by ordinary
+//! text only warns), and
 //! [`CommandInjectionScanner`] only warns: install scripts and CI files download
 //! and run installers. Its findings, and the prompt-injection findings of the same
 //! file, become blocks only when a file holds both a dangerous command and an
@@ -75,7 +80,9 @@
 //! ```
 
 pub mod command_injection;
+mod encoded;
 pub mod exclusion;
+mod injection_context;
 pub mod markdown_instruction;
 pub mod prompt_injection;
 pub mod secret;
@@ -798,7 +805,14 @@ mod tests {
         let outcome = scan(&guard, "docs/setup.md", content);
         assert!(outcome.blocked);
         assert!(patterns(&outcome).contains(&"html-comment-instruction"));
-        assert!(!scan(&guard, "docs/setup.txt", content).blocked);
+        // As text the markdown-only findings are gone; the paraphrase and the
+        // zero-width-split phrase are caught in every file type.
+        let as_text = scan(&guard, "docs/setup.txt", content);
+        assert_eq!(
+            patterns(&as_text),
+            vec!["hidden-instruction", "override-en"]
+        );
+        assert!(as_text.blocked);
     }
 
     #[test]
@@ -876,6 +890,17 @@ mod tests {
     #[test_case("stages/src/guard/secret/detectors.rs", include_str!("guard/secret/detectors.rs"))]
     #[test_case("stages/src/guard/secret/patterns.rs", include_str!("guard/secret/patterns.rs"))]
     #[test_case("stages/src/guard/secret/plausibility.rs", include_str!("guard/secret/plausibility.rs"))]
+    #[test_case("stages/src/guard/encoded.rs", include_str!("guard/encoded.rs"))]
+    #[test_case("stages/src/guard/injection_context.rs", include_str!("guard/injection_context.rs"))]
+    #[test_case("stages/rules/injection/README.md", include_str!("../rules/injection/README.md"))]
+    #[test_case("stages/rules/injection/en.txt", include_str!("../rules/injection/en.txt"))]
+    #[test_case("stages/rules/injection/es.txt", include_str!("../rules/injection/es.txt"))]
+    #[test_case("stages/rules/injection/fr.txt", include_str!("../rules/injection/fr.txt"))]
+    #[test_case("stages/rules/injection/de.txt", include_str!("../rules/injection/de.txt"))]
+    #[test_case("stages/rules/injection/pt.txt", include_str!("../rules/injection/pt.txt"))]
+    #[test_case("stages/rules/injection/zh.txt", include_str!("../rules/injection/zh.txt"))]
+    #[test_case("stages/rules/injection/ja.txt", include_str!("../rules/injection/ja.txt"))]
+    #[test_case("stages/rules/injection/ru.txt", include_str!("../rules/injection/ru.txt"))]
     #[test_case("stages/rules/secrets/ai.toml", include_str!("../rules/secrets/ai.toml"))]
     #[test_case("stages/rules/secrets/cloud.toml", include_str!("../rules/secrets/cloud.toml"))]
     #[test_case("stages/rules/secrets/code-hosting.toml", include_str!("../rules/secrets/code-hosting.toml"))]
@@ -888,6 +913,110 @@ mod tests {
     fn guard_sources_pass_the_guard(path: &str, content: &str) {
         let guard = ContextGuard::new(&config(&[], &[])).unwrap();
         assert_eq!(scan(&guard, path, content), FileGuardOutcome::default());
+    }
+
+    /// The findings of a file as (pattern id, line, severity).
+    fn findings(outcome: &FileGuardOutcome) -> Vec<(&str, u32, GuardSeverity)> {
+        outcome
+            .findings
+            .iter()
+            .map(|finding| {
+                (
+                    finding.pattern.as_deref().unwrap_or_default(),
+                    finding.line.unwrap_or_default(),
+                    finding.severity,
+                )
+            })
+            .collect()
+    }
+
+    #[test_case("scripts/release.py", include_str!("../tests/fixtures/guard/injection/attacks/base64_comment.py"), "encoded-instruction", 4)]
+    #[test_case(".github/workflows/deploy.yaml", include_str!("../tests/fixtures/guard/injection/attacks/base64_value.yaml"), "encoded-instruction", 4)]
+    #[test_case("docs/links.md", include_str!("../tests/fixtures/guard/injection/attacks/percent_encoded.md"), "encoded-instruction", 3)]
+    #[test_case("CONTRIBUTING.md", include_str!("../tests/fixtures/guard/injection/attacks/disregard_above.md"), "override-en", 5)]
+    fn attack_shapes_are_blocked(path: &str, content: &str, id: &str, line: u32) {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        let outcome = scan(&guard, path, content);
+        assert!(outcome.blocked, "{:?}", outcome.findings);
+        assert!(
+            findings(&outcome).contains(&(id, line, GuardSeverity::Block)),
+            "{:?}",
+            outcome.findings
+        );
+    }
+
+    #[test]
+    fn override_paraphrases_block_every_line() {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        let content = include_str!("../tests/fixtures/guard/injection/attacks/paraphrases.txt");
+        let outcome = scan(&guard, "notes.txt", content);
+        let lines: Vec<u32> = findings(&outcome)
+            .into_iter()
+            .filter(|(_, _, severity)| *severity == GuardSeverity::Block)
+            .map(|(_, line, _)| line)
+            .collect();
+        assert_eq!(lines, vec![1, 2, 3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn override_phrases_in_the_main_languages_block() {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        let content = include_str!("../tests/fixtures/guard/injection/attacks/multilingual.txt");
+        let outcome = scan(&guard, "docs/notes.txt", content);
+        assert!(outcome.blocked);
+        assert_eq!(
+            findings(&outcome),
+            ["es", "fr", "de", "pt", "zh", "ja", "ru"]
+                .iter()
+                .zip(1..)
+                .map(|(language, line)| (
+                    match *language {
+                        "es" => "override-es",
+                        "fr" => "override-fr",
+                        "de" => "override-de",
+                        "pt" => "override-pt",
+                        "zh" => "override-zh",
+                        "ja" => "override-ja",
+                        _ => "override-ru",
+                    },
+                    line,
+                    GuardSeverity::Block
+                ))
+                .collect::<Vec<_>>()
+        );
+    }
+
+    #[test_case("docs/security.md", include_str!("../tests/fixtures/guard/injection/benign/security.md"))]
+    #[test_case("CHANGELOG.md", include_str!("../tests/fixtures/guard/injection/benign/CHANGELOG.md"))]
+    #[test_case("templates/chat_template.jinja", include_str!("../tests/fixtures/guard/injection/benign/chat_template.jinja"))]
+    #[test_case("models/tokenizer_config.json", include_str!("../tests/fixtures/guard/injection/benign/tokenizer_config.json"))]
+    #[test_case("docs/prompts.md", include_str!("../tests/fixtures/guard/injection/benign/prompts.md"))]
+    #[test_case("tests/test_guard.py", include_str!("../tests/fixtures/guard/injection/benign/test_guard.py"))]
+    fn benign_lookalikes_are_kept_with_a_warning_at_most(path: &str, content: &str) {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        let outcome = scan(&guard, path, content);
+        assert!(!outcome.blocked, "{:?}", outcome.findings);
+        assert!(
+            !outcome.findings.is_empty(),
+            "the look-alike is still reported"
+        );
+        assert!(
+            outcome
+                .findings
+                .iter()
+                .all(|finding| finding.severity == GuardSeverity::Warn)
+        );
+    }
+
+    #[test]
+    fn the_same_phrases_unquoted_in_an_ordinary_doc_block() {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        let content = include_str!("../tests/fixtures/guard/injection/benign/security.md")
+            .replace(['"', '`', '>'], "");
+        let content = content
+            .replace("attack", "note")
+            .replace("injection", "notes");
+        assert!(scan(&guard, "docs/security.md", &content).blocked);
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! Text that tries to override the model's instructions.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use regex::{Regex, RegexSet};
 
+use crate::guard::encoded;
+use crate::guard::injection_context::{FileKind, InjectionContext};
 use crate::guard::{GuardFinding, GuardFindingType, GuardScanner, GuardSeverity, LineIndex};
 use crate::language::Language;
 use crate::relative_path::RelativePath;
@@ -73,12 +75,33 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 /// | `fake-system-prompt` | a line starting `system:` followed by an instruction |
 /// | `special-token` | `<\|system\|>`, `<\|im_start\|>`, `<\|im_end\|>`, `<\|endofprompt\|>` |
 /// | `inst-markup` | Llama's `[INST]` tag and its closing tag on one line |
+/// | `override-<language>` | an override phrase of `stages/rules/injection/<language>.txt` (`en`, `es`, `fr`, `de`, `pt`, `zh`, `ja`, `ru`): "disregard" or "forget" with "everything above" or "all prior rules", a "new instructions" label, "from now on you will …", and their translations; one kind with `ignore-instructions` |
 /// | `hidden-instruction` | any of the above that appears only once the text is read as a model reads it: Unicode tag characters decoded to ASCII ("ASCII smuggling"), zero-width characters dropped; blocks in every file, code included |
+/// | `encoded-instruction` | any of the above inside an obvious base64 run (24 characters or more, both letter cases, standard or URL-safe alphabet) or percent-encoded run (three `%XX` escapes or more), decoded; reported at the run's line; blocks in every file, code included, except a string literal in a test file (warned about) |
 ///
 /// In files that are not code (Markdown, text, YAML, JSON, unknown, …) every finding
 /// is [`GuardSeverity::Block`]. In code files a single kind of hit is
 /// [`GuardSeverity::Warn`]; the file is blocked only when two or more distinct kinds
 /// hit it, and then every finding is a block.
+///
+/// A visible hit is judged in its context first, and an excused hit is only a
+/// warning (and does not count as a kind):
+///
+/// - quoted (between quotes or backticks on its line, a blockquote, a fenced code
+///   block; in code, a string literal) within ten lines of words that show the
+///   text talks *about* attacks ("injection", "jailbreak", "attack", "malicious",
+///   "adversarial", "exploit", "red team", "sanitize", and the same in the other
+///   languages);
+/// - quoted, in a test file (`tests/`, `__tests__/`, `fixtures/`, `test_*.py`,
+///   `*_test.go`, `*.spec.ts`, …);
+/// - in a changelog (`CHANGELOG*`, `CHANGES*`, `HISTORY*`, `NEWS*`, `changelog/`,
+///   `.changeset/`, …) when quoted or on a line about attacks;
+/// - chat-template markup (`special-token`, `inst-markup`) in a template (`.jinja`,
+///   `.j2`, or a file holding `{% … %}` or `{{ … }}`, such as a
+///   `tokenizer_config.json`).
+///
+/// Hidden and encoded instructions are never excused by quoting: nobody quotes an
+/// example invisibly.
 ///
 /// ## Why
 ///
@@ -114,17 +137,60 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 ///   (4 MB/s on deno's sources). A word next to a non-ASCII letter counts as
 ///   bounded.
 ///
-/// Prose that discusses prompt injection (a security guide quoting "ignore previous
-/// instructions") and prompt configuration in YAML (`system: You are a reviewer`)
-/// are blocked; list such paths in `guard.allowPatterns`. Paraphrases ("disregard
-/// everything above") are not detected here; in markdown,
-/// [`MarkdownInstructionScanner`](crate::guard::MarkdownInstructionScanner) catches
-/// the "… above and instead …" form.
+/// - Excusing is a judgement: an attacker who quotes the phrase in a file that
+///   talks about attacks, in a test or in a changelog gets a warning, not a block
+///   (the finding is still reported). Unquoted prose that discusses injection and
+///   prompt configuration in YAML (`system: You are a reviewer`) are blocked; list
+///   such paths in `guard.allowPatterns`.
+/// - Decoding is bounded (see the `encoded` module): a run is decoded up to 4 KiB,
+///   a file up to 64 KiB and 256 runs; an instruction past those bounds, split
+///   across runs or encoded twice is not seen. Base64 split over lines is decoded
+///   line by line, which works for the usual 64- and 76-character lines.
+/// - The override phrases are written to name what is overridden ("previous
+///   instructions", "everything above"); a bare "ignore this" or a phrase in a
+///   language not listed is not detected.
 pub struct PromptInjectionScanner {
+    /// Every pattern: [`INJECTION_PATTERNS`], then the phrases of [`PHRASE_FILES`].
+    patterns: Vec<Pattern>,
     /// All patterns at once, to find which ones occur in a single pass.
     set: RegexSet,
-    /// Each pattern alone, in [`INJECTION_PATTERNS`] order, to locate its matches.
+    /// Each pattern alone, in `patterns` order, to locate its matches.
     regexes: Vec<Regex>,
+}
+
+/// One compiled pattern's description.
+struct Pattern {
+    id: String,
+    message: String,
+    group: u8,
+}
+
+/// The group of the override phrases: one kind with `ignore-instructions`.
+const OVERRIDE_GROUP: u8 = 0;
+
+/// The group of chat-template markup (`special-token`, `inst-markup`).
+const MARKUP_GROUP: u8 = 4;
+
+/// The instruction-override phrases per language, as data
+/// (`stages/rules/injection/<language>.txt`: one case-insensitive regex per line).
+const PHRASE_FILES: &[(&str, &str)] = &[
+    ("en", include_str!("../../rules/injection/en.txt")),
+    ("es", include_str!("../../rules/injection/es.txt")),
+    ("fr", include_str!("../../rules/injection/fr.txt")),
+    ("de", include_str!("../../rules/injection/de.txt")),
+    ("pt", include_str!("../../rules/injection/pt.txt")),
+    ("zh", include_str!("../../rules/injection/zh.txt")),
+    ("ja", include_str!("../../rules/injection/ja.txt")),
+    ("ru", include_str!("../../rules/injection/ru.txt")),
+];
+
+/// The regex sources of one phrase file: its lines that are not blank or
+/// comments, made case-insensitive.
+fn phrase_sources(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| format!("(?i){line}"))
 }
 
 impl PromptInjectionScanner {
@@ -132,14 +198,39 @@ impl PromptInjectionScanner {
     ///
     /// # Panics
     ///
-    /// Never in practice: the patterns are constants, compiled by the unit tests.
+    /// Never in practice: the patterns are constants and data files embedded
+    /// in the binary, compiled by the unit tests.
     pub fn new() -> Self {
-        let sources = INJECTION_PATTERNS.iter().map(|pattern| pattern.regex);
-        let set = RegexSet::new(sources.clone()).expect("the injection patterns are valid regexes");
+        let mut patterns = Vec::new();
+        let mut sources = Vec::new();
+        for pattern in INJECTION_PATTERNS {
+            patterns.push(Pattern {
+                id: pattern.id.to_owned(),
+                message: pattern.message.to_owned(),
+                group: pattern.group,
+            });
+            sources.push(pattern.regex.to_owned());
+        }
+        for (language, text) in PHRASE_FILES {
+            for source in phrase_sources(text) {
+                patterns.push(Pattern {
+                    id: format!("override-{language}"),
+                    message: format!("Instruction-override phrase ({language})"),
+                    group: OVERRIDE_GROUP,
+                });
+                sources.push(source);
+            }
+        }
+        let set = RegexSet::new(&sources).expect("the injection patterns are valid regexes");
         let regexes = sources
+            .iter()
             .map(|source| Regex::new(source).expect("the injection patterns are valid regexes"))
             .collect();
-        Self { set, regexes }
+        Self {
+            patterns,
+            set,
+            regexes,
+        }
     }
 }
 
@@ -156,6 +247,7 @@ impl GuardScanner for PromptInjectionScanner {
 
     fn scan(&self, path: &RelativePath, language: Language, content: &str) -> Vec<GuardFinding> {
         let mut findings = self.hidden_instructions(path, content);
+        findings.extend(self.encoded_instructions(path, language, content));
         findings.extend(self.visible_instructions(path, language, content));
         findings
     }
@@ -207,7 +299,60 @@ impl PromptInjectionScanner {
             .collect()
     }
 
-    /// The findings of the patterns on the text as written.
+    /// Override phrases hidden in base64 or percent-encoded runs (see
+    /// [`encoded::decode_runs`] for which runs are decoded and the bounds): one
+    /// finding `encoded-instruction` at the line where the run starts. It
+    /// blocks in every file, except a string literal in a test file, which is
+    /// only warned about.
+    fn encoded_instructions(
+        &self,
+        path: &RelativePath,
+        language: Language,
+        content: &str,
+    ) -> Vec<GuardFinding> {
+        let (runs, _stats) = encoded::decode_runs(content);
+        let hits: Vec<&encoded::DecodedRun> = runs
+            .iter()
+            .filter(|run| self.set.is_match(&run.text))
+            .collect();
+        if hits.is_empty() {
+            return Vec::new();
+        }
+        let lines = LineIndex::new(content);
+        let surroundings = InjectionContext::new(path, language, content, &lines);
+        let mut found = BTreeSet::new();
+        for run in hits {
+            let line = lines.line_number(run.start);
+            let excused = surroundings.kind() == FileKind::Test
+                && surroundings.excuse(run.start, false).is_some();
+            let severity = if excused {
+                GuardSeverity::Warn
+            } else {
+                GuardSeverity::Block
+            };
+            let message = match run.encoding {
+                encoded::Encoding::Base64 => "Instruction-override phrase encoded in base64",
+                encoded::Encoding::Percent => {
+                    "Instruction-override phrase encoded with percent-escapes"
+                }
+            };
+            found.insert((line, severity, message));
+        }
+        found
+            .into_iter()
+            .map(|(line, severity, message)| GuardFinding {
+                severity,
+                finding_type: GuardFindingType::PromptInjection,
+                file: path.clone(),
+                line: Some(line),
+                message: message.to_owned(),
+                pattern: Some("encoded-instruction".to_owned()),
+            })
+            .collect()
+    }
+
+    /// The findings of the patterns on the text as written, judged in their
+    /// context (see [`InjectionContext`]).
     fn visible_instructions(
         &self,
         path: &RelativePath,
@@ -219,37 +364,81 @@ impl PromptInjectionScanner {
             return Vec::new();
         }
         let lines = LineIndex::new(content);
-        let mut hits = BTreeSet::new();
+        let surroundings = InjectionContext::new(path, language, content, &lines);
+        // (line, pattern index) → excused, an unexcused hit on the line winning.
+        let mut hits: BTreeMap<(u32, usize), bool> = BTreeMap::new();
         let mut groups = BTreeSet::new();
         for index in &matched {
-            let (Some(pattern), Some(regex)) =
-                (INJECTION_PATTERNS.get(index), self.regexes.get(index))
+            let (Some(pattern), Some(regex)) = (self.patterns.get(index), self.regexes.get(index))
             else {
                 continue;
             };
-            groups.insert(pattern.group);
             for found in regex.find_iter(content) {
-                hits.insert((lines.line_number(found.start()), index));
+                let excused = surroundings
+                    .excuse(found.start(), pattern.group == MARKUP_GROUP)
+                    .is_some();
+                if !excused {
+                    groups.insert(pattern.group);
+                }
+                let entry = hits
+                    .entry((lines.line_number(found.start()), index))
+                    .or_insert(true);
+                *entry &= excused;
             }
         }
-        let severity = if !language.is_code() || groups.len() >= 2 {
-            GuardSeverity::Block
-        } else {
+        let severity = if groups.is_empty() || (language.is_code() && groups.len() < 2) {
             GuardSeverity::Warn
+        } else {
+            GuardSeverity::Block
         };
-        hits.into_iter()
-            .filter_map(|(line, index)| {
-                let pattern = INJECTION_PATTERNS.get(index)?;
-                Some(GuardFinding {
-                    severity,
-                    finding_type: GuardFindingType::PromptInjection,
-                    file: path.clone(),
-                    line: Some(line),
-                    message: pattern.message.to_owned(),
-                    pattern: Some(pattern.id.to_owned()),
-                })
-            })
-            .collect()
+        // A line reports each id once; an override phrase that a built-in
+        // pattern of its group already reports on the line is not repeated.
+        let mut reported: BTreeSet<(u32, &str)> = BTreeSet::new();
+        let mut covered: BTreeSet<(u32, u8)> = BTreeSet::new();
+        for (line, index) in hits.keys() {
+            if let Some(pattern) = self.patterns.get(*index)
+                && *index < INJECTION_PATTERNS.len()
+            {
+                covered.insert((*line, pattern.group));
+            }
+        }
+        let mut excused_by_id: BTreeMap<(u32, &str), bool> = BTreeMap::new();
+        for ((line, index), excused) in &hits {
+            if let Some(pattern) = self.patterns.get(*index) {
+                *excused_by_id
+                    .entry((*line, pattern.id.as_str()))
+                    .or_insert(true) &= *excused;
+            }
+        }
+        let mut findings = Vec::new();
+        for &(line, index) in hits.keys() {
+            let Some(pattern) = self.patterns.get(index) else {
+                continue;
+            };
+            if index >= INJECTION_PATTERNS.len() && covered.contains(&(line, pattern.group)) {
+                continue;
+            }
+            if !reported.insert((line, pattern.id.as_str())) {
+                continue;
+            }
+            findings.push(GuardFinding {
+                severity: if excused_by_id
+                    .get(&(line, pattern.id.as_str()))
+                    .copied()
+                    .unwrap_or(false)
+                {
+                    GuardSeverity::Warn
+                } else {
+                    severity
+                },
+                finding_type: GuardFindingType::PromptInjection,
+                file: path.clone(),
+                line: Some(line),
+                message: pattern.message.clone(),
+                pattern: Some(pattern.id.clone()),
+            });
+        }
+        findings
     }
 }
 

@@ -1,0 +1,353 @@
+//! Obvious encoded runs (base64, percent-encoding) decoded to text, so that an
+//! instruction hidden in one can be scanned like plain text.
+//!
+//! Decoding is bounded: only runs that look encoded are decoded, a run is read up
+//! to [`RUN_LIMIT`] bytes, a file keeps at most [`FILE_BUDGET`] bytes of encoded
+//! text in all and at most [`MAX_RUNS`] runs, and a run stops decoding at its
+//! first byte that is not text. The work is linear in the file's size.
+
+/// The shortest base64 run that is decoded, in characters.
+pub(crate) const BASE64_MIN: usize = 24;
+
+/// The fewest `%XX` escapes a percent-encoded run needs.
+pub(crate) const PERCENT_MIN_ESCAPES: usize = 3;
+
+/// The most bytes of one run that are decoded; the rest of a longer run is
+/// skipped (an instruction sits at the start of its run; a long blob is an image
+/// or a binary).
+pub(crate) const RUN_LIMIT: usize = 4096;
+
+/// The most bytes a file decodes, all runs together.
+pub(crate) const FILE_BUDGET: usize = 64 * 1024;
+
+/// The most runs a file decodes.
+pub(crate) const MAX_RUNS: usize = 256;
+
+/// How an encoded run was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    /// Base64, standard or URL-safe alphabet.
+    Base64,
+    /// Percent-encoding (`%20`, `+` for a space).
+    Percent,
+}
+
+/// One decoded run: where it starts in the file and the text it decodes to.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct DecodedRun {
+    /// Byte offset of the run in the file.
+    pub(crate) start: usize,
+    /// The encoding.
+    pub(crate) encoding: Encoding,
+    /// The decoded text (valid UTF-8, printable).
+    pub(crate) text: String,
+}
+
+/// What decoding a file kept, for tests that check the bounds.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct DecodeStats {
+    /// Runs that decoded to text.
+    pub(crate) runs: usize,
+    /// Input bytes of those runs that were decoded, all runs together.
+    pub(crate) bytes: usize,
+}
+
+/// The decoded text of the encoded runs of `content`, in file order, and what
+/// decoding cost. Runs that do not decode to printable text are left out.
+pub(crate) fn decode_runs(content: &str) -> (Vec<DecodedRun>, DecodeStats) {
+    let mut stats = DecodeStats::default();
+    let mut runs = Vec::new();
+    let bytes = content.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        if stats.runs >= MAX_RUNS || stats.bytes >= FILE_BUDGET {
+            break;
+        }
+        let byte = bytes[at];
+        if !is_run_byte(byte) {
+            at += 1;
+            continue;
+        }
+        let start = at;
+        while at < bytes.len() && is_run_byte(bytes[at]) {
+            at += 1;
+        }
+        let run = &bytes[start..at];
+        if count_escapes(run) >= PERCENT_MIN_ESCAPES {
+            decode_into(&mut runs, &mut stats, start, run, Encoding::Percent);
+            continue;
+        }
+        // Base64 candidates: the pieces of the run between `=`, `.` and `%`,
+        // each with its trailing padding.
+        let mut piece_start = 0;
+        while piece_start < run.len() {
+            let mut end = piece_start;
+            while end < run.len() && !matches!(run[end], b'=' | b'.' | b'%') {
+                end += 1;
+            }
+            let mut padded = end;
+            while padded < run.len() && run[padded] == b'=' && padded - end < 2 {
+                padded += 1;
+            }
+            let piece = &run[piece_start..padded];
+            if end - piece_start >= BASE64_MIN && looks_base64(piece) {
+                decode_into(
+                    &mut runs,
+                    &mut stats,
+                    start + piece_start,
+                    piece,
+                    Encoding::Base64,
+                );
+            }
+            piece_start = padded + 1;
+        }
+    }
+    (runs, stats)
+}
+
+/// Decodes one candidate run within the budget and keeps it when it is text.
+fn decode_into(
+    runs: &mut Vec<DecodedRun>,
+    stats: &mut DecodeStats,
+    start: usize,
+    run: &[u8],
+    encoding: Encoding,
+) {
+    if stats.runs >= MAX_RUNS || stats.bytes >= FILE_BUDGET {
+        return;
+    }
+    let budget = RUN_LIMIT.min(FILE_BUDGET - stats.bytes);
+    let input = &run[..run.len().min(budget)];
+    let decoded = match encoding {
+        Encoding::Base64 => decode_base64(input),
+        Encoding::Percent => decode_percent(input),
+    };
+    // Only runs that turn out to be text count against the budget: a run that
+    // is not text stops at its first non-text byte, so the work stays linear,
+    // and a lockfile full of hashes does not use up the budget before an
+    // encoded instruction further down.
+    if let Some(text) = decoded.and_then(into_text) {
+        stats.runs += 1;
+        stats.bytes += input.len();
+        runs.push(DecodedRun {
+            start,
+            encoding,
+            text,
+        });
+    }
+}
+
+/// Bytes a run may hold: the base64 alphabets, padding and the characters of a
+/// percent-encoded text.
+fn is_run_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'=' | b'-' | b'_' | b'%' | b'.')
+}
+
+/// The number of `%XX` escapes in a run.
+fn count_escapes(run: &[u8]) -> usize {
+    run.windows(3)
+        .filter(|window| {
+            window[0] == b'%' && window[1].is_ascii_hexdigit() && window[2].is_ascii_hexdigit()
+        })
+        .count()
+}
+
+/// Whether a run looks like base64 rather than a word, a path or an identifier:
+/// only base64 characters (padding at the end only), both cases of letters, and
+/// not a dotted name.
+fn looks_base64(run: &[u8]) -> bool {
+    let body = trim_padding(run);
+    if body.len() + 2 < run.len() {
+        return false;
+    }
+    body.iter()
+        .all(|&byte| byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'-' | b'_'))
+        && body.iter().any(u8::is_ascii_lowercase)
+        && body.iter().any(u8::is_ascii_uppercase)
+}
+
+/// The run without its trailing `=` padding.
+fn trim_padding(run: &[u8]) -> &[u8] {
+    let end = run
+        .iter()
+        .rposition(|&byte| byte != b'=')
+        .map_or(0, |at| at + 1);
+    &run[..end]
+}
+
+/// The value of one base64 character (both alphabets), if it is one.
+fn base64_value(byte: u8) -> Option<u32> {
+    let value = match byte {
+        b'A'..=b'Z' => byte - b'A',
+        b'a'..=b'z' => byte - b'a' + 26,
+        b'0'..=b'9' => byte - b'0' + 52,
+        b'+' | b'-' => 62,
+        b'/' | b'_' => 63,
+        _ => return None,
+    };
+    Some(u32::from(value))
+}
+
+/// Decodes base64 (padding optional), stopping at the first byte that is not
+/// text: `None` when the run holds a byte outside the alphabet.
+fn decode_base64(input: &[u8]) -> Option<Vec<u8>> {
+    let body = trim_padding(input);
+    let mut out = Vec::with_capacity(body.len() / 4 * 3 + 2);
+    let mut buffer = 0_u32;
+    let mut bits = 0_u32;
+    for &byte in body {
+        buffer = (buffer << 6) | base64_value(byte)?;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            let decoded = u8::try_from((buffer >> bits) & 0xFF).unwrap_or(0);
+            if is_binary(decoded) {
+                return None;
+            }
+            out.push(decoded);
+        }
+        buffer &= (1 << bits) - 1;
+    }
+    Some(out)
+}
+
+/// Decodes percent-encoding (`+` as a space); bytes that are not escapes are
+/// kept as they are.
+fn decode_percent(input: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(input.len());
+    let mut at = 0;
+    while at < input.len() {
+        let byte = input[at];
+        if byte == b'%'
+            && let (Some(high), Some(low)) = (
+                input.get(at + 1).and_then(|&b| hex_value(b)),
+                input.get(at + 2).and_then(|&b| hex_value(b)),
+            )
+        {
+            let decoded = high * 16 + low;
+            if is_binary(decoded) {
+                return None;
+            }
+            out.push(decoded);
+            at += 3;
+            continue;
+        }
+        out.push(if byte == b'+' { b' ' } else { byte });
+        at += 1;
+    }
+    Some(out)
+}
+
+/// The value of a hex digit.
+fn hex_value(byte: u8) -> Option<u8> {
+    char::from(byte)
+        .to_digit(16)
+        .and_then(|value| u8::try_from(value).ok())
+}
+
+/// Whether a decoded byte shows the run is not text: a control character other
+/// than tab, line feed and carriage return.
+fn is_binary(byte: u8) -> bool {
+    byte < 0x20 && !matches!(byte, b'\t' | b'\n' | b'\r') || byte == 0x7F
+}
+
+/// The decoded bytes as text: valid UTF-8 with at least a few letters.
+fn into_text(bytes: Vec<u8>) -> Option<String> {
+    let text = String::from_utf8(bytes).ok()?;
+    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
+    (letters * 2 >= text.chars().count() && letters >= 8).then_some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Standard base64 of `text`, for building test input.
+    fn to_base64(text: &str) -> String {
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut out = String::new();
+        for chunk in text.as_bytes().chunks(3) {
+            let mut buffer = [0_u8; 3];
+            buffer[..chunk.len()].copy_from_slice(chunk);
+            let value =
+                u32::from(buffer[0]) << 16 | u32::from(buffer[1]) << 8 | u32::from(buffer[2]);
+            for index in 0..=chunk.len() {
+                let digit = (value >> (18 - 6 * index)) & 63;
+                out.push(char::from(ALPHABET[digit as usize]));
+            }
+            for _ in chunk.len()..3 {
+                out.push('=');
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn decodes_a_base64_run_to_its_text() {
+        let text = "the quick brown fox jumps over the lazy dog";
+        let content = format!("# data: {} end\n", to_base64(text));
+        let (runs, stats) = decode_runs(&content);
+        assert_eq!(stats.runs, 1);
+        assert_eq!(
+            runs,
+            vec![DecodedRun {
+                start: 8,
+                encoding: Encoding::Base64,
+                text: text.to_owned()
+            }]
+        );
+    }
+
+    #[test]
+    fn decodes_a_percent_run_to_its_text() {
+        let content = "see ?q=the%20quick%20brown+fox%2C%20please here";
+        let (runs, _) = decode_runs(content);
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].text, "q=the quick brown fox, please");
+        assert_eq!(runs[0].encoding, Encoding::Percent);
+    }
+
+    #[test]
+    fn leaves_identifiers_hashes_and_binary_alone() {
+        let content = "fn very_long_identifier_name_with_words() {}\n\
+                       sha = 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n\
+                       icon = iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==\n";
+        let (runs, _) = decode_runs(content);
+        assert_eq!(runs, Vec::new());
+    }
+
+    #[test]
+    fn runs_that_are_not_text_do_not_use_up_the_budget() {
+        // Decodes to zero bytes: not text, like the hashes of a lockfile.
+        let binary = "AAAAAAAAaaaaaaaaAAAAAAAAaaaaaaaa";
+        let mut content = format!("x = {binary}\n").repeat(MAX_RUNS * 4);
+        let text = "the quick brown fox jumps over the lazy dog";
+        content.push_str(&to_base64(text));
+        let (runs, stats) = decode_runs(&content);
+        assert_eq!(stats.runs, 1);
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].text, text);
+    }
+
+    #[test]
+    fn decoding_is_bounded() {
+        let text = "a harmless sentence repeated over and over again. ";
+        let blob = to_base64(&text.repeat(200_000));
+        let mut content = String::new();
+        for _ in 0..1000 {
+            content.push_str("x = ");
+            content.push_str(&to_base64(text));
+            content.push('\n');
+        }
+        content.push_str(&blob);
+        assert!(content.len() > 10_000_000);
+        let (runs, stats) = decode_runs(&content);
+        assert!(stats.runs <= MAX_RUNS);
+        assert!(stats.bytes <= FILE_BUDGET);
+        assert!(runs.iter().all(|run| run.text.len() <= RUN_LIMIT));
+        let (runs, stats) = decode_runs(&blob);
+        assert_eq!(stats.runs, 1);
+        assert_eq!(stats.bytes, RUN_LIMIT);
+        assert!(runs[0].text.len() <= RUN_LIMIT / 4 * 3);
+    }
+}

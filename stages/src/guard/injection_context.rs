@@ -1,0 +1,303 @@
+//! The context of a prompt-injection hit: whether the phrase is quoted in a
+//! document about attacks, held in a string literal of a test, mentioned in a
+//! changelog or part of a chat template. Such hits are excused: the file is kept
+//! with a warning instead of being blocked.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::guard::LineIndex;
+use crate::language::Language;
+use crate::relative_path::RelativePath;
+
+/// How many lines before and after a hit are searched for words that show the
+/// text talks *about* prompt injection.
+const ABOUT_WINDOW: u32 = 10;
+
+/// Words that show a text discusses attacks rather than making one: "prompt
+/// injection", "jailbreak", "attack", … in the main languages. "Example" alone
+/// is not one of them: an attack can call itself an example.
+static ABOUT_INJECTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)injection|jailbreak|attack|malicious|adversarial|exploit|red[ -]team|sanitiz|sanitis|inyecci|injektion|injeção|injecao|注入|インジェクション|инъекц|атак",
+    )
+    .expect("the about-injection pattern is a valid regex")
+});
+
+/// What kind of file a hit is in, as far as excusing it goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FileKind {
+    /// A changelog or release notes (`CHANGELOG.md`, `NEWS`, `changelog/…`).
+    Changelog,
+    /// A test file or test data (`tests/…`, `test_*.py`, `*.spec.ts`, `fixtures/…`).
+    Test,
+    /// Source code.
+    Code,
+    /// Anything else: prose, configuration, data.
+    Document,
+}
+
+/// Why a hit is excused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Excuse {
+    /// Quoted in a text that talks about injection.
+    QuotedAbout,
+    /// A string literal in a test file.
+    TestLiteral,
+    /// A changelog entry that quotes or discusses the phrase.
+    Changelog,
+    /// Chat-template markup in a template.
+    Template,
+}
+
+/// The context of one file, built once per file with hits.
+pub(crate) struct InjectionContext<'a> {
+    kind: FileKind,
+    code: bool,
+    template: bool,
+    lines: &'a LineIndex<'a>,
+    /// Per one-based line (index `line - 1`): inside a fenced code block.
+    fenced: Vec<bool>,
+}
+
+impl<'a> InjectionContext<'a> {
+    /// The context of `content` at `path`; `lines` indexes `content`.
+    pub(crate) fn new(
+        path: &RelativePath,
+        language: Language,
+        content: &str,
+        lines: &'a LineIndex<'a>,
+    ) -> Self {
+        let kind = file_kind(path, language);
+        let template = is_template(path, content);
+        let fenced = if language.is_code() {
+            Vec::new()
+        } else {
+            fenced_lines(lines)
+        };
+        Self {
+            kind,
+            code: language.is_code(),
+            template,
+            lines,
+            fenced,
+        }
+    }
+
+    /// The kind of file.
+    pub(crate) fn kind(&self) -> FileKind {
+        self.kind
+    }
+
+    /// Why the hit starting at byte `start` of the content is excused, if it is.
+    /// `markup` is true for chat-template tokens (`im_start` between pipes, `[INST]`).
+    pub(crate) fn excuse(&self, start: usize, markup: bool) -> Option<Excuse> {
+        if markup && self.template {
+            return Some(Excuse::Template);
+        }
+        let number = self.lines.line_number(start);
+        let quoted = self.is_quoted(number, start);
+        match self.kind {
+            FileKind::Test if quoted => Some(Excuse::TestLiteral),
+            FileKind::Changelog if quoted || self.talks_about(number, 0) => Some(Excuse::Changelog),
+            _ if quoted && self.talks_about(number, ABOUT_WINDOW) => Some(Excuse::QuotedAbout),
+            _ => None,
+        }
+    }
+
+    /// Whether the hit starting at `start` on line `number` is quoted: between
+    /// quotes or backticks on its line, on a blockquote line or in a fenced code
+    /// block.
+    fn is_quoted(&self, number: u32, start: usize) -> bool {
+        let range = self.lines.line_range(number);
+        let line = self.lines.line(number);
+        if !self.code {
+            if line.trim_start().starts_with('>') {
+                return true;
+            }
+            let index = (number as usize).saturating_sub(1);
+            if self.fenced.get(index).copied().unwrap_or(false) {
+                return true;
+            }
+        }
+        let before = line
+            .get(..start.saturating_sub(range.start).min(line.len()))
+            .unwrap_or_default();
+        // An open quote before the hit: the closing one may be after it or on a
+        // later line (a quotation wrapped in prose).
+        let odd = |text: &str, quote: char| text.matches(quote).count() % 2 == 1;
+        let straight: &[char] = if self.code {
+            &['"', '`', '\'']
+        } else {
+            &['"', '`']
+        };
+        if straight.iter().any(|&quote| odd(before, quote)) {
+            return true;
+        }
+        [
+            ('“', '”'),
+            ('«', '»'),
+            ('„', '“'),
+            ('「', '」'),
+            ('『', '』'),
+        ]
+        .iter()
+        .any(|&(open, close)| before.rfind(open) > before.rfind(close))
+    }
+
+    /// Whether the lines within `window` of line `number` talk about injection.
+    fn talks_about(&self, number: u32, window: u32) -> bool {
+        let first = number.saturating_sub(window).max(1);
+        let last = number.saturating_add(window).min(self.lines.line_count());
+        (first..=last).any(|at| ABOUT_INJECTION.is_match(self.lines.line(at)))
+    }
+}
+
+/// The kind of the file at `path`.
+fn file_kind(path: &RelativePath, language: Language) -> FileKind {
+    let lower = path.as_str().to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let directories: Vec<&str> = lower.split('/').collect();
+    let directories = &directories[..directories.len().saturating_sub(1)];
+    let stem = name.split('.').next().unwrap_or(name);
+    if [
+        "changelog",
+        "changes",
+        "history",
+        "news",
+        "release_notes",
+        "release-notes",
+        "releases",
+    ]
+    .contains(&stem)
+        || directories.iter().any(|directory| {
+            matches!(
+                *directory,
+                "changelog"
+                    | "changelogs"
+                    | ".changeset"
+                    | "changes"
+                    | "newsfragments"
+                    | "changelog.d"
+            )
+        })
+    {
+        return FileKind::Changelog;
+    }
+    let test_directory = directories.iter().any(|directory| {
+        matches!(
+            *directory,
+            "test"
+                | "tests"
+                | "__tests__"
+                | "spec"
+                | "specs"
+                | "testdata"
+                | "test_data"
+                | "test-data"
+                | "fixtures"
+                | "__fixtures__"
+                | "e2e"
+                | "testing"
+        )
+    });
+    let test_name = stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("_spec")
+        || stem.ends_with("test") && path.file_name().contains("Test")
+        || name.contains(".test.")
+        || name.contains(".spec.");
+    if test_directory || test_name {
+        FileKind::Test
+    } else if language.is_code() {
+        FileKind::Code
+    } else {
+        FileKind::Document
+    }
+}
+
+/// Whether the file is a (Jinja-style) template: a `.jinja`/`.j2` file, or one
+/// holding template tags (`{% … %}`, `{{ … }}`), as chat templates do.
+fn is_template(path: &RelativePath, content: &str) -> bool {
+    let extension = path.extension();
+    matches!(extension.as_deref(), Some("jinja" | "jinja2" | "j2"))
+        || (content.contains("{%") && content.contains("%}"))
+        || (content.contains("{{") && content.contains("}}"))
+}
+
+/// Per line: whether it is inside a fenced code block (```` ``` ```` or `~~~`),
+/// the fence lines included.
+fn fenced_lines(lines: &LineIndex<'_>) -> Vec<bool> {
+    let mut fence: Option<(char, usize)> = None;
+    let mut fenced = Vec::with_capacity(lines.line_count() as usize);
+    for number in 1..=lines.line_count() {
+        let trimmed = lines.line(number).trim_start();
+        let marker = trimmed.chars().next().filter(|c| matches!(c, '`' | '~'));
+        let run = marker.map_or(0, |marker| {
+            trimmed.chars().take_while(|&c| c == marker).count()
+        });
+        match (fence, marker) {
+            (None, Some(marker)) if run >= 3 => {
+                fence = Some((marker, run));
+                fenced.push(true);
+            }
+            (Some((open, length)), Some(marker)) if marker == open && run >= length => {
+                fence = None;
+                fenced.push(true);
+            }
+            (open, _) => fenced.push(open.is_some()),
+        }
+    }
+    fenced
+}
+
+#[cfg(test)]
+mod tests {
+    use test_case::test_case;
+
+    use super::*;
+
+    #[test_case("CHANGELOG.md", FileKind::Changelog)]
+    #[test_case("docs/HISTORY.rst", FileKind::Changelog)]
+    #[test_case("changelog/1234.feature.md", FileKind::Changelog)]
+    #[test_case("tests/test_guard.py", FileKind::Test)]
+    #[test_case("src/guard.test.ts", FileKind::Test)]
+    #[test_case("src/test/java/GuardTest.java", FileKind::Test)]
+    #[test_case("pkg/guard_test.go", FileKind::Test)]
+    #[test_case("src/guard.rs", FileKind::Code)]
+    #[test_case("docs/security.md", FileKind::Document)]
+    #[test_case("contest.md", FileKind::Document)]
+    fn kinds(path: &str, kind: FileKind) {
+        let path = RelativePath::new(path).unwrap();
+        assert_eq!(file_kind(&path, Language::detect(&path)), kind);
+    }
+
+    #[test]
+    fn fences_are_tracked() {
+        let content = "a\n```text\nb\n```\nc\n~~~~\nd\n~~~~\n";
+        let lines = LineIndex::new(content);
+        assert_eq!(
+            fenced_lines(&lines),
+            vec![false, true, true, true, false, true, true, true, false]
+        );
+    }
+
+    fn excuse(path: &str, content: &str, needle: &str) -> Option<Excuse> {
+        let path = RelativePath::new(path).unwrap();
+        let lines = LineIndex::new(content);
+        let judged = InjectionContext::new(&path, Language::detect(&path), content, &lines);
+        let start = content.find(needle).unwrap();
+        judged.excuse(start, false)
+    }
+
+    #[test_case("An attack says \"PHRASE\" to the model.\n", Some(Excuse::QuotedAbout))]
+    #[test_case("An attack says `PHRASE` to the model.\n", Some(Excuse::QuotedAbout))]
+    #[test_case("An attack:\n\n> PHRASE\n", Some(Excuse::QuotedAbout))]
+    #[test_case("Attacks:\n\n```\nPHRASE\n```\n", Some(Excuse::QuotedAbout))]
+    #[test_case("An attack says PHRASE to the model.\n", None)]
+    #[test_case("A note says \"PHRASE\" to the model.\n", None)]
+    fn quoted_in_a_doc_about_attacks(content: &str, expected: Option<Excuse>) {
+        assert_eq!(excuse("docs/security.md", content, "PHRASE"), expected);
+    }
+}
