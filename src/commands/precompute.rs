@@ -17,24 +17,37 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
     // Without a database there is nothing to fill: say so as a user error.
     with_database(host, |_| Ok(()))?;
     let bar = ProgressBar::hidden();
-    if std::io::stderr().is_terminal() && !args.json {
+    let on_terminal = std::io::stderr().is_terminal() && !args.json;
+    if on_terminal {
+        // While the scan reads files their number is not known yet: a count,
+        // then a bar once the scan is done.
         bar.set_draw_target(ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} {msg} [{bar:30}] {pos}/{len} files ({per_sec}, {eta} left)",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
+            ProgressStyle::with_template("{spinner} {msg} {pos} files ({per_sec})")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         );
-        bar.set_message("Precomputing");
+        bar.set_message("Reading and precomputing");
     }
+    let set_total = |total: u64| {
+        if on_terminal {
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} {msg} [{bar:30}] {pos}/{len} files ({per_sec}, {eta} left)",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            bar.set_message("Precomputing");
+        }
+        bar.set_length(total);
+    };
     let report = precompute(
         &PrecomputeRequest {
             project_root: args.root.clone(),
             config_path: args.config.clone(),
         },
         host,
-        &|total| bar.set_length(total),
+        &set_total,
         &|done| bar.set_position(done),
     )?;
     bar.finish_and_clear();
