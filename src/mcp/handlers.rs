@@ -537,19 +537,24 @@ pub fn model_test(host: &Host, args: &ModelTestArgs, root: &Path, probes: &Probe
             let reversed: String = word.chars().rev().collect();
             let probe_id = random_letters(8);
             let embed_intent = format!("model-test-{}-{reversed}", a + b);
-            probes
+            let mut table = probes
                 .lock()
-                .map_err(|_| ToolFailure::Internal("probe table poisoned".to_owned()))?
-                .insert(
-                    probe_id.clone(),
-                    Probe {
-                        expected_sum: a + b,
-                        expected_reversed: reversed,
-                        embed_intent,
-                        root: root.clone(),
-                        created_ms: host.now_ms(),
-                    },
-                );
+                .map_err(|_| ToolFailure::Internal("probe table poisoned".to_owned()))?;
+            // Probes never answered would otherwise stay for the server's
+            // life: drop the expired ones whenever a new one is made.
+            let now = host.now_ms();
+            table.retain(|_, probe| now.saturating_sub(probe.created_ms) <= PROBE_TTL_MS);
+            table.insert(
+                probe_id.clone(),
+                Probe {
+                    expected_sum: a + b,
+                    expected_reversed: reversed,
+                    embed_intent,
+                    root: root.clone(),
+                    created_ms: now,
+                },
+            );
+            drop(table);
             Ok(json!({
                 "probeId": probe_id,
                 "challenges": [
