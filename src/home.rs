@@ -142,19 +142,33 @@ impl AicHome {
 }
 
 /// Runs `read` on a database that may be damaged: redb panics rather than
-/// returns an error on pages damaged outside it, and that panic becomes
-/// [`DatabaseError::Damaged`].
+/// returns an error on pages damaged outside it, and that panic — or an
+/// error that says a page is damaged — becomes [`DatabaseError::Damaged`].
 ///
 /// # Errors
 ///
 /// `read`'s own error, or [`DatabaseError::Damaged`].
 pub fn guarded<T>(store: &Store, read: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)) {
-        Ok(result) => result,
-        Err(_) => Err(DatabaseError::Damaged {
+    let damaged = || {
+        DatabaseError::Damaged {
             path: store.path().to_path_buf(),
         }
-        .into()),
+        .into()
+    };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)) {
+        // Damage found while reading (a page that does not add up) is the
+        // same as damage found on opening: named, with its fix.
+        Ok(Err(error))
+            if error.chain().any(|cause| {
+                cause
+                    .downcast_ref::<StorageError>()
+                    .is_some_and(StorageError::is_damage)
+            }) =>
+        {
+            Err(damaged())
+        }
+        Ok(result) => result,
+        Err(_) => Err(damaged()),
     }
 }
 

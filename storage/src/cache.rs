@@ -28,10 +28,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Sender};
-use redb::{
-    Durability, ReadTransaction, ReadableTable, ReadableTableMetadata, TableDefinition,
-    WriteTransaction,
-};
+use redb::{Durability, ReadTransaction, ReadableTable, TableDefinition, WriteTransaction};
 
 use crate::store::{open_read, open_write};
 use crate::{StorageError, Store};
@@ -653,7 +650,12 @@ impl Store {
                 .map_or(0, |v| v.value());
         }
         if let Some(facts) = open_read(&read, FACTS, path)? {
-            stats.entries = facts.len().map_err(storage)?;
+            // Every row is visited (not the table's stored length), so a
+            // damaged page of the table shows here as damage.
+            for row in facts.iter().map_err(storage)? {
+                row.map_err(storage)?;
+                stats.entries += 1;
+            }
         }
         if let Some(paths) = open_read(&read, PATH_INDEX, path)? {
             for row in paths.iter().map_err(storage)? {
