@@ -109,7 +109,7 @@ impl<'a> InjectionContext<'a> {
     /// Whether the hit starting at `start` on line `number` is quoted: between
     /// quotes or backticks on its line, on a blockquote line or in a fenced code
     /// block.
-    fn is_quoted(&self, number: u32, start: usize) -> bool {
+    pub(crate) fn is_quoted(&self, number: u32, start: usize) -> bool {
         let range = self.lines.line_range(number);
         let line = self.lines.line(number);
         if !self.code {
