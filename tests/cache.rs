@@ -30,6 +30,16 @@ fn compile(root: &Path, home: &Path, extra: &[&str]) -> crate::support::Run {
     aic(&args, &[("AIC_HOME", home.to_str().unwrap())])
 }
 
+/// Overwrites `bytes` with xorshift noise from `state`, as a disk fault would.
+fn scramble(bytes: &mut [u8], state: &mut u32) {
+    for byte in bytes {
+        *state ^= *state << 13;
+        *state ^= *state >> 17;
+        *state ^= *state << 5;
+        *byte = *state as u8;
+    }
+}
+
 fn counts(trace: &serde_json::Value, stage: &str) -> (u64, u64) {
     let stage = &trace["cache"][stage];
     (
@@ -238,12 +248,7 @@ fn damaged_pages_cost_a_warning_and_exports_never_overwrite_the_database() {
     let mut state = 0x9e37_79b9_u32;
     let mut offset = 8192;
     while offset + 512 < bytes.len() {
-        for byte in &mut bytes[offset..offset + 512] {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            *byte = state as u8;
-        }
+        scramble(&mut bytes[offset..offset + 512], &mut state);
         offset += 16384;
     }
     fs_err::write(&database, bytes).unwrap();
@@ -356,14 +361,8 @@ fn cache_clear_recovers_a_database_damaged_in_the_middle() {
     let database = home.path().join("aic.redb");
     let mut bytes = fs_err::read(&database).unwrap();
     let middle = bytes.len() / 2;
-    let mut state = 0x2545_f491_u32;
     let end = (middle + 64 * 1024).min(bytes.len());
-    for byte in &mut bytes[middle..end] {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        *byte = state as u8;
-    }
+    scramble(&mut bytes[middle..end], &mut 0x2545_f491_u32);
     fs_err::write(&database, bytes).unwrap();
     // `cache stats` visits every row: damage in the rows' pages is named, with
     // the fix (damage only in free pages leaves nothing to find).

@@ -123,13 +123,13 @@ pub fn precompute(
         let started = Instant::now();
         let parses_before = aic_stages::work::parses();
         let hash = file.content_hash;
-        let read: Option<Vec<u8>> = match bytes {
+        let mut read = None;
+        match bytes {
             Some(bytes) => {
                 imports_from_bytes(&file.path, file.language, hash, bytes, Some(&cache));
-                None
             }
             None => {
-                parse_imports(
+                read = parse_imports(
                     &project.root,
                     max_file_bytes,
                     &file.path,
@@ -137,22 +137,19 @@ pub fn precompute(
                     hash,
                     Some(&cache),
                 )
-                .bytes
+                .bytes;
             }
-        };
+        }
         if cache
             .facts(hash, &file.path, file.language, false, false)
             .is_none()
         {
-            let read = read.or_else(|| {
-                if bytes.is_some() {
-                    return None;
-                }
-                match read_bounded(&project.root.join(file.path.as_str()), max_file_bytes) {
+            if bytes.is_none() && read.is_none() {
+                read = match read_bounded(&project.root.join(file.path.as_str()), max_file_bytes) {
                     Ok(Bounded::Bytes(bytes)) => Some(bytes),
                     _ => None,
-                }
-            });
+                };
+            }
             if let Some(bytes) = bytes.or(read.as_deref())
                 && let Some(facts) = isolate(&file.path, || {
                     compute_facts(&context, &file.path, file.language, bytes, false)

@@ -26,6 +26,14 @@ pub(crate) const MIN_RUN: usize = 16;
 /// every run of at least [`MIN_RUN`] comment-only lines, blank lines inside a
 /// run included, sorted. Empty when there is none or the lexer gave up.
 pub(crate) fn long_comment_runs(content: &str) -> Vec<Range<usize>> {
+    // Most files have too few `#` for a long run: no lexing for them (this
+    // runs before every Python parse and again for the comment stripper).
+    if memchr::memchr_iter(b'#', content.as_bytes())
+        .nth(MIN_RUN - 1)
+        .is_none()
+    {
+        return Vec::new();
+    }
     let Some(own_line) = own_line_comments(content.as_bytes()) else {
         return Vec::new();
     };
