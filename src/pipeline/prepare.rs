@@ -152,12 +152,14 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
         return Err(CompileError::EmptyIntent);
     }
     let raw = request.raw || intent.split_whitespace().any(|word| word == "#raw");
-    // `#raw` is a switch, not part of the task.
+    // `#raw` is a switch, not part of the task. Lines and indentation stay:
+    // a pasted report's code blocks and traces are read by their layout.
     let task_text: String = intent
-        .split_whitespace()
-        .filter(|word| *word != "#raw")
-        .collect::<Vec<_>>()
-        .join(" ");
+        .split_inclusive(char::is_whitespace)
+        .filter(|piece| piece.trim_end() != "#raw")
+        .collect::<String>()
+        .trim()
+        .to_owned();
     if task_text.is_empty() {
         return Err(CompileError::EmptyIntent);
     }

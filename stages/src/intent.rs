@@ -10,6 +10,8 @@
 
 use serde::Serialize;
 
+use crate::intent_text::{IntentText, Mention, Section};
+use crate::stack_trace::TraceFrame;
 use crate::terms::{is_stopword, split_words, stem};
 
 /// The kind of task an intent asks for.
@@ -173,7 +175,23 @@ pub struct TaskClassification {
     /// Subject tokens: the intent's words less stop words and verb keywords,
     /// lower-cased and stemmed, deduplicated, in intent order.
     pub subject_tokens: Vec<String>,
+    /// For a long intent ([`IntentText::is_long`]), the weight of each subject
+    /// token (same order): the weight of the strongest section it was written
+    /// in ([`Section::weight`]), raised a little when repeated. Empty for a
+    /// short intent, whose tokens weigh the same.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub subject_weights: Vec<f64>,
+    /// Names written in code form ([`IntentText::mentions`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mentions: Vec<Mention>,
+    /// Frames of pasted stack traces ([`IntentText::frames`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub frames: Vec<TraceFrame>,
 }
+
+/// The most subject tokens kept from a long intent (the strongest by section
+/// weight, then first written).
+pub const MAX_SUBJECT_TOKENS: usize = 256;
 
 /// Classifies intents with the keyword tables above.
 #[derive(Clone, Copy, Debug, Default)]
@@ -187,6 +205,8 @@ struct KeywordHit {
     position: usize,
     /// Number of intent words the keyword spans.
     width: usize,
+    /// How much the hit counts, by where it was written (1 in a short intent).
+    scale: f64,
 }
 
 impl IntentClassifier {
@@ -208,9 +228,45 @@ impl IntentClassifier {
     /// assert_eq!(c.subject_tokens, ["null", "check", "user", "servic"]);
     /// ```
     pub fn classify(&self, intent: &str) -> TaskClassification {
+        let text = IntentText::parse(intent);
+        if !text.is_long() {
+            let mut classification = Self::classify_words(intent, None);
+            classification.mentions = text.mentions;
+            return classification;
+        }
+        // A long intent: the class comes from the title and the prose only,
+        // the title's keywords counting double; the subject comes from every
+        // section, weighted by where it was written.
+        let title_words = split_words(&text.title).len();
+        let mut classification = Self::classify_words(&text.task_text(), Some(title_words));
+        let (tokens, weights) = weighted_subject(&text);
+        classification.subject_tokens = tokens;
+        classification.subject_weights = weights;
+        classification.mentions = text.mentions;
+        classification.frames = text.frames;
+        classification
+    }
+
+    /// Classifies a run of words. With `title_words`, the text is a long
+    /// intent's title (that many words) and prose: keywords of the title count
+    /// double, and test and docs nouns of the prose count as little as other
+    /// nouns, since a report names tests and documents it is not about.
+    fn classify_words(intent: &str, title_words: Option<usize>) -> TaskClassification {
         let words: Vec<String> = split_words(intent);
         let stems: Vec<String> = words.iter().map(|w| stem(w)).collect();
-        let hits = find_keywords(&words, &stems);
+        let mut hits = find_keywords(&words, &stems);
+        if let Some(title_words) = title_words {
+            for hit in &mut hits {
+                hit.scale = if hit.position < title_words {
+                    2.0
+                } else if hit.role == Noun && matches!(hit.class, TaskClass::Test | TaskClass::Docs)
+                {
+                    0.5
+                } else {
+                    1.0
+                };
+            }
+        }
 
         // Score each class: the weights of its distinct keywords, plus 0.25 when the
         // intent opens with one of them ("fix …", "add …").
@@ -260,6 +316,9 @@ impl IntentClassifier {
                 confidence: 0.0,
                 matched_keywords: Vec::new(),
                 subject_tokens,
+                subject_weights: Vec::new(),
+                mentions: Vec::new(),
+                frames: Vec::new(),
             };
         };
         let mut matched_keywords: Vec<String> = Vec::new();
@@ -279,6 +338,9 @@ impl IntentClassifier {
             confidence,
             matched_keywords,
             subject_tokens,
+            subject_weights: Vec::new(),
+            mentions: Vec::new(),
+            frames: Vec::new(),
         }
     }
 }
@@ -312,6 +374,7 @@ fn find_keywords(words: &[String], stems: &[String]) -> Vec<KeywordHit> {
                     role,
                     position,
                     width,
+                    scale: 1.0,
                 });
             }
         }
@@ -337,24 +400,87 @@ fn find_keywords(words: &[String], stems: &[String]) -> Vec<KeywordHit> {
 /// about the object; test and docs nouns 1, other nouns ("error", "bug",
 /// "support") 0.5, because they often name the subject rather than the work.
 fn keyword_weight(hit: &KeywordHit) -> f64 {
-    match (hit.role, hit.class) {
+    let weight = match (hit.role, hit.class) {
         (Verb, TaskClass::Feature) => 0.75,
         (Verb, _) | (Noun, TaskClass::Test | TaskClass::Docs) => 1.0,
         (Noun, _) => 0.5,
-    }
+    };
+    weight * hit.scale
 }
 
-/// Sum of the weights of a class's distinct keywords in the intent.
+/// Sum of the weights of a class's distinct keywords in the intent (a
+/// keyword written more than once counts at its heaviest).
 fn keyword_weight_sum(hits: &[KeywordHit], class: TaskClass) -> f64 {
-    let mut seen: Vec<&str> = Vec::new();
-    let mut sum = 0.0;
+    let mut best: Vec<(&str, f64)> = Vec::new();
     for hit in hits.iter().filter(|h| h.class == class) {
-        if !seen.contains(&hit.keyword) {
-            seen.push(hit.keyword);
-            sum += keyword_weight(hit);
+        let weight = keyword_weight(hit);
+        match best.iter_mut().find(|(keyword, _)| *keyword == hit.keyword) {
+            Some((_, seen)) => *seen = seen.max(weight),
+            None => best.push((hit.keyword, weight)),
         }
     }
-    sum
+    best.iter().map(|(_, weight)| weight).sum()
+}
+
+/// The subject of a long intent: the words of every section but trace lines
+/// and markdown headings, less stop words and the class verbs, stemmed, each
+/// once with the weight of the strongest section it appears in, × 1.2 per
+/// repetition up to three. Digits-only words count only in the title and in
+/// inline code (elsewhere they are versions, line numbers and counts). At most
+/// [`MAX_SUBJECT_TOKENS`], the heaviest first written kept.
+fn weighted_subject(text: &IntentText) -> (Vec<String>, Vec<f64>) {
+    let verbs: Vec<String> = KEYWORDS
+        .iter()
+        .filter(|(_, keyword, role)| *role == Verb && !keyword.contains(' '))
+        .map(|(_, keyword, _)| stem(keyword))
+        .collect();
+    let mut tokens: Vec<String> = Vec::new();
+    let mut weights: Vec<(f64, u32)> = Vec::new();
+    let mut positions: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (section, run) in text.sections() {
+        for word in split_words(&run) {
+            if word.chars().count() < 2 || is_stopword(&word) {
+                continue;
+            }
+            if word.chars().all(|c| c.is_ascii_digit())
+                && !matches!(section, Section::Title | Section::InlineCode)
+            {
+                continue;
+            }
+            let stemmed = stem(&word);
+            if verbs.contains(&stemmed) {
+                continue;
+            }
+            if let Some(&at) = positions.get(&stemmed) {
+                let (weight, count): &mut (f64, u32) = &mut weights[at];
+                *weight = weight.max(section.weight());
+                *count += 1;
+            } else {
+                positions.insert(stemmed.clone(), tokens.len());
+                tokens.push(stemmed);
+                weights.push((section.weight(), 1));
+            }
+        }
+    }
+    let mut weighted: Vec<(usize, f64)> = weights
+        .iter()
+        .enumerate()
+        .map(|(index, (weight, count))| {
+            (
+                index,
+                weight * 1.2f64.powi(i32::try_from((*count).min(4)).unwrap_or(4) - 1),
+            )
+        })
+        .collect();
+    if weighted.len() > MAX_SUBJECT_TOKENS {
+        weighted.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        weighted.truncate(MAX_SUBJECT_TOKENS);
+        weighted.sort_by_key(|(index, _)| *index);
+    }
+    weighted
+        .into_iter()
+        .map(|(index, weight)| (tokens[index].clone(), (weight * 1000.0).round() / 1000.0))
+        .unzip()
 }
 
 #[cfg(test)]

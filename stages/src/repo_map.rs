@@ -42,6 +42,10 @@ pub struct FileEntry {
     /// ([`crate::symbols::symbol_terms`]), sorted; used for symbol relevance.
     #[serde(skip)]
     pub symbol_terms: std::sync::Arc<[String]>,
+    /// [`crate::symbols::name_id`]s of the names the file defines, sorted:
+    /// what an intent's mentioned names are matched against.
+    #[serde(skip)]
+    pub name_ids: std::sync::Arc<[u32]>,
     /// Term frequencies of path and content, for BM25 content relevance.
     #[serde(skip)]
     pub term_stats: TermStats,
@@ -114,6 +118,7 @@ impl FileEntry {
             recency_ms: mtime_ms,
             content_hash: ContentHash::of(path.as_bytes()),
             symbol_terms: std::sync::Arc::default(),
+            name_ids: std::sync::Arc::default(),
             term_stats: TermStats::of(path, ""),
         }
     }

@@ -28,7 +28,7 @@ use crate::tokens::TokenCount;
 
 /// Version of the wire encoding; a row with another first byte is undecodable
 /// (a cache miss that deletes the row).
-pub const WIRE_VERSION: u8 = 1;
+pub const WIRE_VERSION: u8 = 2;
 
 /// Fingerprint of the stage sources and `queries/` of this build (FNV-1a, from
 /// `build.rs`).
@@ -48,6 +48,8 @@ pub struct ScanTerms {
     /// Identifier terms of defined names (see [`crate::symbols::symbol_terms`]).
     /// Shared: a memoised copy is handed out without copying the strings.
     pub symbol_terms: std::sync::Arc<[String]>,
+    /// [`crate::symbols::name_id`]s of the defined names, sorted.
+    pub name_ids: std::sync::Arc<[u32]>,
     /// BM25 term statistics of path and content.
     pub term_stats: TermStats,
 }
@@ -55,6 +57,7 @@ pub struct ScanTerms {
 #[derive(Serialize, Deserialize)]
 struct ScanWire {
     symbol_terms: Vec<String>,
+    name_ids: Vec<u32>,
     terms: Vec<(u32, u16)>,
     length: u32,
 }
@@ -107,6 +110,7 @@ fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, DecodeError> {
 pub fn encode_scan(facts: &ScanTerms) -> Vec<u8> {
     encode(&ScanWire {
         symbol_terms: facts.symbol_terms.to_vec(),
+        name_ids: facts.name_ids.to_vec(),
         terms: facts.term_stats.terms.clone(),
         length: facts.term_stats.length,
     })
@@ -121,6 +125,7 @@ pub fn decode_scan(bytes: &[u8]) -> Result<ScanTerms, DecodeError> {
     let wire: ScanWire = decode(bytes)?;
     Ok(ScanTerms {
         symbol_terms: wire.symbol_terms.into(),
+        name_ids: wire.name_ids.into(),
         term_stats: TermStats {
             terms: wire.terms,
             length: wire.length,
@@ -281,6 +286,7 @@ mod tests {
     fn scan_and_imports_round_trip() {
         let scan = ScanTerms {
             symbol_terms: vec!["load".to_owned(), "config".to_owned()].into(),
+            name_ids: vec![7, 42].into(),
             term_stats: TermStats::of("src/a.rs", "fn load_config() {}"),
         };
         assert_eq!(decode_scan(&encode_scan(&scan)).unwrap(), scan);

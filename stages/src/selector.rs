@@ -29,6 +29,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::evidence::{mention_relevance, trace_relevance};
 use crate::import_graph::ImportGraph;
 use crate::intent::{TaskClass, TaskClassification};
 use crate::language::Language;
@@ -57,6 +58,8 @@ pub struct SignalWeights {
     pub content_relevance: f64,
     pub recency: f64,
     pub size_penalty: f64,
+    pub mention: f64,
+    pub trace: f64,
 }
 
 impl SignalWeights {
@@ -83,9 +86,29 @@ impl SignalWeights {
             content_relevance: content,
             recency,
             size_penalty: size,
+            mention: MENTION_WEIGHT,
+            trace: TRACE_WEIGHT,
         }
     }
+
+    /// The sum of the weights: a score is the weighted sum divided by it,
+    /// so scores stay in `[0, 1]`.
+    fn total(&self) -> f64 {
+        self.path_relevance
+            + self.import_proximity
+            + self.symbol_relevance
+            + self.content_relevance
+            + self.recency
+            + self.size_penalty
+            + self.mention
+            + self.trace
+    }
 }
+
+/// Weight of the mention signal ([`crate::evidence`]).
+pub const MENTION_WEIGHT: f64 = 0.3;
+/// Weight of the trace signal ([`crate::evidence`]).
+pub const TRACE_WEIGHT: f64 = 0.3;
 
 /// The raw signal values of one candidate, each in `[0, 1]`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -98,6 +121,18 @@ pub struct SelectionSignals {
     pub content_relevance: f64,
     pub recency: f64,
     pub size_penalty: f64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub mention: f64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub trace: f64,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(value: &f64) -> bool {
+    *value == 0.0
 }
 
 impl SelectionSignals {
@@ -106,6 +141,14 @@ impl SelectionSignals {
             || self.import_proximity > 0.0
             || self.symbol_relevance > 0.0
             || self.content_relevance > 0.0
+            || self.mention > 0.0
+            || self.trace > 0.0
+    }
+
+    /// Whether the intent points at the file directly: a name it defines, a
+    /// frame of a pasted trace.
+    pub fn has_direct_evidence(&self) -> bool {
+        self.mention > 0.0 || self.trace > 0.0
     }
 }
 
@@ -311,18 +354,28 @@ impl HeuristicSelector {
         let files: Vec<&FileEntry> = candidates.iter().map(|&i| &repo.files[i]).collect();
 
         let recency = recency_ranks(&files);
-        let content = content_relevance(&task.subject_tokens, &files);
+        let query = if task.subject_weights.len() == task.subject_tokens.len()
+            && !task.subject_weights.is_empty()
+        {
+            Query::weighted(&task.subject_tokens, &task.subject_weights, &files)
+        } else {
+            Query::uniform(&task.subject_tokens)
+        };
+        let content = content_relevance(&query, &files);
+        let (mentions, _) = mention_relevance(&task.mentions, &files);
+        let (traces, _) = trace_relevance(&task.frames, &files);
         let (min_tokens, max_tokens) = files
             .iter()
             .map(|f| f.estimated_tokens.0)
             .fold((u32::MAX, 0), |(lo, hi), t| (lo.min(t), hi.max(t)));
-        let subject = &task.subject_tokens;
         let recency_scale = if task.confidence < 0.5 { 0.5 } else { 1.0 };
 
         let mut signals: Vec<SelectionSignals> = Vec::with_capacity(files.len());
         let mut modifiers: Vec<(Vec<String>, Vec<String>)> = Vec::with_capacity(files.len());
         let mut directory_terms: HashMap<&str, Vec<String>> = HashMap::new();
-        for ((file, recency), content_relevance) in files.iter().zip(recency).zip(content) {
+        for (index, ((file, recency), content_relevance)) in
+            files.iter().zip(recency).zip(content).enumerate()
+        {
             let directory = file
                 .path
                 .as_str()
@@ -337,12 +390,14 @@ impl HeuristicSelector {
                 1.0
             };
             signals.push(SelectionSignals {
-                path_relevance: path_relevance_in(subject, &file.path, directory_terms),
+                path_relevance: query.path_relevance(&file.path, directory_terms),
                 import_proximity: 0.0,
-                symbol_relevance: symbol_relevance(subject, &file.symbol_terms),
+                symbol_relevance: query.symbol_relevance(&file.symbol_terms),
                 content_relevance,
                 recency,
                 size_penalty,
+                mention: round_score(mentions[index]),
+                trace: round_score(traces[index]),
             });
             let boosted_by: Vec<String> = self
                 .boost
@@ -394,24 +449,35 @@ impl HeuristicSelector {
                 penalized_by.clear();
             }
         }
-        let score_of = |signals: &SelectionSignals, boosts: usize, penalties: usize| {
-            let base = signals.path_relevance * weights.path_relevance
-                + signals.import_proximity * weights.import_proximity
-                + signals.symbol_relevance * weights.symbol_relevance
-                + signals.content_relevance * weights.content_relevance
-                + signals.recency * weights.recency * recency_scale
-                + signals.size_penalty * weights.size_penalty;
-            let modifier = 0.2 * (boosts as f64 - penalties as f64);
-            round_score((base + modifier).clamp(0.0, 1.0))
-        };
+        let total_weight = weights.total();
+        let score_of =
+            |signals: &SelectionSignals, boosted_by: &[String], penalized_by: &[String]| {
+                let base = signals.path_relevance * weights.path_relevance
+                    + signals.import_proximity * weights.import_proximity
+                    + signals.symbol_relevance * weights.symbol_relevance
+                    + signals.content_relevance * weights.content_relevance
+                    + signals.recency * weights.recency * recency_scale
+                    + signals.size_penalty * weights.size_penalty
+                    + signals.mention * weights.mention
+                    + signals.trace * weights.trace;
+                // A rule pack's boost counts once however many of its patterns
+                // match, so it never outweighs a named file or a traced frame.
+                let related = boosted_by.iter().any(|b| b == RELATED_FILE);
+                let boosts = usize::from(boosted_by.iter().any(|b| b != RELATED_FILE))
+                    + usize::from(related);
+                let modifier = 0.2 * (boosts as f64 - penalized_by.len() as f64);
+                round_score(((base + modifier) / total_weight).clamp(0.0, 1.0))
+            };
         // Seeds and import proximity.
         if let Some(graph) = graph {
             let mut ranked: Vec<(f64, usize)> = signals
                 .iter()
                 .zip(&modifiers)
                 .enumerate()
-                .filter(|(_, (s, _))| s.path_relevance > 0.0 || s.symbol_relevance > 0.0)
-                .map(|(i, (s, (b, p)))| (score_of(s, b.len(), p.len()), i))
+                .filter(|(_, (s, _))| {
+                    s.path_relevance > 0.0 || s.symbol_relevance > 0.0 || s.has_direct_evidence()
+                })
+                .map(|(i, (s, (b, p)))| (score_of(s, b, p), i))
                 .collect();
             ranked.sort_by(|a, b| {
                 b.0.total_cmp(&a.0)
@@ -439,7 +505,7 @@ impl HeuristicSelector {
         for ((file, signals), (boosted_by, penalized_by)) in
             files.iter().zip(signals).zip(modifiers)
         {
-            let score = score_of(&signals, boosted_by.len(), penalized_by.len());
+            let score = score_of(&signals, &boosted_by, &penalized_by);
             let scored_file = ScoredFile {
                 path: file.path.clone(),
                 language: file.language,
@@ -546,59 +612,143 @@ pub fn path_relevance(subject_tokens: &[String], path: &RelativePath) -> f64 {
         .as_str()
         .rsplit_once('/')
         .map_or("", |(directory, _)| directory);
-    path_relevance_in(subject_tokens, path, &path_terms(directory))
+    Query::uniform(subject_tokens).path_relevance(path, &path_terms(directory))
 }
 
-/// [`path_relevance`] with the stemmed words of the path's directory already
-/// computed: files of one directory share them, so a selection over a large
-/// repository splits and stems each directory once.
-fn path_relevance_in(
-    subject_tokens: &[String],
-    path: &RelativePath,
-    directory_terms: &[String],
-) -> f64 {
-    if subject_tokens.is_empty() {
-        return 0.0;
+/// The subject as the signals weigh it: tokens, a weight per token, and the
+/// total weight a file must match to score 1.
+///
+/// A short intent's tokens weigh 1 each and the denominator is their count,
+/// so a signal is the share of tokens matched. A long intent (an issue
+/// report) has hundreds of words of which a few decide: each token weighs
+/// its section weight × its IDF over the candidates, only the
+/// [`MAX_QUERY_TERMS`] heaviest that occur in some candidate are kept, and
+/// the denominator is the weight of the [`FULL_MATCH_TERMS`] heaviest, so a
+/// file matching the report's few decisive words scores high instead of a
+/// small share of everything.
+struct Query {
+    tokens: Vec<String>,
+    weights: Vec<f64>,
+    /// Per-token multiplier of the BM25 content score (the section weight
+    /// for a long intent, 1 otherwise).
+    content_weights: Vec<f64>,
+    denominator: f64,
+}
+
+/// The most tokens of a long intent the signals use.
+pub const MAX_QUERY_TERMS: usize = 40;
+/// How many of a long intent's heaviest tokens a file must match to score 1
+/// on path or symbol relevance.
+pub const FULL_MATCH_TERMS: usize = 6;
+
+impl Query {
+    fn uniform(tokens: &[String]) -> Self {
+        Self {
+            tokens: tokens.to_vec(),
+            weights: vec![1.0; tokens.len()],
+            content_weights: vec![1.0; tokens.len()],
+            denominator: tokens.len() as f64,
+        }
     }
-    let file_name = path.file_name();
-    let extension = path.extension();
-    let stem_part = match &extension {
-        Some(extension) => &file_name[..file_name.len() - extension.len() - 1],
-        None => file_name,
-    };
-    let name_terms: Vec<String> = split_words(stem_part).iter().map(|w| stem(w)).collect();
-    let extension_term = extension.map(|e| stem(&e));
-    let total: f64 = subject_tokens
-        .iter()
-        .map(|token| {
-            if name_terms.contains(token) {
-                1.0
-            } else if directory_terms.contains(token) {
-                0.6
-            } else if extension_term.as_ref() == Some(token) {
-                0.5
-            } else {
-                0.0
+
+    fn weighted(tokens: &[String], section_weights: &[f64], files: &[&FileEntry]) -> Self {
+        let ids: Vec<u32> = tokens.iter().map(|t| term_id(t)).collect();
+        let mut position: HashMap<u32, usize> = HashMap::with_capacity(ids.len());
+        for (index, id) in ids.iter().enumerate() {
+            position.entry(*id).or_insert(index);
+        }
+        let mut df = vec![0u32; ids.len()];
+        for file in files {
+            for (id, _) in &file.term_stats.terms {
+                if let Some(&index) = position.get(id) {
+                    df[index] += 1;
+                }
             }
-        })
-        .sum();
-    (total / subject_tokens.len() as f64).min(1.0)
+        }
+        let n = files.len() as f64;
+        let mut kept: Vec<(usize, f64)> = df
+            .iter()
+            .enumerate()
+            .filter(|(_, df)| **df > 0)
+            .map(|(index, &df)| {
+                let idf = ((n - f64::from(df) + 0.5) / (f64::from(df) + 0.5) + 1.0).ln();
+                (index, section_weights[index] * idf)
+            })
+            .collect();
+        kept.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        kept.truncate(MAX_QUERY_TERMS);
+        let denominator: f64 = kept.iter().take(FULL_MATCH_TERMS).map(|(_, w)| w).sum();
+        kept.sort_by_key(|(index, _)| *index);
+        Self {
+            tokens: kept.iter().map(|(i, _)| tokens[*i].clone()).collect(),
+            weights: kept.iter().map(|(_, w)| *w).collect(),
+            content_weights: kept.iter().map(|(i, _)| section_weights[*i]).collect(),
+            denominator,
+        }
+    }
+
+    /// Path relevance with the stemmed words of the path's directory
+    /// already computed (files of one directory share them, so a selection
+    /// over a large repository splits and stems each directory once): each
+    /// token scores 1.0 when it is a word of the file name (extension
+    /// aside), 0.6 of a directory, 0.5 the extension, weighted and divided by
+    /// the denominator, capped at 1.
+    fn path_relevance(&self, path: &RelativePath, directory_terms: &[String]) -> f64 {
+        if self.tokens.is_empty() || self.denominator <= 0.0 {
+            return 0.0;
+        }
+        let file_name = path.file_name();
+        let extension = path.extension();
+        let stem_part = match &extension {
+            Some(extension) => &file_name[..file_name.len() - extension.len() - 1],
+            None => file_name,
+        };
+        let name_terms: Vec<String> = split_words(stem_part).iter().map(|w| stem(w)).collect();
+        let extension_term = extension.map(|e| stem(&e));
+        let total: f64 = self
+            .tokens
+            .iter()
+            .zip(&self.weights)
+            .map(|(token, weight)| {
+                weight
+                    * if name_terms.contains(token) {
+                        1.0
+                    } else if directory_terms.contains(token) {
+                        0.6
+                    } else if extension_term.as_ref() == Some(token) {
+                        0.5
+                    } else {
+                        0.0
+                    }
+            })
+            .sum();
+        (total / self.denominator).min(1.0)
+    }
+
+    /// Symbol relevance: the weighted share of tokens that are words of a
+    /// name the file defines. `symbol_terms` must be sorted.
+    ///
+    /// Words are compared whole and stemmed, not as substrings, for the same
+    /// reason as [`path_relevance`].
+    fn symbol_relevance(&self, symbol_terms: &[String]) -> f64 {
+        if self.tokens.is_empty() || self.denominator <= 0.0 {
+            return 0.0;
+        }
+        let hits: f64 = self
+            .tokens
+            .iter()
+            .zip(&self.weights)
+            .filter(|(token, _)| symbol_terms.binary_search(token).is_ok())
+            .map(|(_, weight)| weight)
+            .sum();
+        (hits / self.denominator).min(1.0)
+    }
 }
 
 /// Symbol relevance: the share of subject tokens
 /// that are words of a name the file defines. `symbol_terms` must be sorted.
-///
-/// Words are compared whole and stemmed, not as substrings, for the same reason
-/// as [`path_relevance`].
 pub fn symbol_relevance(subject_tokens: &[String], symbol_terms: &[String]) -> f64 {
-    if subject_tokens.is_empty() {
-        return 0.0;
-    }
-    let hits = subject_tokens
-        .iter()
-        .filter(|token| symbol_terms.binary_search(token).is_ok())
-        .count();
-    hits as f64 / subject_tokens.len() as f64
+    Query::uniform(subject_tokens).symbol_relevance(symbol_terms)
 }
 
 /// BM25 parameters: term-frequency saturation and length normalisation, the
@@ -609,13 +759,18 @@ const BM25_B: f64 = 0.75;
 /// Content relevance: the BM25 score of each candidate for the subject tokens,
 /// over the candidates as the corpus, divided by the best candidate's score so
 /// the best is 1.0 (all 0 when no candidate contains any token).
-fn content_relevance(subject_tokens: &[String], candidates: &[&FileEntry]) -> Vec<f64> {
-    if subject_tokens.is_empty() || candidates.is_empty() {
+fn content_relevance(query: &Query, candidates: &[&FileEntry]) -> Vec<f64> {
+    if query.tokens.is_empty() || candidates.is_empty() {
         return vec![0.0; candidates.len()];
     }
-    let mut ids: Vec<u32> = subject_tokens.iter().map(|t| term_id(t)).collect();
-    ids.sort_unstable();
-    ids.dedup();
+    let mut ids: Vec<(u32, f64)> = query
+        .tokens
+        .iter()
+        .zip(&query.content_weights)
+        .map(|(t, w)| (term_id(t), *w))
+        .collect();
+    ids.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    ids.dedup_by_key(|(id, _)| *id);
     let n = candidates.len() as f64;
     let average_length = candidates
         .iter()
@@ -625,12 +780,12 @@ fn content_relevance(subject_tokens: &[String], candidates: &[&FileEntry]) -> Ve
     let average_length = average_length.max(1.0);
     let idf: Vec<f64> = ids
         .iter()
-        .map(|&id| {
+        .map(|&(id, weight)| {
             let df = candidates
                 .iter()
                 .filter(|f| f.term_stats.frequency(id) > 0)
                 .count() as f64;
-            ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
+            weight * ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
         })
         .collect();
     let scores: Vec<f64> = candidates
@@ -639,7 +794,7 @@ fn content_relevance(subject_tokens: &[String], candidates: &[&FileEntry]) -> Ve
             let length = f64::from(file.term_stats.length);
             ids.iter()
                 .zip(&idf)
-                .map(|(&id, idf)| {
+                .map(|(&(id, _), idf)| {
                     let tf = f64::from(file.term_stats.frequency(id));
                     if tf == 0.0 {
                         return 0.0;
@@ -752,7 +907,10 @@ mod tests {
         };
         let delta = score(&shaped, "src/user/model.ts").unwrap()
             - score(&plain, "src/user/model.ts").unwrap();
-        assert!((delta - 0.2).abs() < 1e-6);
+        // 0.2 on the scale of the weighted sum, which is divided by the sum
+        // of the weights.
+        let expected = 0.2 / SignalWeights::for_task_class(TaskClass::General).total();
+        assert!((delta - expected).abs() < 1e-6, "{delta} vs {expected}");
         assert!(
             score(&shaped, "src/user/service.test.ts") < score(&plain, "src/user/service.test.ts")
         );

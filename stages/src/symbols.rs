@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::terms::{split_words, stem};
+use crate::terms::{split_words, stem, term_id};
 
 /// One definition: the keyword that introduced it and its name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,6 +78,36 @@ pub fn defined_names(content: &str) -> Vec<DefinedName> {
 /// `token`, `user`).
 pub fn symbol_terms(content: &str) -> Vec<String> {
     name_terms(defined_names(content).iter().map(|n| n.name.as_str()))
+}
+
+/// The identity of a defined or mentioned name for exact matching: the
+/// [`term_id`] of the name lower-cased, so `CliRunner` in an intent meets
+/// `class CliRunner` (and `clirunner`) but not `CliRunnerTest`.
+pub fn name_id(name: &str) -> u32 {
+    term_id(&name.to_lowercase())
+}
+
+/// The [`name_id`]s of every name `content` defines (no [`MAX_NAMES`] cap:
+/// a large module's last definitions are as nameable as its first), sorted
+/// and deduplicated.
+///
+/// # Examples
+///
+/// ```
+/// use aic_stages::symbols::{defined_name_ids, name_id};
+/// let ids = defined_name_ids("class CliRunner:\n    def invoke(self):\n        pass\n");
+/// assert!(ids.binary_search(&name_id("clirunner")).is_ok());
+/// assert!(ids.binary_search(&name_id("invoke")).is_ok());
+/// ```
+pub fn defined_name_ids(content: &str) -> Vec<u32> {
+    let mut ids: Vec<u32> = pattern()
+        .captures_iter(content)
+        .filter(|captures| &captures[1] != "impl")
+        .map(|captures| name_id(&captures[2]))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
 }
 
 /// The stemmed words of a list of names, sorted and deduplicated, one-letter

@@ -28,7 +28,7 @@ use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::{FileEntry, RepoMap, estimate_tokens};
 use aic_stages::row_codec::ScanTerms;
-use aic_stages::symbols::symbol_terms;
+use aic_stages::symbols::{defined_name_ids, symbol_terms};
 use aic_stages::terms::TermStats;
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -360,6 +360,7 @@ fn scan_file(
             recency_ms: last_modified_ms,
             content_hash,
             symbol_terms: facts.symbol_terms,
+            name_ids: facts.name_ids,
             term_stats: facts.term_stats,
         })
     };
@@ -469,6 +470,11 @@ fn scan_terms(path: &RelativePath, language: Language, bytes: &[u8]) -> ScanTerm
     ScanTerms {
         symbol_terms: if language.is_code() {
             symbol_terms(&text).into()
+        } else {
+            std::sync::Arc::default()
+        },
+        name_ids: if language.is_code() {
+            defined_name_ids(&text).into()
         } else {
             std::sync::Arc::default()
         },
