@@ -21,7 +21,8 @@ pub struct Prompt {
 
 /// Runs the `assemble` phase.
 pub fn assemble(plan: &Plan, session: &SessionInput, fitted: &Fitted<'_>) -> Prompt {
-    let text = PromptAssembler.assemble(&prompt_parts(plan, session), &fitted.blocks);
+    let text =
+        PromptAssembler.assemble(&prompt_parts(plan, session, &fitted.notes), &fitted.blocks);
     info!(
         "Compiled prompt: {} tokens (budget {}, overhead {})",
         fitted.tokens, plan.budget.total, fitted.overhead

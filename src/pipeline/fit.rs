@@ -21,11 +21,13 @@ use std::collections::{BTreeMap, HashMap};
 use aic_stages::assembler::{ContextFile, PromptAssembler, PromptParts};
 use aic_stages::budget::BudgetAllocator;
 use aic_stages::content_hash::ContentHash;
+use aic_stages::evidence::{mention_relevance, trace_relevance};
 use aic_stages::facts::FileFacts;
 use aic_stages::ladder::{InclusionTier, LadderFile, SummarisationLadder, TierChoice};
 use aic_stages::relative_path::RelativePath;
 use aic_stages::selector::ScoredFile;
-use aic_stages::slice::slice_to_fit;
+use aic_stages::slice::{SliceFocus, slice_focused, slice_to_fit};
+use aic_stages::targets::TargetResolution;
 use aic_stages::tokens::TokenCount;
 use aic_stages::tokens::TokenCounter;
 use tracing::info;
@@ -78,6 +80,26 @@ pub struct Fitted<'a> {
     pub sliced: Option<RelativePath>,
     /// Session markers, by path.
     pub markers: BTreeMap<RelativePath, PreviousMarker>,
+    /// Focus files shown as a slice around what the intent points at.
+    pub slices: BTreeMap<RelativePath, FocusSlice>,
+    /// Selected files left out because their relevance did not justify
+    /// their tokens, best first: listed in the prompt's notes by path.
+    pub listed: Vec<RelativePath>,
+    /// The prompt's notes section, line by line.
+    pub notes: Vec<String>,
+}
+
+/// A focus file's slice: its body at L0 and the block's tokens.
+#[derive(Debug, Clone)]
+pub struct FocusSlice {
+    /// The sliced body (its first line says which lines were kept).
+    pub body: String,
+    /// Tokens of the file's block with this body.
+    pub cost: TokenCount,
+    /// Lines kept of the file's lines.
+    pub kept_lines: usize,
+    /// Lines in the file.
+    pub total_lines: usize,
 }
 
 impl Fitted<'_> {
@@ -89,7 +111,7 @@ impl Fitted<'_> {
         facts: &FileFacts,
         tier: InclusionTier,
     ) -> Option<(String, TokenCount)> {
-        block_of(&self.markers, path, facts, tier)
+        block_of(&self.markers, &self.slices, path, facts, tier)
     }
 
     /// Whether `path` is shown as a session marker at `tier`.
@@ -100,10 +122,16 @@ impl Fitted<'_> {
 
 fn block_of(
     markers: &BTreeMap<RelativePath, PreviousMarker>,
+    slices: &BTreeMap<RelativePath, FocusSlice>,
     path: &RelativePath,
     facts: &FileFacts,
     tier: InclusionTier,
 ) -> Option<(String, TokenCount)> {
+    if tier == InclusionTier::L0
+        && let Some(slice) = slices.get(path)
+    {
+        return Some((slice.body.clone(), slice.cost));
+    }
     match markers.get(path) {
         Some(marker) if tier >= marker.from => Some((marker.body.clone(), marker.cost)),
         _ => facts
@@ -113,12 +141,17 @@ fn block_of(
 }
 
 /// The parts of the prompt around the file blocks.
-pub fn prompt_parts<'a>(plan: &'a Plan, session: &'a SessionInput) -> PromptParts<'a> {
+pub fn prompt_parts<'a>(
+    plan: &'a Plan,
+    session: &'a SessionInput,
+    notes: &'a [String],
+) -> PromptParts<'a> {
     PromptParts {
         intent: &plan.intent,
         classification: Some(&plan.task),
         constraints: &plan.pack.constraints,
         session_context: session.header.as_deref(),
+        notes,
         ..PromptParts::default()
     }
 }
@@ -151,7 +184,39 @@ pub fn fit<'a>(
 ) -> Result<Fitted<'a>, CompileError> {
     let tokens = plan.tokens();
     let assembler = PromptAssembler;
-    let parts = prompt_parts(plan, options.session);
+    let safe: Vec<(&ScoredFile, &FileFacts)> = selection
+        .ranked
+        .files
+        .iter()
+        .filter_map(|file| facts.of(&file.path).map(|f| (file, f)))
+        .filter(|(_, f)| !f.guard.blocked)
+        .collect();
+    let markers = session_markers(&safe, snapshot, options.session, tokens);
+    // The relevance-first placement is planned on the code budget before
+    // the notes it writes; the ladder below fits the final one.
+    let plain_overhead = {
+        let parts = prompt_parts(plan, options.session, &[]);
+        tokens.count(&format!(
+            "{}{}{}",
+            assembler.head(&parts),
+            assembler.context_heading(),
+            assembler.tail(&parts)
+        ))
+    };
+    let placement = place(
+        plan,
+        snapshot,
+        &safe,
+        BudgetAllocator.code_budget(plan.budget.total, plain_overhead),
+    );
+    let notes = notes(selection, &placement);
+    for (path, slice) in &placement.slices {
+        warnings.push(format!(
+            "`{path}` is shown as a slice: {} of its {} lines, around what the intent names",
+            slice.kept_lines, slice.total_lines
+        ));
+    }
+    let parts = prompt_parts(plan, options.session, &notes);
     let fixed = format!(
         "{}{}{}",
         assembler.head(&parts),
@@ -163,17 +228,23 @@ pub fn fit<'a>(
     let fixed_size = limit
         .filter(|limit| limit.scope == SizeScope::Prompt)
         .map_or(0, |limit| limit.measure(&fixed));
-    let safe: Vec<(&ScoredFile, &FileFacts)> = selection
-        .ranked
-        .files
-        .iter()
-        .filter_map(|file| facts.of(&file.path).map(|f| (file, f)))
-        .filter(|(_, f)| !f.guard.blocked)
-        .collect();
-    let markers = session_markers(&safe, snapshot, options.session, tokens);
     let ladder_files: Vec<LadderFile> = safe
         .iter()
-        .map(|(file, facts)| ladder_file(file, facts, markers.get(&file.path)))
+        .zip(&placement.ceilings)
+        .map(|((file, facts), ceiling)| {
+            ladder_file(
+                file,
+                facts,
+                markers.get(&file.path),
+                *ceiling,
+                placement.slices.get(&file.path),
+                placement
+                    .focus
+                    .iter()
+                    .take(FOCUS_FLOORS)
+                    .any(|p| *p == file.path),
+            )
+        })
         .collect();
     let smallest = ladder_files
         .iter()
@@ -185,6 +256,7 @@ pub fn fit<'a>(
     let frame = Frame {
         safe: &safe,
         markers: &markers,
+        slices: &placement.slices,
         ladder_files: &ladder_files,
         parts: &parts,
         overhead,
@@ -221,7 +293,11 @@ pub fn fit<'a>(
             smallest,
         });
     }
-    let dropped = tiers.iter().filter(|t| t.is_none()).count();
+    let dropped = safe
+        .iter()
+        .zip(&tiers)
+        .filter(|((file, _), tier)| tier.is_none() && !placement.listed.contains(&file.path))
+        .count();
     let compressed = tiers
         .iter()
         .flatten()
@@ -260,6 +336,9 @@ pub fn fit<'a>(
         code_budget,
         sliced,
         markers,
+        slices: placement.slices,
+        listed: placement.listed,
+        notes,
     })
 }
 
@@ -267,6 +346,7 @@ pub fn fit<'a>(
 struct Frame<'s, 'a> {
     safe: &'s [(&'a ScoredFile, &'a FileFacts)],
     markers: &'s BTreeMap<RelativePath, PreviousMarker>,
+    slices: &'s BTreeMap<RelativePath, FocusSlice>,
     ladder_files: &'s [LadderFile],
     parts: &'s PromptParts<'s>,
     overhead: TokenCount,
@@ -308,13 +388,13 @@ fn fit_ladder(
             .zip(&tiers)
             .filter_map(|((file, facts), tier)| {
                 let tier = (*tier)?;
-                let (body, _) = block_of(frame.markers, &file.path, facts, tier)?;
+                let (body, _) = block_of(frame.markers, frame.slices, &file.path, facts, tier)?;
                 let block = ContextFile {
                     path: file.path.clone(),
                     language: file.language,
                     tier,
                     body,
-                    sliced: false,
+                    sliced: tier == InclusionTier::L0 && frame.slices.contains_key(&file.path),
                 };
                 let text = assembler.file_block(&block);
                 block_tokens += u64::from(counter.count(&text));
@@ -408,14 +488,21 @@ fn session_markers(
 }
 
 /// A file as the ladder sees it: its tier costs, a marker's cost from the tier
-/// the session showed it at (and no fuller tier above), and a floor at full
-/// content for the files the intent names.
+/// the session showed it at (and no fuller tier above), no tier fuller than
+/// its relevance `ceiling`, a focus slice's cost at L0, and a floor at full
+/// content for the files the intent names and the focus files.
 fn ladder_file(
     file: &ScoredFile,
     facts: &FileFacts,
     marker: Option<&PreviousMarker>,
+    ceiling: Option<InclusionTier>,
+    slice: Option<&FocusSlice>,
+    focus: bool,
 ) -> LadderFile {
     let mut costs = facts.costs();
+    if let Some(slice) = slice {
+        costs[0] = Some(slice.cost);
+    }
     if let Some(marker) = marker {
         for (tier, cost) in InclusionTier::ALL.iter().zip(costs.iter_mut()) {
             if *tier == marker.from {
@@ -425,12 +512,284 @@ fn ladder_file(
             }
         }
     }
+    for (tier, cost) in InclusionTier::ALL.iter().zip(costs.iter_mut()) {
+        if ceiling.is_none_or(|ceiling| *tier < ceiling) {
+            *cost = None;
+        }
+    }
     LadderFile {
         path: file.path.clone(),
         score: file.score,
         costs,
-        floor: file.target.then_some(InclusionTier::L0),
+        floor: (file.target || focus).then_some(InclusionTier::L0),
     }
+}
+
+/// Relevance-first fitting (`docs/budget.md`): the budget is a ceiling, not
+/// a quota, and it is spent on the most relevant files first.
+///
+/// A file's relevance is its score over the best score of a file the intent
+/// does not name. The files the intent names and the [`MAX_FULL_FILES`]
+/// best files at least [`FULL_RATIO`] as relevant as the best are shown with
+/// their body, in rank order: the first three may take the share of the code
+/// budget [`FOCUS_SHARES`] gives them, up to its token cap (no cap for a
+/// named file), and the others [`OTHER_SHARE`]. A file that does not fit its
+/// allowance whole is sliced around what the intent points at in it
+/// (definitions it names, lines of trace frames, then its heaviest words).
+/// The first two are *focus* files: the ladder never compresses or drops
+/// them before the others. Less relevant files are shown as signatures at
+/// most, and files below [`SHOWN_RATIO`] are listed by path in the notes.
+pub const FOCUS_SHARES: [(f64, u32); 3] = [(0.6, 10_000), (0.25, 6_000), (0.15, 4_000)];
+/// The allowance of the other files shown with their body: a share of the
+/// code budget and a token cap.
+pub const OTHER_SHARE: (f64, u32) = (0.1, 2_500);
+/// The allowance of the files shown with a glimpse of their body: those
+/// ranked within [`GLIMPSE_RANKS`] that are not shown whole: a share of the
+/// code budget and a token cap. Such a file is whole when small, else the
+/// lines around the intent's words; without such lines, its signatures.
+pub const GLIMPSE_SHARE: (f64, u32) = (0.04, 1_000);
+/// How deep in the ranking files get a glimpse of their body.
+pub const GLIMPSE_RANKS: usize = 16;
+/// How many of the first files shown with their body the ladder keeps
+/// whole before any other.
+pub const FOCUS_FLOORS: usize = 2;
+/// Files at least this relevant may be shown with their body.
+pub const FULL_RATIO: f64 = 0.5;
+/// Files less relevant than this are listed by path in the notes, not shown.
+pub const SHOWN_RATIO: f64 = 0.3;
+/// The most files shown with their body besides the named ones.
+pub const MAX_FULL_FILES: usize = 8;
+/// The most files listed in the notes.
+pub const MAX_LISTED: usize = 10;
+
+/// Where each selected file may go.
+#[derive(Debug, Default)]
+pub struct Placement {
+    /// The fullest tier each file (in `safe` order) may be shown at; `None`
+    /// for a listed file.
+    pub ceilings: Vec<Option<InclusionTier>>,
+    /// Focus files sliced to their allowance.
+    pub slices: BTreeMap<RelativePath, FocusSlice>,
+    /// The focus files.
+    pub focus: Vec<RelativePath>,
+    /// Files below the relevance cut-off, best first.
+    pub listed: Vec<RelativePath>,
+}
+
+fn place(
+    plan: &Plan,
+    snapshot: &Snapshot,
+    safe: &[(&ScoredFile, &FileFacts)],
+    code_budget: TokenCount,
+) -> Placement {
+    let best = safe
+        .iter()
+        .filter(|(file, _)| !file.target)
+        .map(|(file, _)| file.score)
+        .fold(0.0, f64::max);
+    let mut placement = Placement::default();
+    let mut full = 0usize;
+    for (rank, (file, facts)) in safe.iter().enumerate() {
+        let related = file
+            .boosted_by
+            .iter()
+            .any(|b| b == aic_stages::selector::RELATED_FILE);
+        let relative = if file.target || best <= 0.0 {
+            1.0
+        } else {
+            file.score / best
+        };
+        if !file.target && !related && relative < SHOWN_RATIO {
+            placement.ceilings.push(None);
+            placement.listed.push(file.path.clone());
+            continue;
+        }
+        let whole = file.target || (full < MAX_FULL_FILES && relative >= FULL_RATIO);
+        if !whole {
+            let glimpse = (rank < GLIMPSE_RANKS)
+                .then(|| {
+                    let allowance = ((GLIMPSE_SHARE.0 * f64::from(code_budget.0)) as u64)
+                        .min(u64::from(GLIMPSE_SHARE.1));
+                    let l0 = facts.costs()[0].map_or(u64::MAX, TokenCount::get);
+                    if l0 <= allowance {
+                        return Some(None);
+                    }
+                    focus_slice(plan, snapshot, file, facts, TokenCount::from_u64(allowance))
+                        .map(Some)
+                })
+                .flatten();
+            match glimpse {
+                Some(None) => placement.ceilings.push(Some(InclusionTier::L0)),
+                Some(Some(slice)) => {
+                    placement.slices.insert(file.path.clone(), slice);
+                    placement.ceilings.push(Some(InclusionTier::L0));
+                }
+                None => placement.ceilings.push(Some(InclusionTier::L1)),
+            }
+            continue;
+        }
+        if !file.target {
+            full += 1;
+        }
+        let l0 = facts.costs()[0].map_or(0, TokenCount::get);
+        let index = placement.focus.len();
+        let (share, cap) = FOCUS_SHARES.get(index).copied().unwrap_or(OTHER_SHARE);
+        let share = (share * f64::from(code_budget.0)) as u64;
+        let allowance = if file.target {
+            share
+        } else {
+            share.min(u64::from(cap))
+        };
+        placement.focus.push(file.path.clone());
+        if l0 <= allowance {
+            placement.ceilings.push(Some(InclusionTier::L0));
+            continue;
+        }
+        if let Some(slice) =
+            focus_slice(plan, snapshot, file, facts, TokenCount::from_u64(allowance))
+        {
+            placement.slices.insert(file.path.clone(), slice);
+            placement.ceilings.push(Some(InclusionTier::L0));
+        } else {
+            placement.focus.pop();
+            placement.ceilings.push(Some(InclusionTier::L1));
+        }
+    }
+    placement
+}
+
+/// The slice of a focus file that fits `allowance` tokens (block included):
+/// the definitions the intent names in it, its trace frames' lines, then
+/// the intent's heaviest words.
+fn focus_slice(
+    plan: &Plan,
+    snapshot: &Snapshot,
+    file: &ScoredFile,
+    facts: &FileFacts,
+    allowance: TokenCount,
+) -> Option<FocusSlice> {
+    let full = facts.render(InclusionTier::L0)?;
+    let tokens = plan.tokens();
+    let assembler = PromptAssembler;
+    let wrapper = tokens.count(&assembler.file_block(&ContextFile {
+        path: file.path.clone(),
+        language: file.language,
+        tier: InclusionTier::L0,
+        body: String::new(),
+        sliced: true,
+    }));
+    let entry = snapshot
+        .repo
+        .files
+        .binary_search_by(|f| f.path.cmp(&file.path))
+        .ok()
+        .map(|i| &snapshot.repo.files[i])?;
+    let (_, mentioned) = mention_relevance(&plan.task.mentions, std::slice::from_ref(&entry));
+    let (_, traced) = trace_relevance(&plan.task.frames, std::slice::from_ref(&entry));
+    let mut names: Vec<String> = traced[0].names.clone();
+    for name in &mentioned[0].names {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    let terms = heaviest_terms(&plan.task, 12);
+    let focus = SliceFocus {
+        names: &names,
+        lines: &traced[0].lines,
+        terms: &terms,
+    };
+    let mut budget = allowance.0.saturating_sub(wrapper.0);
+    while budget > 0 {
+        let sliced = slice_focused(&full.body, focus, TokenCount(budget), tokens)?;
+        let block = assembler.file_block(&ContextFile {
+            path: file.path.clone(),
+            language: file.language,
+            tier: InclusionTier::L0,
+            body: sliced.text.clone(),
+            sliced: true,
+        });
+        let cost = tokens.count(&block);
+        if cost > allowance {
+            budget = budget.saturating_sub(cost.0 - allowance.0);
+            continue;
+        }
+        return Some(FocusSlice {
+            kept_lines: sliced.kept.iter().map(|r| r.end() + 1 - r.start()).sum(),
+            total_lines: sliced.total_lines,
+            body: sliced.text,
+            cost,
+        });
+    }
+    None
+}
+
+/// The `count` heaviest subject tokens (all of a short intent's).
+fn heaviest_terms(task: &aic_stages::intent::TaskClassification, count: usize) -> Vec<String> {
+    if task.subject_weights.len() != task.subject_tokens.len() {
+        return task.subject_tokens.clone();
+    }
+    let mut weighted: Vec<(&String, f64)> = task
+        .subject_tokens
+        .iter()
+        .zip(task.subject_weights.iter().copied())
+        .filter(|(token, _)| token.len() >= 3)
+        .collect();
+    weighted.sort_by(|a, b| b.1.total_cmp(&a.1));
+    weighted
+        .into_iter()
+        .take(count)
+        .map(|(t, _)| t.clone())
+        .collect()
+}
+
+/// The prompt's notes: targets that were not found, focus files shown as
+/// slices, relevant files left out.
+fn notes(selection: &Selection, placement: &Placement) -> Vec<String> {
+    let mut notes = Vec::new();
+    for target in &selection.targets {
+        match target.resolution {
+            TargetResolution::Unresolved => notes.push(format!(
+                "`{}` was named but matches no file in scope; nothing was guessed for it",
+                target.reference.raw
+            )),
+            TargetResolution::Ambiguous => notes.push(format!(
+                "`{}` was named but is ambiguous; it could be any of: {}",
+                target.reference.raw,
+                target
+                    .candidates
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            _ => {}
+        }
+    }
+    for (path, slice) in &placement.slices {
+        notes.push(format!(
+            "`{path}` is shown as a slice ({} of {} lines, around what the task names); read the file for the rest",
+            slice.kept_lines, slice.total_lines
+        ));
+    }
+    if !placement.listed.is_empty() {
+        let shown: Vec<String> = placement
+            .listed
+            .iter()
+            .take(MAX_LISTED)
+            .map(|p| format!("`{p}`"))
+            .collect();
+        let more = placement.listed.len().saturating_sub(MAX_LISTED);
+        notes.push(format!(
+            "Also possibly relevant, not shown: {}{}",
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    notes
 }
 
 /// A slice of the best file that fits.

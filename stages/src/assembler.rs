@@ -2,6 +2,7 @@
 //! section order.
 //!
 //! `## Task` (the intent, verbatim), `## Task Classification`, optional
+//! `## Notes` (what the compiler could not do or left out), optional
 //! `## Specification`, optional `## Session context`, optional
 //! `## Project structure`, optional `## Constraints (key)` (the first three
 //! constraints), `## Context` (the files), then optional `## Constraints` (every
@@ -47,6 +48,10 @@ pub struct PromptParts<'a> {
     pub project_structure: Option<&'a str>,
     /// Merged constraints.
     pub constraints: &'a [String],
+    /// `## Notes` lines: what the agent should know about the context —
+    /// files named but not found, files shown as slices, relevant files left
+    /// out — one bullet each.
+    pub notes: &'a [String],
 }
 
 /// Builds compiled prompts.
@@ -91,6 +96,9 @@ impl PromptAssembler {
                 );
             }
             section(&mut out, "Task Classification", &line);
+        }
+        if !parts.notes.is_empty() {
+            section(&mut out, "Notes", &bullets(parts.notes));
         }
         if let Some(spec) = parts.specification.filter(|s| !s.trim().is_empty()) {
             section(&mut out, "Specification", spec.trim_end());

@@ -65,7 +65,8 @@ pub struct LadderFile {
     /// Selection score in `[0, 1]`.
     pub score: f64,
     /// Token cost of the file's block at each tier, `None` where the tier has no
-    /// render. L0 is always present.
+    /// render or the file may not be shown at it. The fullest tier present is
+    /// the file's ceiling: the ladder never shows it fuller.
     pub costs: [Option<TokenCount>; 4],
     /// When set, the file may not go below this tier (direct targets stay full).
     pub floor: Option<InclusionTier>,
@@ -85,7 +86,16 @@ impl SummarisationLadder {
     /// Files with a floor tier are never compressed below it nor dropped before
     /// every other file has been dropped.
     pub fn fit(&self, files: &[LadderFile], budget: TokenCount) -> (Vec<TierChoice>, TokenCount) {
-        let mut tiers: Vec<TierChoice> = vec![Some(InclusionTier::L0); files.len()];
+        // Each file starts at its fullest tier with a render: its ceiling
+        // (a file the fit keeps to signatures has no L0 cost).
+        let mut tiers: Vec<TierChoice> = files
+            .iter()
+            .map(|file| {
+                InclusionTier::ALL
+                    .into_iter()
+                    .find(|tier| file.costs[tier.index()].is_some())
+            })
+            .collect();
         let cost = |tiers: &[TierChoice]| -> u64 {
             tiers
                 .iter()

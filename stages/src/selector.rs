@@ -721,7 +721,7 @@ impl Query {
                         0.0
                     }
             })
-            .sum();
+            .fold(0.0, |sum, value| sum + value);
         (total / self.denominator).min(1.0)
     }
 
@@ -739,8 +739,7 @@ impl Query {
             .iter()
             .zip(&self.weights)
             .filter(|(token, _)| symbol_terms.binary_search(token).is_ok())
-            .map(|(_, weight)| weight)
-            .sum();
+            .fold(0.0, |sum, (_, weight)| sum + weight);
         (hits / self.denominator).min(1.0)
     }
 }

@@ -148,6 +148,238 @@ pub fn slice_to_fit(
     fit(chosen(low))
 }
 
+/// What a focused slice must keep: the definitions of `names` (their whole
+/// bodies), the `lines` of trace frames with a few lines around them, and, as
+/// room allows, the lines around `terms`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SliceFocus<'a> {
+    /// Names whose definitions to keep (`parse_args`, `CliRunner`).
+    pub names: &'a [String],
+    /// 1-based lines to keep with [`FRAME_CONTEXT`] lines around each.
+    pub lines: &'a [u32],
+    /// Terms whose lines fill what room is left (as [`slice_to_fit`]).
+    pub terms: &'a [String],
+}
+
+/// Lines kept above and below a trace frame's line.
+pub const FRAME_CONTEXT: usize = 8;
+
+/// The slice of `body` that keeps what `focus` points at, as much of it as
+/// fits `budget`.
+///
+/// The *core* is the definitions of the focus names — from the definition
+/// line down to the last line indented deeper than it, plus a closing line
+/// at its own indentation (`}`) — and a window of [`FRAME_CONTEXT`] lines
+/// around each focus line, in the order given (the caller puts the strongest
+/// first). When the whole body fits it comes back whole. When the core fits,
+/// the lines around the focus terms are added with the widest context that
+/// still fits. When the core does not fit, its ranges are kept in order while
+/// they fit, and the first range that does not is cut short at the line that
+/// still fits. Without a core this is [`slice_to_fit`] on the terms.
+///
+/// # Examples
+///
+/// ```
+/// use aic_stages::slice::{slice_focused, SliceFocus};
+/// use aic_stages::tokens::{TokenCount, TokenCounter};
+/// let mut body = String::new();
+/// for n in 0..300 { body.push_str(&format!("def helper_{n}(x):\n    return x + {n}\n\n")); }
+/// body.push_str("def parse_header(text):\n    name, _, value = text.partition(':')\n    return {name: value}\n");
+/// let names = vec!["parse_header".to_owned()];
+/// let focus = SliceFocus { names: &names, ..Default::default() };
+/// let sliced = slice_focused(&body, focus, TokenCount(200), TokenCounter::cl100k()).unwrap();
+/// assert!(sliced.text.contains("    return {name: value}\n"));
+/// assert!(sliced.tokens <= TokenCount(200));
+/// ```
+pub fn slice_focused(
+    body: &str,
+    focus: SliceFocus<'_>,
+    budget: TokenCount,
+    tokens: TokenCounter,
+) -> Option<Sliced> {
+    let lines: Vec<&str> = body.lines().collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let mut core: Vec<RangeInclusive<usize>> = Vec::new();
+    for name in focus.names {
+        for range in definitions(&lines, name) {
+            if !core.contains(&range) {
+                core.push(range);
+            }
+        }
+    }
+    for &line in focus.lines {
+        let index = (line as usize).saturating_sub(1);
+        if index < lines.len() {
+            let range =
+                index.saturating_sub(FRAME_CONTEXT)..=(index + FRAME_CONTEXT).min(lines.len() - 1);
+            if !core.contains(&range) {
+                core.push(range);
+            }
+        }
+    }
+    if core.is_empty() {
+        return slice_to_fit(body, focus.terms, budget, tokens);
+    }
+    let fit = |kept: &[RangeInclusive<usize>]| {
+        let kept = merge(kept.to_vec());
+        let text = render(&lines, &kept);
+        let count = tokens.count(&text);
+        (count <= budget).then(|| Sliced {
+            text,
+            kept: kept
+                .iter()
+                .map(|range| range.start() + 1..=range.end() + 1)
+                .collect(),
+            total_lines: lines.len(),
+            tokens: count,
+        })
+    };
+    if let Some(whole) = fit(&[0..=lines.len() - 1]) {
+        return Some(whole);
+    }
+    if let Some(core_only) = fit(&core) {
+        let terms: Vec<String> = focus
+            .terms
+            .iter()
+            .map(|t| t.trim().to_lowercase())
+            .filter(|t| !t.is_empty())
+            .collect();
+        let centres: Vec<usize> = lines
+            .iter()
+            .enumerate()
+            .filter(|(_, line)| {
+                let lower = line.to_lowercase();
+                terms.iter().any(|term| lower.contains(term.as_str()))
+            })
+            .map(|(index, _)| index)
+            .collect();
+        if !centres.is_empty() {
+            for context in CONTEXT_LINES {
+                let mut kept = core.clone();
+                kept.extend(windows(&centres, context, lines.len()));
+                if let Some(sliced) = fit(&kept) {
+                    return Some(sliced);
+                }
+            }
+        }
+        return Some(core_only);
+    }
+    // The core is over the budget: whole ranges while they fit, then the
+    // first that does not, cut short.
+    let mut kept: Vec<RangeInclusive<usize>> = Vec::new();
+    for range in &core {
+        let mut with = kept.clone();
+        with.push(range.clone());
+        if fit(&with).is_some() {
+            kept = with;
+            continue;
+        }
+        let (mut low, mut high) = (*range.start(), *range.end());
+        // Invariant: ending at `low` is unknown or fits; ending at `high` does not.
+        let mut best = None;
+        while low < high {
+            let middle = low + (high - low) / 2;
+            let mut with = kept.clone();
+            with.push(*range.start()..=middle);
+            if fit(&with).is_some() {
+                best = Some(middle);
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        if let Some(end) = best {
+            kept.push(*range.start()..=end);
+        }
+        break;
+    }
+    if kept.is_empty() {
+        return None;
+    }
+    fit(&kept)
+}
+
+/// The line ranges (zero-based, inclusive) of the definitions of `name`: a
+/// line that defines it with a definition keyword (`def`, `class`, `fn`,
+/// `function`, `func`, …), down to the last following line indented deeper,
+/// plus one closing line at the definition's own indentation that starts
+/// with a closing bracket.
+fn definitions(lines: &[&str], name: &str) -> Vec<RangeInclusive<usize>> {
+    let keywords = [
+        "def ",
+        "async def ",
+        "class ",
+        "fn ",
+        "function ",
+        "func ",
+        "struct ",
+        "enum ",
+        "trait ",
+        "interface ",
+        "type ",
+        "impl ",
+        "const ",
+        "let ",
+        "var ",
+        "module ",
+    ];
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let mut found = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let Some(at) = trimmed.find(name) else {
+            continue;
+        };
+        let before = &trimmed[..at];
+        let after = &trimmed[at + name.len()..];
+        let named = !after.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+            && keywords.iter().any(|k| before.ends_with(k))
+            && !before.contains(['=', '(', '"', '\'', '#']);
+        // `name = …` / `name: … = …` at the start of a line, and methods
+        // written `name(…) {` in classes, count too.
+        let assigned = before.is_empty()
+            && (after.trim_start().starts_with('=')
+                || after.starts_with('(') && line.trim_end().ends_with('{'));
+        if !named && !assigned {
+            continue;
+        }
+        let own = indent(line);
+        let mut end = index;
+        for (next, text) in lines.iter().enumerate().skip(index + 1) {
+            if text.trim().is_empty() {
+                continue;
+            }
+            if indent(text) > own {
+                end = next;
+                continue;
+            }
+            if text.trim_start().starts_with([')', '}', ']']) {
+                end = next;
+            }
+            break;
+        }
+        found.push(index..=end);
+    }
+    found
+}
+
+/// Sorts ranges and merges those that overlap or touch.
+fn merge(mut ranges: Vec<RangeInclusive<usize>>) -> Vec<RangeInclusive<usize>> {
+    ranges.sort_by_key(|range| (*range.start(), *range.end()));
+    let mut merged: Vec<RangeInclusive<usize>> = Vec::new();
+    for range in ranges {
+        match merged.last_mut() {
+            Some(last) if *range.start() <= last.end() + 1 => {
+                *last = *last.start()..=(*range.end()).max(*last.end());
+            }
+            _ => merged.push(range),
+        }
+    }
+    merged
+}
+
 /// Merged zero-based inclusive windows of `context` lines around each centre
 /// (sorted), clamped to `line_count`; windows that touch are merged.
 fn windows(centres: &[usize], context: usize, line_count: usize) -> Vec<RangeInclusive<usize>> {
