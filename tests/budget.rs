@@ -93,9 +93,20 @@ fn a_file_larger_than_the_budget_goes_in_as_a_slice_with_a_note() {
             .meta
             .warnings
             .iter()
-            .any(|w| w.contains("notes.txt") && w.contains("larger than the budget")),
+            .any(|w| w.contains("notes.txt") && w.contains("slice")),
         "{:?}",
         compilation.meta.warnings
+    );
+    // The agent reads it in the prompt too.
+    let notes = compilation.prompt.split("## Notes").nth(1).unwrap_or("");
+    assert!(
+        notes
+            .split("## ")
+            .next()
+            .unwrap()
+            .contains("`notes.txt` is shown as a slice"),
+        "{}",
+        compilation.prompt
     );
 }
 

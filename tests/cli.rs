@@ -27,16 +27,16 @@ fn the_inspect_report_of_a_bugfix_intent() {
       1. built-in:default
       2. built-in:bugfix
 
-    Total budget: 123,500 tokens (Auto) | Overhead: 166 | Code budget: 123,334 tokens
+    Total budget: 123,500 tokens (Auto) | Overhead: 188 | Code budget: 123,312 tokens
     Scan: 12 files in scope; skipped 0 binary, 0 too large, 0 unreadable, 0 symlinks
 
     Selected Files (5 of 12 candidates; maxFiles 5 auto)
         # | File                         | Score |  Tokens | Tier            | path  imp   sym   text  rec   size | note
-        1 | src/user/service.ts          |  0.71 |     181 | full            | 0.40  1.00  0.50  1.00  1.00  0.00 | selected
-        2 | src/user/model.ts            |  0.42 |      64 | full            | 0.15  1.00  0.25  0.27  0.80  0.72 | selected
-        3 | src/user/legacy-user-keys.ts |  0.27 |      49 | full            | 0.25  1.00  0.00  0.24  0.20  0.78 | selected
-        4 | src/auth/jwt.ts              |  0.19 |      91 | full            | 0.00  0.60  0.00  0.00  0.60  0.55 | selected
-        5 | README.md                    |  0.08 |      49 | full            | 0.00  0.00  0.00  0.47  0.00  0.83 | selected
+        1 | src/user/service.ts          |  0.44 |     181 | full            | 0.40  1.00  0.50  1.00  1.00  0.00 | selected
+        2 | src/user/model.ts            |  0.26 |      64 | full            | 0.15  1.00  0.25  0.27  0.80  0.72 | selected
+        3 | src/user/legacy-user-keys.ts |  0.17 |      49 | full            | 0.25  1.00  0.00  0.24  0.20  0.78 | selected
+        4 | src/auth/jwt.ts              |  0.12 |       0 | -               | 0.00  0.60  0.00  0.00  0.60  0.55 | below the relevance cut-off: listed by path in the notes
+        5 | README.md                    |  0.05 |       0 | -               | 0.00  0.00  0.00  0.47  0.00  0.83 | below the relevance cut-off: listed by path in the notes
       Excluded: 0 by excludePatterns, 0 not in includePatterns, 5 with no path, import, symbol or content signal, 2 below the maxFiles cut
 
     Guard
@@ -48,9 +48,9 @@ fn the_inspect_report_of_a_bugfix_intent() {
       Selected:          385
       After guard:       385
       After transforms:  367
-      After ladder:      434
-      Prompt total:      602
-      Reduction:         15.8%
+      After ladder:      294
+      Prompt total:      482
+      Reduction:         32.6%
 
     Constraints (6)
       - Keep changes focused on the task; do not modify unrelated code
@@ -88,18 +88,19 @@ fn the_meta_of_a_compile() {
     {
       "intent": "fix the null check in the user service",
       "taskClass": "bugfix",
-      "filesSelected": 5,
+      "filesSelected": 3,
       "filesTotal": 12,
       "tokensRaw": 715,
-      "tokensCompiled": 602,
-      "tokenReductionPct": 0.158,
+      "tokensCompiled": 485,
+      "tokenReductionPct": 0.322,
       "cacheHit": false,
       "durationMs": "[TIME]",
       "modelId": "unknown",
       "editorId": "cli",
       "transformTokensSaved": 18,
       "summarisationTiers": {
-        "L0": 5
+        "L0": 2,
+        "L1": 1
       },
       "guard": {
         "passed": true,
@@ -118,7 +119,7 @@ fn the_meta_of_a_compile() {
           "src/user/legacy-user-keys.ts"
         ]
       },
-      "contextCompleteness": 1.0,
+      "contextCompleteness": 0.6,
       "budget": 900,
       "warnings": [
         "Context Guard redacted secrets in: src/user/legacy-user-keys.ts (details: meta.guard, or `aic inspect`)"
@@ -143,10 +144,10 @@ fn status_and_last_after_a_compile() {
       "compilationsTotal": 1,
       "compilationsInRange": 1,
       "cacheHitRatePct": 0.0,
-      "avgReductionPct": 23.5,
+      "avgReductionPct": 38.3,
       "totalTokensRaw": 715,
-      "totalTokensCompiled": 547,
-      "totalTokensSaved": 168,
+      "totalTokensCompiled": 441,
+      "totalTokensSaved": 274,
       "budgetMaxTokens": 123500,
       "budgetUtilizationPct": 0.4,
       "guard": {
@@ -165,10 +166,10 @@ fn status_and_last_after_a_compile() {
       "lastCompilation": {
         "intent": "user service",
         "taskClass": "general",
-        "filesSelected": 5,
+        "filesSelected": 3,
         "filesTotal": 12,
-        "tokensCompiled": 547,
-        "tokenReductionPct": 23.5,
+        "tokensCompiled": 441,
+        "tokenReductionPct": 38.3,
         "allocatedTotalBudget": 123500,
         "cacheHit": false,
         "durationMs": "[TIME]",
@@ -200,10 +201,10 @@ fn status_and_last_after_a_compile() {
       "lastCompilation": {
         "intent": "user service",
         "taskClass": "general",
-        "filesSelected": 5,
+        "filesSelected": 3,
         "filesTotal": 12,
-        "tokensCompiled": 547,
-        "tokenReductionPct": 23.5,
+        "tokensCompiled": 441,
+        "tokenReductionPct": 38.3,
         "allocatedTotalBudget": 123500,
         "cacheHit": false,
         "durationMs": "[TIME]",
@@ -216,44 +217,44 @@ fn status_and_last_after_a_compile() {
         "createdAt": "[TIME]"
       },
       "promptSummary": {
-        "tokenCount": 547
+        "tokenCount": 441
       },
       "selection": {
         "files": [
           {
             "path": "src/user/service.ts",
-            "score": 0.791581,
+            "score": 0.494738,
             "tier": "L0",
             "tokens": 181,
             "reason": "selected"
           },
           {
             "path": "src/user/model.ts",
-            "score": 0.458042,
+            "score": 0.286276,
             "tier": "L0",
             "tokens": 64,
             "reason": "selected"
           },
           {
             "path": "src/user/legacy-user-keys.ts",
-            "score": 0.342595,
+            "score": 0.214122,
             "tier": "L0",
             "tokens": 49,
             "reason": "selected"
           },
           {
             "path": "src/auth/jwt.ts",
-            "score": 0.132,
-            "tier": "L0",
-            "tokens": 91,
-            "reason": "selected"
+            "score": 0.0825,
+            "tier": null,
+            "tokens": 0,
+            "reason": "below the relevance cut-off: listed by path in the notes"
           },
           {
             "path": "tests/fixtures/user.json",
-            "score": 0.109868,
-            "tier": "L0",
-            "tokens": 39,
-            "reason": "selected"
+            "score": 0.068668,
+            "tier": null,
+            "tokens": 0,
+            "reason": "below the relevance cut-off: listed by path in the notes"
           }
         ],
         "truncated": 0
@@ -365,9 +366,9 @@ fn failures_name_the_input_and_the_fix() {
     ----- stdout -----
 
     ----- stderr -----
-    error: A budget of 50 tokens cannot hold the prompt: its fixed sections take 123 tokens and the smallest selected file needs 22 more
+    error: A budget of 50 tokens cannot hold the prompt: its fixed sections take 147 tokens and the smallest selected file needs 23 more
 
-    hint: raise the budget to at least 145 tokens (`--budget`, contextBudget.maxTokens)
+    hint: raise the budget to at least 170 tokens (`--budget`, contextBudget.maxTokens)
 
     $ aic compile x --config /definitely/not/here.json --root [ROOT]
     exit code: 4
@@ -423,7 +424,7 @@ fn configuration_errors_name_the_file_and_the_field() {
     hint: fix `extends` in `[ROOT]/aic.config.json` to name a readable local file
 
     $ aic compile (aic.config.json: {"colour": "blue", "guard": {"mood": 1}})
-    exit code: 0, stdout lines: 97
+    exit code: 0, stdout lines: 78
     warning: Ignoring unknown configuration keys: colour, guard.mood
     warning: Context Guard redacted secrets in: src/user/legacy-user-keys.ts (details: meta.guard, or `aic inspect`)
     "#);

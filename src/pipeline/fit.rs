@@ -100,6 +100,9 @@ pub struct FocusSlice {
     pub kept_lines: usize,
     /// Lines in the file.
     pub total_lines: usize,
+    /// Whether this is an excerpt of a less relevant file (a glimpse, or a
+    /// slice past the focus files), not a focus or named file's slice.
+    pub glimpse: bool,
 }
 
 impl Fitted<'_> {
@@ -210,7 +213,7 @@ pub fn fit<'a>(
         BudgetAllocator.code_budget(plan.budget.total, plain_overhead),
     );
     let notes = notes(selection, &placement);
-    for (path, slice) in &placement.slices {
+    for (path, slice) in placement.slices.iter().filter(|(_, s)| !s.glimpse) {
         warnings.push(format!(
             "`{path}` is shown as a slice: {} of its {} lines, around what the intent names",
             slice.kept_lines, slice.total_lines
@@ -531,18 +534,20 @@ fn ladder_file(
 /// A file's relevance is its score over the best score of a file the intent
 /// does not name. The files the intent names and the [`MAX_FULL_FILES`]
 /// best files at least [`FULL_RATIO`] as relevant as the best are shown with
-/// their body, in rank order: the first three may take the share of the code
-/// budget [`FOCUS_SHARES`] gives them, up to its token cap (no cap for a
-/// named file), and the others [`OTHER_SHARE`]. A file that does not fit its
-/// allowance whole is sliced around what the intent points at in it
-/// (definitions it names, lines of trace frames, then its heaviest words).
-/// The first two are *focus* files: the ladder never compresses or drops
-/// them before the others. Less relevant files are shown as signatures at
-/// most, and files below [`SHOWN_RATIO`] are listed by path in the notes.
-pub const FOCUS_SHARES: [(f64, u32); 3] = [(0.6, 10_000), (0.25, 6_000), (0.15, 4_000)];
-/// The allowance of the other files shown with their body: a share of the
-/// code budget and a token cap.
-pub const OTHER_SHARE: (f64, u32) = (0.1, 2_500);
+/// their body, in rank order, each within an allowance: a share of what the
+/// files before it left of the code budget, up to a token cap (no cap for a
+/// named file) — [`FOCUS_SHARES`] for the first three, [`OTHER_SHARE`] for
+/// the others. So the best file may take most of a tight budget, and no file
+/// takes a large budget's whole. A file that does not fit its allowance
+/// whole is sliced around what the intent points at in it (definitions it
+/// names, lines of trace frames, then its heaviest words). The first two are
+/// *focus* files: the ladder never compresses or drops them before the
+/// others. Less relevant files get a glimpse or their signatures, and files
+/// below [`SHOWN_RATIO`] are listed by path in the notes.
+pub const FOCUS_SHARES: [(f64, u32); 3] = [(0.85, 10_000), (0.6, 6_000), (0.5, 4_000)];
+/// The allowance of the other files shown with their body: a share of what
+/// is left of the code budget and a token cap.
+pub const OTHER_SHARE: (f64, u32) = (0.25, 2_500);
 /// The allowance of the files shown with a glimpse of their body: those
 /// ranked within [`GLIMPSE_RANKS`] that are not shown whole: a share of the
 /// code budget and a token cap. Such a file is whole when small, else the
@@ -589,6 +594,8 @@ fn place(
         .fold(0.0, f64::max);
     let mut placement = Placement::default();
     let mut full = 0usize;
+    // Tokens the files shown with their body take, in rank order.
+    let mut used = 0u64;
     for (rank, (file, facts)) in safe.iter().enumerate() {
         let related = file
             .boosted_by
@@ -620,7 +627,8 @@ fn place(
                 .flatten();
             match glimpse {
                 Some(None) => placement.ceilings.push(Some(InclusionTier::L0)),
-                Some(Some(slice)) => {
+                Some(Some(mut slice)) => {
+                    slice.glimpse = true;
                     placement.slices.insert(file.path.clone(), slice);
                     placement.ceilings.push(Some(InclusionTier::L0));
                 }
@@ -634,7 +642,8 @@ fn place(
         let l0 = facts.costs()[0].map_or(0, TokenCount::get);
         let index = placement.focus.len();
         let (share, cap) = FOCUS_SHARES.get(index).copied().unwrap_or(OTHER_SHARE);
-        let share = (share * f64::from(code_budget.0)) as u64;
+        let remaining = u64::from(code_budget.0).saturating_sub(used);
+        let share = (share * remaining as f64) as u64;
         let allowance = if file.target {
             share
         } else {
@@ -642,12 +651,18 @@ fn place(
         };
         placement.focus.push(file.path.clone());
         if l0 <= allowance {
+            used += l0;
             placement.ceilings.push(Some(InclusionTier::L0));
             continue;
         }
         if let Some(slice) =
             focus_slice(plan, snapshot, file, facts, TokenCount::from_u64(allowance))
         {
+            used += slice.cost.get();
+            // Past the focus files, a slice of a file the intent does not
+            // name is an excerpt, noted in one line with the glimpses.
+            let mut slice = slice;
+            slice.glimpse = index >= FOCUS_FLOORS && !file.target;
             placement.slices.insert(file.path.clone(), slice);
             placement.ceilings.push(Some(InclusionTier::L0));
         } else {
@@ -718,6 +733,7 @@ fn focus_slice(
             total_lines: sliced.total_lines,
             body: sliced.text,
             cost,
+            glimpse: false,
         });
     }
     None
@@ -765,10 +781,22 @@ fn notes(selection: &Selection, placement: &Placement) -> Vec<String> {
             _ => {}
         }
     }
-    for (path, slice) in &placement.slices {
+    for (path, slice) in placement.slices.iter().filter(|(_, s)| !s.glimpse) {
         notes.push(format!(
             "`{path}` is shown as a slice ({} of {} lines, around what the task names); read the file for the rest",
             slice.kept_lines, slice.total_lines
+        ));
+    }
+    let glimpses: Vec<String> = placement
+        .slices
+        .iter()
+        .filter(|(_, s)| s.glimpse)
+        .map(|(path, _)| format!("`{path}`"))
+        .collect();
+    if !glimpses.is_empty() {
+        notes.push(format!(
+            "Shown as excerpts around the task's words: {}",
+            glimpses.join(", ")
         ));
     }
     if !placement.listed.is_empty() {
