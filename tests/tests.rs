@@ -16,4 +16,5 @@ mod real_sources;
 mod records;
 mod spec;
 mod support;
+mod task_text;
 mod tokens;

@@ -195,6 +195,9 @@ fn selected_files(out: &mut String, trace: &PipelineTrace) {
                 ExclusionReason::MaxFiles { max_files } => {
                     format!("below the maxFiles cut ({max_files})")
                 }
+                ExclusionReason::VagueIntent => {
+                    "the intent is too vague to select on: orienting context instead".to_owned()
+                }
             };
             let _ = writeln!(out, "    {score} | {} | {reason}", file.path);
         }

@@ -395,6 +395,7 @@ fn exclusion_summary(excluded: &[ExcludedFile]) -> ExclusionSummary {
             ExclusionReason::NotIncluded => summary.not_included += 1,
             ExclusionReason::ZeroSemanticSignal => summary.zero_semantic_signal += 1,
             ExclusionReason::MaxFiles { .. } => summary.max_files += 1,
+            ExclusionReason::VagueIntent => summary.vague_intent += 1,
         }
     }
     summary

@@ -21,8 +21,10 @@ pub struct Prompt {
 
 /// Runs the `assemble` phase.
 pub fn assemble(plan: &Plan, session: &SessionInput, fitted: &Fitted<'_>) -> Prompt {
-    let text =
-        PromptAssembler.assemble(&prompt_parts(plan, session, &fitted.notes), &fitted.blocks);
+    let text = PromptAssembler.assemble(
+        &prompt_parts(plan, session, &fitted.notes, fitted.structure.as_deref()),
+        &fitted.blocks,
+    );
     info!(
         "Compiled prompt: {} tokens (budget {}, overhead {})",
         fitted.tokens, plan.budget.total, fitted.overhead

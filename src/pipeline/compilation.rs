@@ -134,6 +134,17 @@ pub struct ExclusionSummary {
     pub zero_semantic_signal: usize,
     /// Ranked below the `maxFiles` cut.
     pub max_files: usize,
+    /// Set aside for the orienting context of a vague intent.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub vague_intent: usize,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 /// The full record of one compile, without file contents: what `aic inspect`

@@ -87,6 +87,9 @@ pub struct Fitted<'a> {
     pub listed: Vec<RelativePath>,
     /// The prompt's notes section, line by line.
     pub notes: Vec<String>,
+    /// The project structure section (the orienting context's directory
+    /// map).
+    pub structure: Option<String>,
 }
 
 /// A focus file's slice: its body at L0 and the block's tokens.
@@ -148,12 +151,14 @@ pub fn prompt_parts<'a>(
     plan: &'a Plan,
     session: &'a SessionInput,
     notes: &'a [String],
+    structure: Option<&'a str>,
 ) -> PromptParts<'a> {
     PromptParts {
         intent: &plan.intent,
         classification: Some(&plan.task),
         constraints: &plan.pack.constraints,
         session_context: session.header.as_deref(),
+        project_structure: structure,
         notes,
         ..PromptParts::default()
     }
@@ -198,7 +203,7 @@ pub fn fit<'a>(
     // The relevance-first placement is planned on the code budget before
     // the notes it writes; the ladder below fits the final one.
     let plain_overhead = {
-        let parts = prompt_parts(plan, options.session, &[]);
+        let parts = prompt_parts(plan, options.session, &[], selection.orientation.as_deref());
         tokens.count(&format!(
             "{}{}{}",
             assembler.head(&parts),
@@ -219,7 +224,12 @@ pub fn fit<'a>(
             slice.kept_lines, slice.total_lines
         ));
     }
-    let parts = prompt_parts(plan, options.session, &notes);
+    let parts = prompt_parts(
+        plan,
+        options.session,
+        &notes,
+        selection.orientation.as_deref(),
+    );
     let fixed = format!(
         "{}{}{}",
         assembler.head(&parts),
@@ -342,6 +352,7 @@ pub fn fit<'a>(
         slices: placement.slices,
         listed: placement.listed,
         notes,
+        structure: selection.orientation.clone(),
     })
 }
 
@@ -762,6 +773,9 @@ fn heaviest_terms(task: &aic_stages::intent::TaskClassification, count: usize) -
 /// slices, relevant files left out.
 fn notes(selection: &Selection, placement: &Placement) -> Vec<String> {
     let mut notes = Vec::new();
+    if selection.orientation.is_some() {
+        notes.push(format!("{}.", crate::pipeline::select::VAGUE_NOTE));
+    }
     for target in &selection.targets {
         match target.resolution {
             TargetResolution::Unresolved => notes.push(format!(

@@ -36,6 +36,7 @@ pub mod intent_text;
 pub mod ladder;
 pub mod lang;
 pub mod language;
+pub mod orientation;
 pub mod pattern;
 pub mod relative_path;
 pub mod repo_map;

@@ -196,6 +196,9 @@ pub enum ExclusionReason {
         /// The cap in force.
         max_files: usize,
     },
+    /// The intent was too vague to select on; the orienting context was
+    /// shown instead ([`crate::orientation`]).
+    VagueIntent,
 }
 
 /// A file left out, with its score when it was scored.

@@ -39,7 +39,13 @@ pub struct Selection {
     /// Bytes of selected files already read from disk (for their imports), by
     /// index in the RepoMap: the facts phase does not read them again.
     pub read: HashMap<usize, Arc<[u8]>>,
+    /// For an intent too vague to select on, the map of the top-level
+    /// directories that goes with the orienting files.
+    pub orientation: Option<String>,
 }
+
+/// The note a vague intent's prompt opens with (and its warning).
+pub const VAGUE_NOTE: &str = "The task names no file, code name, error or specific word to select on, so this is an orienting context: the README, the manifests, the top-level layout and the entry points. Name a file, a function or the error to get a focused context";
 
 /// Runs the `select` phase; its warnings (unresolved targets, related files
 /// out of scope) go to `warnings`.
@@ -96,7 +102,8 @@ pub fn select(
         }
     }
     cancel.check()?;
-    let ranked = plan.selector.clone().with_related(related).finish(
+    let has_related = !related.is_empty();
+    let mut ranked = plan.selector.clone().with_related(related).finish(
         repo,
         first_pass,
         max_files,
@@ -123,6 +130,16 @@ pub fn select(
             file.signals.size_penalty
         );
     }
+    let mut orientation = None;
+    if aic_stages::orientation::is_vague(
+        &plan.task,
+        !pinned.is_empty() || has_related,
+        (!ranked.files.is_empty()).then_some(&ranked.files[..]),
+    ) && orient(&mut ranked, repo)
+    {
+        warnings.push(VAGUE_NOTE.to_owned());
+        orientation = Some(aic_stages::orientation::directory_map(repo));
+    }
     if ranked.files.is_empty() {
         return Err(CompileError::NoRelevantFiles {
             files_total: repo.total_files(),
@@ -143,7 +160,33 @@ pub fn select(
         max_files,
         max_files_auto,
         read,
+        orientation,
     })
+}
+
+/// Replaces the ranking with the orienting files; the files it had go to
+/// the excluded ones. Returns false (and changes nothing) when the
+/// repository has no orienting file.
+fn orient(ranked: &mut selector::Selection, repo: &aic_stages::repo_map::RepoMap) -> bool {
+    let files = aic_stages::orientation::orienting_files(repo);
+    if files.is_empty() {
+        return false;
+    }
+    let chosen: std::collections::HashSet<RelativePath> =
+        files.iter().map(|f| f.path.clone()).collect();
+    ranked.excluded.retain(|e| !chosen.contains(&e.path));
+    for file in std::mem::take(&mut ranked.files) {
+        if !chosen.contains(&file.path) {
+            ranked.excluded.push(selector::ExcludedFile {
+                path: file.path,
+                score: Some(file.score),
+                reason: selector::ExclusionReason::VagueIntent,
+            });
+        }
+    }
+    ranked.files = files;
+    ranked.truncated = false;
+    true
 }
 
 /// The files the resolved targets pin, in order; unresolved and ambiguous

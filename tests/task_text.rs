@@ -1,0 +1,161 @@
+//! Real task text end to end: a pasted stack trace, a named file larger than
+//! the budget, a vague wish, a target that names nothing — what reaches the
+//! agent's prompt, not only stderr.
+
+use std::fmt::Write as _;
+
+use aic_stages::tokens::TokenCounter;
+
+use crate::support::{WEBAPP_MTIMES, aic, fixture_repo, prompt_headings};
+
+/// The `## Notes` section of a prompt (empty when it has none).
+fn notes(prompt: &str) -> &str {
+    prompt
+        .split_once("## Notes\n")
+        .map_or("", |(_, rest)| rest.split("\n## ").next().unwrap_or(rest))
+}
+
+#[test]
+fn a_pasted_node_stack_ranks_the_innermost_project_frame_first() {
+    let repo = fixture_repo("webapp", WEBAPP_MTIMES);
+    let root = repo.path().to_str().unwrap();
+    // The innermost frame is in jwt.ts, which no word of the report names;
+    // the words "test" and "tests" of the pasted runner output do not make
+    // this a test task (whose rule pack would boost the test file).
+    let intent = "Login crashes for users without a token\n\n\
+        Running the tests (npm test) shows:\n\n\
+        ```\n\
+        TypeError: Cannot read properties of undefined (reading 'split')\n    \
+        at verifyToken (/srv/webapp/src/auth/jwt.ts:9:18)\n    \
+        at UserService.findByToken (/srv/webapp/src/user/service.ts:15:20)\n    \
+        at Object.<anonymous> (/srv/webapp/tests/service.test.ts:12:5)\n\
+        ```\n";
+    let run = aic(&["compile", intent, "--root", root, "--json"], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = run.json();
+    assert_eq!(json["meta"]["taskClass"], "bugfix");
+    let prompt = json["compiledPrompt"].as_str().unwrap();
+    let mut top: Vec<String> = prompt_headings(prompt).into_iter().take(2).collect();
+    top.sort();
+    assert_eq!(top, ["src/auth/jwt.ts", "src/user/service.ts"]);
+    // Without the frames, jwt.ts is not even among the first two.
+    let words = "Login crashes for users without a token";
+    let run = aic(&["compile", words, "--root", root, "--json"], &[]);
+    let prompt = run.json()["compiledPrompt"].as_str().unwrap().to_owned();
+    assert!(
+        !prompt_headings(&prompt)
+            .iter()
+            .take(2)
+            .any(|h| h == "src/auth/jwt.ts"),
+        "{prompt}"
+    );
+}
+
+#[test]
+fn a_named_file_larger_than_the_budget_is_sliced_around_the_named_function() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut source = String::from("\"\"\"Orders: pricing, discounts and totals.\"\"\"\n\n");
+    for n in 0..1500 {
+        let _ = write!(
+            source,
+            "def price_rule_{n}(order):\n    \"\"\"Price rule {n}.\"\"\"\n    return order.total * {n} / 100 + order.shipping\n\n\n"
+        );
+        if n == 900 {
+            source.push_str(
+                "def apply_discount(order, rate):\n    \"\"\"Applies a percentage discount.\"\"\"\n    discounted = order.total * (1 - rate)\n    # Rounds half down: the bug the task is about.\n    cents = int(discounted * 100)\n    return cents / 100\n\n\n",
+            );
+        }
+    }
+    fs_err::write(dir.path().join("orders.py"), &source).unwrap();
+    fs_err::write(
+        dir.path().join("README.md"),
+        "# Shop\n\nOrders and pricing.\n",
+    )
+    .unwrap();
+    let root = dir.path().to_str().unwrap();
+    let run = aic(
+        &[
+            "compile",
+            "fix the rounding in `apply_discount` of @orders.py",
+            "--root",
+            root,
+            "--budget",
+            "3000",
+            "--json",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = run.json();
+    let prompt = json["compiledPrompt"].as_str().unwrap();
+    assert!(TokenCounter::cl100k().count(prompt).0 <= 3000);
+    // The file is over 40,000 tokens; its slice keeps the whole function.
+    assert!(TokenCounter::cl100k().count(&source).0 > 40_000);
+    assert!(prompt.contains("### orders.py [sliced]"), "{prompt}");
+    for line in [
+        "def apply_discount(order, rate):",
+        "    discounted = order.total * (1 - rate)",
+        "    cents = int(discounted * 100)",
+        "    return cents / 100",
+    ] {
+        assert!(prompt.contains(line), "{line} missing from the slice");
+    }
+    assert!(
+        notes(prompt).contains("`orders.py` is shown as a slice"),
+        "{prompt}"
+    );
+    let warnings = json["meta"]["warnings"].to_string();
+    assert!(
+        warnings.contains("orders.py") && warnings.contains("slice"),
+        "{warnings}"
+    );
+}
+
+#[test]
+fn a_vague_intent_gets_the_orienting_context_and_a_warning() {
+    let repo = fixture_repo("webapp", WEBAPP_MTIMES);
+    let root = repo.path().to_str().unwrap();
+    for intent in ["speed it up", "make it better"] {
+        let run = aic(&["compile", intent, "--root", root, "--json"], &[]);
+        assert_eq!(run.code, 0, "{intent}: {}", run.stderr);
+        let json = run.json();
+        let prompt = json["compiledPrompt"].as_str().unwrap();
+        let headings = prompt_headings(prompt);
+        assert_eq!(headings[..2], ["README.md", "package.json"], "{headings:?}");
+        assert!(
+            prompt.contains("## Project structure\n\nsrc/ ("),
+            "{prompt}"
+        );
+        assert!(notes(prompt).contains("orienting context"), "{prompt}");
+        assert!(
+            json["meta"]["warnings"]
+                .to_string()
+                .contains("orienting context"),
+            "{}",
+            json["meta"]
+        );
+    }
+}
+
+#[test]
+fn an_unresolved_target_is_named_in_the_prompt() {
+    let repo = fixture_repo("webapp", WEBAPP_MTIMES);
+    let root = repo.path().to_str().unwrap();
+    let run = aic(
+        &[
+            "compile",
+            "fix the null check of @src/user/missing.ts in the user service",
+            "--root",
+            root,
+            "--json",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let prompt = run.json()["compiledPrompt"].as_str().unwrap().to_owned();
+    assert!(
+        notes(&prompt).contains("`src/user/missing.ts` was named but matches no file in scope"),
+        "{prompt}"
+    );
+    assert_eq!(prompt_headings(&prompt)[0], "src/user/service.ts");
+}
