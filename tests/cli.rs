@@ -45,9 +45,9 @@ fn the_inspect_report_of_a_bugfix_intent() {
 
     Token Summary
       Raw (all 12 files, estimated): 715
-      Selected:          385
-      After guard:       385
-      After transforms:  367
+      Selected:          270
+      After guard:       270
+      After transforms:  252
       After ladder:      294
       Prompt total:      482
       Reduction:         32.6%

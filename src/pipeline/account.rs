@@ -319,12 +319,12 @@ fn trace_files(selection: &Selection, facts: &SelectedFacts, fitted: &Fitted<'_>
         let facts = facts.of(&file.path);
         let tier = tiers.get(&file.path).copied().flatten();
         let (tokens_at_tier, reason) = match (facts, tier) {
-            (None, _) => (TokenCount::ZERO, "unreadable".to_owned()),
-            (Some(f), _) if f.guard.blocked => (TokenCount::ZERO, "blocked by guard".to_owned()),
-            (Some(_), None) if fitted.listed.contains(&file.path) => (
+            (_, None) if fitted.listed.contains(&file.path) => (
                 TokenCount::ZERO,
                 "below the relevance cut-off: listed by path in the notes".to_owned(),
             ),
+            (None, _) => (TokenCount::ZERO, "unreadable".to_owned()),
+            (Some(f), _) if f.guard.blocked => (TokenCount::ZERO, "blocked by guard".to_owned()),
             (Some(_), None) => (TokenCount::ZERO, "dropped to fit the budget".to_owned()),
             (Some(_), Some(_)) if fitted.slices.contains_key(&file.path) => (
                 fitted.slices[&file.path].cost,

@@ -63,6 +63,7 @@ pub fn facts(
         .ranked
         .files
         .par_iter()
+        .filter(|file| !selection.listed.contains(&file.path))
         .filter_map(|file| {
             let index = repo.files.binary_search_by(|f| f.path.cmp(&file.path)).ok();
             let hash = index.map(|i| repo.files[i].content_hash);

@@ -215,6 +215,7 @@ pub fn fit<'a>(
         plan,
         snapshot,
         &safe,
+        &selection.listed,
         BudgetAllocator.code_budget(plan.budget.total, plain_overhead),
     );
     let notes = notes(selection, &placement);
@@ -596,6 +597,7 @@ fn place(
     plan: &Plan,
     snapshot: &Snapshot,
     safe: &[(&ScoredFile, &FileFacts)],
+    listed: &[RelativePath],
     code_budget: TokenCount,
 ) -> Placement {
     let best = safe
@@ -603,7 +605,10 @@ fn place(
         .filter(|(file, _)| !file.target)
         .map(|(file, _)| file.score)
         .fold(0.0, f64::max);
-    let mut placement = Placement::default();
+    let mut placement = Placement {
+        listed: listed.to_vec(),
+        ..Placement::default()
+    };
     let mut full = 0usize;
     // Tokens the files shown with their body take, in rank order.
     let mut used = 0u64;

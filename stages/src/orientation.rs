@@ -24,7 +24,9 @@ pub const MAX_ENTRY_POINTS: usize = 4;
 pub const ORIENTING: &str = "orienting";
 
 /// Whether `task` is too vague to select on, given the ranked files (`None`
-/// when no candidate had any signal at all).
+/// when no candidate had any signal at all: then only an intent with at
+/// most one subject word is vague — "quantum chromodynamics" in a web app
+/// is specific, and absent).
 pub fn is_vague(
     task: &TaskClassification,
     has_targets: bool,
@@ -36,11 +38,15 @@ pub fn is_vague(
     if task.subject_tokens.len() > VAGUE_SUBJECT_TOKENS {
         return false;
     }
-    ranked.is_none_or(|files| {
-        files.iter().all(|f| {
+    match ranked {
+        // Nothing matched: vague when there was at most one word to match
+        // ("speed it up"); several words that all match nothing are specific
+        // and absent, which the caller reports as such.
+        None => task.subject_tokens.len() <= 1,
+        Some(files) => files.iter().all(|f| {
             f.signals.path_relevance == 0.0 && f.signals.symbol_relevance == 0.0 && !f.target
-        })
-    })
+        }),
+    }
 }
 
 /// The files of the orienting context, best first: the root README, the
@@ -173,8 +179,15 @@ mod tests {
     fn vague_intents() {
         for intent in ["speed it up", "make it better", "fix the x", "clean this"] {
             let task = IntentClassifier.classify(intent);
-            assert!(is_vague(&task, false, None), "{intent}");
+            assert!(is_vague(&task, false, Some(&[])), "{intent}");
         }
+        let task = IntentClassifier.classify("fix the x");
+        assert!(is_vague(&task, false, None));
+        let task = IntentClassifier.classify("quantum chromodynamics");
+        assert!(
+            !is_vague(&task, false, None),
+            "specific words that match nothing"
+        );
         let task = IntentClassifier.classify("fix the null check in the user service");
         assert!(!is_vague(&task, false, None));
         let task = IntentClassifier.classify("speed up `parse_args`");

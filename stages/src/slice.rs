@@ -103,9 +103,10 @@ pub fn slice_to_fit(
     if hits.is_empty() {
         return None;
     }
+    let counter = SliceCounter::new(tokens, budget);
     let fit = |kept: Vec<RangeInclusive<usize>>| {
         let text = render(&lines, &kept);
-        let count = tokens.count(&text);
+        let count = counter.count_if_near(&text)?;
         (count <= budget).then(|| Sliced {
             text,
             kept: kept
@@ -222,10 +223,11 @@ pub fn slice_focused(
     if core.is_empty() {
         return slice_to_fit(body, focus.terms, budget, tokens);
     }
+    let counter = SliceCounter::new(tokens, budget);
     let fit = |kept: &[RangeInclusive<usize>]| {
         let kept = merge(kept.to_vec());
         let text = render(&lines, &kept);
-        let count = tokens.count(&text);
+        let count = counter.count_if_near(&text)?;
         (count <= budget).then(|| Sliced {
             text,
             kept: kept
@@ -378,6 +380,50 @@ fn merge(mut ranges: Vec<RangeInclusive<usize>>) -> Vec<RangeInclusive<usize>> {
         }
     }
     merged
+}
+
+/// Counts candidate slices, skipping the exact count of a candidate whose
+/// size alone puts it well over the budget: the bytes per token of the texts
+/// counted so far estimate the rest, and a candidate estimated at more than
+/// [`ESTIMATE_MARGIN`] × the budget is rejected uncounted. Slicing tries many
+/// candidates, widest first, so most are rejected this way; whatever is
+/// accepted was counted exactly.
+struct SliceCounter {
+    tokens: TokenCounter,
+    budget: TokenCount,
+    counted_bytes: std::cell::Cell<usize>,
+    counted_tokens: std::cell::Cell<usize>,
+}
+
+/// How far over the budget an estimate may be before a candidate is
+/// rejected without counting it.
+const ESTIMATE_MARGIN: f64 = 1.25;
+
+impl SliceCounter {
+    fn new(tokens: TokenCounter, budget: TokenCount) -> Self {
+        Self {
+            tokens,
+            budget,
+            counted_bytes: std::cell::Cell::new(0),
+            counted_tokens: std::cell::Cell::new(0),
+        }
+    }
+
+    /// The exact count of `text` when it may fit, `None` when it is surely
+    /// over the budget.
+    fn count_if_near(&self, text: &str) -> Option<TokenCount> {
+        let (bytes, counted) = (self.counted_bytes.get(), self.counted_tokens.get());
+        if counted > 0 {
+            let estimate = text.len() as f64 * counted as f64 / bytes as f64;
+            if estimate > f64::from(self.budget.0) * ESTIMATE_MARGIN {
+                return None;
+            }
+        }
+        let count = self.tokens.count(text);
+        self.counted_bytes.set(bytes + text.len());
+        self.counted_tokens.set(counted + count.0 as usize);
+        Some(count)
+    }
 }
 
 /// Merged zero-based inclusive windows of `context` lines around each centre

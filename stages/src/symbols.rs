@@ -73,6 +73,26 @@ pub fn defined_names(content: &str) -> Vec<DefinedName> {
     names
 }
 
+/// [`symbol_terms`] and [`defined_name_ids`] of one text in one pass of the
+/// definition pattern (the scan needs both for every code file).
+pub fn symbol_terms_and_name_ids(content: &str) -> (Vec<String>, Vec<u32>) {
+    let mut names: Vec<&str> = Vec::new();
+    let mut ids: Vec<u32> = Vec::new();
+    for captures in pattern().captures_iter(content) {
+        if &captures[1] == "impl" {
+            continue;
+        }
+        let name = captures.get(2).map_or("", |m| m.as_str());
+        ids.push(name_id(name));
+        if names.len() < MAX_NAMES && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    (name_terms(names), ids)
+}
+
 /// The stemmed words of a file's defined names ([`defined_names`]), sorted and
 /// deduplicated (`UserService`, `find_by_token` → `by`, `find`, `servic`,
 /// `token`, `user`).
@@ -158,6 +178,14 @@ mod tests {
             ["fn limit", "macro_rules bail"]
         );
         assert!(names("let x = 1;\n// fn not_a_definition\n").is_empty());
+    }
+
+    #[test]
+    fn one_pass_gives_the_same_terms_and_ids() {
+        let text = "class Parser:\n    def parse(self):\n        pass\nimpl Parser {}\nfn load_config() {}\n";
+        let (terms, ids) = symbol_terms_and_name_ids(text);
+        assert_eq!(terms, symbol_terms(text));
+        assert_eq!(ids, defined_name_ids(text));
     }
 
     #[test]

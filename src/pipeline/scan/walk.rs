@@ -28,7 +28,7 @@ use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::{FileEntry, RepoMap, estimate_tokens};
 use aic_stages::row_codec::ScanTerms;
-use aic_stages::symbols::{defined_name_ids, symbol_terms};
+use aic_stages::symbols::symbol_terms_and_name_ids;
 use aic_stages::terms::TermStats;
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -467,17 +467,14 @@ pub fn read_bounded(path: &Path, cap: u64) -> std::io::Result<Bounded> {
 /// defined names (code only) and its BM25 term statistics.
 fn scan_terms(path: &RelativePath, language: Language, bytes: &[u8]) -> ScanTerms {
     let text = String::from_utf8_lossy(bytes);
+    let (symbol_terms, name_ids) = if language.is_code() {
+        symbol_terms_and_name_ids(&text)
+    } else {
+        (Vec::new(), Vec::new())
+    };
     ScanTerms {
-        symbol_terms: if language.is_code() {
-            symbol_terms(&text).into()
-        } else {
-            std::sync::Arc::default()
-        },
-        name_ids: if language.is_code() {
-            defined_name_ids(&text).into()
-        } else {
-            std::sync::Arc::default()
-        },
+        symbol_terms: symbol_terms.into(),
+        name_ids: name_ids.into(),
         term_stats: TermStats::of(path.as_str(), &text),
     }
 }

@@ -42,6 +42,10 @@ pub struct Selection {
     /// For an intent too vague to select on, the map of the top-level
     /// directories that goes with the orienting files.
     pub orientation: Option<String>,
+    /// Selected files below the relevance cut-off
+    /// ([`crate::pipeline::fit::SHOWN_RATIO`] of the best score), best
+    /// first: listed by path in the prompt's notes, never read or shown.
+    pub listed: Vec<RelativePath>,
 }
 
 /// The note a vague intent's prompt opens with (and its warning).
@@ -153,6 +157,7 @@ pub fn select(
         .filter_map(|file| repo.files.binary_search_by(|f| f.path.cmp(&file.path)).ok())
         .collect();
     read.retain(|index, _| selected.contains(index));
+    let listed = below_cutoff(&ranked.files);
     Ok(Selection {
         targets,
         ranked,
@@ -160,8 +165,32 @@ pub fn select(
         max_files,
         max_files_auto,
         read,
+        listed,
         orientation,
     })
+}
+
+/// The files below the relevance cut-off, best first: neither named, nor
+/// related, nor orienting, and scoring under
+/// [`crate::pipeline::fit::SHOWN_RATIO`] of the best file the intent does
+/// not name.
+fn below_cutoff(files: &[selector::ScoredFile]) -> Vec<RelativePath> {
+    let best = files
+        .iter()
+        .filter(|f| !f.target)
+        .map(|f| f.score)
+        .fold(0.0, f64::max);
+    files
+        .iter()
+        .filter(|f| {
+            !f.target
+                && f.boosted_by
+                    .iter()
+                    .all(|b| b != selector::RELATED_FILE && b != aic_stages::orientation::ORIENTING)
+        })
+        .filter(|f| best > 0.0 && f.score < crate::pipeline::fit::SHOWN_RATIO * best)
+        .map(|f| f.path.clone())
+        .collect()
 }
 
 /// Replaces the ranking with the orienting files; the files it had go to
