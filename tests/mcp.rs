@@ -184,6 +184,37 @@ fn an_older_protocol_is_echoed_and_eof_exits_zero() {
 }
 
 #[test]
+fn the_conversation_clamp_uses_the_known_models_window() {
+    let repo = fixture_repo("webapp", &[]);
+    let root = repo.path().to_string_lossy().into_owned();
+    let mut server = Server::start(&[]);
+    server.initialize("2025-11-25");
+    // 130,000 tokens of conversation leave nothing of the default 128,000
+    // window, but 65,500 of a Claude model's 200,000.
+    let call = |server: &mut Server, id: i64, model: &str| {
+        server.call(
+            id,
+            "aic_compile",
+            &json!({
+                "intent": "fix the null check in the user service",
+                "projectRoot": root,
+                "conversationId": "clamp",
+                "conversationTokens": 130_000,
+                "modelId": model,
+            }),
+        )
+    };
+    let unknown = call(&mut server, 1, "some-local-model");
+    assert_eq!(unknown["result"]["isError"], true, "{unknown}");
+    assert!(unknown.to_string().contains("leaves 0 tokens"), "{unknown}");
+    let claude = call(&mut server, 2, "claude-sonnet-4-5");
+    assert_ne!(claude["result"]["isError"], true, "{claude}");
+    let meta = &claude["result"]["structuredContent"]["meta"];
+    assert!(meta["budget"].as_u64().unwrap() > 60_000, "{meta}");
+    assert_eq!(server.finish(), Some(0));
+}
+
+#[test]
 fn a_compile_over_the_timeout_is_cancelled_and_the_next_call_answers() {
     let repo = fixture_repo("webapp", &[]);
     let root = repo.path().to_string_lossy().into_owned();

@@ -215,7 +215,15 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
             .get(&task.task_class)
             .copied(),
         max_tokens: config.context_budget.max_tokens,
-        context_window: config.context_budget.context_window,
+        // The conversation clamp needs the model's real window: a configured
+        // one, else the known model's, else the default.
+        context_window: config.context_budget.context_window.or_else(|| {
+            request
+                .session
+                .conversation_tokens
+                .and(request.model_id.as_deref())
+                .and_then(aic_stages::budget::model_context_window)
+        }),
         conversation_tokens: request.session.conversation_tokens,
     });
     info!("Budget: {} tokens ({:?})", budget.total, budget.source);

@@ -7,6 +7,55 @@ use crate::tokens::TokenCount;
 
 /// The context window assumed when none is configured: 128,000 tokens.
 pub const CONTEXT_WINDOW_DEFAULT: u32 = 128_000;
+/// The context window of a known model family, from its id as editors and
+/// agents send it (`claude-sonnet-4-5`, `gpt-4.1-mini`, `gemini-2.5-pro`,
+/// `models/gemini-1.5-flash`, `anthropic/claude-3.5-sonnet`); `None` for an
+/// unknown id. Letter case and a provider prefix are ignored.
+///
+/// | family | window (tokens) |
+/// | --- | --- |
+/// | Claude (3, 3.5, 3.7, 4, 4.x) | 200,000 |
+/// | GPT-4.1 | 1,047,576 |
+/// | GPT-5 | 400,000 |
+/// | o1, o3, o4 | 200,000 |
+/// | GPT-4o, GPT-4 Turbo | 128,000 |
+/// | Gemini 1.5 Pro | 2,097,152 |
+/// | Gemini 1.5 Flash, 2.x, 2.5 | 1,048,576 |
+///
+/// # Examples
+///
+/// ```
+/// use aic_stages::budget::model_context_window;
+/// assert_eq!(model_context_window("claude-sonnet-4-5").map(|t| t.0), Some(200_000));
+/// assert_eq!(model_context_window("openai/gpt-4.1-mini").map(|t| t.0), Some(1_047_576));
+/// assert_eq!(model_context_window("my-local-model"), None);
+/// ```
+pub fn model_context_window(model_id: &str) -> Option<TokenCount> {
+    let id = model_id.to_ascii_lowercase();
+    let id = id.rsplit('/').next().unwrap_or(&id);
+    let window = if id.starts_with("claude") {
+        200_000
+    } else if id.starts_with("gpt-4.1") {
+        1_047_576
+    } else if id.starts_with("gpt-5") {
+        400_000
+    } else if ["o1", "o3", "o4"]
+        .iter()
+        .any(|p| id == *p || id.starts_with(&format!("{p}-")))
+    {
+        200_000
+    } else if id.starts_with("gpt-4o") || id.starts_with("gpt-4-turbo") {
+        128_000
+    } else if id.starts_with("gemini-1.5-pro") {
+        2_097_152
+    } else if id.starts_with("gemini-1.5-flash") || id.starts_with("gemini-2") {
+        1_048_576
+    } else {
+        return None;
+    };
+    Some(TokenCount(window))
+}
+
 /// Tokens reserved for the model's response: 4,000.
 pub const RESERVED_RESPONSE_DEFAULT: u32 = 4_000;
 /// Tokens reserved for the editor's own template: 500.
