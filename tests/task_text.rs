@@ -159,3 +159,30 @@ fn an_unresolved_target_is_named_in_the_prompt() {
     );
     assert_eq!(prompt_headings(&prompt)[0], "src/user/service.ts");
 }
+
+#[test]
+fn a_target_left_out_by_a_builtin_rule_says_how_to_bring_it_back() {
+    let repo = fixture_repo("webapp", WEBAPP_MTIMES);
+    let root = repo.path();
+    fs_err::create_dir_all(root.join("dist")).unwrap();
+    fs_err::write(
+        root.join("dist/app.js"),
+        "export function nullCheck() { return 1; }\n",
+    )
+    .unwrap();
+    let intent = "fix the null check of @dist/app.js in the user service";
+    let root_arg = root.to_str().unwrap();
+    let run = aic(&["compile", intent, "--root", root_arg, "--json"], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let prompt = run.json()["compiledPrompt"].as_str().unwrap().to_owned();
+    let note = "`dist/app.js` exists but the built-in ignore pattern `dist/` leaves it out; a line `!dist/` in the project's `.gitignore` brings it back";
+    assert!(notes(&prompt).contains(note), "{prompt}");
+    // Doing what the note says brings the file in.
+    fs_err::write(root.join(".gitignore"), "!dist/\n").unwrap();
+    let run = aic(&["compile", intent, "--root", root_arg, "--json"], &[]);
+    let prompt = run.json()["compiledPrompt"].as_str().unwrap().to_owned();
+    assert!(
+        prompt_headings(&prompt).contains(&"dist/app.js".to_owned()),
+        "{prompt}"
+    );
+}

@@ -218,7 +218,7 @@ pub fn fit<'a>(
         &selection.listed,
         BudgetAllocator.code_budget(plan.budget.total, plain_overhead),
     );
-    let notes = notes(selection, &placement);
+    let notes = notes(plan, selection, &placement);
     for (path, slice) in placement.slices.iter().filter(|(_, s)| !s.glimpse) {
         warnings.push(format!(
             "`{path}` is shown as a slice: {} of its {} lines, around what the intent names",
@@ -776,17 +776,26 @@ fn heaviest_terms(task: &aic_stages::intent::TaskClassification, count: usize) -
 
 /// The prompt's notes: targets that were not found, focus files shown as
 /// slices, relevant files left out.
-fn notes(selection: &Selection, placement: &Placement) -> Vec<String> {
+fn notes(plan: &Plan, selection: &Selection, placement: &Placement) -> Vec<String> {
     let mut notes = Vec::new();
     if selection.orientation.is_some() {
         notes.push(format!("{}.", crate::pipeline::select::VAGUE_NOTE));
     }
     for target in &selection.targets {
         match target.resolution {
-            TargetResolution::Unresolved => notes.push(format!(
-                "`{}` was named but matches no file in scope; nothing was guessed for it",
-                target.reference.raw
-            )),
+            TargetResolution::Unresolved => notes.push(
+                crate::pipeline::scan::walk::builtin_exclusion(
+                    &plan.project.root,
+                    target.reference.raw.trim_start_matches("./"),
+                    plan.project.config.repo_map.max_file_bytes,
+                )
+                .unwrap_or_else(|| {
+                    format!(
+                        "`{}` was named but matches no file in scope; nothing was guessed for it",
+                        target.reference.raw
+                    )
+                }),
+            ),
             TargetResolution::Ambiguous => notes.push(format!(
                 "`{}` was named but is ambiguous; it could be any of: {}",
                 target.reference.raw,

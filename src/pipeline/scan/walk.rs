@@ -479,6 +479,45 @@ fn scan_terms(path: &RelativePath, language: Language, bytes: &[u8]) -> ScanTerm
     }
 }
 
+/// Why a file that exists under `root` is not in the RepoMap, when a
+/// built-in rule or a setting left it out, said with what brings it back:
+/// a built-in ignore pattern (a `!path` line in a `.gitignore` overrides it),
+/// or a size over `repoMap.maxFileBytes`. `None` when the file does not
+/// exist, is not a regular file, or was left out for another reason (the
+/// project's own ignore files, the guard's path rules).
+pub fn builtin_exclusion(root: &Path, relative: &str, max_file_bytes: u64) -> Option<String> {
+    let path = root.join(relative);
+    let metadata = fs_err::metadata(&path).ok()?;
+    if !metadata.is_file() {
+        return None;
+    }
+    let mut defaults = GitignoreBuilder::new(root);
+    for pattern in DEFAULT_NEGATIVE_PATTERNS {
+        let _ = defaults.add_line(None, pattern);
+    }
+    let matcher = defaults.build().ok()?;
+    if let Match::Ignore(glob) = matcher.matched_path_or_any_parents(&path, false) {
+        // A file under an ignored directory comes back only with the
+        // directory (the walker never enters an ignored one).
+        let back = if glob.is_only_dir() {
+            glob.original().to_owned()
+        } else {
+            relative.to_owned()
+        };
+        return Some(format!(
+            "`{relative}` exists but the built-in ignore pattern `{}` leaves it out; a line `!{back}` in the project's `.gitignore` brings it back",
+            glob.original()
+        ));
+    }
+    if metadata.len() > max_file_bytes {
+        return Some(format!(
+            "`{relative}` exists but is larger ({} bytes) than `repoMap.maxFileBytes` ({max_file_bytes}); raise it in aic.config.json to include the file",
+            metadata.len()
+        ));
+    }
+    None
+}
+
 fn base_ignore_stack(root: &Path) -> IgnoreStack {
     let mut stack = IgnoreStack::default();
     let mut defaults = GitignoreBuilder::new(root);

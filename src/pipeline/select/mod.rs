@@ -76,7 +76,7 @@ pub fn select(
         config.context_selector.max_files as usize
     };
     let targets = resolve_targets(&plan.targets, repo, &root.to_string_lossy());
-    let pinned = pinned_targets(&targets, warnings);
+    let pinned = pinned_targets(&targets, root, config.repo_map.max_file_bytes, warnings);
     let layout = manifests::read_layout(root, repo);
     // The graph-independent signals are computed once, for both the selection
     // that picks the files to parse imports of and the final one.
@@ -220,14 +220,28 @@ fn orient(ranked: &mut selector::Selection, repo: &aic_stages::repo_map::RepoMap
 
 /// The files the resolved targets pin, in order; unresolved and ambiguous
 /// targets become warnings instead.
-fn pinned_targets(targets: &[ResolvedTarget], warnings: &mut Vec<String>) -> Vec<RelativePath> {
+fn pinned_targets(
+    targets: &[ResolvedTarget],
+    root: &std::path::Path,
+    max_file_bytes: u64,
+    warnings: &mut Vec<String>,
+) -> Vec<RelativePath> {
     let mut pinned: Vec<RelativePath> = Vec::new();
     for target in targets {
         match target.resolution {
-            TargetResolution::Unresolved => warnings.push(format!(
-                "Target `{}` matches no file in scope; it was not guessed",
-                target.reference.raw
-            )),
+            TargetResolution::Unresolved => warnings.push(
+                crate::pipeline::scan::walk::builtin_exclusion(
+                    root,
+                    target.reference.raw.trim_start_matches("./"),
+                    max_file_bytes,
+                )
+                .unwrap_or_else(|| {
+                    format!(
+                        "Target `{}` matches no file in scope; it was not guessed",
+                        target.reference.raw
+                    )
+                }),
+            ),
             TargetResolution::Ambiguous => warnings.push(format!(
                 "Target `{}` is ambiguous; name one of: {}",
                 target.reference.raw,
