@@ -63,6 +63,10 @@ pub struct ImportGraph {
 /// import proximity reaches them but does not continue through them.
 pub const HUB_DEGREE: usize = 24;
 
+/// The share of its proximity score a file imported by more than
+/// [`HUB_DEGREE`] files keeps when it is reached (not a seed).
+pub const HUB_CREDIT: f64 = 0.3;
+
 /// Edge counts for traces.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -140,7 +144,9 @@ impl ImportGraph {
     /// ImportGraphProximityScorer: breadth-first search from `seeds` over forward
     /// and reverse edges; depth 0 scores 1.0, 1 scores 0.6, 2 scores 0.3, 3 scores
     /// 0.1; deeper or unreachable files score 0. The search does not
-    /// continue through hubs (more than [`HUB_DEGREE`] edges) other than seeds.
+    /// continue through hubs (more than [`HUB_DEGREE`] edges) other than seeds,
+    /// and a reached file that more than [`HUB_DEGREE`] files import keeps
+    /// [`HUB_CREDIT`] of its score.
     pub fn proximity(&self, seeds: &[usize]) -> Vec<f64> {
         const SCORES: [f64; 4] = [1.0, 0.6, 0.3, 0.1];
         let n = self.forward.len();
@@ -172,9 +178,21 @@ impl ImportGraph {
                 }
             }
         }
+        // A file imported by many (a shared utility, a package root) is near
+        // everything: being reached says little, so it keeps a fraction of the
+        // score — unless it is a seed.
         depth
             .into_iter()
-            .map(|d| d.map_or(0.0, |d| SCORES[d]))
+            .enumerate()
+            .map(|(node, d)| {
+                d.map_or(0.0, |d| {
+                    if d > 0 && self.reverse[node].len() > HUB_DEGREE {
+                        SCORES[d] * HUB_CREDIT
+                    } else {
+                        SCORES[d]
+                    }
+                })
+            })
             .collect()
     }
 }
@@ -239,9 +257,13 @@ mod tests {
             }
         });
         let scores = graph.proximity(&[position(&repo, "seed.ts")]);
-        assert!((scores[position(&repo, "hub.ts")] - 0.6).abs() < 1e-12);
+        // Everything imports the hub: reaching it says little.
+        assert!((scores[position(&repo, "hub.ts")] - 0.6 * HUB_CREDIT).abs() < 1e-12);
         let other = scores[position(&repo, "f3.ts")];
         assert!(other.abs() < 1e-12, "{other}");
+        // As a seed it keeps its full score.
+        let scores = graph.proximity(&[position(&repo, "hub.ts")]);
+        assert!((scores[position(&repo, "hub.ts")] - 1.0).abs() < 1e-12);
     }
 
     #[test]
