@@ -51,9 +51,9 @@ fn a_pasted_node_stack_ranks_the_innermost_project_frame_first() {
     );
 }
 
-#[test]
-fn a_named_file_larger_than_the_budget_is_sliced_around_the_named_function() {
-    let dir = tempfile::tempdir().unwrap();
+/// A 40,000-token `orders.py` with one `apply_discount` among 1,500
+/// functions, and the lines of its body the tests look for.
+fn big_orders_module() -> (String, [&'static str; 4]) {
     let mut source = String::from("\"\"\"Orders: pricing, discounts and totals.\"\"\"\n\n");
     for n in 0..1500 {
         let _ = write!(
@@ -66,6 +66,55 @@ fn a_named_file_larger_than_the_budget_is_sliced_around_the_named_function() {
             );
         }
     }
+    let body = [
+        "def apply_discount(order, rate):",
+        "    discounted = order.total * (1 - rate)",
+        "    cents = int(discounted * 100)",
+        "    return cents / 100",
+    ];
+    (source, body)
+}
+
+#[test]
+fn a_mentioned_function_keeps_its_body_at_every_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let (source, body) = big_orders_module();
+    fs_err::write(dir.path().join("orders.py"), &source).unwrap();
+    fs_err::write(
+        dir.path().join("checkout.py"),
+        "from orders import apply_discount\n\n\ndef checkout(order):\n    return apply_discount(order, 0.1)\n",
+    )
+    .unwrap();
+    let root = dir.path().to_str().unwrap();
+    for budget in ["2500", "8000", "0"] {
+        let run = aic(
+            &[
+                "compile",
+                "discounts round the wrong way in `apply_discount`",
+                "--root",
+                root,
+                "--budget",
+                budget,
+                "--json",
+            ],
+            &[],
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let prompt = run.json()["compiledPrompt"].as_str().unwrap().to_owned();
+        assert!(
+            prompt_headings(&prompt).contains(&"orders.py".to_owned()),
+            "budget {budget}: {prompt}"
+        );
+        for line in body {
+            assert!(prompt.contains(line), "budget {budget}: `{line}` missing");
+        }
+    }
+}
+
+#[test]
+fn a_named_file_larger_than_the_budget_is_sliced_around_the_named_function() {
+    let dir = tempfile::tempdir().unwrap();
+    let (source, body) = big_orders_module();
     fs_err::write(dir.path().join("orders.py"), &source).unwrap();
     fs_err::write(
         dir.path().join("README.md"),
@@ -92,12 +141,7 @@ fn a_named_file_larger_than_the_budget_is_sliced_around_the_named_function() {
     // The file is over 40,000 tokens; its slice keeps the whole function.
     assert!(TokenCounter::cl100k().count(&source).0 > 40_000);
     assert!(prompt.contains("### orders.py [sliced]"), "{prompt}");
-    for line in [
-        "def apply_discount(order, rate):",
-        "    discounted = order.total * (1 - rate)",
-        "    cents = int(discounted * 100)",
-        "    return cents / 100",
-    ] {
+    for line in body {
         assert!(prompt.contains(line), "{line} missing from the slice");
     }
     assert!(

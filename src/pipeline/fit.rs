@@ -257,6 +257,7 @@ pub fn fit<'a>(
                     .iter()
                     .take(FOCUS_FLOORS)
                     .any(|p| *p == file.path),
+                placement.bodies_only.contains(&file.path),
             )
         })
         .collect();
@@ -513,10 +514,14 @@ fn ladder_file(
     ceiling: Option<InclusionTier>,
     slice: Option<&FocusSlice>,
     focus: bool,
+    body_only: bool,
 ) -> LadderFile {
     let mut costs = facts.costs();
     if let Some(slice) = slice {
         costs[0] = Some(slice.cost);
+    }
+    if body_only {
+        costs[1..].fill(None);
     }
     if let Some(marker) = marker {
         for (tier, cost) in InclusionTier::ALL.iter().zip(costs.iter_mut()) {
@@ -591,6 +596,32 @@ pub struct Placement {
     pub focus: Vec<RelativePath>,
     /// Files below the relevance cut-off, best first.
     pub listed: Vec<RelativePath>,
+    /// Files that define a name the intent mentions: shown with their body
+    /// (whole or sliced around the definition) or not at all.
+    pub bodies_only: Vec<RelativePath>,
+}
+
+/// Whether `file` defines a name the intent writes in code form.
+fn defines_a_named_name(plan: &Plan, snapshot: &Snapshot, file: &ScoredFile) -> bool {
+    if file.signals.mention <= 0.0 {
+        return false;
+    }
+    let Some(entry) = snapshot
+        .repo
+        .files
+        .binary_search_by(|f| f.path.cmp(&file.path))
+        .ok()
+        .map(|i| &snapshot.repo.files[i])
+    else {
+        return false;
+    };
+    plan.task.mentions.iter().any(|mention| {
+        let last = mention.name.rsplit('.').next().unwrap_or(&mention.name);
+        entry
+            .name_ids
+            .binary_search(&aic_stages::symbols::name_id(last))
+            .is_ok()
+    })
 }
 
 fn place(
@@ -628,11 +659,22 @@ fn place(
             continue;
         }
         let whole = file.target || (full < MAX_FULL_FILES && relative >= FULL_RATIO);
+        // A file that defines a name the intent mentions is shown with that
+        // definition or not at all: never as signatures without its body.
+        let named = defines_a_named_name(plan, snapshot, file);
+        if named {
+            placement.bodies_only.push(file.path.clone());
+        }
         if !whole {
-            let glimpse = (rank < GLIMPSE_RANKS)
+            let glimpse = (rank < GLIMPSE_RANKS || named)
                 .then(|| {
-                    let allowance = ((GLIMPSE_SHARE.0 * f64::from(code_budget.0)) as u64)
-                        .min(u64::from(GLIMPSE_SHARE.1));
+                    let remaining = u64::from(code_budget.0).saturating_sub(used);
+                    let allowance = if named {
+                        ((OTHER_SHARE.0 * remaining as f64) as u64).min(u64::from(OTHER_SHARE.1))
+                    } else {
+                        ((GLIMPSE_SHARE.0 * f64::from(code_budget.0)) as u64)
+                            .min(u64::from(GLIMPSE_SHARE.1))
+                    };
                     let l0 = facts.costs()[0].map_or(u64::MAX, TokenCount::get);
                     if l0 <= allowance {
                         return Some(None);
@@ -648,7 +690,10 @@ fn place(
                     placement.slices.insert(file.path.clone(), slice);
                     placement.ceilings.push(Some(InclusionTier::L0));
                 }
-                None => placement.ceilings.push(Some(InclusionTier::L1)),
+                None => {
+                    placement.bodies_only.retain(|p| *p != file.path);
+                    placement.ceilings.push(Some(InclusionTier::L1));
+                }
             }
             continue;
         }
@@ -683,6 +728,7 @@ fn place(
             placement.ceilings.push(Some(InclusionTier::L0));
         } else {
             placement.focus.pop();
+            placement.bodies_only.retain(|p| *p != file.path);
             placement.ceilings.push(Some(InclusionTier::L1));
         }
     }
