@@ -406,12 +406,8 @@ fn is_code_shaped(name: &str, called: bool) -> bool {
 mod tests {
     use super::*;
 
-    fn fixture(name: &str) -> String {
-        let path = format!(
-            "{}/tests/fixtures/intents/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    fn fixture(name: &str) -> &'static str {
+        crate::intent_fixtures::intent_fixture(name)
     }
 
     fn names(text: &IntentText) -> Vec<&str> {
@@ -429,7 +425,7 @@ mod tests {
 
     #[test]
     fn issue_report_sections() {
-        let text = IntentText::parse(&fixture("issue-report.md"));
+        let text = IntentText::parse(fixture("issue-report.md"));
         assert_eq!(
             text.title,
             "TSQL - L031 incorrectly triggers \"Avoid using aliases in join condition\" when no join present"
@@ -452,7 +448,7 @@ mod tests {
 
     #[test]
     fn traceback_lines_become_frames_not_words() {
-        let text = IntentText::parse(&fixture("python-traceback.txt"));
+        let text = IntentText::parse(fixture("python-traceback.txt"));
         assert_eq!(text.frames.len(), 4);
         let all: String = text.parts.iter().map(|(_, t)| t.as_str()).collect();
         assert!(!all.contains("site-packages"), "{all}");

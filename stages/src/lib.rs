@@ -32,6 +32,8 @@ pub mod facts;
 pub mod guard;
 pub mod import_graph;
 pub mod intent;
+#[cfg(test)]
+mod intent_fixtures;
 pub mod intent_text;
 pub mod ladder;
 pub mod lang;

@@ -295,12 +295,8 @@ pub fn is_trace_line(line: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn fixture(name: &str) -> String {
-        let path = format!(
-            "{}/tests/fixtures/intents/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    fn fixture(name: &str) -> &'static str {
+        crate::intent_fixtures::intent_fixture(name)
     }
 
     fn innermost(frames: &[TraceFrame]) -> &TraceFrame {
@@ -312,7 +308,7 @@ mod tests {
 
     #[test]
     fn python_traceback_innermost_is_last() {
-        let frames = parse_frames(&fixture("python-traceback.txt"));
+        let frames = parse_frames(fixture("python-traceback.txt"));
         assert_eq!(frames.len(), 4, "{frames:#?}");
         let inner = innermost(&frames);
         assert!(inner.path.ends_with("marshmallow/fields.py"), "{inner:?}");
@@ -322,7 +318,7 @@ mod tests {
 
     #[test]
     fn pytest_failure_frames() {
-        let frames = parse_frames(&fixture("pytest-failure.txt"));
+        let frames = parse_frames(fixture("pytest-failure.txt"));
         let paths: Vec<&str> = frames.iter().map(|f| f.path.as_str()).collect();
         assert!(paths.contains(&"tests/test_parser.py"), "{paths:?}");
         assert!(paths.contains(&"src/pkg/parser.py"), "{paths:?}");
@@ -337,7 +333,7 @@ mod tests {
 
     #[test]
     fn node_stack_innermost_is_first() {
-        let frames = parse_frames(&fixture("node-stack.txt"));
+        let frames = parse_frames(fixture("node-stack.txt"));
         assert!(frames.len() >= 4, "{frames:#?}");
         assert_eq!(frames[0].path, "/app/packages/vite/src/node/server/hmr.ts");
         assert_eq!(frames[0].depth, 0);
@@ -352,7 +348,7 @@ mod tests {
 
     #[test]
     fn go_panic_frames_carry_functions() {
-        let frames = parse_frames(&fixture("go-panic.txt"));
+        let frames = parse_frames(fixture("go-panic.txt"));
         let first = &frames[0];
         assert!(
             first.path.ends_with("internal/store/cache.go"),
@@ -365,7 +361,7 @@ mod tests {
 
     #[test]
     fn java_exception_frames_map_packages_to_paths() {
-        let frames = parse_frames(&fixture("java-exception.txt"));
+        let frames = parse_frames(fixture("java-exception.txt"));
         let first = &frames[0];
         assert_eq!(first.path, "com/acme/orders/OrderService.java");
         assert_eq!(first.function.as_deref(), Some("OrderService.total"));
@@ -376,7 +372,7 @@ mod tests {
 
     #[test]
     fn rust_backtrace_frames() {
-        let frames = parse_frames(&fixture("rust-backtrace.txt"));
+        let frames = parse_frames(fixture("rust-backtrace.txt"));
         let paths: Vec<&str> = frames.iter().map(|f| f.path.as_str()).collect();
         assert!(paths.contains(&"src/config.rs"), "{paths:?}");
         assert!(paths.contains(&"src/main.rs"), "{paths:?}");
