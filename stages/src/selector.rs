@@ -330,7 +330,12 @@ impl HeuristicSelector {
         task: &TaskClassification,
         targets: &[RelativePath],
     ) -> FirstPass {
-        let weights = SignalWeights::for_task_class(task.task_class);
+        let mut weights = SignalWeights::for_task_class(task.task_class);
+        if !task.subject_weights.is_empty() {
+            // A long intent: its words are many and its paths few; the
+            // content says more, the path less.
+            std::mem::swap(&mut weights.path_relevance, &mut weights.content_relevance);
+        }
         let mut excluded = Vec::new();
         let mut candidates: Vec<usize> = Vec::new();
         for (index, file) in repo.files.iter().enumerate() {
