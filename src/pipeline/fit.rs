@@ -774,6 +774,7 @@ fn focus_slice(
         names: &names,
         lines: &traced[0].lines,
         terms: &terms,
+        whole_tokens: Some(full.block_tokens),
     };
     let mut budget = allowance.0.saturating_sub(wrapper.0);
     while budget > 0 {

@@ -160,6 +160,10 @@ pub struct SliceFocus<'a> {
     pub lines: &'a [u32],
     /// Terms whose lines fill what room is left (as [`slice_to_fit`]).
     pub terms: &'a [String],
+    /// The tokens of the whole body, when the caller knows them: the whole
+    /// is then not counted again, and its bytes per token estimate the
+    /// candidates' sizes from the start.
+    pub whole_tokens: Option<TokenCount>,
 }
 
 /// Lines kept above and below a trace frame's line.
@@ -220,10 +224,14 @@ pub fn slice_focused(
             }
         }
     }
-    if core.is_empty() {
+    if core.is_empty() && focus.whole_tokens.is_none() {
         return slice_to_fit(body, focus.terms, budget, tokens);
     }
     let counter = SliceCounter::new(tokens, budget);
+    if let Some(whole) = focus.whole_tokens {
+        counter.counted_bytes.set(body.len());
+        counter.counted_tokens.set(whole.0 as usize);
+    }
     let fit = |kept: &[RangeInclusive<usize>]| {
         let kept = merge(kept.to_vec());
         let text = render(&lines, &kept);
@@ -238,25 +246,27 @@ pub fn slice_focused(
             tokens: count,
         })
     };
-    if let Some(whole) = fit(&[0..=lines.len() - 1]) {
+    if focus.whole_tokens.is_none_or(|whole| whole <= budget)
+        && let Some(whole) = fit(&[0..=lines.len() - 1])
+    {
         return Some(whole);
     }
+    // Without a core, the term windows alone (with a size estimate from the
+    // start, which `slice_to_fit` has not), then `slice_to_fit`'s best lines.
+    if core.is_empty() {
+        let centres = term_lines(&lines, focus.terms);
+        if centres.is_empty() {
+            return None;
+        }
+        for context in CONTEXT_LINES {
+            if let Some(sliced) = fit(&windows(&centres, context, lines.len())) {
+                return Some(sliced);
+            }
+        }
+        return slice_to_fit(body, focus.terms, budget, tokens);
+    }
     if let Some(core_only) = fit(&core) {
-        let terms: Vec<String> = focus
-            .terms
-            .iter()
-            .map(|t| t.trim().to_lowercase())
-            .filter(|t| !t.is_empty())
-            .collect();
-        let centres: Vec<usize> = lines
-            .iter()
-            .enumerate()
-            .filter(|(_, line)| {
-                let lower = line.to_lowercase();
-                terms.iter().any(|term| lower.contains(term.as_str()))
-            })
-            .map(|(index, _)| index)
-            .collect();
+        let centres = term_lines(&lines, focus.terms);
         if !centres.is_empty() {
             for context in CONTEXT_LINES {
                 let mut kept = core.clone();
@@ -301,6 +311,25 @@ pub fn slice_focused(
         return None;
     }
     fit(&kept)
+}
+
+/// The zero-based lines that contain one of `terms` (case-insensitive,
+/// substrings), in order.
+fn term_lines(lines: &[&str], terms: &[String]) -> Vec<usize> {
+    let terms: Vec<String> = terms
+        .iter()
+        .map(|t| t.trim().to_lowercase())
+        .filter(|t| !t.is_empty())
+        .collect();
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, line)| {
+            let lower = line.to_lowercase();
+            terms.iter().any(|term| lower.contains(term.as_str()))
+        })
+        .map(|(index, _)| index)
+        .collect()
 }
 
 /// The line ranges (zero-based, inclusive) of the definitions of `name`: a
