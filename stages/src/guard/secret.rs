@@ -135,9 +135,12 @@ const PRIVATE_KEY_SPAN: usize = 64 * 1024;
 /// - `url-credentials`, `basic-auth`, `curl-auth-user`: the password has six
 ///   or more characters of two classes or more and is not an example
 ///   (`user:pass@`, `foo:bar@`, `${DB_PASSWORD}`, `%s`).
-/// - Placeholders are not secrets: one repeated character, or a value containing
-///   `xxxx`, `****`, `your`, `placeholder`, `changeme`, `replace_me`, `example`,
-///   `redacted`, `dummy`, `insert`, `<`, `${` or `{{`.
+/// - Placeholders are not secrets: one repeated character, a value containing
+///   `xxxx`, `****`, `your`, `placeholder`, `changeme`, `replace_me`,
+///   `redacted`, `dummy`, `insert`, `<`, `${` or `{{`, or a value holding
+///   `example` as a word of its own (`my-example-token`, `exampleToken`,
+///   `…7EXAMPLE`) or ending in `EXAMPLE`/`EXAMPLEKEY` as AWS's documented keys
+///   do. `example` glued inside a random value does not make it a placeholder.
 /// - A `private-key` header is a key only when a base64 run of 24 or more
 ///   characters follows it before its footer: in a code file, a header that ends a
 ///   string literal (`"-----BEGIN RSA PRIVATE KEY-----"`, optionally after a `\n`
@@ -628,6 +631,25 @@ mod tests {
         let scan = redact_with(path, &template.replace("{SECRET}", secret));
         let redacted = scan.redacted.expect("redacted");
         assert!(!redacted.contains(secret), "{redacted}");
+    }
+
+    /// `example` inside a random value is no placeholder; as a word of its
+    /// own it is. The values are put together from parts.
+    #[test]
+    fn example_inside_a_random_value_is_still_a_secret() {
+        let random = ["Zq8vR2mK9pL", "4xW7nB3cDf"];
+        let secret = random.join("example");
+        let scan = redact_with("deploy/app.yaml", &format!("client_secret: \"{secret}\"\n"));
+        assert_eq!(
+            scan.redacted.as_deref(),
+            Some("client_secret: \"[REDACTED secret-assignment #1]\"\n")
+        );
+        let placeholder = random.join("-example-");
+        let scan = redact_with(
+            "deploy/app.yaml",
+            &format!("client_secret: \"{placeholder}\"\n"),
+        );
+        assert_eq!(scan, SecretScan::default());
     }
 
     /// The secret a pattern matched on a line (the value, for an assignment), to

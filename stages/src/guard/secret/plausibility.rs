@@ -18,7 +18,6 @@ pub(super) const PLACEHOLDER_FRAGMENTS: &[&str] = &[
     "replace_me",
     "replaceme",
     "replace-me",
-    "example",
     "redacted",
     "dummy",
     "insert",
@@ -585,7 +584,9 @@ pub(super) fn shannon_entropy(value: &str) -> f64 {
         .sum()
 }
 
-/// Whether a value is a placeholder rather than a key.
+/// Whether a value is a placeholder rather than a key: one repeated
+/// character, a [`PLACEHOLDER_FRAGMENTS`] fragment anywhere, or the word
+/// `example` (see [`holds_example_word`]).
 pub(super) fn is_placeholder(value: &str) -> bool {
     let mut bytes = value.bytes();
     let repeated = bytes
@@ -596,6 +597,34 @@ pub(super) fn is_placeholder(value: &str) -> bool {
         || PLACEHOLDER_FRAGMENTS
             .iter()
             .any(|fragment| lower.contains(fragment))
+        || holds_example_word(value)
+}
+
+/// Whether `example` stands in a value as a word of its own — `example`,
+/// `Example` or `EXAMPLE`, not glued to letters of the same word
+/// (`my-example-token`, `exampleToken`, `myExampleKey`, `…7EXAMPLE`) — or
+/// ends it as in AWS's documented keys (`…EXAMPLE`, `…EXAMPLEKEY`). Five
+/// letters inside a random value (`…pLexample4x…`) are not a placeholder.
+fn holds_example_word(value: &str) -> bool {
+    if value.ends_with("EXAMPLE") || value.ends_with("EXAMPLEKEY") {
+        return true;
+    }
+    let bytes = value.as_bytes();
+    let lower = value.to_ascii_lowercase();
+    lower.match_indices("example").any(|(start, word)| {
+        let end = start + word.len();
+        let before = start.checked_sub(1).and_then(|at| bytes.get(at)).copied();
+        let after = bytes.get(end).copied();
+        let letter = |byte: Option<u8>| byte.is_some_and(|b| b.is_ascii_alphabetic());
+        let upper = |byte: Option<u8>| byte.is_some_and(|b| b.is_ascii_uppercase());
+        let lower_case = |byte: Option<u8>| byte.is_some_and(|b| b.is_ascii_lowercase());
+        match value.get(start..end).unwrap_or_default() {
+            "example" => !letter(before) && !lower_case(after),
+            "Example" => !upper(before) && !lower_case(after),
+            "EXAMPLE" => !upper(before) && !letter(after),
+            _ => false,
+        }
+    })
 }
 
 #[cfg(test)]
@@ -626,6 +655,37 @@ mod tests {
             "Kd83jfQ2x",
         ] {
             assert!(!is_example_password(real), "{real}");
+        }
+    }
+
+    /// `example` marks a placeholder as a word of its own (or as AWS writes
+    /// its documented keys), not as five letters anywhere in a random value.
+    /// The random parts are put together here, so this file holds no
+    /// secret-shaped literal.
+    #[test]
+    fn example_is_a_placeholder_only_as_a_word() {
+        let random = ["Zq8vR2mK9pL", "4xW7nB3cD"];
+        for placeholder in [
+            "example".to_owned(),
+            "my-example-token".to_owned(),
+            "example_api_key_123".to_owned(),
+            "EXAMPLE-TOKEN".to_owned(),
+            "exampleToken42".to_owned(),
+            "myExampleKey".to_owned(),
+            ["AKIA", "IOSFODNN7", "EXAMPLE"].concat(),
+            ["wJalrXUtnFEMI/K7MDENG/", "bPxRfiCY", "EXAMPLEKEY"].concat(),
+            random.join("-example-"),
+        ] {
+            assert!(is_placeholder(&placeholder), "{placeholder}");
+        }
+        for secret in [
+            random.join("example"),
+            random.join("EXAMPLE"),
+            random.join("Example").to_ascii_lowercase(),
+            ["qexample", random[0], random[1]].concat(),
+            [random[0], random[1], "exampleq"].concat(),
+        ] {
+            assert!(!is_placeholder(&secret), "{secret}");
         }
     }
 }
