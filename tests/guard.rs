@@ -69,6 +69,24 @@ fn a_secret_in_the_intent_is_redacted_everywhere() {
     assert_home_holds_no(test.home(), &token);
 }
 
+/// A password written in prose in the intent is redacted as a token is, and
+/// kept nowhere.
+#[test]
+fn a_password_written_in_prose_in_the_intent_is_redacted() {
+    let test = CliTest::with_fixture("webapp", &[]);
+    let password = ["hunter2", "-Xy9!"].concat();
+    let intent = format!("fix the null check in the user service, the password is {password}");
+    let run = test.run(&["compile", intent.as_str(), "--root", "[ROOT]", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stdout.contains(&password));
+    assert!(!run.stderr.contains(&password));
+    assert_eq!(
+        run.json()["meta"]["intent"],
+        "fix the null check in the user service, the password is [REDACTED prose-secret #1]"
+    );
+    assert_home_holds_no(test.home(), &password);
+}
+
 /// Runs the Claude Code UserPromptSubmit hook on `prompt` in `test`'s project
 /// and home; returns its stdout.
 fn user_prompt_submit(test: &CliTest, prompt: &str) -> String {

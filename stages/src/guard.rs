@@ -337,7 +337,10 @@ impl ContextGuard {
 
 /// Redacts the secrets in a text that is not a file (a pasted intent): every
 /// secret the [`SecretScanner`] finds is replaced by its typed placeholder,
-/// `[REDACTED github-token #1]`, as in a redacted file.
+/// `[REDACTED github-token #1]`, as in a redacted file. A secret written in
+/// prose (`the password is …`, `my api key: …`, `token=… in the job`) is
+/// found too (rule `prose-secret`, for pasted text only); a name without a
+/// value that looks like one (`the password field is empty`) is left alone.
 ///
 /// Returns `None` when the text holds no secret (the caller keeps it as it
 /// is); redacting a redacted text finds nothing more.
@@ -359,11 +362,18 @@ impl ContextGuard {
 ///     Some("fix the deploy script, it uses [REDACTED github-token #1]")
 /// );
 /// assert_eq!(redact_secrets("fix the null check"), None);
+///
+/// let password = ["hunter2", "-Xy9!"].concat();
+/// assert_eq!(
+///     redact_secrets(&format!("login fails, the password is {password}")).as_deref(),
+///     Some("login fails, the password is [REDACTED prose-secret #1]")
+/// );
+/// assert_eq!(redact_secrets("reset the password, the password field is empty"), None);
 /// ```
 pub fn redact_secrets(text: &str) -> Option<String> {
     let path = RelativePath::new("intent.txt").expect("a constant relative path");
     SecretScanner::with_action(SecretAction::Redact)
-        .scan_and_redact(&path, Language::Unknown, text)
+        .scan_and_redact_pasted(&path, text)
         .redacted
 }
 
@@ -657,6 +667,54 @@ mod tests {
             )
         );
         assert_eq!(guard.secret_action(), SecretAction::Redact);
+    }
+
+    /// Secrets written in prose in a pasted intent. `{S}` is the fake secret,
+    /// put together from parts so this file holds none.
+    #[test_case("the password is {S}", &["hunter2", "-Xy9!"], "prose-secret")]
+    #[test_case("login fails: my passwd is {S}.", &["Tr0ub4dor", "&3x"], "prose-secret")]
+    #[test_case("my api key: {S}", &["sk_live_", "FAKEfake0123456789abcdefXYZ"], "stripe-secret-key")]
+    #[test_case("my api key is {S}, it expired", &["Zq8vR2mK9pL4", "xW7nB3cD"], "prose-secret")]
+    #[test_case("the job fails with token={S} in ci.yml", &["Zq8vR2mK9pL4", "xW7nB3cD"], "prose-secret")]
+    #[test_case("the staging db password is '{S}' now", &["stag1ng", "-Pw-42x"], "prose-secret")]
+    fn a_secret_written_in_prose_in_the_intent_is_redacted(
+        template: &str,
+        parts: &[&str],
+        rule: &str,
+    ) {
+        let secret = parts.concat();
+        let intent = template.replace("{S}", &secret);
+        let redacted = redact_secrets(&intent).expect("redacted");
+        assert_eq!(
+            redacted,
+            template.replace("{S}", &format!("[REDACTED {rule} #1]"))
+        );
+    }
+
+    #[test_case("the password field is empty")]
+    #[test_case("reset the password and log in again")]
+    #[test_case("the password is wrong after the reset")]
+    #[test_case("the token is expired, renew it")]
+    #[test_case("the password is case-sensitive")]
+    #[test_case("the api key is OPENAI_API_KEY in the environment")]
+    #[test_case("the secret is read from $APP_SECRET")]
+    #[test_case("the password is password123 in the fixtures")]
+    #[test_case("fix the tokenizer: max_tokens=40000000 overflows")]
+    fn prose_about_a_secret_without_one_is_left_alone(intent: &str) {
+        assert_eq!(redact_secrets(intent), None);
+    }
+
+    /// In a repository, `the password is …` is documentation: the prose rule
+    /// runs on pasted text only.
+    #[test]
+    fn prose_secrets_are_found_in_pasted_text_only() {
+        let guard = ContextGuard::new(&config(&[], &[])).unwrap();
+        let line = format!("The password is {}.\n", ["hunter2", "-Xy9!"].concat());
+        assert_eq!(
+            scan(&guard, "docs/setup.md", &line),
+            FileGuardOutcome::default()
+        );
+        assert!(redact_secrets(&line).is_some());
     }
 
     #[test]

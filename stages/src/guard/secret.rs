@@ -23,7 +23,7 @@ use crate::relative_path::RelativePath;
 use patterns::{Check, Classes, Prefilter, SecretRule, rules};
 use plausibility::{
     PUBLIC_EMULATOR_KEYS, base64_lines_len, is_placeholder, plausible_api_key,
-    plausible_secret_assignment, plausible_token, shannon_entropy,
+    plausible_prose_secret, plausible_secret_assignment, plausible_token, shannon_entropy,
 };
 
 /// The dashes around a PEM header or footer, which no assigned value contains.
@@ -55,6 +55,9 @@ const PRIVATE_KEY_SPAN: usize = 64 * 1024;
 ///   (`postgres://user:pass@host`), `Authorization` headers, bearer tokens,
 ///   basic-auth values, `curl -u user:pass`, registry tokens in `.npmrc`, Docker
 ///   config `auth` values, Kubernetes `Secret` data;
+/// - in text pasted into a request (the intent, [`redact_secrets`](crate::guard::redact_secrets))
+///   only: a secret written in prose, `the password is …`, `my api key: …`,
+///   `token=… in the deploy job` (rule `prose-secret`);
 /// - assignments to secret-like names in any case and syntax (`=`, `:`, `:=`,
 ///   `=>`, JSON, YAML, TOML, INI, properties, env files, Dockerfile `ENV`/`ARG`,
 ///   XML elements, NuGet `<add key=… value=…>`): the name is split on `_`, `-`,
@@ -148,6 +151,17 @@ const PRIVATE_KEY_SPAN: usize = 64 * 1024;
 ///   to the matching `-----END …-----` footer (or, without one, through the base64
 ///   lines that follow), so a redacted file has fewer lines.
 /// - A Kubernetes `Secret` is recognised in YAML (`kind: Secret`), not in JSON.
+/// - `prose-secret` runs on pasted text only: in a repository, `the password
+///   is …` is documentation far more often than a leak. It needs the name
+///   (`password`, `passwd`, `passphrase`, `pwd`, `secret`, `token`, `api key`,
+///   `access key`, …, alone or as the last word of a longer name, `for`/`of`
+///   and up to three words after it), then `is`, `was`, `=` or `:`, then a value
+///   that looks like one: 8 characters or more once trailing sentence
+///   punctuation is dropped, a letter with a digit or a symbol (or upper- and
+///   lower-case letters with high entropy), and none of a placeholder, a
+///   well-known example password, a slug of words (`case-sensitive`,
+///   `OPENAI_API_KEY`), a path, a URL, a variable (`$TOKEN`) or code. So "the
+///   password field is empty" and "reset the password" are left alone.
 ///
 /// The coverage of the rules is measured by their samples; see `docs/guard.md`.
 pub struct SecretScanner {
@@ -252,7 +266,24 @@ impl SecretScanner {
         language: Language,
         content: &str,
     ) -> SecretScan {
-        let matches = Self::find(path, language, content);
+        self.scan_and_redact_from(path, language, content, Origin::File)
+    }
+
+    /// [`SecretScanner::scan_and_redact`] for text pasted into a request (an
+    /// intent) rather than read from a file, under the pseudo path `path`: the
+    /// rules for pasted text (`prose-secret`) run too.
+    pub(crate) fn scan_and_redact_pasted(&self, path: &RelativePath, text: &str) -> SecretScan {
+        self.scan_and_redact_from(path, Language::Unknown, text, Origin::Pasted)
+    }
+
+    fn scan_and_redact_from(
+        &self,
+        path: &RelativePath,
+        language: Language,
+        content: &str,
+        origin: Origin,
+    ) -> SecretScan {
+        let matches = Self::find(path, language, content, origin);
         if matches.is_empty() {
             return SecretScan::default();
         }
@@ -300,13 +331,19 @@ impl SecretScanner {
     }
 
     /// Every secret in `content`, without overlaps, in order of position.
-    fn find(path: &RelativePath, language: Language, content: &str) -> Vec<SecretMatch> {
+    fn find(
+        path: &RelativePath,
+        language: Language,
+        content: &str,
+        origin: Origin,
+    ) -> Vec<SecretMatch> {
         let set = rules();
         let file_name = path.file_name();
+        let pasted = origin == Origin::Pasted;
         let applies: Vec<bool> = set
             .rules
             .iter()
-            .map(|rule| rule.applies_to(file_name))
+            .map(|rule| rule.applies_to(file_name) && (pasted || !rule.pasted))
             .collect();
         // A keyword inside a placeholder of an earlier redaction
         // (`[REDACTED twilio-key #1]`) is not evidence of a secret.
@@ -320,11 +357,13 @@ impl SecretScanner {
             .iter()
             .zip(&applies)
             .any(|(rule, applies)| rule.files.is_some() && *applies);
-        let prefilters: &[&Prefilter] = if restricted {
-            &[&set.exact, &set.any_case, &set.restricted]
-        } else {
-            &[&set.exact, &set.any_case]
-        };
+        let mut prefilters: Vec<&Prefilter> = vec![&set.exact, &set.any_case];
+        if restricted {
+            prefilters.push(&set.restricted);
+        }
+        if pasted {
+            prefilters.push(&set.pasted);
+        }
         let mut hits = prefilters
             .iter()
             .flat_map(|prefilter| {
@@ -419,6 +458,13 @@ impl SecretScanner {
                     plausible_secret_assignment(&captures, after, language)
                 }
                 Check::UrlCredentials => detectors::plausible_url_password(value.as_str()),
+                Check::ProseSecret => {
+                    let kept = value
+                        .as_str()
+                        .trim_end_matches(['.', ',', ';', ':', '?', ')', ']', '}']);
+                    span.end = span.start + kept.len();
+                    plausible_prose_secret(kept)
+                }
                 Check::EnvFileSecret => captures.name("name").is_some_and(|name| {
                     plausibility::plausible_env_secret(name.as_str(), value.as_str())
                 }),
@@ -516,6 +562,15 @@ impl GuardScanner for SecretScanner {
     fn scan(&self, path: &RelativePath, language: Language, content: &str) -> Vec<GuardFinding> {
         self.scan_and_redact(path, language, content).findings
     }
+}
+
+/// Where scanned text comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    /// A repository file.
+    File,
+    /// Text pasted into a request: the intent.
+    Pasted,
 }
 
 /// How every placeholder starts.

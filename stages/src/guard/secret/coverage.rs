@@ -15,14 +15,16 @@
 //! three files: TypeScript (`export const NAME = "…";`), YAML (`name: "…"`) and
 //! an env file (`NAME=…`); a multi-line sample becomes a template literal, a
 //! block scalar and a quoted value with `\n` escapes. A rule with `sample_path`
-//! has whole-file samples tested at that path.
+//! has whole-file samples tested at that path. A rule for pasted text only
+//! (`pasted = true`) has its samples redacted as an intent is, by
+//! [`redact_secrets`].
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::patterns::{Check, RULE_FILES, RuleSpec, parse};
 use crate::config::AicConfig;
-use crate::guard::{ContextGuard, GuardFindingType};
+use crate::guard::{ContextGuard, GuardFindingType, redact_secrets};
 use crate::language::Language;
 use crate::relative_path::RelativePath;
 
@@ -141,6 +143,9 @@ fn expand(template: &str, fakes: &mut Fakes) -> (String, Vec<String>) {
 
 /// The files a sample is tested in: (syntax, path, content).
 fn embeddings(spec: &RuleSpec, sample: &str) -> Vec<(&'static str, String, String)> {
+    if spec.pasted {
+        return vec![("intent", "intent.txt".to_owned(), sample.to_owned())];
+    }
     if let Some(path) = &spec.sample_path {
         return vec![("file", path.clone(), sample.to_owned())];
     }
@@ -196,6 +201,46 @@ fn embeddings(spec: &RuleSpec, sample: &str) -> Vec<(&'static str, String, Strin
     }
 }
 
+/// What the guard made of one embedded sample: whether it blocked the file,
+/// the text after redaction, and the ids of the secret rules that fired.
+fn judge(guard: &ContextGuard, spec: &RuleSpec, path: &str, content: &str) -> Judged {
+    if spec.pasted {
+        let redacted = redact_secrets(content);
+        let ids = redacted
+            .as_deref()
+            .unwrap_or_default()
+            .split("[REDACTED ")
+            .skip(1)
+            .filter_map(|rest| rest.split(" #").next())
+            .map(ToOwned::to_owned)
+            .collect();
+        return Judged {
+            blocked: false,
+            text: redacted.unwrap_or_else(|| content.to_owned()),
+            ids,
+        };
+    }
+    let path = RelativePath::new(path).unwrap();
+    let outcome = guard.scan_file(&path, Language::detect(&path), content);
+    Judged {
+        blocked: outcome.blocked,
+        text: outcome.redacted.unwrap_or_else(|| content.to_owned()),
+        ids: outcome
+            .findings
+            .iter()
+            .filter(|f| f.finding_type == GuardFindingType::Secret)
+            .filter_map(|f| f.pattern.clone())
+            .collect(),
+    }
+}
+
+/// See [`judge`].
+struct Judged {
+    blocked: bool,
+    text: String,
+    ids: Vec<String>,
+}
+
 #[test]
 fn every_rule_redacts_its_positives_and_spares_its_negatives() {
     let guard = ContextGuard::new(&AicConfig::default().guard).unwrap();
@@ -215,30 +260,19 @@ fn every_rule_redacts_its_positives_and_spares_its_negatives() {
             let (sample, secrets) = expand(template, &mut fakes);
             for (syntax, path, content) in embeddings(spec, &sample) {
                 positives += 1;
-                let path = RelativePath::new(&path).unwrap();
-                let outcome = guard.scan_file(&path, Language::detect(&path), &content);
-                let redacted = outcome.redacted.as_deref().unwrap_or(&content);
+                let judged = judge(&guard, spec, &path, &content);
                 let leaked = secrets
                     .iter()
-                    .any(|secret| redacted.contains(secret.as_str()));
-                if outcome.blocked || leaked {
+                    .any(|secret| judged.text.contains(secret.as_str()));
+                if judged.blocked || leaked {
                     all_passed = false;
-                    let found: Vec<&str> = outcome
-                        .findings
-                        .iter()
-                        .filter_map(|f| f.pattern.as_deref())
-                        .collect();
                     failures.push(format!(
-                        "{} positive #{number} in {syntax}: not redacted (blocked: {}, found by {found:?})",
-                        spec.id, outcome.blocked
+                        "{} positive #{number} in {syntax}: not redacted (blocked: {}, found by {:?})",
+                        spec.id, judged.blocked, judged.ids
                     ));
                 } else {
                     positives_passed += 1;
-                    if outcome
-                        .findings
-                        .iter()
-                        .any(|f| f.pattern.as_deref() == Some(&spec.id))
-                    {
+                    if judged.ids.contains(&spec.id) {
                         own_id += 1;
                     }
                 }
@@ -248,14 +282,7 @@ fn every_rule_redacts_its_positives_and_spares_its_negatives() {
             let (sample, _) = expand(template, &mut fakes);
             for (syntax, path, content) in embeddings(spec, &sample) {
                 negatives += 1;
-                let path = RelativePath::new(&path).unwrap();
-                let outcome = guard.scan_file(&path, Language::detect(&path), &content);
-                let found: Vec<&str> = outcome
-                    .findings
-                    .iter()
-                    .filter(|f| f.finding_type == GuardFindingType::Secret)
-                    .filter_map(|f| f.pattern.as_deref())
-                    .collect();
+                let found = judge(&guard, spec, &path, &content).ids;
                 if found.is_empty() {
                     negatives_passed += 1;
                 } else {

@@ -20,6 +20,7 @@
 //! | `allow` | regexes: a value that any of them matches is not a secret (published examples) |
 //! | `rank` | which of two overlapping matches wins: the lower (default 0 for provider rules) |
 //! | `files` | globs of the file names the rule applies to (default: every file) |
+//! | `pasted` | the rule applies only to text pasted into a request (the intent), never to a file (default `false`) |
 //! | `positive`, `negative`, `sample_name`, `sample_path`, `covers` | the rule's samples and the reference kinds it covers, for the coverage test (see `docs/guard.md`); not used at run time |
 
 use std::sync::OnceLock;
@@ -100,6 +101,10 @@ pub(crate) enum Check {
     /// A value assigned to a secret-like name in an env file: any value that
     /// is not empty, a placeholder or a well-known example.
     EnvFileSecret,
+    /// A secret written in prose (`the password is …`):
+    /// [`plausible_prose_secret`](super::plausibility::plausible_prose_secret)
+    /// after trailing sentence punctuation is dropped.
+    ProseSecret,
 }
 
 /// Character classes a token must hold.
@@ -169,6 +174,10 @@ pub(crate) struct RuleSpec {
     /// these globs (ASCII case ignored).
     #[serde(default)]
     pub(crate) files: Vec<String>,
+    /// When set, the rule applies only to pasted text (the intent), never to
+    /// a file.
+    #[serde(default)]
+    pub(crate) pasted: bool,
 }
 
 fn token_check() -> Check {
@@ -203,6 +212,8 @@ pub(crate) struct SecretRule {
     pub(crate) rank: u8,
     /// The file names the rule applies to; `None` for every file.
     pub(crate) files: Option<globset::GlobSet>,
+    /// Whether the rule applies to pasted text only, never to a file.
+    pub(crate) pasted: bool,
 }
 
 impl SecretRule {
@@ -275,6 +286,8 @@ pub(crate) struct RuleSet {
     /// only on a file one of them applies to: their keywords may be as
     /// common as `=`.
     pub(crate) restricted: Prefilter,
+    /// The keywords of the rules for pasted text (`pasted`), run only on it.
+    pub(crate) pasted: Prefilter,
 }
 
 /// An Aho-Corasick automaton over keywords, and the rule each keyword belongs to.
@@ -358,10 +371,12 @@ pub(crate) fn load(files: &[(&str, &str)], eager: bool) -> Result<RuleSet, RuleE
             problem: "the id is used twice",
         });
     }
+    let everywhere = |rule: &SecretRule| rule.files.is_none() && !rule.pasted;
     Ok(RuleSet {
-        exact: Prefilter::new(&rules, false, |rule| !rule.any_case && rule.files.is_none())?,
-        any_case: Prefilter::new(&rules, true, |rule| rule.any_case && rule.files.is_none())?,
+        exact: Prefilter::new(&rules, false, |rule| !rule.any_case && everywhere(rule))?,
+        any_case: Prefilter::new(&rules, true, |rule| rule.any_case && everywhere(rule))?,
         restricted: Prefilter::new(&rules, true, |rule| rule.files.is_some())?,
+        pasted: Prefilter::new(&rules, true, |rule| rule.pasted)?,
         rules,
     })
 }
@@ -382,6 +397,11 @@ fn compile(file: &str, spec: RuleSpec, eager: bool) -> Result<SecretRule, RuleEr
     };
     if spec.value.is_some() && spec.check != Check::Keyed {
         return Err(invalid("a `value` rule has `check = \"keyed\"`"));
+    }
+    if spec.pasted && !spec.files.is_empty() {
+        return Err(invalid(
+            "a `pasted` rule applies to no file, so it has no `files`",
+        ));
     }
     let regex_error = |source| RuleError::Regex {
         file: file.to_owned(),
@@ -438,6 +458,7 @@ fn compile(file: &str, spec: RuleSpec, eager: bool) -> Result<SecretRule, RuleEr
         filler_ok: spec.filler_ok,
         allow,
         rank: spec.rank,
+        pasted: spec.pasted,
     })
 }
 

@@ -418,6 +418,37 @@ pub(super) fn plausible_secret_assignment(
     random && literal
 }
 
+/// Whether a value written in prose after a secret's name (`the password is
+/// …`, in pasted text) looks like a secret rather than a word: 8 characters or
+/// more, with a letter and a digit or a symbol, or upper- and lower-case
+/// letters with high entropy (12 or more, 3.5 bits per character), and none of
+/// a placeholder, a well-known example password, a slug of words
+/// (`case-sensitive`, `OPENAI_API_KEY`), a path, a URL, a variable, a version
+/// or code.
+pub(super) fn plausible_prose_secret(value: &str) -> bool {
+    let letter = value.bytes().any(|byte| byte.is_ascii_alphabetic());
+    let digit = value.bytes().any(|byte| byte.is_ascii_digit());
+    let other = value.bytes().any(|byte| !byte.is_ascii_alphanumeric());
+    let lower = value.bytes().any(|byte| byte.is_ascii_lowercase());
+    let upper = value.bytes().any(|byte| byte.is_ascii_uppercase());
+    let entropy = shannon_entropy(value);
+    let mixed = letter && (digit || other);
+    let random_letters = lower && upper && value.len() >= 12 && entropy >= 3.5;
+    value.len() >= 8
+        && (mixed || random_letters)
+        && entropy >= 2.5
+        && !is_placeholder(value)
+        && !is_example_password(value)
+        && !is_slug(value)
+        && !value.contains("://")
+        && !value.starts_with([
+            '/', '.', '~', '$', '%', '@', '&', '*', '#', '-', '[', '(', '{', '<',
+        ])
+        && !value.contains('\\')
+        && !has_version(value)
+        && !looks_like_code(value)
+}
+
 /// Whether a value in an env file is a secret: the name says secret (see
 /// [`secret_name`]) and the value is not empty, a placeholder, a well-known
 /// example, one repeated character, a number or a boolean.
