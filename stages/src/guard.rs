@@ -38,8 +38,8 @@
 //! a code file needs two kinds of hit) after judging each hit in its context: a
 //! phrase quoted in a text about attacks, in a test's string literal or in a
 //! changelog, and chat-template markup in a template, only warn. Hidden
-//! (invisible-character) and encoded (base64, percent) instructions block in every
-//! file. [`MarkdownInstructionScanner`] blocks (a role heading followed by ordinary
+//! (invisible-character or look-alike-letter) and encoded (base64, percent)
+//! instructions block in every file. [`MarkdownInstructionScanner`] blocks (a role heading followed by ordinary
 //! text only warns), and
 //! [`CommandInjectionScanner`] only warns: install scripts and CI files download
 //! and run installers. Its findings, and the prompt-injection findings of the same
@@ -85,6 +85,7 @@ pub mod exclusion;
 mod injection_context;
 pub mod markdown_instruction;
 pub mod prompt_injection;
+mod read_as_model;
 pub mod secret;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
@@ -950,6 +951,8 @@ mod tests {
     #[test_case("stages/src/guard/secret/plausibility.rs", include_str!("guard/secret/plausibility.rs"))]
     #[test_case("stages/src/guard/encoded.rs", include_str!("guard/encoded.rs"))]
     #[test_case("stages/src/guard/injection_context.rs", include_str!("guard/injection_context.rs"))]
+    #[test_case("stages/src/guard/read_as_model.rs", include_str!("guard/read_as_model.rs"))]
+    #[test_case("stages/rules/injection/confusables.txt", include_str!("../rules/injection/confusables.txt"))]
     #[test_case("stages/rules/injection/README.md", include_str!("../rules/injection/README.md"))]
     #[test_case("stages/rules/injection/en.txt", include_str!("../rules/injection/en.txt"))]
     #[test_case("stages/rules/injection/es.txt", include_str!("../rules/injection/es.txt"))]
