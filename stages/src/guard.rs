@@ -953,6 +953,7 @@ mod tests {
     #[test_case("stages/src/guard/injection_context.rs", include_str!("guard/injection_context.rs"))]
     #[test_case("stages/src/guard/read_as_model.rs", include_str!("guard/read_as_model.rs"))]
     #[test_case("stages/rules/injection/confusables.txt", include_str!("../rules/injection/confusables.txt"))]
+    #[test_case("stages/rules/injection/aimed-at-model.txt", include_str!("../rules/injection/aimed-at-model.txt"))]
     #[test_case("stages/rules/injection/README.md", include_str!("../rules/injection/README.md"))]
     #[test_case("stages/rules/injection/en.txt", include_str!("../rules/injection/en.txt"))]
     #[test_case("stages/rules/injection/es.txt", include_str!("../rules/injection/es.txt"))]
@@ -995,6 +996,7 @@ mod tests {
     #[test_case(".github/workflows/deploy.yaml", include_str!("../tests/fixtures/guard/injection/attacks/base64_value.yaml"), "encoded-instruction", 4)]
     #[test_case("docs/links.md", include_str!("../tests/fixtures/guard/injection/attacks/percent_encoded.md"), "encoded-instruction", 3)]
     #[test_case("CONTRIBUTING.md", include_str!("../tests/fixtures/guard/injection/attacks/disregard_above.md"), "override-en", 5)]
+    #[test_case("CONTRIBUTING.md", include_str!("../tests/fixtures/guard/injection/attacks/ignore_in_contributing.md"), "ignore-instructions", 8)]
     fn attack_shapes_are_blocked(path: &str, content: &str, id: &str, line: u32) {
         let guard = ContextGuard::new(&config(&[], &[])).unwrap();
         let outcome = scan(&guard, path, content);
@@ -1053,6 +1055,7 @@ mod tests {
     #[test_case("models/tokenizer_config.json", include_str!("../tests/fixtures/guard/injection/benign/tokenizer_config.json"))]
     #[test_case("docs/prompts.md", include_str!("../tests/fixtures/guard/injection/benign/prompts.md"))]
     #[test_case("tests/test_guard.py", include_str!("../tests/fixtures/guard/injection/benign/test_guard.py"))]
+    #[test_case("CONTRIBUTING.md", include_str!("../tests/fixtures/guard/injection/benign/CONTRIBUTING.md"))]
     fn benign_lookalikes_are_kept_with_a_warning_at_most(path: &str, content: &str) {
         let guard = ContextGuard::new(&config(&[], &[])).unwrap();
         let outcome = scan(&guard, path, content);

@@ -25,6 +25,20 @@ static ABOUT_INJECTION: LazyLock<Regex> = LazyLock::new(|| {
     .expect("the about-injection pattern is a valid regex")
 });
 
+/// Words that show an instruction is aimed at a model rather than at a human
+/// reader, as data (`stages/rules/injection/aimed-at-model.txt`: one
+/// case-insensitive regex per line).
+static AIMED_AT_MODEL: LazyLock<Regex> = LazyLock::new(|| {
+    let alternatives: Vec<String> = include_str!("../../rules/injection/aimed-at-model.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| format!("(?:{line})"))
+        .collect();
+    Regex::new(&format!("(?i){}", alternatives.join("|")))
+        .expect("the aimed-at-model words are valid regexes")
+});
+
 /// What kind of file a hit is in, as far as excusing it goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FileKind {
@@ -144,6 +158,25 @@ impl<'a> InjectionContext<'a> {
         ]
         .iter()
         .any(|&(open, close)| before.rfind(open) > before.rfind(close))
+    }
+
+    /// Whether an instruction on line `number` is aimed at the model: its line,
+    /// or the next line that is not blank (a label such as `New instructions` ends
+    /// its line), names the model or its setup (`AI`, `assistant`, `system
+    /// prompt`, `your instructions`), lifts its limits (`without
+    /// restrictions`, `unfiltered`), hides something from the user, reaches
+    /// for secrets (`print the API keys`), takes over its answers (`reply only
+    /// with`) or asks for blanket compliance (`approve everything`). A README
+    /// welcoming a new contributor, or a rule it sets for the maintainer of a
+    /// module, speaks to a human reader and is not.
+    pub(crate) fn aimed_at_model(&self, number: u32) -> bool {
+        if AIMED_AT_MODEL.is_match(self.lines.line(number)) {
+            return true;
+        }
+        (number + 1..=self.lines.line_count())
+            .map(|at| self.lines.line(at))
+            .find(|line| !line.trim().is_empty())
+            .is_some_and(|line| AIMED_AT_MODEL.is_match(line))
     }
 
     /// Whether the lines within `window` of line `number` talk about injection.
