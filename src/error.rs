@@ -7,6 +7,7 @@ use aic_stages::spec::SpecValidationError;
 use aic_stages::tokens::TokenCount;
 
 use crate::config::ConfigLoadError;
+use crate::pipeline::PipelineTrace;
 
 /// Process exit codes. 0 is success; 2 is a command-line usage error (clap).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +90,9 @@ pub enum CompileError {
     GuardBlockedAll {
         /// The blocked files.
         blocked: Vec<String>,
+        /// The trace of the compile up to the guard's verdict, with its
+        /// findings (never a matched value): `aic inspect` prints it.
+        trace: Option<Box<PipelineTrace>>,
     },
     /// The budget cannot hold the prompt.
     #[error(
@@ -192,7 +196,7 @@ impl CompileError {
                     subject_tokens.join(", ")
                 }
             ),
-            Self::GuardBlockedAll { blocked } => format!(
+            Self::GuardBlockedAll { blocked, .. } => format!(
                 "blocked: {}; review the findings with `aic inspect`, or add legitimate files to `guard.allowPatterns` in aic.config.json",
                 blocked.join(", ")
             ),

@@ -1,5 +1,8 @@
 //! `aic inspect "<intent>" [--json]`: the PipelineTrace (what each stage decided)
-//! as a readable report, or as JSON without file contents.
+//! as a readable report, or as JSON without file contents. When the guard
+//! blocks every selected file the trace is printed all the same — its
+//! findings are what the user needs to see — and the command then fails with
+//! [`CompileError::GuardBlockedAll`] (exit code 5).
 
 use std::fmt::Write;
 
@@ -7,23 +10,49 @@ use aic_stages::selector::ExclusionReason;
 use anyhow::Context;
 
 use crate::args::InspectArgs;
+use crate::error::CompileError;
 use crate::host::Host;
 use crate::pipeline::{Compilation, PipelineTrace, compile};
 use crate::printer::print_stdout;
 
-/// Runs the pipeline and prints its trace.
+/// Runs the pipeline and prints its trace; when the guard blocked every
+/// selected file, prints the trace of the compile so far and returns the
+/// error.
 pub fn run(args: &InspectArgs, host: &Host) -> anyhow::Result<()> {
     let mut request = args.request.request();
     request.trace_all = args.all;
     request.use_prompt_cache = false;
-    let compilation = compile(&request, host)?;
-    let text = if args.json {
-        let mut json = serde_json::to_string_pretty(&compilation.trace)
-            .context("Failed to serialise the trace")?;
+    let compilation = match compile(&request, host) {
+        Ok(compilation) => compilation,
+        Err(CompileError::GuardBlockedAll {
+            blocked,
+            trace: Some(trace),
+        }) => {
+            print_trace(args.json, Some(&trace))?;
+            return Err(CompileError::GuardBlockedAll {
+                blocked,
+                trace: Some(trace),
+            }
+            .into());
+        }
+        Err(error) => return Err(error.into()),
+    };
+    print_trace(args.json, compilation.trace.as_ref())
+}
+
+/// Prints a trace as JSON or as the report (`None`: an answer from the prompt
+/// cache, which has none).
+fn print_trace(json: bool, trace: Option<&PipelineTrace>) -> anyhow::Result<()> {
+    let text = if json {
+        let mut json =
+            serde_json::to_string_pretty(&trace).context("Failed to serialise the trace")?;
         json.push('\n');
         json
     } else {
-        render(&compilation)
+        trace.map_or_else(
+            || String::from("(answered from the prompt cache: no trace)\n"),
+            render_trace,
+        )
     };
     print_stdout(&text).context("Failed to write to stdout")
 }
@@ -32,9 +61,14 @@ pub fn run(args: &InspectArgs, host: &Host) -> anyhow::Result<()> {
 /// and budget, the selected files with their signals, tiers and tokens, the
 /// guard's findings, the token summary, constraints, warnings and phase times.
 pub fn render(compilation: &Compilation) -> String {
-    let Some(trace) = &compilation.trace else {
-        return String::from("(answered from the prompt cache: no trace)\n");
-    };
+    compilation.trace.as_ref().map_or_else(
+        || String::from("(answered from the prompt cache: no trace)\n"),
+        render_trace,
+    )
+}
+
+/// [`render`] for a trace.
+pub fn render_trace(trace: &PipelineTrace) -> String {
     let mut out = String::new();
     classification(&mut out, trace);
     targets(&mut out, trace);

@@ -138,6 +138,50 @@ pub fn account(outcome: Outcome<'_>, mut keep: Keep<'_>, mut warnings: Vec<Strin
     }
 }
 
+/// What a compile the guard stopped has to show: everything up to the
+/// `facts` phase.
+#[derive(Debug)]
+pub struct Blocked<'a> {
+    /// The request.
+    pub request: &'a CompilationRequest,
+    /// The plan.
+    pub plan: Plan,
+    /// The snapshot.
+    pub snapshot: &'a Snapshot,
+    /// The selection.
+    pub selection: &'a Selection,
+    /// The selected files' facts, every one blocked or unread.
+    pub facts: &'a SelectedFacts,
+}
+
+/// The [`PipelineTrace`] of a compile in which the guard blocked every
+/// selected file: classification, budget, selection and the guard's findings
+/// (never a matched value) as in any trace, each selected file `blocked by
+/// guard` (or unread), and no prompt — no tier, 0 prompt tokens, 0% reduction.
+/// Nothing is cached or committed.
+pub fn blocked_trace(blocked: Blocked<'_>, warnings: Vec<String>) -> PipelineTrace {
+    let fitted = Fitted {
+        listed: blocked.selection.listed.clone(),
+        ..Fitted::default()
+    };
+    let outcome = Outcome {
+        request: blocked.request,
+        plan: blocked.plan,
+        snapshot: blocked.snapshot,
+        selection: blocked.selection,
+        facts: blocked.facts,
+        fitted: &fitted,
+        prompt: Prompt {
+            text: String::new(),
+            tokens: TokenCount::ZERO,
+        },
+    };
+    let traced = trace_files(outcome.selection, outcome.facts, &fitted);
+    let mut trace = trace(&outcome, traced, CacheReport::default(), warnings);
+    trace.token_summary.reduction_pct = 0.0;
+    trace
+}
+
 /// Files per inclusion tier in the prompt.
 fn tier_counts(fitted: &Fitted<'_>) -> BTreeMap<InclusionTier, usize> {
     let mut counts = BTreeMap::new();

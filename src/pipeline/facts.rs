@@ -33,6 +33,25 @@ pub struct SelectedFacts {
 }
 
 impl SelectedFacts {
+    /// Whether the guard blocked every selected file that was read: the
+    /// compile has nothing to show ([`CompileError::GuardBlockedAll`]).
+    pub fn blocks_everything(&self, selection: &Selection) -> bool {
+        !selection
+            .ranked
+            .files
+            .iter()
+            .any(|file| self.of(&file.path).is_some_and(|f| !f.guard.blocked))
+    }
+
+    /// The guard's blocked files, for [`CompileError::GuardBlockedAll`].
+    pub fn blocked_files(&self) -> Vec<String> {
+        self.guard
+            .files_blocked
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
     /// The facts of `path`, when it was read.
     pub fn of(&self, path: &RelativePath) -> Option<&FileFacts> {
         self.files
@@ -43,12 +62,12 @@ impl SelectedFacts {
 }
 
 /// Runs the `facts` phase; a guard that blocked or redacted files adds a
-/// warning.
+/// warning. Whether the guard left anything to show is for the caller to ask
+/// ([`SelectedFacts::blocks_everything`]).
 ///
 /// # Errors
 ///
-/// [`CompileError::GuardBlockedAll`] when the guard blocked every selected
-/// file that could be read, and [`CompileError::Cancelled`].
+/// [`CompileError::Cancelled`].
 pub fn facts(
     plan: &Plan,
     snapshot: &Snapshot,
@@ -119,21 +138,6 @@ pub fn facts(
     let facts = SelectedFacts { files, guard };
     if let Some(warning) = guard_warning(&facts.guard) {
         warnings.push(warning);
-    }
-    let any_safe = selection
-        .ranked
-        .files
-        .iter()
-        .any(|file| facts.of(&file.path).is_some_and(|f| !f.guard.blocked));
-    if !any_safe {
-        return Err(CompileError::GuardBlockedAll {
-            blocked: facts
-                .guard
-                .files_blocked
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
-        });
     }
     Ok(facts)
 }

@@ -63,8 +63,10 @@ pub struct FittedFile<'a> {
     pub tier: TierChoice,
 }
 
-/// What the `fit` phase decided.
-#[derive(Debug)]
+/// What the `fit` phase decided. The default is the fit of a compile that
+/// assembles no prompt (the guard blocked every selected file): no file, no
+/// block, no token.
+#[derive(Debug, Default)]
 pub struct Fitted<'a> {
     /// The selected files the guard let through, best first, with their tiers.
     pub files: Vec<FittedFile<'a>>,

@@ -114,6 +114,23 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
             &mut warnings,
         )
     })?;
+    if facts.blocks_everything(&selection) {
+        let mut trace = account::blocked_trace(
+            account::Blocked {
+                request,
+                plan,
+                snapshot: &snapshot,
+                selection: &selection,
+                facts: &facts,
+            },
+            warnings,
+        );
+        trace.phase_times = times.0;
+        return Err(CompileError::GuardBlockedAll {
+            blocked: facts.blocked_files(),
+            trace: Some(Box::new(trace)),
+        });
+    }
     let options = fit::FitOptions {
         session: &request.session,
         limit: request.size_limit,
