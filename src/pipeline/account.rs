@@ -370,10 +370,23 @@ fn trace_files(selection: &Selection, facts: &SelectedFacts, fitted: &Fitted<'_>
             (None, _) => (TokenCount::ZERO, "unreadable".to_owned()),
             (Some(f), _) if f.guard.blocked => (TokenCount::ZERO, "blocked by guard".to_owned()),
             (Some(_), None) => (TokenCount::ZERO, "dropped to fit the budget".to_owned()),
-            (Some(_), Some(_)) if fitted.slices.contains_key(&file.path) => (
-                fitted.slices[&file.path].cost,
-                "sliced around what the intent names in it".to_owned(),
-            ),
+            (Some(_), Some(_)) if fitted.slices.contains_key(&file.path) => {
+                let slice = &fitted.slices[&file.path];
+                (
+                    slice.cost,
+                    if slice.glimpse {
+                        format!(
+                            "an excerpt around the task's words ({} of {} lines)",
+                            slice.kept_lines, slice.total_lines
+                        )
+                    } else {
+                        format!(
+                            "sliced around what the task points at ({} of {} lines)",
+                            slice.kept_lines, slice.total_lines
+                        )
+                    },
+                )
+            }
             (Some(_), Some(_)) if fitted.sliced.as_ref() == Some(&file.path) => (
                 TokenCount(fitted.tokens.0.saturating_sub(fitted.overhead.0)),
                 "sliced to fit the budget: the lines around the intent's words".to_owned(),
