@@ -220,30 +220,6 @@ pub fn fit<'a>(
         &selection.listed,
         BudgetAllocator.code_budget(plan.budget.total, plain_overhead),
     );
-    let notes = notes(plan, selection, &placement);
-    for (path, slice) in placement.slices.iter().filter(|(_, s)| !s.glimpse) {
-        warnings.push(format!(
-            "`{path}` is shown as a slice: {} of its {} lines, around what the intent names",
-            slice.kept_lines, slice.total_lines
-        ));
-    }
-    let parts = prompt_parts(
-        plan,
-        options.session,
-        &notes,
-        selection.orientation.as_deref(),
-    );
-    let fixed = format!(
-        "{}{}{}",
-        assembler.head(&parts),
-        assembler.context_heading(),
-        assembler.tail(&parts)
-    );
-    let overhead = tokens.count(&fixed);
-    let limit = options.limit;
-    let fixed_size = limit
-        .filter(|limit| limit.scope == SizeScope::Prompt)
-        .map_or(0, |limit| limit.measure(&fixed));
     let ladder_files: Vec<LadderFile> = safe
         .iter()
         .zip(&placement.ceilings)
@@ -269,25 +245,80 @@ pub fn fit<'a>(
         .min()
         .unwrap_or(TokenCount::ZERO);
     let total = plan.budget.total;
+    let limit = options.limit;
     let mut counter = BlockCounter::new(options.memo, tokens);
-    let frame = Frame {
-        safe: &safe,
-        markers: &markers,
-        slices: &placement.slices,
-        ladder_files: &ladder_files,
-        parts: &parts,
-        overhead,
-        total,
-        limit,
-        fixed_size,
+    // The notes name the slices; a slice the ladder then drops is taken out
+    // of them and the ladder fits again (the notes only get shorter).
+    let mut dropped_slices: Vec<RelativePath> = Vec::new();
+    let mut notes = prompt_notes(plan, selection, &placement, &dropped_slices);
+    let (overhead, fixed_size, ladder) = loop {
+        let parts = prompt_parts(
+            plan,
+            options.session,
+            &notes,
+            selection.orientation.as_deref(),
+        );
+        let fixed = format!(
+            "{}{}{}",
+            assembler.head(&parts),
+            assembler.context_heading(),
+            assembler.tail(&parts)
+        );
+        let overhead = tokens.count(&fixed);
+        let fixed_size = limit
+            .filter(|limit| limit.scope == SizeScope::Prompt)
+            .map_or(0, |limit| limit.measure(&fixed));
+        let frame = Frame {
+            safe: &safe,
+            markers: &markers,
+            slices: &placement.slices,
+            ladder_files: &ladder_files,
+            parts: &parts,
+            overhead,
+            total,
+            limit,
+            fixed_size,
+        };
+        let ladder = fit_ladder(&frame, &mut counter, cancel)?;
+        let newly: Vec<RelativePath> = safe
+            .iter()
+            .zip(&ladder.tiers)
+            .filter(|((file, _), tier)| {
+                tier.is_none()
+                    && placement.slices.contains_key(&file.path)
+                    && !dropped_slices.contains(&file.path)
+            })
+            .map(|((file, _), _)| file.path.clone())
+            .collect();
+        if newly.is_empty() {
+            break (overhead, fixed_size, ladder);
+        }
+        dropped_slices.extend(newly);
+        notes = prompt_notes(plan, selection, &placement, &dropped_slices);
     };
+    for (path, slice) in placement
+        .slices
+        .iter()
+        .filter(|(path, s)| !s.glimpse && !dropped_slices.contains(path))
+    {
+        warnings.push(format!(
+            "`{path}` is shown as a slice: {} of its {} lines, around what the intent names",
+            slice.kept_lines, slice.total_lines
+        ));
+    }
+    let parts = prompt_parts(
+        plan,
+        options.session,
+        &notes,
+        selection.orientation.as_deref(),
+    );
     let Ladder {
         mut blocks,
         mut tiers,
         tokens: mut prompt_tokens,
         code_budget,
         size_bound,
-    } = fit_ladder(&frame, &mut counter, cancel)?;
+    } = ladder;
     let mut sliced = None;
     if tiers
         .iter()
@@ -772,9 +803,16 @@ fn focus_slice(
         }
     }
     let terms = heaviest_terms(&plan.task, 12);
+    // Trace lines number the file on disk; a transformed text (comments
+    // stripped) numbers its lines differently, so only the names anchor it.
+    let lines: &[u32] = if facts.transforms_applied.is_empty() {
+        &traced[0].lines
+    } else {
+        &[]
+    };
     let focus = SliceFocus {
         names: &names,
-        lines: &traced[0].lines,
+        lines,
         terms: &terms,
         whole_tokens: Some(full.block_tokens),
     };
@@ -825,7 +863,12 @@ fn heaviest_terms(task: &aic_stages::intent::TaskClassification, count: usize) -
 
 /// The prompt's notes: targets that were not found, focus files shown as
 /// slices, relevant files left out.
-fn notes(plan: &Plan, selection: &Selection, placement: &Placement) -> Vec<String> {
+fn prompt_notes(
+    plan: &Plan,
+    selection: &Selection,
+    placement: &Placement,
+    dropped: &[RelativePath],
+) -> Vec<String> {
     let mut notes = Vec::new();
     if selection.orientation.is_some() {
         notes.push(format!("{}.", crate::pipeline::select::VAGUE_NOTE));
@@ -858,7 +901,11 @@ fn notes(plan: &Plan, selection: &Selection, placement: &Placement) -> Vec<Strin
             _ => {}
         }
     }
-    for (path, slice) in placement.slices.iter().filter(|(_, s)| !s.glimpse) {
+    for (path, slice) in placement
+        .slices
+        .iter()
+        .filter(|(path, s)| !s.glimpse && !dropped.contains(path))
+    {
         notes.push(format!(
             "`{path}` is shown as a slice ({} of {} lines, around what the task names); read the file for the rest",
             slice.kept_lines, slice.total_lines
@@ -867,7 +914,7 @@ fn notes(plan: &Plan, selection: &Selection, placement: &Placement) -> Vec<Strin
     let glimpses: Vec<String> = placement
         .slices
         .iter()
-        .filter(|(_, s)| s.glimpse)
+        .filter(|(path, s)| s.glimpse && !dropped.contains(path))
         .map(|(path, _)| format!("`{path}`"))
         .collect();
     if !glimpses.is_empty() {

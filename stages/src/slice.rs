@@ -166,6 +166,10 @@ pub struct SliceFocus<'a> {
     pub whole_tokens: Option<TokenCount>,
 }
 
+/// The most kept ranges the note of a slice lists; the gaps in the text
+/// mark the others.
+pub const MAX_HEADER_RANGES: usize = 8;
+
 /// Lines kept above and below a trace frame's line.
 pub const FRAME_CONTEXT: usize = 8;
 
@@ -386,14 +390,37 @@ fn definitions(lines: &[&str], name: &str) -> Vec<RangeInclusive<usize>> {
                 end = next;
                 continue;
             }
-            if text.trim_start().starts_with([')', '}', ']']) {
+            let trimmed = text.trim();
+            if trimmed.starts_with([')', '}', ']']) {
                 end = next;
+                // The end of a parameter list written over several lines
+                // (`) -> Config:`, `) {`, `): Promise<void> {`): the body
+                // follows, indented deeper.
+                if trimmed.starts_with([')', ']']) && trimmed.ends_with([':', '{']) {
+                    continue;
+                }
             }
             break;
         }
         found.push(index..=end);
     }
     found
+}
+
+#[cfg(test)]
+mod definition_tests {
+    use super::definitions;
+
+    #[test]
+    fn a_parameter_list_over_several_lines_keeps_the_body() {
+        let text = "def other():\n    pass\n\n\ndef _main_shell_completion(\n    ctx_args,\n    prog_name: str,\n) -> None:\n    if complete_var is None:\n        return\n    rv = run()\n\n\ndef after():\n    pass\n";
+        let lines: Vec<&str> = text.lines().collect();
+        let found = definitions(&lines, "_main_shell_completion");
+        assert_eq!(found, [4..=10], "{found:?}");
+        let text = "export function load(\n  path: string,\n): Promise<void> {\n  return read(path);\n}\nexport const x = 1;\n";
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(definitions(&lines, "load"), [0..=4]);
+    }
 }
 
 /// Sorts ranges and merges those that overlap or touch.
@@ -491,8 +518,9 @@ fn render(lines: &[&str], kept: &[RangeInclusive<usize>]) -> String {
         .map(|range| range.end() - range.start() + 1)
         .sum();
     let cut = lines.len() - kept_lines;
-    let ranges: Vec<String> = kept
+    let mut ranges: Vec<String> = kept
         .iter()
+        .take(MAX_HEADER_RANGES)
         .map(|range| {
             if range.start() == range.end() {
                 (range.start() + 1).to_string()
@@ -501,6 +529,9 @@ fn render(lines: &[&str], kept: &[RangeInclusive<usize>]) -> String {
             }
         })
         .collect();
+    if kept.len() > MAX_HEADER_RANGES {
+        ranges.push(format!("… {} more", kept.len() - MAX_HEADER_RANGES));
+    }
     let mut text = if cut == 0 {
         format!(
             "[sliced: kept lines {} of {}; nothing was cut]\n",

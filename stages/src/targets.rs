@@ -103,8 +103,11 @@ pub fn extract_targets(intent: &str) -> (String, Vec<TargetRef>) {
                 .find(|c: char| c.is_whitespace() || ",;:)]}\"'".contains(c))
                 .unwrap_or(after_at.len());
             let candidate = after_at[..end].trim_end_matches(['.', '?', '!']);
+            // `@click.group(…)` is a decorator, not a file.
+            let decorator = candidate.contains('(');
             if starts_word
                 && !candidate.is_empty()
+                && !decorator
                 && (candidate.contains('.') || candidate.contains('/'))
             {
                 push_target(&mut targets, candidate, TargetSyntax::At);
@@ -331,6 +334,13 @@ mod tests {
     use test_case::test_case;
 
     use super::*;
+
+    #[test]
+    fn decorators_are_not_targets() {
+        let (_, targets) =
+            extract_targets("@click.group(context_settings={}) fails, see @app.route(\"/x\")");
+        assert!(targets.is_empty(), "{targets:?}");
+    }
     use crate::repo_map::FileEntry;
 
     fn repo(paths: &[&str]) -> RepoMap {

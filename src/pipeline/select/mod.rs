@@ -137,7 +137,8 @@ pub fn select(
     let mut orientation = None;
     if aic_stages::orientation::is_vague(
         &plan.task,
-        !pinned.is_empty() || has_related,
+        // Any file the intent names, found or not, makes it specific.
+        !plan.targets.is_empty() || has_related,
         (!ranked.files.is_empty()).then_some(&ranked.files[..]),
     ) && orient(&mut ranked, repo)
     {
