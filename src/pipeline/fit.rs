@@ -603,6 +603,9 @@ pub const OTHER_SHARE: (f64, u32) = (0.25, 2_500);
 /// code budget and a token cap. Such a file is whole when small, else the
 /// lines around the intent's words; without such lines, its signatures.
 pub const GLIMPSE_SHARE: (f64, u32) = (0.04, 1_000);
+/// Files ranked this deep or deeper that are not shown with their body are
+/// listed in the notes rather than shown as signatures.
+pub const SIGNATURE_RANKS: usize = 20;
 /// How deep in the ranking files get a glimpse of their body.
 pub const GLIMPSE_RANKS: usize = 16;
 /// How many of the first files shown with their body the ladder keeps
@@ -722,6 +725,13 @@ fn place(
                     slice.glimpse = true;
                     placement.slices.insert(file.path.clone(), slice);
                     placement.ceilings.push(Some(InclusionTier::L0));
+                }
+                None if rank >= SIGNATURE_RANKS && !file.target => {
+                    // Deep in the ranking, signatures cost more than they
+                    // tell: the file is listed instead.
+                    placement.bodies_only.retain(|p| *p != file.path);
+                    placement.ceilings.push(None);
+                    placement.listed.push(file.path.clone());
                 }
                 None => {
                     placement.bodies_only.retain(|p| *p != file.path);
