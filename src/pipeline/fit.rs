@@ -807,8 +807,24 @@ fn focus_slice(
     let (_, mentioned) = mention_relevance(&plan.task.mentions, std::slice::from_ref(&entry));
     let (_, traced) = trace_relevance(&plan.task.frames, std::slice::from_ref(&entry));
     let mut names: Vec<String> = traced[0].names.clone();
+    // A dotted mention (`Context.invoke`) anchors the definition inside its
+    // owner rather than every definition of the last name.
+    for mention in &plan.task.mentions {
+        let mut parts = mention.name.rsplit('.');
+        if let (Some(last), Some(owner)) = (parts.next(), parts.next())
+            && mentioned[0].names.iter().any(|n| n == last)
+        {
+            let qualified = format!("{owner}.{last}");
+            if !names.contains(&qualified) {
+                names.push(qualified);
+            }
+        }
+    }
     for name in &mentioned[0].names {
-        if !names.contains(name) {
+        let qualified = names
+            .iter()
+            .any(|n| n.rsplit('.').next() == Some(name.as_str()) && n.contains('.'));
+        if !qualified && !names.contains(name) {
             names.push(name.clone());
         }
     }

@@ -212,7 +212,7 @@ pub fn slice_focused(
     }
     let mut core: Vec<RangeInclusive<usize>> = Vec::new();
     for name in focus.names {
-        for range in definitions(&lines, name) {
+        for range in qualified_definitions(&lines, name) {
             if !core.contains(&range) {
                 core.push(range);
             }
@@ -336,6 +336,29 @@ fn term_lines(lines: &[&str], terms: &[String]) -> Vec<usize> {
         .collect()
 }
 
+/// [`definitions`] of a name that may be qualified: `Context.invoke` is the
+/// `invoke` defined inside `Context`'s definition (every one there, overloads
+/// included); when `Context` defines none, every `invoke`.
+fn qualified_definitions(lines: &[&str], name: &str) -> Vec<RangeInclusive<usize>> {
+    let Some((outer, inner)) = name.rsplit_once('.') else {
+        return definitions(lines, name);
+    };
+    let outer = outer.rsplit('.').next().unwrap_or(outer);
+    let mut found = Vec::new();
+    for range in definitions(lines, outer) {
+        let start = *range.start();
+        let inside = &lines[start..=*range.end()];
+        for inner_range in definitions(inside, inner) {
+            found.push(start + inner_range.start()..=start + inner_range.end());
+        }
+    }
+    if found.is_empty() {
+        definitions(lines, inner)
+    } else {
+        found
+    }
+}
+
 /// The line ranges (zero-based, inclusive) of the definitions of `name`: a
 /// line that defines it with a definition keyword (`def`, `class`, `fn`,
 /// `function`, `func`, …), down to the last following line indented deeper,
@@ -410,6 +433,20 @@ fn definitions(lines: &[&str], name: &str) -> Vec<RangeInclusive<usize>> {
 #[cfg(test)]
 mod definition_tests {
     use super::definitions;
+
+    #[test]
+    fn a_qualified_name_picks_the_definition_inside_its_class() {
+        let text = "class Command:\n    def invoke(self, ctx):\n        return 1\n\n\nclass Context:\n    def invoke(self, callback, **kwargs):\n        return callback(**kwargs)\n";
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            super::qualified_definitions(&lines, "Context.invoke"),
+            [6..=7]
+        );
+        assert_eq!(
+            super::qualified_definitions(&lines, "Missing.invoke"),
+            [1..=2, 6..=7]
+        );
+    }
 
     #[test]
     fn a_parameter_list_over_several_lines_keeps_the_body() {
