@@ -180,7 +180,11 @@ fn selected_files(out: &mut String, trace: &PipelineTrace) {
     );
     for (index, file) in trace.selected_files.iter().enumerate() {
         let s = &file.file.signals;
-        let tier = file.tier.map_or("-", |t| t.name());
+        let tier = match file.tier {
+            Some(_) if file.sliced => "sliced",
+            Some(tier) => tier.name(),
+            None => "-",
+        };
         let mut note = file.reason.clone();
         if s.mention > 0.0 {
             let _ = write!(note, "; names in the intent {:.2}", s.mention);

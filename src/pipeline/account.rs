@@ -439,6 +439,9 @@ fn trace_files(selection: &Selection, facts: &SelectedFacts, fitted: &Fitted<'_>
                 .map(|f| f.transforms_applied.clone())
                 .unwrap_or_default(),
             reason,
+            sliced: tier.is_some()
+                && (fitted.slices.contains_key(&file.path)
+                    || fitted.sliced.as_ref() == Some(&file.path)),
         });
     }
     traced

@@ -100,6 +100,10 @@ pub struct SelectedFileTrace {
     /// Why the file is in or out: `selected`, `blocked by guard`, `dropped to fit
     /// the budget`.
     pub reason: String,
+    /// Whether the file is shown as a slice of its lines (its tier is then
+    /// L0 with only the kept lines).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sliced: bool,
 }
 
 /// Token totals after each step of the pipeline.
