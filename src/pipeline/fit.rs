@@ -193,7 +193,6 @@ pub fn fit<'a>(
     warnings: &mut Vec<String>,
 ) -> Result<Fitted<'a>, CompileError> {
     let tokens = plan.tokens();
-    let assembler = PromptAssembler;
     let safe: Vec<(&ScoredFile, &FileFacts)> = selection
         .ranked
         .files
@@ -204,15 +203,12 @@ pub fn fit<'a>(
     let markers = session_markers(&safe, snapshot, options.session, tokens);
     // The relevance-first placement is planned on the code budget before
     // the notes it writes; the ladder below fits the final one.
-    let plain_overhead = {
-        let parts = prompt_parts(plan, options.session, &[], selection.orientation.as_deref());
-        tokens.count(&format!(
-            "{}{}{}",
-            assembler.head(&parts),
-            assembler.context_heading(),
-            assembler.tail(&parts)
-        ))
-    };
+    let plain_overhead = tokens.count(&fixed_text(&prompt_parts(
+        plan,
+        options.session,
+        &[],
+        selection.orientation.as_deref(),
+    )));
     let placement = place(
         plan,
         snapshot,
@@ -220,25 +216,7 @@ pub fn fit<'a>(
         &selection.listed,
         BudgetAllocator.code_budget(plan.budget.total, plain_overhead),
     );
-    let ladder_files: Vec<LadderFile> = safe
-        .iter()
-        .zip(&placement.ceilings)
-        .map(|((file, facts), ceiling)| {
-            ladder_file(
-                file,
-                facts,
-                markers.get(&file.path),
-                *ceiling,
-                placement.slices.get(&file.path),
-                placement
-                    .focus
-                    .iter()
-                    .take(FOCUS_FLOORS)
-                    .any(|p| *p == file.path),
-                placement.bodies_only.contains(&file.path),
-            )
-        })
-        .collect();
+    let ladder_files = ladder_files(&safe, &markers, &placement);
     let smallest = ladder_files
         .iter()
         .filter_map(|f| f.costs.iter().flatten().min().copied())
@@ -247,65 +225,27 @@ pub fn fit<'a>(
     let total = plan.budget.total;
     let limit = options.limit;
     let mut counter = BlockCounter::new(options.memo, tokens);
-    // The notes name the slices; a slice the ladder then drops is taken out
-    // of them and the ladder fits again (the notes only get shorter).
-    let mut dropped_slices: Vec<RelativePath> = Vec::new();
-    let mut notes = prompt_notes(plan, selection, &placement, &dropped_slices);
-    let (overhead, fixed_size, ladder) = loop {
-        let parts = prompt_parts(
+    let NotedLadder {
+        notes,
+        dropped_slices,
+        overhead,
+        fixed_size,
+        ladder,
+    } = fit_with_notes(
+        &NotesFrame {
             plan,
-            options.session,
-            &notes,
-            selection.orientation.as_deref(),
-        );
-        let fixed = format!(
-            "{}{}{}",
-            assembler.head(&parts),
-            assembler.context_heading(),
-            assembler.tail(&parts)
-        );
-        let overhead = tokens.count(&fixed);
-        let fixed_size = limit
-            .filter(|limit| limit.scope == SizeScope::Prompt)
-            .map_or(0, |limit| limit.measure(&fixed));
-        let frame = Frame {
+            selection,
+            session: options.session,
             safe: &safe,
             markers: &markers,
-            slices: &placement.slices,
+            placement: &placement,
             ladder_files: &ladder_files,
-            parts: &parts,
-            overhead,
-            total,
             limit,
-            fixed_size,
-        };
-        let ladder = fit_ladder(&frame, &mut counter, cancel)?;
-        let newly: Vec<RelativePath> = safe
-            .iter()
-            .zip(&ladder.tiers)
-            .filter(|((file, _), tier)| {
-                tier.is_none()
-                    && placement.slices.contains_key(&file.path)
-                    && !dropped_slices.contains(&file.path)
-            })
-            .map(|((file, _), _)| file.path.clone())
-            .collect();
-        if newly.is_empty() {
-            break (overhead, fixed_size, ladder);
-        }
-        dropped_slices.extend(newly);
-        notes = prompt_notes(plan, selection, &placement, &dropped_slices);
-    };
-    for (path, slice) in placement
-        .slices
-        .iter()
-        .filter(|(path, s)| !s.glimpse && !dropped_slices.contains(path))
-    {
-        warnings.push(format!(
-            "`{path}` is shown as a slice: {} of its {} lines, around what the intent names",
-            slice.kept_lines, slice.total_lines
-        ));
-    }
+        },
+        &mut counter,
+        cancel,
+    )?;
+    warnings.extend(slice_warnings(&placement, &dropped_slices));
     let parts = prompt_parts(
         plan,
         options.session,
@@ -389,6 +329,146 @@ pub fn fit<'a>(
         notes,
         structure: selection.orientation.clone(),
     })
+}
+
+/// A warning for each focus or named file shown as a slice (not the
+/// excerpts, nor the slices the ladder dropped).
+fn slice_warnings(placement: &Placement, dropped: &[RelativePath]) -> Vec<String> {
+    placement
+        .slices
+        .iter()
+        .filter(|(path, s)| !s.glimpse && !dropped.contains(path))
+        .map(|(path, slice)| {
+            format!(
+                "`{path}` is shown as a slice: {} of its {} lines, around what the intent names",
+                slice.kept_lines, slice.total_lines
+            )
+        })
+        .collect()
+}
+
+/// Everything of a prompt but its file blocks.
+fn fixed_text(parts: &PromptParts<'_>) -> String {
+    let assembler = PromptAssembler;
+    format!(
+        "{}{}{}",
+        assembler.head(parts),
+        assembler.context_heading(),
+        assembler.tail(parts)
+    )
+}
+
+/// The files as the ladder sees them, in `safe` order, with their places.
+fn ladder_files(
+    safe: &[(&ScoredFile, &FileFacts)],
+    markers: &BTreeMap<RelativePath, PreviousMarker>,
+    placement: &Placement,
+) -> Vec<LadderFile> {
+    safe.iter()
+        .zip(&placement.ceilings)
+        .map(|((file, facts), ceiling)| {
+            ladder_file(
+                file,
+                facts,
+                markers.get(&file.path),
+                *ceiling,
+                placement.slices.get(&file.path),
+                placement
+                    .focus
+                    .iter()
+                    .take(FOCUS_FLOORS)
+                    .any(|p| *p == file.path),
+                placement.bodies_only.contains(&file.path),
+            )
+        })
+        .collect()
+}
+
+/// The inputs of [`fit_with_notes`].
+struct NotesFrame<'s, 'a> {
+    plan: &'s Plan,
+    selection: &'s Selection,
+    session: &'s SessionInput,
+    safe: &'s [(&'a ScoredFile, &'a FileFacts)],
+    markers: &'s BTreeMap<RelativePath, PreviousMarker>,
+    placement: &'s Placement,
+    ladder_files: &'s [LadderFile],
+    limit: Option<SizeLimit>,
+}
+
+/// The ladder's fit with the notes it goes with.
+struct NotedLadder {
+    notes: Vec<String>,
+    /// Slices the ladder dropped: the notes do not name them.
+    dropped_slices: Vec<RelativePath>,
+    overhead: TokenCount,
+    fixed_size: usize,
+    ladder: Ladder,
+}
+
+/// Fits the ladder under the prompt's notes. The notes name the slices; a
+/// slice the ladder then drops is taken out of them and the ladder fits
+/// again (the notes only get shorter, so this ends).
+fn fit_with_notes(
+    frame: &NotesFrame<'_, '_>,
+    counter: &mut BlockCounter<'_>,
+    cancel: Cancel<'_>,
+) -> Result<NotedLadder, CompileError> {
+    let NotesFrame {
+        plan,
+        selection,
+        session,
+        safe,
+        markers,
+        placement,
+        ladder_files,
+        limit,
+    } = *frame;
+    let mut dropped_slices: Vec<RelativePath> = Vec::new();
+    loop {
+        let notes = prompt_notes(plan, selection, placement, &dropped_slices);
+        let parts = prompt_parts(plan, session, &notes, selection.orientation.as_deref());
+        let fixed = fixed_text(&parts);
+        let overhead = plan.tokens().count(&fixed);
+        let fixed_size = limit
+            .filter(|limit| limit.scope == SizeScope::Prompt)
+            .map_or(0, |limit| limit.measure(&fixed));
+        let ladder = fit_ladder(
+            &Frame {
+                safe,
+                markers,
+                slices: &placement.slices,
+                ladder_files,
+                parts: &parts,
+                overhead,
+                total: plan.budget.total,
+                limit,
+                fixed_size,
+            },
+            counter,
+            cancel,
+        )?;
+        let newly: Vec<RelativePath> = safe
+            .iter()
+            .zip(&ladder.tiers)
+            .filter(|((file, _), tier)| {
+                tier.is_none()
+                    && placement.slices.contains_key(&file.path)
+                    && !dropped_slices.contains(&file.path)
+            })
+            .map(|((file, _), _)| file.path.clone())
+            .collect();
+        if newly.is_empty() {
+            return Ok(NotedLadder {
+                notes,
+                dropped_slices,
+                overhead,
+                fixed_size,
+                ladder,
+            });
+        }
+        dropped_slices.extend(newly);
+    }
 }
 
 /// The fixed inputs of the ladder's fitting loop.
@@ -680,20 +760,11 @@ fn place(
     // Tokens the files shown with their body take, in rank order.
     let mut used = 0u64;
     for (rank, (file, facts)) in safe.iter().enumerate() {
-        let related = file
-            .boosted_by
-            .iter()
-            .any(|b| b == aic_stages::selector::RELATED_FILE);
         let relative = if file.target || best <= 0.0 {
             1.0
         } else {
             file.score / best
         };
-        if !file.target && !related && relative < SHOWN_RATIO {
-            placement.ceilings.push(None);
-            placement.listed.push(file.path.clone());
-            continue;
-        }
         let whole = file.target || (full < MAX_FULL_FILES && relative >= FULL_RATIO);
         // A file that defines a name the intent mentions is shown with that
         // definition or not at all: never as signatures without its body.

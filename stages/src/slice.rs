@@ -104,19 +104,7 @@ pub fn slice_to_fit(
         return None;
     }
     let counter = SliceCounter::new(tokens, budget);
-    let fit = |kept: Vec<RangeInclusive<usize>>| {
-        let text = render(&lines, &kept);
-        let count = counter.count_if_near(&text)?;
-        (count <= budget).then(|| Sliced {
-            text,
-            kept: kept
-                .iter()
-                .map(|range| range.start() + 1..=range.end() + 1)
-                .collect(),
-            total_lines: lines.len(),
-            tokens: count,
-        })
-    };
+    let fit = |kept: Vec<RangeInclusive<usize>>| counter.fit(&lines, &kept);
     if let Some(whole) = fit(vec![0..=lines.len() - 1]) {
         return Some(whole);
     }
@@ -236,20 +224,7 @@ pub fn slice_focused(
         counter.counted_bytes.set(body.len());
         counter.counted_tokens.set(whole.0 as usize);
     }
-    let fit = |kept: &[RangeInclusive<usize>]| {
-        let kept = merge(kept.to_vec());
-        let text = render(&lines, &kept);
-        let count = counter.count_if_near(&text)?;
-        (count <= budget).then(|| Sliced {
-            text,
-            kept: kept
-                .iter()
-                .map(|range| range.start() + 1..=range.end() + 1)
-                .collect(),
-            total_lines: lines.len(),
-            tokens: count,
-        })
-    };
+    let fit = |kept: &[RangeInclusive<usize>]| counter.fit(&lines, &merge(kept.to_vec()));
     if focus.whole_tokens.is_none_or(|whole| whole <= budget)
         && let Some(whole) = fit(&[0..=lines.len() - 1])
     {
@@ -500,6 +475,22 @@ impl SliceCounter {
             counted_bytes: std::cell::Cell::new(0),
             counted_tokens: std::cell::Cell::new(0),
         }
+    }
+
+    /// The slice of `lines` keeping the merged zero-based ranges `kept`,
+    /// when it fits the budget.
+    fn fit(&self, lines: &[&str], kept: &[RangeInclusive<usize>]) -> Option<Sliced> {
+        let text = render(lines, kept);
+        let count = self.count_if_near(&text)?;
+        (count <= self.budget).then(|| Sliced {
+            text,
+            kept: kept
+                .iter()
+                .map(|range| range.start() + 1..=range.end() + 1)
+                .collect(),
+            total_lines: lines.len(),
+            tokens: count,
+        })
     }
 
     /// The exact count of `text` when it may fit, `None` when it is surely
