@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use aic_stages::assembler::PromptFormat;
+
 use crate::pipeline::CompilationRequest;
 
 /// aic — the Agent Input Compiler: compiles an intent and a repository into one
@@ -78,6 +80,10 @@ pub enum Command {
     /// Compile a task specification (types, code blocks, prose) into one briefing that fits a
     /// token budget: prints the briefing, or `{compiledSpec, meta}` with --json.
     Spec(SpecArgs),
+    /// Serves `compile --copy`'s text on the clipboard until another program
+    /// takes the clipboard over (internal).
+    #[command(hide = true)]
+    ClipboardServe,
 }
 
 /// `aic hook <editor> <Event> [check]`. Every word is optional and none is
@@ -376,6 +382,37 @@ pub struct RequestArgs {
     /// compile is still logged for `aic status`.
     #[arg(long)]
     pub no_cache: bool,
+    /// The prompt's layout (overrides `output.format` in aic.config.json).
+    /// Every format has the same sections in the same order and gives each
+    /// file its path, tier and language.
+    #[arg(long, value_name = "FORMAT", value_parser = format_parser())]
+    pub format: Option<PromptFormat>,
+    /// Only files matching GLOB are candidates (repeatable; files the intent
+    /// names still pass). Read like .gitignore: `*.py` and `tests` match at
+    /// any depth, `/docs` only at the root, a directory matches every file
+    /// below it. Added to `contextSelector.heuristic.includePatterns` and the
+    /// rule packs' `includePatterns`.
+    #[arg(long, value_name = "GLOB", value_parser = glob_parser)]
+    pub include: Vec<String>,
+    /// Files matching GLOB are never candidates (repeatable; files the intent
+    /// names still pass). Read like --include; added to the config's and rule
+    /// packs' `excludePatterns`.
+    #[arg(long, value_name = "GLOB", value_parser = glob_parser)]
+    pub exclude: Vec<String>,
+}
+
+/// `--format`'s parser: the names of [`PromptFormat::ALL`], shown in `--help`.
+fn format_parser() -> impl clap::builder::TypedValueParser<Value = PromptFormat> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(PromptFormat::ALL.map(PromptFormat::as_str))
+        .map(|name| name.parse::<PromptFormat>().unwrap_or_default())
+}
+
+/// A glob for `--include`/`--exclude`, checked as the selector compiles it.
+fn glob_parser(glob: &str) -> Result<String, String> {
+    aic_stages::pattern::PatternSet::new(&[glob.to_owned()])
+        .map(|_| glob.to_owned())
+        .map_err(|(_, error)| format!("not a valid glob: {}", error.kind()))
 }
 
 impl RequestArgs {
@@ -394,6 +431,9 @@ impl RequestArgs {
             no_cache: self.no_cache,
             use_prompt_cache: !self.no_cache,
             session_key: String::new(),
+            format: self.format,
+            include: self.include.clone(),
+            exclude: self.exclude.clone(),
             ..CompilationRequest::default()
         }
     }
@@ -407,6 +447,14 @@ pub struct CompileArgs {
     /// Print `{compiledPrompt, meta}` as JSON instead of the prompt.
     #[arg(long)]
     pub json: bool,
+    /// Write the prompt (or the --json output) to FILE instead of stdout; the
+    /// file is replaced atomically, never left half-written.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Also put the prompt on the clipboard (fails with a clear error where
+    /// there is none, e.g. over SSH without a display).
+    #[arg(long)]
+    pub copy: bool,
 }
 
 /// `aic inspect`.

@@ -38,6 +38,7 @@
 
 pub mod args;
 pub mod cache;
+pub mod clipboard;
 pub mod clock;
 pub mod commands;
 pub mod config;

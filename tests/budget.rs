@@ -195,3 +195,28 @@ fn a_size_limit_that_binds_says_so_and_keeps_the_best_file() {
         limited.meta.warnings
     );
 }
+
+#[test]
+fn every_format_fits_its_budget_and_counts_its_own_text() {
+    use aic_stages::assembler::PromptFormat;
+    use aic_stages::tokens::TokenCounter;
+
+    let root = dependency_source("globset");
+    for format in PromptFormat::ALL {
+        for budget in [1_500u32, 4_000, 9_000, 30_000] {
+            let request = CompilationRequest {
+                format: Some(format),
+                ..request(root.clone(), "fix glob compilation", budget)
+            };
+            let compilation =
+                compile(&request).unwrap_or_else(|e| panic!("{format} {budget}: {e}"));
+            let tokens = compilation.meta.tokens_compiled;
+            assert!(tokens.0 <= budget, "{format} at {budget}: {tokens}");
+            assert_eq!(
+                tokens,
+                TokenCounter::cl100k().count(&compilation.prompt),
+                "{format} at {budget}: the meta's count is the prompt's"
+            );
+        }
+    }
+}

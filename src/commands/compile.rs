@@ -1,4 +1,5 @@
-//! `aic compile "<intent>" [--root DIR] [--budget N] [--json] [--raw]`.
+//! `aic compile "<intent>" [--root DIR] [--budget N] [--format F] [--json]
+//! [-o FILE] [--copy] [--raw]`.
 
 use anyhow::Context;
 use serde::Serialize;
@@ -7,7 +8,7 @@ use crate::args::CompileArgs;
 use crate::history::compilations::{CompileOrigin, record};
 use crate::host::Host;
 use crate::pipeline::{CompilationMeta, compile};
-use crate::printer::print_stdout;
+use crate::printer::{print_stdout, replace_file};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -16,8 +17,10 @@ struct CompileOutput<'a> {
     meta: &'a CompilationMeta,
 }
 
-/// Compiles and prints the prompt (or `{compiledPrompt, meta}` as JSON); the
-/// compile is logged for `aic status` (a failure to log is a warning).
+/// Compiles and prints the prompt (or `{compiledPrompt, meta}` as JSON), or
+/// writes it to `-o FILE` (stdout then stays empty), and with `--copy` also
+/// puts the prompt on the clipboard; the compile is logged for `aic status`
+/// (a failure to log is a warning).
 pub fn run(args: &CompileArgs, host: &Host) -> anyhow::Result<()> {
     let request = args.request.request();
     let compilation = compile(&request, host)?;
@@ -28,6 +31,7 @@ pub fn run(args: &CompileArgs, host: &Host) -> anyhow::Result<()> {
     if let Err(message) = record(host, &compilation, &origin) {
         tracing::warn!("The compile was not logged: {message}");
     }
+    let prompt = args.copy.then(|| compilation.prompt.clone());
     let text = if args.json {
         let mut json = serde_json::to_string_pretty(&CompileOutput {
             compiled_prompt: &compilation.prompt,
@@ -39,5 +43,22 @@ pub fn run(args: &CompileArgs, host: &Host) -> anyhow::Result<()> {
     } else {
         compilation.prompt
     };
-    print_stdout(&text).context("Failed to write to stdout")
+    match &args.output {
+        Some(file) => {
+            replace_file(file, text.as_bytes())
+                .with_context(|| format!("Failed to write the prompt to `{}`", file.display()))?;
+            tracing::info!(
+                "Wrote {} tokens ({} bytes) to {}",
+                compilation.meta.tokens_compiled,
+                text.len(),
+                file.display()
+            );
+        }
+        None => print_stdout(&text).context("Failed to write to stdout")?,
+    }
+    if let Some(prompt) = prompt {
+        crate::clipboard::copy(&prompt)?;
+        tracing::info!("Copied the prompt to the clipboard");
+    }
+    Ok(())
 }

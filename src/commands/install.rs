@@ -663,29 +663,7 @@ fn apply(edit: &Edit, install: bool, stops: &[&Path], backups: &Backups) -> anyh
             fs_err::remove_file(&edit.path)?;
             remove_empty_config_dirs(&edit.path, stops);
         }
-        Some(bytes) => {
-            let dir = target
-                .parent()
-                .context("A configuration file has no parent directory")?;
-            fs_err::create_dir_all(dir)?;
-            let mut file = tempfile::NamedTempFile::new_in(dir)
-                .with_context(|| format!("Cannot write in `{}`", dir.display()))?;
-            std::io::Write::write_all(&mut file, bytes)?;
-            // Keep the file's mode; a new file is 0644 like any editor's (a
-            // temp file is created 0600).
-            if let Ok(metadata) = fs_err::metadata(&target) {
-                file.as_file().set_permissions(metadata.permissions())?;
-            } else {
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::PermissionsExt;
-                    file.as_file()
-                        .set_permissions(std::fs::Permissions::from_mode(0o644))?;
-                }
-            }
-            file.persist(&target)
-                .with_context(|| format!("Cannot replace `{}`", target.display()))?;
-        }
+        Some(bytes) => crate::printer::replace_file(&target, bytes)?,
     }
     Ok(())
 }

@@ -107,6 +107,7 @@ pub fn main() -> ExitCode {
             &host,
         ),
         Command::Spec(args) => spec::run(args, &host),
+        Command::ClipboardServe => crate::clipboard::serve(),
     };
     finish(result)
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
+use aic_stages::assembler::PromptFormat;
 use aic_stages::content_hash::ContentHash;
 use aic_stages::spec::{DEFAULT_SPEC_BUDGET, compile_request_from_value};
 use aic_stages::tokens::TokenCount;
@@ -164,6 +165,12 @@ pub fn compile(
     cancel: Arc<AtomicBool>,
 ) -> ToolResult {
     validate_compile(args)?;
+    let format = args
+        .format
+        .as_deref()
+        .map(str::parse::<PromptFormat>)
+        .transpose()
+        .map_err(|error| ToolFailure::Tool(format!("`format`: {error}")))?;
     let root = resolve_root(root).map_err(|error| compile_failure(error, None))?;
     if let (Some("subagent_stop"), Some(from), Some(to)) = (
         args.trigger_source.as_deref(),
@@ -253,6 +260,7 @@ pub fn compile(
         session: input,
         cancel: Some(cancel),
         size_limit: Some(limit),
+        format,
         ..CompilationRequest::default()
     };
     // The reply stays within the client's result-size limit: the compile fits

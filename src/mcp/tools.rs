@@ -69,6 +69,10 @@ pub struct CompileArgs {
     /// Tokens already in the agent's context window (default: the tokens this
     /// session's earlier steps compiled).
     pub conversation_tokens: Option<u32>,
+    /// The prompt's layout (default: the project's `output.format`, else
+    /// `markdown`).
+    #[schemars(extend("enum" = ["markdown", "xml", "json", "plain"]))]
+    pub format: Option<String>,
 }
 
 /// `aic_inspect` arguments.

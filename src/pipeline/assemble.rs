@@ -1,8 +1,8 @@
 //! The `assemble` phase: the prompt text, in the fixed section order of the
-//! [`PromptAssembler`] — task, classification, session context, key
+//! [`PromptAssembler`](aic_stages::assembler::PromptAssembler), in the
+//! plan's format — task, classification, session context, key
 //! constraints, the file blocks as fitted, then every constraint.
 
-use aic_stages::assembler::PromptAssembler;
 use aic_stages::tokens::TokenCount;
 use tracing::info;
 
@@ -21,7 +21,7 @@ pub struct Prompt {
 
 /// Runs the `assemble` phase.
 pub fn assemble(plan: &Plan, session: &SessionInput, fitted: &Fitted<'_>) -> Prompt {
-    let text = PromptAssembler.assemble(
+    let text = plan.assembler().assemble(
         &prompt_parts(plan, session, &fitted.notes, fitted.structure.as_deref()),
         &fitted.blocks,
     );

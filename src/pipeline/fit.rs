@@ -200,15 +200,13 @@ pub fn fit<'a>(
         .filter_map(|file| facts.of(&file.path).map(|f| (file, f)))
         .filter(|(_, f)| !f.guard.blocked)
         .collect();
-    let markers = session_markers(&safe, snapshot, options.session, tokens);
+    let markers = session_markers(&safe, snapshot, options.session, plan);
     // The relevance-first placement is planned on the code budget before
     // the notes it writes; the ladder below fits the final one.
-    let plain_overhead = tokens.count(&fixed_text(&prompt_parts(
-        plan,
-        options.session,
-        &[],
-        selection.orientation.as_deref(),
-    )));
+    let plain_overhead = tokens.count(&fixed_text(
+        plan.assembler(),
+        &prompt_parts(plan, options.session, &[], selection.orientation.as_deref()),
+    ));
     let placement = place(
         plan,
         snapshot,
@@ -348,8 +346,7 @@ fn slice_warnings(placement: &Placement, dropped: &[RelativePath]) -> Vec<String
 }
 
 /// Everything of a prompt but its file blocks.
-fn fixed_text(parts: &PromptParts<'_>) -> String {
-    let assembler = PromptAssembler;
+fn fixed_text(assembler: PromptAssembler, parts: &PromptParts<'_>) -> String {
     format!(
         "{}{}{}",
         assembler.head(parts),
@@ -428,13 +425,14 @@ fn fit_with_notes(
     loop {
         let notes = prompt_notes(plan, selection, placement, &dropped_slices);
         let parts = prompt_parts(plan, session, &notes, selection.orientation.as_deref());
-        let fixed = fixed_text(&parts);
+        let fixed = fixed_text(plan.assembler(), &parts);
         let overhead = plan.tokens().count(&fixed);
         let fixed_size = limit
             .filter(|limit| limit.scope == SizeScope::Prompt)
             .map_or(0, |limit| limit.measure(&fixed));
         let ladder = fit_ladder(
             &Frame {
+                assembler: plan.assembler(),
                 safe,
                 markers,
                 slices: &placement.slices,
@@ -473,6 +471,7 @@ fn fit_with_notes(
 
 /// The fixed inputs of the ladder's fitting loop.
 struct Frame<'s, 'a> {
+    assembler: PromptAssembler,
     safe: &'s [(&'a ScoredFile, &'a FileFacts)],
     markers: &'s BTreeMap<RelativePath, PreviousMarker>,
     slices: &'s BTreeMap<RelativePath, FocusSlice>,
@@ -501,7 +500,7 @@ fn fit_ladder(
     counter: &mut BlockCounter<'_>,
     cancel: Cancel<'_>,
 ) -> Result<Ladder, CompileError> {
-    let assembler = PromptAssembler;
+    let assembler = frame.assembler;
     let (overhead, total, limit, fixed_size) =
         (frame.overhead, frame.total, frame.limit, frame.fixed_size);
     let mut code_budget = BudgetAllocator.code_budget(total, overhead);
@@ -509,8 +508,6 @@ fn fit_ladder(
     loop {
         cancel.check()?;
         let (tiers, _) = SummarisationLadder.fit(frame.ladder_files, code_budget);
-        let mut block_tokens = 0u64;
-        let mut size = fixed_size;
         let blocks: Vec<ContextFile> = frame
             .safe
             .iter()
@@ -518,19 +515,22 @@ fn fit_ladder(
             .filter_map(|((file, facts), tier)| {
                 let tier = (*tier)?;
                 let (body, _) = block_of(frame.markers, frame.slices, &file.path, facts, tier)?;
-                let block = ContextFile {
+                Some(ContextFile {
                     path: file.path.clone(),
                     language: file.language,
                     tier,
                     body,
                     sliced: tier == InclusionTier::L0 && frame.slices.contains_key(&file.path),
-                };
-                let text = assembler.file_block(&block);
-                block_tokens += u64::from(counter.count(&text));
-                size += limit.map_or(0, |limit| limit.measure(&text));
-                Some(block)
+                })
             })
             .collect();
+        let mut block_tokens = 0u64;
+        let mut size = fixed_size;
+        for (index, block) in blocks.iter().enumerate() {
+            let text = assembler.file_block_at(block, index + 1 == blocks.len());
+            block_tokens += u64::from(counter.count(&text));
+            size += limit.map_or(0, |limit| limit.measure(&text));
+        }
         let tokens = TokenCount::from_u64(overhead.get() + block_tokens);
         debug_assert_eq!(
             tokens,
@@ -577,8 +577,9 @@ fn session_markers(
     safe: &[(&ScoredFile, &FileFacts)],
     snapshot: &Snapshot,
     session: &SessionInput,
-    tokens: TokenCounter,
+    plan: &Plan,
 ) -> BTreeMap<RelativePath, PreviousMarker> {
+    let (tokens, assembler) = (plan.tokens(), plan.assembler());
     let repo = &snapshot.repo;
     let content_hash_of = |path: &RelativePath| {
         repo.files
@@ -596,7 +597,7 @@ fn session_markers(
                     previous.step,
                     previous.tier.name()
                 );
-                let cost = tokens.count(&PromptAssembler.file_block(&ContextFile {
+                let cost = tokens.count(&assembler.file_block(&ContextFile {
                     path: file.path.clone(),
                     language: file.language,
                     tier: previous.tier,
@@ -861,7 +862,7 @@ fn focus_slice(
 ) -> Option<FocusSlice> {
     let full = facts.render(InclusionTier::L0)?;
     let tokens = plan.tokens();
-    let assembler = PromptAssembler;
+    let assembler = plan.assembler();
     let wrapper = tokens.count(&assembler.file_block(&ContextFile {
         path: file.path.clone(),
         language: file.language,
@@ -1063,7 +1064,7 @@ fn slice_best(
     let full = facts.render(InclusionTier::L0)?;
     let tokens = plan.tokens();
     let total = plan.budget.total;
-    let assembler = PromptAssembler;
+    let assembler = plan.assembler();
     let wrapper = tokens.count(&assembler.file_block(&ContextFile {
         path: file.path.clone(),
         language: file.language,
@@ -1096,7 +1097,7 @@ fn slice_best(
             continue;
         }
         if let Some(limit) = limit {
-            let size = fixed_size + limit.measure(&assembler.file_block(&block));
+            let size = fixed_size + limit.measure(&assembler.file_block_at(&block, true));
             if size > limit.max_chars {
                 let room = limit.max_chars.saturating_sub(fixed_size) as f64;
                 let goal = (f64::from(slice_budget) * room / (size - fixed_size).max(1) as f64

@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use aic_stages::assembler::{PromptAssembler, PromptFormat};
 use aic_stages::budget::{BudgetAllocator, BudgetInputs, TokenBudget};
 use aic_stages::config::AicConfig;
 use aic_stages::content_hash::ContentHash;
@@ -127,6 +128,8 @@ pub struct Plan {
     pub pack: RulePack,
     /// The allocated budget.
     pub budget: TokenBudget,
+    /// The prompt's layout: the request's, else `output.format`.
+    pub format: PromptFormat,
     /// The selector for the merged pack.
     pub selector: HeuristicSelector,
     /// What the user should know: the project's warnings, then skipped packs.
@@ -134,6 +137,11 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The assembler of the plan's format.
+    pub fn assembler(&self) -> PromptAssembler {
+        PromptAssembler::new(self.format)
+    }
+
     /// The token counter every count of this compile uses.
     pub fn tokens(&self) -> TokenCounter {
         TokenCounter::cl100k()
@@ -203,7 +211,27 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
     });
     warnings.extend(resolved.warnings.iter().cloned());
     info!("Rule packs: {}", resolved.applied.join(", "));
-    let pack = resolved.pack;
+    let mut pack = resolved.pack;
+    // The config's and the command line's globs narrow the candidates like a
+    // rule pack's: the pack's own patterns stay, these are added.
+    let selector_config = &config.context_selector;
+    for (patterns, extra) in [
+        (
+            &mut pack.include_patterns,
+            [&selector_config.include_patterns, &request.include],
+        ),
+        (
+            &mut pack.exclude_patterns,
+            [&selector_config.exclude_patterns, &request.exclude],
+        ),
+    ] {
+        for pattern in extra.into_iter().flatten() {
+            if !patterns.contains(pattern) {
+                patterns.push(pattern.clone());
+            }
+        }
+    }
+    let format = request.format.unwrap_or(config.output.format);
 
     let budget = BudgetAllocator.allocate(&BudgetInputs {
         // `--budget 0` means auto, like `contextBudget.maxTokens: 0`.
@@ -241,6 +269,7 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
         pack,
         budget,
         selector,
+        format,
         warnings,
     })
 }

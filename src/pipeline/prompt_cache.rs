@@ -46,6 +46,11 @@ pub struct PromptKeyParts<'a> {
     pub size_limit: Option<SizeLimit>,
     /// The agentic session's key material (empty without a session).
     pub session: &'a str,
+    /// The prompt format's name.
+    pub format: &'a str,
+    /// The merged include and exclude globs (the command line's are not in
+    /// the config hash).
+    pub patterns: [&'a [String]; 2],
 }
 
 /// The 32-byte prompt cache key of `parts`.
@@ -82,7 +87,10 @@ pub fn prompt_key(parts: &PromptKeyParts<'_>) -> [u8; 32] {
             };
             (limit.max_chars as u64, (scope, limit.json_escaped))
         }))
-        .write(parts.session);
+        .write(parts.session)
+        .write(parts.format)
+        .write(&sorted(parts.patterns[0]))
+        .write(&sorted(parts.patterns[1]));
     key.finish_256()
 }
 
@@ -101,6 +109,8 @@ pub fn key_for(request: &CompilationRequest, plan: &Plan, snapshot: &Snapshot) -
         related: &request.related_files,
         size_limit: request.size_limit,
         session: &request.session_key,
+        format: plan.format.as_str(),
+        patterns: [&plan.pack.include_patterns, &plan.pack.exclude_patterns],
     })
 }
 
@@ -138,6 +148,8 @@ mod tests {
             related: &[],
             size_limit: None,
             session: "",
+            format: "markdown",
+            patterns: [&[], &[]],
         }
     }
 
@@ -152,6 +164,13 @@ mod tests {
         let mut other_budget = parts("fix the bug", &ab);
         other_budget.budget = 8001;
         assert_ne!(key, prompt_key(&other_budget));
+        let mut xml = parts("fix the bug", &ab);
+        xml.format = "xml";
+        assert_ne!(key, prompt_key(&xml));
+        let excluded = ["tests/**".to_owned()];
+        let mut narrowed = parts("fix the bug", &ab);
+        narrowed.patterns = [&[], &excluded];
+        assert_ne!(key, prompt_key(&narrowed));
         let mut limited = parts("fix the bug", &ab);
         limited.size_limit = Some(SizeLimit {
             max_chars: 9_000,

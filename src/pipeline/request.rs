@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+use aic_stages::assembler::PromptFormat;
 use aic_stages::ladder::InclusionTier;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::tokens::TokenCount;
@@ -59,6 +60,15 @@ pub struct CompilationRequest {
     /// MCP reply, a hook's injected text): the fit phase meets it in the same
     /// compile, compressing the least relevant files first.
     pub size_limit: Option<SizeLimit>,
+    /// The prompt's layout; `None` takes `output.format` from the config
+    /// (Markdown by default).
+    pub format: Option<PromptFormat>,
+    /// Globs (`--include`): when any is given, only files matching one are
+    /// candidates. Added to the config's and rule packs' `includePatterns`.
+    pub include: Vec<String>,
+    /// Globs (`--exclude`): files matching one are never candidates. Added to
+    /// the config's and rule packs' `excludePatterns`.
+    pub exclude: Vec<String>,
 }
 
 /// A limit on the size of the compiled prompt, in characters, as the caller

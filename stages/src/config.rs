@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::assembler::PromptFormat;
 use crate::content_hash::ContentHash;
 use crate::intent::TaskClass;
 use crate::tokens::TokenCount;
@@ -57,6 +58,8 @@ pub struct AicConfig {
     /// `qualityGate.*`: the checks the editor hooks' Stop gate runs on the
     /// files an agent edited (`aic install <client> --with-gates`).
     pub quality_gate: QualityGateConfig,
+    /// `output.*`: the prompt's layout.
+    pub output: OutputConfig,
 }
 
 /// `qualityGate.*`: the checks of the Stop quality gate (any commands, not
@@ -97,6 +100,21 @@ pub struct ContextSelectorConfig {
     pub selector_type: String,
     /// `heuristic.maxFiles`: 0 = auto (`BudgetAllocator::auto_max_files`).
     pub max_files: u32,
+    /// `heuristic.includePatterns`: globs; when non-empty, only matching files
+    /// are candidates (added to the rule packs' `includePatterns`).
+    pub include_patterns: Vec<String>,
+    /// `heuristic.excludePatterns`: globs of files that are never candidates
+    /// (added to the rule packs' `excludePatterns`).
+    pub exclude_patterns: Vec<String>,
+}
+
+/// `output.*`: how prompts are laid out.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OutputConfig {
+    /// `format`: `"markdown"` (default), `"xml"`, `"json"` or `"plain"`; `--format`
+    /// and the MCP `format` argument override it.
+    pub format: PromptFormat,
 }
 
 /// `model.*`.
@@ -220,6 +238,8 @@ impl Default for AicConfig {
             context_selector: ContextSelectorConfig {
                 selector_type: "heuristic".to_owned(),
                 max_files: 0,
+                include_patterns: Vec::new(),
+                exclude_patterns: Vec::new(),
             },
             model: ModelConfig::default(),
             guard: GuardConfig {
@@ -258,6 +278,7 @@ impl Default for AicConfig {
                 commands: Vec::new(),
                 timeout_seconds: 120,
             },
+            output: OutputConfig::default(),
         }
     }
 }
@@ -386,7 +407,10 @@ pub fn parse_config_value(value: &Value) -> Result<ParsedConfig, ConfigError> {
         let config = &mut config;
         match key.as_str() {
             "version" => config.version = reader.u32("version", value)?,
-            "$schema" | "telemetry" | "output" => {}
+            "$schema" | "telemetry" => {}
+            "output" => reader.object(key, value, |reader, key, value| {
+                output_key(reader, key, value, &mut config.output)
+            })?,
             "rulePacks" => config.rule_packs = reader.strings("rulePacks", value)?,
             "extends" => config.extends = reader.optional_string("extends", value)?,
             "devMode" => config.dev_mode = reader.bool("devMode", value)?,
@@ -482,8 +506,14 @@ fn context_selector_key(
                         selector.max_files =
                             reader.u32("contextSelector.heuristic.maxFiles", value)?;
                     }
-                    // Documented as not read by the shipped schema.
-                    "includePatterns" | "excludePatterns" => {}
+                    "includePatterns" => {
+                        selector.include_patterns =
+                            reader.globs("contextSelector.heuristic.includePatterns", value)?;
+                    }
+                    "excludePatterns" => {
+                        selector.exclude_patterns =
+                            reader.globs("contextSelector.heuristic.excludePatterns", value)?;
+                    }
                     _ => return Ok(false),
                 }
                 Ok(true)
@@ -493,6 +523,26 @@ fn context_selector_key(
     }
     Ok(true)
 }
+
+/// One key of `output`.
+fn output_key(
+    reader: &mut Reader,
+    key: &str,
+    value: &Value,
+    output: &mut OutputConfig,
+) -> Result<bool, ConfigError> {
+    match key {
+        "format" => {
+            let name = reader.one_of("output.format", value, &FORMAT_NAMES)?;
+            output.format = name.parse().unwrap_or_default();
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The names `output.format` takes.
+const FORMAT_NAMES: [&str; 4] = ["markdown", "xml", "json", "plain"];
 
 /// One key of `model`.
 fn model_key(
@@ -887,10 +937,29 @@ mod tests {
     #[test]
     fn unknown_keys_are_reported_with_full_paths() {
         let parsed = parse_config(
-            r#"{"colour": 1, "guard": {"mode": "x"}, "telemetry": {"enabled": true}, "output": {}}"#,
+            r#"{"colour": 1, "guard": {"mode": "x"}, "telemetry": {"enabled": true}, "output": {"style": 1}}"#,
         )
         .unwrap();
-        assert_eq!(parsed.unknown_keys, vec!["colour", "guard.mode"]);
+        assert_eq!(
+            parsed.unknown_keys,
+            vec!["colour", "guard.mode", "output.style"]
+        );
+    }
+
+    #[test]
+    fn output_format_and_selector_patterns_are_read() {
+        let parsed = parse_config(
+            r#"{"output": {"format": "xml"}, "contextSelector": {"heuristic": {"includePatterns": ["src/**"], "excludePatterns": ["**/*.snap"]}}}"#,
+        )
+        .unwrap();
+        assert_eq!(parsed.config.output.format, PromptFormat::Xml);
+        assert_eq!(parsed.config.context_selector.include_patterns, ["src/**"]);
+        assert_eq!(
+            parsed.config.context_selector.exclude_patterns,
+            ["**/*.snap"]
+        );
+        let error = parse_config(r#"{"output": {"format": "yaml"}}"#).unwrap_err();
+        assert!(error.to_string().contains("output.format"), "{error}");
     }
 
     #[test]

@@ -125,14 +125,14 @@ pub fn compute_facts(
     if l0_body.trim().is_empty() {
         "(empty file)\n".clone_into(&mut l0_body);
     }
-    // A block's cost is its wrapper (heading and fences, counted on an empty body)
+    // A block's cost is its Markdown wrapper (heading and fences, counted on an empty body)
     // plus its body, so each body is tokenised once. Joining can shift a count by
     // a token at the seams; the fit phase counts the assembled prompt and refits, so
     // the budget still holds exactly.
     let render = |tier: InclusionTier, body: String| {
         let mut body = body.trim_end_matches('\n').to_owned();
         body.push('\n');
-        let wrapper = PromptAssembler.file_block(&ContextFile {
+        let wrapper = PromptAssembler::default().file_block(&ContextFile {
             path: path.clone(),
             language,
             tier,
@@ -260,7 +260,7 @@ mod tests {
     fn block_cost_is_within_a_seam_of_the_assembled_block() {
         let f = facts("a.py", b"def a():\n    return 1\n");
         let l0 = f.render(InclusionTier::L0).unwrap();
-        let block = PromptAssembler.file_block(&ContextFile {
+        let block = PromptAssembler::default().file_block(&ContextFile {
             path: f.path.clone(),
             language: f.language,
             tier: InclusionTier::L0,

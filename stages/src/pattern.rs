@@ -1,9 +1,13 @@
 //! Glob patterns over repository-relative paths, as rule packs and config write
 //! them.
 //!
-//! `*` and `?` never cross a `/`; `**` spans any number of directories. A pattern
-//! without a `/` (such as `*.md`) matches the file name at any depth, as in
-//! `.gitignore`. A leading `./` or `/` anchors nothing and is dropped.
+//! Paths are read as `.gitignore` reads them: `*` and `?` never cross a `/`;
+//! `**` spans any number of directories; a pattern without a `/` (such as
+//! `*.md` or `tests`) matches a name at any depth; a leading `/` anchors the
+//! pattern at the root (`./` is dropped); and a pattern that matches a
+//! directory matches every file below it (`src/api` and `src/api/` take
+//! `src/api/**`). Unlike `.gitignore`, there is no `!` negation: exclusion
+//! and inclusion are separate lists.
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -28,11 +32,8 @@ impl PatternSet {
         let mut builder = GlobSetBuilder::new();
         let mut origin = Vec::new();
         for (index, pattern) in patterns.iter().enumerate() {
-            let trimmed = pattern.trim_start_matches("./").trim_start_matches('/');
-            builder.add(compile(trimmed).map_err(|e| (index, e))?);
-            origin.push(index);
-            if !trimmed.contains('/') {
-                builder.add(compile(&format!("**/{trimmed}")).map_err(|e| (index, e))?);
+            for glob in expand(pattern) {
+                builder.add(compile(&glob).map_err(|e| (index, e))?);
                 origin.push(index);
             }
         }
@@ -80,6 +81,38 @@ impl PatternSet {
     }
 }
 
+/// The globs one pattern stands for, with gitignore's reading of paths: a
+/// leading `/` or `./` anchors at the root (and is dropped); a pattern with
+/// no `/` but a trailing one matches at any depth (`*.md`, `CHANGELOG*`);
+/// and a pattern also matches everything below a directory it matches
+/// (`src/api` and `src/api/` take `src/api/**`, `generated` takes
+/// `**/generated/**`).
+fn expand(pattern: &str) -> Vec<String> {
+    let anchored = pattern.trim_start_matches("./").trim_start_matches('/');
+    let trimmed = anchored.trim_end_matches('/');
+    let directory_only = trimmed.len() != anchored.len();
+    let any_depth = !trimmed.contains('/') && !pattern.starts_with('/');
+    let mut globs = Vec::with_capacity(4);
+    let mut add = |glob: String| {
+        if !globs.contains(&glob) {
+            globs.push(glob);
+        }
+    };
+    if !directory_only {
+        add(trimmed.to_owned());
+        if any_depth {
+            add(format!("**/{trimmed}"));
+        }
+    }
+    if !trimmed.ends_with("/**") && trimmed != "**" {
+        add(format!("{trimmed}/**"));
+        if any_depth {
+            add(format!("**/{trimmed}/**"));
+        }
+    }
+    globs
+}
+
 fn compile(pattern: &str) -> Result<Glob, globset::Error> {
     GlobBuilder::new(pattern)
         .literal_separator(true)
@@ -111,6 +144,14 @@ mod tests {
     #[test_case("**/*.test.*", "src/latest.ts", false)]
     #[test_case("./dist/**", "dist/index.js", true)]
     #[test_case("docs/**", "src/docs.rs", false)]
+    #[test_case("src/api", "src/api/users.ts", true)]
+    #[test_case("src/api/", "src/api/v1/users.ts", true)]
+    #[test_case("src/api/", "src/api", false)]
+    #[test_case("src/api", "src/apis/users.ts", false)]
+    #[test_case("generated", "a/generated/x.rs", true)]
+    #[test_case("/generated", "a/generated/x.rs", false)]
+    #[test_case("/generated", "generated/x.rs", true)]
+    #[test_case("tests", "pkg/tests/test_a.py", true)]
     fn matches_as_documented(pattern: &str, candidate: &str, expected: bool) {
         assert_eq!(set(&[pattern]).is_match(&path(candidate)), expected);
     }

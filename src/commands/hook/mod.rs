@@ -21,6 +21,7 @@ use aic_integrations::claude::{self, MAX_INJECTED_CHARS};
 use aic_integrations::{
     ContextRequest, Editor, HookEnv, HookEvent, HookOutcome, HookPlan, cursor, gates,
 };
+use aic_stages::assembler::PromptFormat;
 use aic_stages::ladder::InclusionTier;
 use aic_stages::tokens::TokenCount;
 
@@ -431,6 +432,9 @@ impl Hook<'_> {
                     scope: SizeScope::FileBlocks,
                     json_escaped: false,
                 }),
+                // The hook injects the Markdown file blocks it cuts out of the
+                // prompt, whatever `output.format` says.
+                format: Some(PromptFormat::Markdown),
                 ..CompilationRequest::default()
             },
             self.host,
