@@ -1,7 +1,7 @@
 //! The `aic` command line's arguments (clap derive): global flags and one
 //! argument type per subcommand. Dispatch lives in [`crate::commands`].
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 
@@ -157,9 +157,11 @@ pub enum InstallClient {
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
     /// The project whose files (.mcp.json, .cursor/, .codex/, …) are checked
-    /// beside your user files.
-    #[arg(long, default_value = ".", value_name = "DIR")]
-    pub root: PathBuf,
+    /// beside your user files (default: the git work tree or the directory
+    /// with aic.config.json around the current directory, else the current
+    /// directory).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -195,9 +197,10 @@ pub struct InstallArgs {
 /// `aic init`.
 #[derive(Debug, Args)]
 pub struct InitArgs {
-    /// The project.
-    #[arg(long, default_value = ".", value_name = "DIR")]
-    pub root: PathBuf,
+    /// The project (default: the git work tree around the current directory,
+    /// else the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
     /// Replace an existing aic.config.json.
     #[arg(long)]
     pub force: bool,
@@ -243,9 +246,11 @@ pub struct JsonArgs {
 /// `--root` and `--json`.
 #[derive(Debug, Args)]
 pub struct ProjectArgs {
-    /// The project.
-    #[arg(long, default_value = ".", value_name = "DIR")]
-    pub root: PathBuf,
+    /// The project (default: the git work tree or the directory with
+    /// aic.config.json around the current directory, else the current
+    /// directory).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
     #[command(flatten)]
     pub output: JsonArgs,
 }
@@ -284,7 +289,7 @@ impl ProjectArgs {
     /// The diagnostics arguments of these flags.
     pub fn diagnostics(&self) -> DiagnosticsArgs {
         DiagnosticsArgs {
-            root: self.root.clone(),
+            root: crate::root::given_or_discovered(self.root.as_deref()),
             json: self.output.json,
             ..DiagnosticsArgs::default()
         }
@@ -316,9 +321,11 @@ pub struct SpecArgs {
 /// `aic precompute`.
 #[derive(Debug, Args)]
 pub struct PrecomputeArgs {
-    /// The repository to precompute.
-    #[arg(long, default_value = ".", value_name = "DIR")]
-    pub root: PathBuf,
+    /// The repository to precompute (default: the git work tree or the
+    /// directory with aic.config.json around the current directory, else the
+    /// current directory).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
     /// Use this config file instead of searching for aic.config.json.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -362,9 +369,16 @@ pub enum CacheCommand {
 pub struct RequestArgs {
     /// What the agent is asked to do, e.g. "fix the null check in the user service".
     pub intent: String,
-    /// The repository to compile from.
-    #[arg(long, default_value = ".", value_name = "DIR")]
-    pub root: PathBuf,
+    /// The repository to compile from (default: the git work tree or the
+    /// directory with aic.config.json around the current directory, else the
+    /// current directory; a note says which when it is not the current one).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Select only from this directory of the project (a path from the
+    /// current directory, e.g. `--scope .` inside a package); the project
+    /// stays the root for imports, config and paths.
+    #[arg(long, value_name = "DIR")]
+    pub scope: Option<PathBuf>,
     /// Total token budget of the prompt, overriding config and rule packs.
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<u32>,
@@ -417,10 +431,20 @@ fn glob_parser(glob: &str) -> Result<String, String> {
 
 impl RequestArgs {
     /// The compile request these arguments describe.
-    pub fn request(&self) -> CompilationRequest {
-        CompilationRequest {
+    ///
+    /// # Errors
+    ///
+    /// A [`UserError`](crate::error::UserError) when `--scope` is not a
+    /// directory inside the project.
+    pub fn request(&self) -> anyhow::Result<CompilationRequest> {
+        let root = crate::root::given_or_discovered(self.root.as_deref());
+        let mut include = self.include.clone();
+        if let Some(scope) = &self.scope {
+            include.extend(scope_pattern(&root, scope)?);
+        }
+        Ok(CompilationRequest {
             intent: self.intent.clone(),
-            project_root: self.root.clone(),
+            project_root: root,
             config_path: self.config.clone(),
             budget: self.budget.map(aic_stages::tokens::TokenCount),
             raw: self.raw,
@@ -432,11 +456,41 @@ impl RequestArgs {
             use_prompt_cache: !self.no_cache,
             session_key: String::new(),
             format: self.format,
-            include: self.include.clone(),
+            include,
             exclude: self.exclude.clone(),
             ..CompilationRequest::default()
-        }
+        })
     }
+}
+
+/// The include pattern of `--scope DIR`: `/DIR/` relative to the project
+/// root, or none when DIR is the root itself.
+fn scope_pattern(root: &Path, scope: &Path) -> anyhow::Result<Option<String>> {
+    let not_inside = |why: &str| {
+        crate::error::UserError::new(
+            format!("`--scope {}` {why}", scope.display()),
+            "pass a directory inside the project, or choose the project with --root DIR",
+        )
+    };
+    let canonical = fs_err::canonicalize(scope)
+        .ok()
+        .filter(|path| path.is_dir())
+        .ok_or_else(|| not_inside("is not an existing directory"))?;
+    let root = fs_err::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let relative = canonical
+        .strip_prefix(&root)
+        .map_err(|_| not_inside(&format!("is outside the project `{}`", root.display())))?;
+    // The directory's name is matched literally, not as a glob.
+    let relative: String = relative
+        .to_string_lossy()
+        .replace('\\', "/")
+        .chars()
+        .map(|c| match c {
+            '*' | '?' | '[' | ']' | '{' | '}' => format!("[{c}]"),
+            c => c.to_string(),
+        })
+        .collect();
+    Ok((!relative.is_empty()).then(|| format!("/{relative}/")))
 }
 
 /// `aic compile`.

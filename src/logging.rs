@@ -2,7 +2,8 @@
 //! with `-v`, pipeline internals with `-vv`, nothing but errors with `-q`.
 //! `RUST_LOG` wins over the flags.
 //!
-//! Lines read like a compiler's: `warning: …`, `error: …`; the trail (`info`) is
+//! Lines read like a compiler's: `warning: …`, `error: …`, `note: …`
+//! ([`NOTE_TARGET`]); the trail (`info`) is
 //! printed as is, internals are prefixed `debug:`.
 
 use std::fmt;
@@ -12,6 +13,11 @@ use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
 use tracing_subscriber::registry::LookupSpan;
+
+/// The `tracing` target of a note: a warning-level line printed as `note: …`
+/// (something the user should know that is not a problem, e.g. which
+/// directory was taken as the project).
+pub const NOTE_TARGET: &str = "aic::note";
 
 /// Installs the stderr subscriber. `verbose` and `quiet` are the counts of `-v`
 /// and `-q` on the command line.
@@ -51,6 +57,7 @@ where
         event: &Event<'_>,
     ) -> fmt::Result {
         let prefix = match *event.metadata().level() {
+            Level::WARN if event.metadata().target() == NOTE_TARGET => "note: ",
             Level::ERROR => "error: ",
             Level::WARN => "warning: ",
             Level::INFO => "",

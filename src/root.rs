@@ -68,6 +68,71 @@ const CREDENTIAL_DIRS: &[&str] = &[
     ".gradle",
 ];
 
+/// Why a directory was taken as the project when no root was given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FoundBy {
+    /// It holds `.git` (the enclosing git work tree).
+    GitRoot,
+    /// It holds `aic.config.json`.
+    Config,
+}
+
+impl FoundBy {
+    /// How the note names it: `git root`, `aic.config.json`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::GitRoot => "git root",
+            Self::Config => "holds aic.config.json",
+        }
+    }
+}
+
+/// The project a command started in `start` (with no `--root`) works on: the
+/// nearest directory at or above `start` that holds `aic.config.json` or
+/// `.git` (a directory, or a file as in a linked worktree or submodule),
+/// with which it was; `start` itself with `None` when there is none. The
+/// search stops below the home directory and the filesystem root, which are
+/// never projects.
+pub fn discover_root(start: &Path) -> (PathBuf, Option<FoundBy>) {
+    let start = fs_err::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
+    let home = home();
+    for dir in start.ancestors() {
+        if dir.parent().is_none() || home.as_deref() == Some(dir) {
+            break;
+        }
+        if dir.join("aic.config.json").is_file() {
+            return (dir.to_path_buf(), Some(FoundBy::Config));
+        }
+        if dir.join(".git").exists() {
+            return (dir.to_path_buf(), Some(FoundBy::GitRoot));
+        }
+    }
+    (start, None)
+}
+
+/// The project root of a command: `given` when the user gave one, else the
+/// project [`discover_root`] finds from the working directory — with one
+/// `note:` on stderr when that is not the working directory itself.
+pub fn given_or_discovered(given: Option<&Path>) -> PathBuf {
+    if let Some(given) = given {
+        return given.to_path_buf();
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let (root, found) = discover_root(&cwd);
+    let canonical_cwd = fs_err::canonicalize(&cwd).unwrap_or(cwd);
+    if let Some(found) = found
+        && root != canonical_cwd
+    {
+        tracing::warn!(
+            target: crate::logging::NOTE_TARGET,
+            "using {} ({}) as the project; pass --root DIR to choose another",
+            root.display(),
+            found.label()
+        );
+    }
+    root
+}
+
 /// `root` with a leading `~` (alone or before a `/`) replaced by the home
 /// directory (`HOME`); any other path is returned as it is.
 pub fn expand_home(root: &Path) -> PathBuf {
@@ -275,6 +340,40 @@ mod tests {
                 "{error}"
             );
         }
+    }
+
+    #[test]
+    fn the_nearest_git_work_tree_or_config_is_the_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = fs_err::canonicalize(dir.path()).unwrap().join("repo");
+        fs_err::create_dir_all(repo.join(".git")).unwrap();
+        fs_err::create_dir_all(repo.join("docs/api")).unwrap();
+        fs_err::create_dir_all(repo.join("packages/app/src")).unwrap();
+        fs_err::write(repo.join("packages/app/aic.config.json"), "{}").unwrap();
+        assert_eq!(
+            discover_root(&repo.join("docs/api")),
+            (repo.clone(), Some(FoundBy::GitRoot))
+        );
+        assert_eq!(discover_root(&repo), (repo.clone(), Some(FoundBy::GitRoot)));
+        assert_eq!(
+            discover_root(&repo.join("packages/app/src")),
+            (repo.join("packages/app"), Some(FoundBy::Config))
+        );
+        // A linked worktree's `.git` is a file.
+        let linked = repo.parent().unwrap().join("linked");
+        fs_err::create_dir_all(linked.join("src")).unwrap();
+        fs_err::write(
+            linked.join(".git"),
+            "gitdir: ../repo/.git/worktrees/linked\n",
+        )
+        .unwrap();
+        assert_eq!(
+            discover_root(&linked.join("src")),
+            (linked.clone(), Some(FoundBy::GitRoot))
+        );
+        let plain = repo.parent().unwrap().join("plain/sub");
+        fs_err::create_dir_all(&plain).unwrap();
+        assert_eq!(discover_root(&plain), (plain.clone(), None));
     }
 
     #[test]

@@ -235,3 +235,57 @@ fn include_and_exclude_globs_narrow_the_candidates() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("not a valid glob"), "{}", run.stderr);
 }
+
+#[test]
+fn from_a_subdirectory_the_work_tree_is_the_project_and_scope_narrows() {
+    let test = fixture();
+    fs_err::create_dir_all(test.root().join(".git")).unwrap();
+    let inside = test.root().join("src/user");
+    let run_in = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_aic"))
+            .args(args)
+            .current_dir(&inside)
+            .env("AIC_HOME", test.home())
+            .env_remove("RUST_LOG")
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, stderr) = run_in(&["compile", INTENT]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let root = fs_err::canonicalize(test.root()).unwrap();
+    assert_eq!(
+        stderr.matches("note: using").count(),
+        1,
+        "one note naming the project: {stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("note: using {} (git root)", root.display())),
+        "{stderr}"
+    );
+    assert!(stdout.contains("### src/user/service.ts"), "{stdout}");
+    assert!(stdout.contains("### src/auth/jwt.ts") || stdout.contains("`src/auth/jwt.ts`"));
+    // --scope . keeps the project but selects only below the directory.
+    let (code, stdout, stderr) = run_in(&["compile", INTENT, "--scope", "."]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let headings: Vec<&str> = stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix("### "))
+        .collect();
+    assert!(!headings.is_empty());
+    assert!(
+        headings.iter().all(|h| h.starts_with("src/user/")),
+        "{headings:?}"
+    );
+    let (code, _, stderr) = run_in(&["compile", INTENT, "--scope", "/"]);
+    assert_eq!(code, Some(3));
+    assert!(stderr.contains("is outside the project"), "{stderr}");
+    // An explicit --root is taken as it is, without a note.
+    let (code, _, stderr) = run_in(&["compile", INTENT, "--root", "."]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("note:"), "{stderr}");
+}

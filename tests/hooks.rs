@@ -704,3 +704,20 @@ fn a_stopped_or_failed_cursor_loop_is_not_sent_back_to_work() {
     let completed = json_out(&cursor("stop", "stop", None, home.path(), root));
     assert!(completed["followup_message"].is_string());
 }
+
+#[test]
+fn a_prompt_from_a_subdirectory_compiles_the_whole_work_tree() {
+    let repo = fixture_repo("webapp", &[]);
+    fs_err::create_dir_all(repo.path().join(".git")).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let subdirectory = repo.path().join("src/user");
+    let run = hook(
+        "UserPromptSubmit",
+        &payload("UserPromptSubmit", &subdirectory),
+        home.path(),
+        &subdirectory,
+    );
+    // Paths are the work tree's, and files outside the subdirectory count.
+    assert!(run.stdout.contains("src/user/service.ts"), "{}", run.stdout);
+    assert!(!run.stdout.contains("### service.ts"), "{}", run.stdout);
+}

@@ -116,7 +116,8 @@ fn valid_id(id: &str) -> bool {
 
 /// The project root of a payload: `CLAUDE_PROJECT_DIR` when the payload's
 /// `cwd` lies inside it (Claude Code may have moved into a subdirectory),
-/// else `cwd`, else `CLAUDE_PROJECT_DIR`, else the process's working
+/// else the project `cwd` is in ([`HookEnv::project`]), else
+/// `CLAUDE_PROJECT_DIR`, else the project of the process's working
 /// directory; only absolute paths count.
 pub fn project_root(payload: &ClaudePayload, env: &HookEnv) -> Option<PathBuf> {
     let cwd = payload
@@ -129,9 +130,13 @@ pub fn project_root(payload: &ClaudePayload, env: &HookEnv) -> Option<PathBuf> {
     let project = env.claude_project_dir.clone().filter(|p| p.is_absolute());
     match (cwd, project) {
         (Some(cwd), Some(project)) if cwd.starts_with(&project) => Some(project),
-        (Some(cwd), _) => Some(cwd),
+        (Some(cwd), _) => Some(env.project(cwd)),
         (None, Some(project)) => Some(project),
-        (None, None) => env.process_cwd.clone().filter(|p| p.is_absolute()),
+        (None, None) => env
+            .process_cwd
+            .clone()
+            .filter(|p| p.is_absolute())
+            .map(|cwd| env.project(cwd)),
     }
 }
 

@@ -110,7 +110,7 @@ fn valid_id(id: &str) -> Option<String> {
 /// The project of a payload: the first absolute workspace root, else
 /// `AIC_PROJECT_ROOT` (set by aic's sessionStart hook), else
 /// `CURSOR_PROJECT_DIR`, else `CLAUDE_PROJECT_DIR` (Cursor's alias), else the
-/// process's working directory.
+/// project of the process's working directory ([`HookEnv::project`]).
 pub fn project_root(payload: &CursorPayload, env: &HookEnv) -> Option<PathBuf> {
     payload
         .workspace_roots
@@ -120,7 +120,12 @@ pub fn project_root(payload: &CursorPayload, env: &HookEnv) -> Option<PathBuf> {
         .or_else(|| env.aic_project_root.clone().filter(|p| p.is_absolute()))
         .or_else(|| env.cursor_project_dir.clone().filter(|p| p.is_absolute()))
         .or_else(|| env.claude_project_dir.clone().filter(|p| p.is_absolute()))
-        .or_else(|| env.process_cwd.clone().filter(|p| p.is_absolute()))
+        .or_else(|| {
+            env.process_cwd
+                .clone()
+                .filter(|p| p.is_absolute())
+                .map(|cwd| env.project(cwd))
+        })
 }
 
 /// The conversation of a payload: `conversation_id`, else `session_id`.

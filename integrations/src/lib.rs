@@ -26,7 +26,7 @@ pub mod cursor;
 pub mod gates;
 pub mod install;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -103,6 +103,10 @@ pub struct HookEnv {
     pub cursor_project_dir: Option<PathBuf>,
     /// The process's working directory.
     pub process_cwd: Option<PathBuf>,
+    /// The project a directory belongs to (the binary passes its discovery:
+    /// the enclosing git work tree or directory holding `aic.config.json`);
+    /// `None` takes a payload's directory as the project.
+    pub project_of: Option<fn(&Path) -> PathBuf>,
     /// Whether SessionStart already injected session context for this session
     /// (its marker exists): then UserPromptSubmit does not add it again.
     pub session_marked: bool,
@@ -119,6 +123,16 @@ pub struct HookEnv {
     /// `compile-gate`. One event can carry several aic handlers with
     /// different matchers; each runs only its own check.
     pub check: Option<String>,
+}
+
+impl HookEnv {
+    /// The project `dir` belongs to, through [`HookEnv::project_of`].
+    pub fn project(&self, dir: PathBuf) -> PathBuf {
+        match self.project_of {
+            Some(project_of) => project_of(&dir),
+            None => dir,
+        }
+    }
 }
 
 /// One compile a hook asks for.

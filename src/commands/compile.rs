@@ -22,7 +22,7 @@ struct CompileOutput<'a> {
 /// puts the prompt on the clipboard; the compile is logged for `aic status`
 /// (a failure to log is a warning).
 pub fn run(args: &CompileArgs, host: &Host) -> anyhow::Result<()> {
-    let request = args.request.request();
+    let request = args.request.request()?;
     let compilation = compile(&request, host)?;
     let origin = CompileOrigin {
         trigger_source: "cli".to_owned(),

@@ -64,7 +64,8 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<usize> {
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .context("HOME is not set")?;
-    let project = fs_err::canonicalize(&args.root).unwrap_or_else(|_| args.root.clone());
+    let root = crate::root::given_or_discovered(args.root.as_deref());
+    let project = fs_err::canonicalize(&root).unwrap_or(root);
     let on_path = path_lookup("aic");
     let mut checks = Vec::new();
     let mut not_set_up = Vec::new();

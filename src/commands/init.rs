@@ -32,12 +32,8 @@ pub const STARTER_CONFIG: &str = r#"{
 /// Writes the starter config; refuses to overwrite an existing file unless
 /// `--force`.
 pub fn run(args: &InitArgs) -> anyhow::Result<()> {
-    let root: PathBuf = fs_err::canonicalize(&args.root).with_context(|| {
-        format!(
-            "The project root `{}` does not exist; pass an existing directory with --root",
-            args.root.display()
-        )
-    })?;
+    let given = crate::root::given_or_discovered(args.root.as_deref());
+    let root: PathBuf = crate::root::resolve_root(&given)?;
     let path = root.join("aic.config.json");
     if path.exists() && !args.force {
         return Err(crate::error::UserError::new(

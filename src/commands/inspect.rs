@@ -19,7 +19,7 @@ use crate::printer::print_stdout;
 /// selected file, prints the trace of the compile so far and returns the
 /// error.
 pub fn run(args: &InspectArgs, host: &Host) -> anyhow::Result<()> {
-    let mut request = args.request.request();
+    let mut request = args.request.request()?;
     request.trace_all = args.all;
     request.use_prompt_cache = false;
     let compilation = match compile(&request, host) {

@@ -43,7 +43,7 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
     };
     let report = precompute(
         &PrecomputeRequest {
-            project_root: args.root.clone(),
+            project_root: crate::root::given_or_discovered(args.root.as_deref()),
             config_path: args.config.clone(),
         },
         host,

@@ -120,7 +120,9 @@ impl AicServer {
     /// The project root of a call (issue: projectRoot resolution): the argument
     /// (relative to the server's working directory), else the client's first
     /// workspace root when it offers roots, else `CLAUDE_PROJECT_DIR`, else the
-    /// working directory; a leading `~` is the home directory. The root policy
+    /// project around the working directory ([`crate::root::discover_root`]:
+    /// its git work tree or the directory holding `aic.config.json`); a
+    /// leading `~` is the home directory. The root policy
     /// ([`crate::root`]) refuses `/`, the home directory itself, and system and
     /// credential directories.
     async fn project_root(
@@ -145,7 +147,11 @@ impl AicServer {
                 None => std::env::var_os("CLAUDE_PROJECT_DIR")
                     .map(PathBuf::from)
                     .filter(|p| p.is_absolute())
-                    .or_else(|| std::env::current_dir().ok())
+                    .or_else(|| {
+                        std::env::current_dir()
+                            .ok()
+                            .map(|cwd| crate::root::discover_root(&cwd).0)
+                    })
                     .unwrap_or_default(),
             },
         };
@@ -599,7 +605,11 @@ fn start_session(host: &Host, session_id: &str) -> Option<ServerSession> {
         .ok()?;
     let root = std::env::var_os("CLAUDE_PROJECT_DIR")
         .map(PathBuf::from)
-        .or_else(|| std::env::current_dir().ok())
+        .or_else(|| {
+            std::env::current_dir()
+                .ok()
+                .map(|cwd| crate::root::discover_root(&cwd).0)
+        })
         .unwrap_or_default();
     let retention =
         crate::config::load_config(&root, None).map_or(90, |loaded| loaded.config.retention.days);

@@ -297,6 +297,12 @@ impl HeuristicSelector {
         self
     }
 
+    /// Whether `path` passes the include and exclude patterns (a file the
+    /// intent names passes whatever they say; this does not know the names).
+    pub fn admits(&self, path: &RelativePath) -> bool {
+        !self.exclude.is_match(path) && (self.include.is_empty() || self.include.is_match(path))
+    }
+
     /// Selects up to `max_files` files of `repo` for `task`.
     ///
     /// `targets` are files the intent named (resolved targets, in the order

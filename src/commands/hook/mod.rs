@@ -139,6 +139,7 @@ impl Hook<'_> {
             claude_project_dir: std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from),
             cursor_project_dir: std::env::var_os("CURSOR_PROJECT_DIR").map(PathBuf::from),
             process_cwd: std::env::current_dir().ok(),
+            project_of: Some(|dir| crate::root::discover_root(dir).0),
             session_marked: false,
             aic_project_root: std::env::var_os("AIC_PROJECT_ROOT").map(PathBuf::from),
             aic_conversation_id: std::env::var("AIC_CONVERSATION_ID").ok(),

@@ -140,7 +140,7 @@ pub fn select(
         // Any file the intent names, found or not, makes it specific.
         !plan.targets.is_empty() || has_related,
         (!ranked.files.is_empty()).then_some(&ranked.files[..]),
-    ) && orient(&mut ranked, repo)
+    ) && orient(&mut ranked, repo, &plan.selector)
     {
         warnings.push(VAGUE_NOTE.to_owned());
         orientation = Some(aic_stages::orientation::directory_map(repo));
@@ -194,11 +194,17 @@ fn below_cutoff(files: &[selector::ScoredFile]) -> Vec<RelativePath> {
         .collect()
 }
 
-/// Replaces the ranking with the orienting files; the files it had go to
-/// the excluded ones. Returns false (and changes nothing) when the
-/// repository has no orienting file.
-fn orient(ranked: &mut selector::Selection, repo: &aic_stages::repo_map::RepoMap) -> bool {
-    let files = aic_stages::orientation::orienting_files(repo);
+/// Replaces the ranking with the orienting files the selector's patterns
+/// admit; the files it had go to the excluded ones. Returns false (and
+/// changes nothing) when there is no such file.
+fn orient(
+    ranked: &mut selector::Selection,
+    repo: &aic_stages::repo_map::RepoMap,
+    selector: &selector::HeuristicSelector,
+) -> bool {
+    // `--include`, `--scope` and `--exclude` hold for the orienting files too.
+    let mut files = aic_stages::orientation::orienting_files(repo);
+    files.retain(|file| selector.admits(&file.path));
     if files.is_empty() {
         return false;
     }
