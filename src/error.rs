@@ -84,6 +84,10 @@ pub enum CompileError {
         files_total: usize,
         /// The subject tokens that were looked for.
         subject_tokens: Vec<String>,
+        /// Why files the intent named are not in scope (one sentence each,
+        /// e.g. a built-in ignore pattern and the `.gitignore` line that
+        /// brings the file back); empty when it named none.
+        unresolved_targets: Vec<String>,
     },
     /// The guard blocked every selected file.
     #[error("Context Guard blocked all {} selected files", blocked.len())]
@@ -184,6 +188,9 @@ impl CompileError {
                 "fix the field in `{}`, or move the file aside to use the defaults",
                 error.path().display()
             ),
+            Self::NoRelevantFiles {
+                unresolved_targets, ..
+            } if !unresolved_targets.is_empty() => unresolved_targets.join("; "),
             Self::NoRelevantFiles { files_total: 0, .. } => {
                 "the root holds no text files in scope; check `--root` and your `.gitignore`"
                     .to_owned()

@@ -96,3 +96,39 @@ fn compile_writes_nothing_into_the_repository() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(crate::support::files_under(repo.path()), before);
 }
+
+#[test]
+fn a_named_file_out_of_scope_is_explained_never_swapped() {
+    let repo = fixture_repo("webapp", &[]);
+    let root = repo.path();
+    fs_err::write(root.join("big.min.js"), "var a=1;".repeat(200_000)).unwrap();
+    fs_err::write(root.join("mid.min.js"), "var b=2;\n").unwrap();
+    fs_err::create_dir_all(root.join("src/build")).unwrap();
+    fs_err::write(root.join("src/build/gen.py"), "def gen():\n    return 1\n").unwrap();
+    let compile = |intent: &str| {
+        aic(
+            &[
+                "compile",
+                intent,
+                "--root",
+                root.to_str().unwrap(),
+                "--no-cache",
+            ],
+            &[],
+        )
+    };
+    let run = compile("explain @big.min.js");
+    assert!(!run.stdout.contains("mid.min.js"), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("`big.min.js` exists but is larger"),
+        "{}",
+        run.stderr
+    );
+    let run = compile("explain @src/build/gen.py");
+    assert!(
+        run.stderr
+            .contains("the built-in ignore pattern `build/` leaves it out; a line `!build/`"),
+        "{}",
+        run.stderr
+    );
+}

@@ -76,7 +76,9 @@ pub fn select(
         config.context_selector.max_files as usize
     };
     let targets = resolve_targets(&plan.targets, repo, &root.to_string_lossy());
+    let warned = warnings.len();
     let pinned = pinned_targets(&targets, root, config.repo_map.max_file_bytes, warnings);
+    let target_warnings: Vec<String> = warnings[warned..].to_vec();
     let layout = manifests::read_layout(root, repo);
     // The graph-independent signals are computed once, for both the selection
     // that picks the files to parse imports of and the final one.
@@ -149,6 +151,7 @@ pub fn select(
         return Err(CompileError::NoRelevantFiles {
             files_total: repo.total_files(),
             subject_tokens: plan.task.subject_tokens.clone(),
+            unresolved_targets: target_warnings,
         });
     }
     let mut read = built.read;
@@ -235,6 +238,24 @@ fn pinned_targets(
 ) -> Vec<RelativePath> {
     let mut pinned: Vec<RelativePath> = Vec::new();
     for target in targets {
+        let named = target.reference.raw.trim_start_matches("./");
+        // A guess for a file that exists but is out of scope (too large,
+        // ignored) would show another file: say why the named one is not
+        // there instead.
+        let out_of_scope = target.resolution == TargetResolution::Inferred
+            && RelativePath::new(named).is_some()
+            && root.join(named).is_file();
+        if out_of_scope {
+            warnings.push(
+                crate::pipeline::scan::walk::builtin_exclusion(root, named, max_file_bytes)
+                    .unwrap_or_else(|| {
+                        format!(
+                            "`{named}` exists but is not in scope (ignored by the project's ignore files, binary, or kept out by the guard); it was not swapped for a similar name"
+                        )
+                    }),
+            );
+            continue;
+        }
         match target.resolution {
             TargetResolution::Unresolved => warnings.push(
                 crate::pipeline::scan::walk::builtin_exclusion(
