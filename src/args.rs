@@ -80,6 +80,9 @@ pub enum Command {
     /// Compile a task specification (types, code blocks, prose) into one briefing that fits a
     /// token budget: prints the briefing, or `{compiledSpec, meta}` with --json.
     Spec(SpecArgs),
+    /// The repository's files with their raw and compiled tokens, summed per
+    /// directory, and the tracked files the scan leaves out with the reason.
+    Tree(TreeArgs),
     /// Serves `compile --copy`'s text on the clipboard until another program
     /// takes the clipboard over (internal).
     #[command(hide = true)]
@@ -330,6 +333,29 @@ pub struct PrecomputeArgs {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Print the report as JSON instead of one line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `aic tree`.
+#[derive(Debug, Args)]
+pub struct TreeArgs {
+    /// The repository (default: the git work tree or the directory with
+    /// aic.config.json around the current directory, else the current
+    /// directory).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Use this config file instead of searching for aic.config.json.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Show only directories and files of at least N raw tokens (totals still
+    /// count every file).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub threshold: u64,
+    /// Show directories only, no files.
+    #[arg(long)]
+    pub directories: bool,
+    /// Print the tree as JSON.
     #[arg(long)]
     pub json: bool,
 }

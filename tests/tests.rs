@@ -19,3 +19,4 @@ mod spec;
 mod support;
 mod task_text;
 mod tokens;
+mod tree;

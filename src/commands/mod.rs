@@ -13,6 +13,7 @@ pub mod inspect;
 pub mod install;
 pub mod precompute;
 pub mod spec;
+pub mod tree;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -107,6 +108,7 @@ pub fn main() -> ExitCode {
             &host,
         ),
         Command::Spec(args) => spec::run(args, &host),
+        Command::Tree(args) => tree::run(args, &host),
         Command::ClipboardServe => crate::clipboard::serve(),
     };
     finish(result)

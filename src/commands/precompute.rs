@@ -9,48 +9,19 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::args::PrecomputeArgs;
 use crate::commands::with_database;
 use crate::host::Host;
-use crate::pipeline::precompute::{PrecomputeRequest, precompute};
+use crate::pipeline::precompute::{PrecomputeReport, PrecomputeRequest, precompute};
 use crate::printer::print_stdout;
 
 /// Runs the precompute and prints its summary.
 pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
-    // Without a database there is nothing to fill: say so as a user error.
-    with_database(host, |_| Ok(()))?;
-    let bar = ProgressBar::hidden();
-    let on_terminal = std::io::stderr().is_terminal() && !args.json;
-    if on_terminal {
-        // While the scan reads files their number is not known yet: a count,
-        // then a bar once the scan is done.
-        bar.set_draw_target(ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {msg} {pos} files ({per_sec})")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        bar.set_message("Reading and precomputing");
-    }
-    let set_total = |total: u64| {
-        if on_terminal {
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{spinner} {msg} [{bar:30}] {pos}/{len} files ({per_sec}, {eta} left)",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-            );
-            bar.set_message("Precomputing");
-        }
-        bar.set_length(total);
-    };
-    let report = precompute(
+    let report = precompute_with_progress(
         &PrecomputeRequest {
             project_root: crate::root::given_or_discovered(args.root.as_deref()),
             config_path: args.config.clone(),
         },
         host,
-        &set_total,
-        &|done| bar.set_position(done),
+        !args.json,
     )?;
-    bar.finish_and_clear();
     for warning in &report.warnings {
         tracing::warn!("{warning}");
     }
@@ -89,4 +60,47 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
         )
     };
     print_stdout(&text).context("Failed to write to stdout")
+}
+
+/// [`precompute`] with a progress line on stderr when it is a terminal and
+/// `show` is set: a running count while the scan reads files (their number is
+/// not known yet), then a bar.
+///
+/// # Errors
+///
+/// A [`UserError`](crate::error::UserError) when there is no database, and
+/// the errors of [`precompute`].
+pub fn precompute_with_progress(
+    request: &PrecomputeRequest,
+    host: &Host,
+    show: bool,
+) -> anyhow::Result<PrecomputeReport> {
+    // Without a database there is nothing to fill: say so as a user error.
+    with_database(host, |_| Ok(()))?;
+    let bar = ProgressBar::hidden();
+    let on_terminal = std::io::stderr().is_terminal() && show;
+    if on_terminal {
+        bar.set_draw_target(ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} {pos} files ({per_sec})")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message("Reading and precomputing");
+    }
+    let set_total = |total: u64| {
+        if on_terminal {
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} {msg} [{bar:30}] {pos}/{len} files ({per_sec}, {eta} left)",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            bar.set_message("Precomputing");
+        }
+        bar.set_length(total);
+    };
+    let report = precompute(request, host, &set_total, &|done| bar.set_position(done))?;
+    bar.finish_and_clear();
+    Ok(report)
 }

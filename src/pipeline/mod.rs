@@ -36,6 +36,7 @@ pub mod request;
 pub mod scan;
 pub mod select;
 pub mod spec;
+pub mod tree;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;

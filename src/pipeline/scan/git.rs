@@ -91,6 +91,39 @@ impl GitRecency {
     }
 }
 
+/// The path of `root` inside `repo`'s work tree, with a trailing `/` (empty
+/// at the work tree's top): what index paths start with.
+fn root_prefix(repo: &gix::Repository, root: &Path) -> Option<String> {
+    let workdir = repo.workdir()?.to_path_buf();
+    let workdir = fs_err::canonicalize(&workdir).unwrap_or(workdir);
+    let prefix = root.strip_prefix(&workdir).ok()?;
+    let prefix = prefix.to_str()?.replace('\\', "/");
+    Some(if prefix.is_empty() {
+        String::new()
+    } else {
+        format!("{prefix}/")
+    })
+}
+
+/// The files git tracks under `root` (its index's stage-0 entries), relative
+/// to `root`, sorted; `None` outside a git work tree.
+pub fn tracked_files(root: &Path) -> Option<Vec<String>> {
+    let repo = gix::discover(root).ok()?;
+    let prefix = root_prefix(&repo, root)?;
+    let index = repo.index_or_empty().ok()?;
+    let mut files: Vec<String> = index
+        .entries()
+        .iter()
+        .filter(|entry| entry.stage_raw() == 0)
+        .filter_map(|entry| {
+            let path = entry.path(&index).to_str().ok()?;
+            path.strip_prefix(prefix.as_str()).map(str::to_owned)
+        })
+        .collect();
+    files.sort();
+    Some(files)
+}
+
 /// Reads history and the index for the repository enclosing `root`; `None` when
 /// `root` is not inside a git repository with a work tree or `HEAD` cannot be
 /// read (a repository with no commit still reports its dirty files).
@@ -100,15 +133,7 @@ impl GitRecency {
 /// per-file cache (keyed by the commit id); the index is read every time.
 pub fn read_git_recency(root: &Path, cache: Option<&FileCache>) -> Option<GitRecency> {
     let repo = gix::discover(root).ok()?;
-    let workdir = repo.workdir()?.to_path_buf();
-    let workdir = fs_err::canonicalize(&workdir).unwrap_or(workdir);
-    let prefix = root.strip_prefix(&workdir).ok()?;
-    let prefix = prefix.to_str()?.replace('\\', "/");
-    let prefix = if prefix.is_empty() {
-        String::new()
-    } else {
-        format!("{prefix}/")
-    };
+    let prefix = root_prefix(&repo, root)?;
     let relative = |path: &[u8]| -> Option<String> {
         let path = path.to_str().ok()?;
         path.strip_prefix(prefix.as_str()).map(str::to_owned)
