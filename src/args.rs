@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use aic_stages::assembler::PromptFormat;
 
 use crate::pipeline::CompilationRequest;
+use crate::pipeline::diff::DiffSpec;
 
 /// aic — the Agent Input Compiler: compiles an intent and a repository into one
 /// deterministic prompt that fits a token budget.
@@ -439,6 +440,29 @@ pub struct RequestArgs {
     /// packs' `excludePatterns`.
     #[arg(long, value_name = "GLOB", value_parser = glob_parser)]
     pub exclude: Vec<String>,
+    /// Compile for the working tree's changes against REV (default HEAD, as
+    /// `git diff REV` shows them; untracked files are not included): the
+    /// changed files come first (sliced around their hunks when large), then
+    /// their import neighbours, and the diff gets its own section. Write
+    /// `--diff=main` for a revision.
+    #[arg(long, value_name = "REV", num_args = 0..=1, require_equals = true, default_missing_value = "HEAD", group = "changes")]
+    pub diff: Option<String>,
+    /// Compile for the staged changes (`git diff --staged`).
+    #[arg(long, group = "changes")]
+    pub staged: bool,
+    /// Compile for the changes between two revisions (`A..B`, e.g.
+    /// `main..feature`; `A..` means `A..HEAD`).
+    #[arg(long, value_name = "A..B", group = "changes", value_parser = range_parser)]
+    pub range: Option<String>,
+}
+
+/// A `--range`: two revisions around `..`.
+fn range_parser(range: &str) -> Result<String, String> {
+    if range.contains("..") {
+        Ok(range.to_owned())
+    } else {
+        Err("write two revisions around `..`, e.g. `main..feature`".to_owned())
+    }
 }
 
 /// `--format`'s parser: the names of [`PromptFormat::ALL`], shown in `--help`.
@@ -484,6 +508,14 @@ impl RequestArgs {
             format: self.format,
             include,
             exclude: self.exclude.clone(),
+            diff: if self.staged {
+                Some(DiffSpec::Staged)
+            } else {
+                self.diff
+                    .as_deref()
+                    .or(self.range.as_deref())
+                    .map(DiffSpec::parse)
+            },
             ..CompilationRequest::default()
         })
     }

@@ -127,6 +127,14 @@ pub enum CompileError {
         /// What is wrong, naming the field.
         problem: SpecValidationError,
     },
+    /// The changes of `--diff`, `--staged` or `--range` could not be read.
+    #[error("Cannot read the changes of `{label}`: {problem}")]
+    InvalidDiff {
+        /// The git command that shows the same changes.
+        label: String,
+        /// What went wrong.
+        problem: crate::pipeline::diff::DiffError,
+    },
     /// The caller cancelled the compile (an MCP timeout or
     /// `notifications/cancelled`); nothing was cached or logged.
     #[error("The compile was cancelled")]
@@ -149,7 +157,8 @@ impl CompileError {
             | Self::RootUnreadable { .. }
             | Self::RootTooBroad { .. }
             | Self::SpecUnreadable { .. }
-            | Self::InvalidSpecification { .. } => ExitStatus::InvalidInput,
+            | Self::InvalidSpecification { .. }
+            | Self::InvalidDiff { .. } => ExitStatus::InvalidInput,
             Self::Config(_) => ExitStatus::InvalidConfig,
             Self::NoRelevantFiles { .. } => ExitStatus::NoRelevantFiles,
             Self::GuardBlockedAll { .. } => ExitStatus::GuardBlockedAll,
@@ -230,6 +239,15 @@ impl CompileError {
                     path.display()
                 ),
             },
+            Self::InvalidDiff {
+                problem: crate::pipeline::diff::DiffError::NotARepository { .. },
+                ..
+            } => "diff compiles read git: run inside a git work tree, or pass its directory with `--root DIR`".to_owned(),
+            Self::InvalidDiff {
+                problem: crate::pipeline::diff::DiffError::UnknownRevision { rev },
+                ..
+            } => format!("check the revision with `git rev-parse {rev}`; for a branch, fetch it first"),
+            Self::InvalidDiff { .. } => "run `git status` to check the repository".to_owned(),
             Self::Internal { .. } | Self::Cancelled => return None,
         })
     }

@@ -426,7 +426,7 @@ fn the_tool_list_is_a_stable_surface() {
     insta::assert_snapshot!(out, @"
     aic_compile (read-only: true, idempotent: true)
       required: intent
-      arguments: budget, configPath, conversationId, conversationTokens, editorId, format, intent, modelId, previousFiles, projectRoot, reparentFromConversationId, stepIndex, stepIntent, toolOutputs, triggerSource
+      arguments: budget, configPath, conversationId, conversationTokens, diff, editorId, format, intent, modelId, previousFiles, projectRoot, reparentFromConversationId, stepIndex, stepIntent, toolOutputs, triggerSource
     aic_inspect (read-only: true, idempotent: true)
       required: intent
       arguments: budget, configPath, intent, projectRoot

@@ -6,6 +6,7 @@ mod budget;
 mod cache;
 mod cli;
 mod determinism;
+mod diff;
 mod formats;
 mod git_recency;
 mod golden;

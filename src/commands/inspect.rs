@@ -190,7 +190,7 @@ fn selected_files(out: &mut String, trace: &PipelineTrace) {
             let _ = write!(note, "; names in the intent {:.2}", s.mention);
         }
         if s.trace > 0.0 {
-            let _ = write!(note, "; in a pasted trace {:.2}", s.trace);
+            let _ = write!(note, "; in a pasted trace or the diff {:.2}", s.trace);
         }
         if !file.file.boosted_by.is_empty() {
             let _ = write!(note, "; boosted by {}", file.file.boosted_by.join(", "));

@@ -261,6 +261,10 @@ pub fn compile(
         cancel: Some(cancel),
         size_limit: Some(limit),
         format,
+        diff: args
+            .diff
+            .as_deref()
+            .map(crate::pipeline::diff::DiffSpec::parse),
         ..CompilationRequest::default()
     };
     // The reply stays within the client's result-size limit: the compile fits

@@ -73,6 +73,11 @@ pub struct CompileArgs {
     /// `markdown`).
     #[schemars(extend("enum" = ["markdown", "xml", "json", "plain"]))]
     pub format: Option<String>,
+    /// Compile for changes: a revision to compare the working tree with
+    /// (`HEAD`, `main`), `staged` for the index against HEAD, or `A..B` for
+    /// two revisions. The changed files come first and the diff gets its own
+    /// section.
+    pub diff: Option<String>,
 }
 
 /// `aic_inspect` arguments.

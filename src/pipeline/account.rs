@@ -398,6 +398,13 @@ fn trace_files(selection: &Selection, facts: &SelectedFacts, fitted: &Fitted<'_>
                 if fitted.is_marker(&file.path, tier) {
                     "previously shown in this session, unchanged: a marker instead of the body"
                         .to_owned()
+                } else if file.target
+                    && selection.targets.iter().all(|t| {
+                        t.reference.syntax == aic_stages::targets::TargetSyntax::Diff
+                            || !t.files.contains(&file.path)
+                    })
+                {
+                    "changed in the diff".to_owned()
                 } else if file.target {
                     "named in the intent".to_owned()
                 } else if tier == InclusionTier::L0 {

@@ -162,6 +162,7 @@ pub fn prompt_parts<'a>(
         session_context: session.header.as_deref(),
         project_structure: structure,
         notes,
+        diff: plan.diff_section.as_deref(),
         ..PromptParts::default()
     }
 }

@@ -27,6 +27,7 @@
 pub mod account;
 pub mod assemble;
 pub mod compilation;
+pub mod diff;
 pub mod facts;
 pub mod fit;
 pub mod precompute;

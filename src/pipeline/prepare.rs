@@ -4,6 +4,7 @@
 //! and is shared by compile, inspect and precompute; [`Plan`] adds what the
 //! intent decides (task class, rule packs, budget, the selector).
 
+use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use aic_stages::assembler::{PromptAssembler, PromptFormat};
@@ -15,7 +16,9 @@ use aic_stages::guard::ContextGuard;
 use aic_stages::intent::{IntentClassifier, TaskClassification};
 use aic_stages::rule_pack::{PackSource, RulePack, RulePackResolver};
 use aic_stages::selector::HeuristicSelector;
-use aic_stages::targets::{TargetRef, extract_targets};
+use aic_stages::stack_trace::TraceFrame;
+use aic_stages::targets::{TargetRef, TargetSyntax, extract_targets};
+use aic_stages::tokens::TokenCount;
 use aic_stages::tokens::TokenCounter;
 use aic_stages::transform::ContentTransformerPipeline;
 use tracing::info;
@@ -23,6 +26,7 @@ use tracing::info;
 use crate::config::load_config;
 use crate::error::CompileError;
 use crate::pipeline::CompilationRequest;
+use crate::pipeline::diff::{ChangeKind, ChangeSet, ChangedFile, read_changes};
 use crate::root::resolve_root;
 
 /// A project's settings, independent of any intent.
@@ -130,6 +134,8 @@ pub struct Plan {
     pub budget: TokenBudget,
     /// The prompt's layout: the request's, else `output.format`.
     pub format: PromptFormat,
+    /// The diff section, for a compile about changes that found some.
+    pub diff_section: Option<String>,
     /// The selector for the merged pack.
     pub selector: HeuristicSelector,
     /// What the user should know: the project's warnings, then skipped packs.
@@ -180,11 +186,30 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
     let project = Project::with_root(root, request.config_path.as_deref())?;
     let mut warnings = project.warnings.clone();
 
-    let (classified_text, targets) = extract_targets(&task_text);
+    let (classified_text, mut targets) = extract_targets(&task_text);
     // A secret redacted out of the intent leaves a placeholder whose words
     // (`redacted`, `secret`) are not the task's.
     let classified_text = aic_stages::guard::without_redaction_placeholders(&classified_text);
-    let task = IntentClassifier.classify(&classified_text);
+    let mut task = IntentClassifier.classify(&classified_text);
+    let changes = request
+        .diff
+        .as_ref()
+        .map(|spec| {
+            read_changes(&project.root, spec).map_err(|problem| CompileError::InvalidDiff {
+                label: spec.label(),
+                problem,
+            })
+        })
+        .transpose()?;
+    if let Some(changes) = &changes {
+        pin_changes(changes, &mut targets, &mut task);
+        if changes.files.is_empty() {
+            warnings.push(format!(
+                "`{}` shows no change under the project: the compile uses the intent alone",
+                changes.spec.label()
+            ));
+        }
+    }
     info!("Intent: {intent:?}");
     if !targets.is_empty() {
         info!(
@@ -255,6 +280,10 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
         conversation_tokens: request.session.conversation_tokens,
     });
     info!("Budget: {} tokens ({:?})", budget.total, budget.source);
+    let diff_section = changes
+        .as_ref()
+        .filter(|changes| !changes.files.is_empty())
+        .map(|changes| diff_section(changes, budget.total));
     // Packs are validated when loaded, so this cannot fail on user input.
     let selector = HeuristicSelector::new(&pack).map_err(|e| CompileError::Internal {
         message: e.to_string(),
@@ -270,8 +299,111 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
         budget,
         selector,
         format,
+        diff_section,
         warnings,
     })
+}
+
+/// The most changed files pinned as if the intent named them (the most
+/// changed first); the rest still count as evidence through their hunks.
+pub const MAX_DIFF_TARGETS: usize = 24;
+
+/// Words (as the classifier stems them) that, in a compile about changes,
+/// name the changes themselves.
+const DIFF_WORDS: &[&str] = &[
+    "review", "chang", "diff", "pr", "pull", "request", "patch", "commit", "stage", "branch",
+    "modif", "edit", "work", "tree", "merg", "summaris", "summariz",
+];
+
+/// Share of the budget the diff section may take, and its cap in tokens.
+pub const DIFF_SHARE: (f64, u32) = (0.25, 16_000);
+
+/// Pins the changed files that still exist as targets (the most changed
+/// first, up to [`MAX_DIFF_TARGETS`]) and adds each hunk's first line as a
+/// trace frame, so selection scores them as direct evidence and the fit
+/// slices a large one around its hunks.
+fn pin_changes(changes: &ChangeSet, targets: &mut Vec<TargetRef>, task: &mut TaskClassification) {
+    // "review my change", "summarise this PR": with a diff these words name
+    // the changes, not files to look for (`CHANGES.md`, a `review/` folder).
+    let mut index = 0;
+    task.subject_tokens.retain(|token| {
+        let keep = !DIFF_WORDS.contains(&token.as_str());
+        if !keep && index < task.subject_weights.len() {
+            task.subject_weights.remove(index);
+        } else {
+            index += 1;
+        }
+        keep
+    });
+    let mut present: Vec<&ChangedFile> = changes
+        .files
+        .iter()
+        .filter(|file| file.kind != ChangeKind::Deleted)
+        .collect();
+    present.sort_by(|a, b| {
+        b.patch
+            .len()
+            .cmp(&a.patch.len())
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    for file in present.iter().take(MAX_DIFF_TARGETS) {
+        if !targets.iter().any(|t| t.raw == file.path) {
+            targets.push(TargetRef {
+                raw: file.path.clone(),
+                syntax: TargetSyntax::Diff,
+            });
+        }
+    }
+    for file in &present {
+        for (depth, line) in file.changed_lines.iter().enumerate() {
+            task.frames.push(TraceFrame {
+                path: file.path.clone(),
+                line: Some(*line),
+                function: None,
+                trace: u16::MAX,
+                depth: u16::try_from(depth).unwrap_or(u16::MAX),
+            });
+        }
+    }
+}
+
+/// The diff section: which command it is, then each file's patch in path
+/// order while they fit [`DIFF_SHARE`] of the budget, then the files left
+/// out by path.
+fn diff_section(changes: &ChangeSet, budget: TokenCount) -> String {
+    let tokens = TokenCounter::cl100k();
+    let cap = ((f64::from(budget.0) * DIFF_SHARE.0) as u32).min(DIFF_SHARE.1);
+    let count = |kind: ChangeKind| changes.files.iter().filter(|f| f.kind == kind).count();
+    let mut out = format!(
+        "`{}`: {} files changed ({} modified, {} added, {} deleted)\n",
+        changes.spec.label(),
+        changes.files.len(),
+        count(ChangeKind::Modified),
+        count(ChangeKind::Added),
+        count(ChangeKind::Deleted)
+    );
+    let mut used = tokens.count(&out).0;
+    let mut left_out = Vec::new();
+    for file in &changes.files {
+        let cost = tokens.count(&file.patch).0;
+        if used + cost > cap {
+            left_out.push(file.path.as_str());
+            continue;
+        }
+        used += cost;
+        out.push('\n');
+        out.push_str(file.patch.trim_end());
+        out.push('\n');
+    }
+    if !left_out.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n({} more changed files not shown here, over the diff's share of the budget: {})",
+            left_out.len(),
+            left_out.join(", ")
+        );
+    }
+    out
 }
 
 /// Reads a project rule pack for the resolver.

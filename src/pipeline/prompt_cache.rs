@@ -51,6 +51,9 @@ pub struct PromptKeyParts<'a> {
     /// The merged include and exclude globs (the command line's are not in
     /// the config hash).
     pub patterns: [&'a [String]; 2],
+    /// The diff section (empty without one): a diff against a revision can
+    /// change while the files do not.
+    pub diff: &'a str,
 }
 
 /// The 32-byte prompt cache key of `parts`.
@@ -90,7 +93,8 @@ pub fn prompt_key(parts: &PromptKeyParts<'_>) -> [u8; 32] {
         .write(parts.session)
         .write(parts.format)
         .write(&sorted(parts.patterns[0]))
-        .write(&sorted(parts.patterns[1]));
+        .write(&sorted(parts.patterns[1]))
+        .write(parts.diff);
     key.finish_256()
 }
 
@@ -111,6 +115,7 @@ pub fn key_for(request: &CompilationRequest, plan: &Plan, snapshot: &Snapshot) -
         session: &request.session_key,
         format: plan.format.as_str(),
         patterns: [&plan.pack.include_patterns, &plan.pack.exclude_patterns],
+        diff: plan.diff_section.as_deref().unwrap_or_default(),
     })
 }
 
@@ -150,6 +155,7 @@ mod tests {
             session: "",
             format: "markdown",
             patterns: [&[], &[]],
+            diff: "",
         }
     }
 

@@ -8,6 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use aic_stages::assembler::PromptFormat;
+
+use crate::pipeline::diff::DiffSpec;
 use aic_stages::ladder::InclusionTier;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::tokens::TokenCount;
@@ -69,6 +71,9 @@ pub struct CompilationRequest {
     /// Globs (`--exclude`): files matching one are never candidates. Added to
     /// the config's and rule packs' `excludePatterns`.
     pub exclude: Vec<String>,
+    /// Compile for what changed (`--diff`, `--staged`, `--range`): the changed
+    /// files are pinned like named files and the diff gets its own section.
+    pub diff: Option<DiffSpec>,
 }
 
 /// A limit on the size of the compiled prompt, in characters, as the caller

@@ -3,7 +3,7 @@
 //!
 //! The sections, in order: the task (the intent, verbatim), its
 //! classification, optional notes (what the compiler could not do or left
-//! out), optional specification, optional session context, optional project
+//! out), optional diff (for a compile about changes), optional specification, optional session context, optional project
 //! structure, optional key constraints (the first three constraints), the
 //! context (the files), then optional constraints (every constraint, after
 //! the context). Markdown writes them as `## Task`, `## Context`, …; XML as
@@ -133,6 +133,8 @@ pub struct PromptParts<'a> {
     /// but not found, files shown as slices, relevant files left out — one
     /// item each.
     pub notes: &'a [String],
+    /// The diff section's unified diff, for a compile about changes.
+    pub diff: Option<&'a str>,
 }
 
 impl PromptParts<'_> {
@@ -145,6 +147,9 @@ impl PromptParts<'_> {
         }
         if !self.notes.is_empty() {
             sections.push(("Notes", Section::List(self.notes)));
+        }
+        if let Some(diff) = self.diff.filter(|d| !d.trim().is_empty()) {
+            sections.push(("Diff", Section::Code("diff", diff.trim_end())));
         }
         let texts = [
             ("Specification", self.specification),
@@ -167,6 +172,8 @@ impl PromptParts<'_> {
 /// A section's content.
 enum Section<'a> {
     Text(&'a str),
+    /// Text shown verbatim, fenced in Markdown with this info string.
+    Code(&'static str, &'a str),
     List(&'a [String]),
     Classification(&'a TaskClassification),
 }
@@ -311,7 +318,14 @@ impl PromptAssembler {
     fn section(self, out: &mut String, title: &str, content: &Section<'_>) {
         match self.format {
             PromptFormat::Markdown => {
-                let _ = write!(out, "## {title}\n\n{}\n\n", text_of(content));
+                let text = match content {
+                    Section::Code(tag, code) => {
+                        let fence = "`".repeat(longest_backtick_run(code).max(2) + 1);
+                        format!("{fence}{tag}\n{code}\n{fence}")
+                    }
+                    other => text_of(other),
+                };
+                let _ = write!(out, "## {title}\n\n{text}\n\n");
             }
             PromptFormat::Plain => {
                 out.push_str(&plain_title(title));
@@ -322,6 +336,9 @@ impl PromptAssembler {
                 match content {
                     Section::Text(text) => {
                         let _ = write!(out, "<{tag}>\n{}\n</{tag}>\n\n", xml_text(text));
+                    }
+                    Section::Code(_, code) => {
+                        let _ = write!(out, "<{tag}>\n{}\n</{tag}>\n\n", cdata(code));
                     }
                     Section::List(items) => {
                         let item = if tag.starts_with("constraints") {
@@ -349,7 +366,7 @@ impl PromptAssembler {
             PromptFormat::Json => {
                 let key = camel_name(title);
                 let value = match content {
-                    Section::Text(text) => json_string(text),
+                    Section::Text(text) | Section::Code(_, text) => json_string(text),
                     Section::List(items) => {
                         let items: Vec<String> =
                             items.iter().map(|item| json_string(item.trim())).collect();
@@ -381,7 +398,7 @@ const PLAIN_RULE: &str = "======================================================
 /// A section's text as Markdown and plain text show it.
 fn text_of(content: &Section<'_>) -> String {
     match content {
-        Section::Text(text) => (*text).to_owned(),
+        Section::Text(text) | Section::Code(_, text) => (*text).to_owned(),
         Section::List(items) => bullets(items),
         Section::Classification(task) => {
             let mut line = format!(

@@ -20,6 +20,8 @@ pub enum TargetSyntax {
     At,
     /// `` `src/user/service.ts` ``.
     Backtick,
+    /// A file the compile's diff changed (`--diff`, `--staged`, `--range`).
+    Diff,
 }
 
 /// A file reference found in an intent.

@@ -44,9 +44,41 @@ pub struct BuiltGraph {
     pub read: HashMap<usize, Arc<[u8]>>,
 }
 
-/// Parses the imports of the targets and the [`IMPORT_PARSE_CANDIDATES`] best
-/// candidates (by every signal but import proximity), then once more for the
-/// files those reach within two steps, so the search from the seeds can go on
+/// Files that may import one of `files`: those whose text holds the file's
+/// stem as a word (`./model`, `from .formatting import`), at most
+/// [`IMPORT_PARSE_CANDIDATES`], in path order. Their imports are parsed too,
+/// so the graph has the edges into `files` even when nothing else ranks the
+/// importers.
+fn possible_importers(repo: &RepoMap, files: &[RelativePath]) -> Vec<usize> {
+    let ids: Vec<u32> = files
+        .iter()
+        .filter_map(|path| {
+            let name = path.as_str().rsplit('/').next()?;
+            let stem = name.split('.').next().filter(|s| !s.is_empty())?;
+            Some(aic_stages::terms::split_words(stem))
+        })
+        .flatten()
+        .filter(|word| !aic_stages::terms::is_stopword(word))
+        .map(|word| aic_stages::terms::term_id(&aic_stages::terms::stem(&word)))
+        .collect();
+    if ids.is_empty() {
+        return Vec::new();
+    }
+    repo.files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| {
+            f.language.is_code() && ids.iter().any(|&id| f.term_stats.frequency(id) > 0)
+        })
+        .map(|(i, _)| i)
+        .take(IMPORT_PARSE_CANDIDATES)
+        .collect()
+}
+
+/// Parses the imports of the targets, the [`IMPORT_PARSE_CANDIDATES`] best
+/// candidates (by every signal but import proximity) and the possible
+/// importers of `importers_of` (a diff's changed files), then once more for
+/// the files those reach within two steps, so the search from the seeds can go on
 /// through them. Deterministic: which files are parsed depends only on scores
 /// and paths.
 pub fn build(
@@ -55,7 +87,7 @@ pub fn build(
     repo: &RepoMap,
     layout: &ProjectLayout,
     selector: &HeuristicSelector,
-    first_pass: FirstPass,
+    (first_pass, importers_of): (FirstPass, &[RelativePath]),
     cache: Option<&FileCache>,
 ) -> BuiltGraph {
     let started = Instant::now();
@@ -67,6 +99,7 @@ pub fn build(
         .iter()
         .filter_map(|f| index_of(&f.path))
         .collect();
+    wanted.extend(possible_importers(repo, importers_of));
     let mut parsed = vec![false; repo.files.len()];
     let mut parsed_count = 0;
     let mut memo = Vec::new();

@@ -89,7 +89,7 @@ pub fn select(
         repo,
         &layout,
         &plan.selector,
-        first_pass.clone(),
+        (first_pass.clone(), &changed_files(&targets)),
         cache,
     );
     info!(
@@ -226,6 +226,18 @@ fn orient(
     ranked.files = files;
     ranked.truncated = false;
     true
+}
+
+/// The files a diff changed (targets of [`TargetSyntax::Diff`]): their
+/// importers are looked for when the import graph is built.
+///
+/// [`TargetSyntax::Diff`]: aic_stages::targets::TargetSyntax::Diff
+fn changed_files(targets: &[ResolvedTarget]) -> Vec<RelativePath> {
+    targets
+        .iter()
+        .filter(|t| t.reference.syntax == aic_stages::targets::TargetSyntax::Diff)
+        .flat_map(|t| t.files.iter().cloned())
+        .collect()
 }
 
 /// The files the resolved targets pin, in order; unresolved and ambiguous

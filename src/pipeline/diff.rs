@@ -1,0 +1,404 @@
+//! Diff-aware compiles: what changed, read from git (through `gix`), as the
+//! compile's direct evidence.
+//!
+//! A [`DiffSpec`] names two states of the repository: the working tree against
+//! a revision (`--diff`, default `HEAD`: what `git diff HEAD` shows, staged or
+//! not; untracked files are not part of it), the index against `HEAD`
+//! (`--staged`), or two revisions (`--range A..B`). [`read_changes`] lists the
+//! files that differ under the project root with their unified diffs (3 lines
+//! of context, from `similar`) and the changed line ranges on the new side.
+//! The compile then pins the changed files as if the intent named them, slices
+//! a large one around its hunks, reaches their import neighbours through the
+//! import graph, and shows the diff in its own section.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+use std::path::Path;
+
+use gix::bstr::ByteSlice;
+use gix::prelude::ObjectIdExt;
+
+/// The two states a diff compares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DiffSpec {
+    /// The working tree against a revision (`--diff[=REV]`, default `HEAD`).
+    WorkTree(String),
+    /// The index against `HEAD` (`--staged`).
+    Staged,
+    /// One revision against another (`--range A..B`).
+    Range(String, String),
+}
+
+impl DiffSpec {
+    /// Reads a diff argument as the MCP tool takes it: `staged`, `A..B`, or a
+    /// revision to compare the working tree with (empty means `HEAD`).
+    pub fn parse(text: &str) -> Self {
+        let text = text.trim();
+        if text == "staged" || text == "--staged" || text == "cached" {
+            return Self::Staged;
+        }
+        if let Some((from, to)) = text.split_once("..") {
+            let to = to.trim_start_matches('.');
+            return Self::Range(
+                if from.is_empty() { "HEAD" } else { from }.to_owned(),
+                if to.is_empty() { "HEAD" } else { to }.to_owned(),
+            );
+        }
+        Self::WorkTree(if text.is_empty() { "HEAD" } else { text }.to_owned())
+    }
+
+    /// The git command that shows the same changes (`git diff HEAD`).
+    pub fn label(&self) -> String {
+        match self {
+            Self::WorkTree(rev) => format!("git diff {rev}"),
+            Self::Staged => "git diff --staged".to_owned(),
+            Self::Range(from, to) => format!("git diff {from}..{to}"),
+        }
+    }
+}
+
+/// How a file changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChangeKind {
+    /// New on the new side.
+    Added,
+    /// On both sides, with different content.
+    Modified,
+    /// Gone on the new side.
+    Deleted,
+}
+
+/// One changed file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangedFile {
+    /// The path relative to the project root.
+    pub path: String,
+    /// How it changed.
+    pub kind: ChangeKind,
+    /// Its unified diff (`--- a/…`, `+++ b/…`, hunks), or one line saying a
+    /// binary file changed.
+    pub patch: String,
+    /// The new side's changed lines, 1-based, one per hunk (its first changed
+    /// line); empty for a deleted or binary file.
+    pub changed_lines: Vec<u32>,
+}
+
+/// The changes a compile is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangeSet {
+    /// What was compared.
+    pub spec: DiffSpec,
+    /// The changed files, by path.
+    pub files: Vec<ChangedFile>,
+}
+
+/// Why the changes could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    /// The project is not in a git work tree.
+    #[error("`{}` is not in a git work tree", root.display())]
+    NotARepository {
+        /// The project root.
+        root: std::path::PathBuf,
+    },
+    /// A revision does not name a commit.
+    #[error("`{rev}` does not name a commit of this repository")]
+    UnknownRevision {
+        /// The revision as given.
+        rev: String,
+    },
+    /// The repository could not be read.
+    #[error("the repository could not be read: {message}")]
+    Unreadable {
+        /// What failed.
+        message: String,
+    },
+}
+
+/// Lists what changed under `root` between the two states of `spec`.
+///
+/// # Errors
+///
+/// [`DiffError`] when `root` is not in a git work tree, a revision does not
+/// name a commit, or the repository cannot be read.
+pub fn read_changes(root: &Path, spec: &DiffSpec) -> Result<ChangeSet, DiffError> {
+    let repo = gix::discover(root).map_err(|_| DiffError::NotARepository {
+        root: root.to_path_buf(),
+    })?;
+    let workdir =
+        repo.workdir()
+            .map(Path::to_path_buf)
+            .ok_or_else(|| DiffError::NotARepository {
+                root: root.to_path_buf(),
+            })?;
+    let workdir = fs_err::canonicalize(&workdir).unwrap_or(workdir);
+    let prefix = root
+        .strip_prefix(&workdir)
+        .ok()
+        .and_then(Path::to_str)
+        .map(|p| p.replace('\\', "/"))
+        .map(|p| if p.is_empty() { p } else { format!("{p}/") })
+        .ok_or_else(|| DiffError::NotARepository {
+            root: root.to_path_buf(),
+        })?;
+    let unreadable = |error: &dyn std::fmt::Display| DiffError::Unreadable {
+        message: error.to_string(),
+    };
+    let index = || -> Result<BTreeMap<String, IndexEntry>, DiffError> {
+        let index = repo.index_or_empty().map_err(|e| unreadable(&e))?;
+        Ok(index
+            .entries()
+            .iter()
+            .filter(|entry| entry.stage_raw() == 0)
+            .filter_map(|entry| {
+                let path = entry.path(&index).to_str().ok()?.to_owned();
+                Some((
+                    path,
+                    IndexEntry {
+                        id: entry.id,
+                        size: entry.stat.size,
+                        mtime: entry.stat.mtime.secs,
+                    },
+                ))
+            })
+            .collect())
+    };
+    // Old and new sides: path (from the work tree's top) → blob id, and how
+    // to read a new side's bytes.
+    let (old, new): (BTreeMap<String, gix::ObjectId>, NewSide) = match spec {
+        DiffSpec::WorkTree(rev) => (tree_of(&repo, rev)?, NewSide::WorkTree(index()?)),
+        DiffSpec::Staged => {
+            let index = index()?;
+            let ids = index.iter().map(|(p, e)| (p.clone(), e.id)).collect();
+            (tree_of(&repo, "HEAD")?, NewSide::Ids(ids))
+        }
+        DiffSpec::Range(from, to) => (tree_of(&repo, from)?, NewSide::Ids(tree_of(&repo, to)?)),
+    };
+    let mut paths: BTreeSet<&String> = old.keys().collect();
+    match &new {
+        NewSide::WorkTree(index) => paths.extend(index.keys()),
+        NewSide::Ids(ids) => paths.extend(ids.keys()),
+    }
+    let mut files = Vec::new();
+    for full in paths {
+        let Some(path) = full.strip_prefix(prefix.as_str()) else {
+            continue;
+        };
+        let before = old.get(full).copied();
+        let after: Option<Vec<u8>> = match &new {
+            NewSide::Ids(ids) => match ids.get(full) {
+                Some(id) if Some(*id) == before => continue,
+                Some(id) => Some(blob(&repo, *id)?),
+                None => None,
+            },
+            NewSide::WorkTree(index) => {
+                let on_disk = workdir.join(full);
+                match fs_err::metadata(&on_disk) {
+                    Ok(meta) if meta.is_file() => {
+                        let entry = index.get(full);
+                        let unchanged_since_index = entry.is_some_and(|e| {
+                            Some(e.id) == before
+                                && u64::from(e.size) == (meta.len() & 0xffff_ffff)
+                                && meta
+                                    .modified()
+                                    .ok()
+                                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                                    .is_some_and(|t| t.as_secs() == u64::from(e.mtime))
+                        });
+                        if unchanged_since_index {
+                            continue;
+                        }
+                        let bytes = fs_err::read(&on_disk).map_err(|e| unreadable(&e))?;
+                        let id = gix::objs::compute_hash(
+                            repo.object_hash(),
+                            gix::objs::Kind::Blob,
+                            &bytes,
+                        )
+                        .map_err(|e| unreadable(&e))?;
+                        if Some(id) == before {
+                            continue;
+                        }
+                        Some(bytes)
+                    }
+                    // Deleted from the work tree (a file only in the index
+                    // was never in the old side either).
+                    _ if before.is_none() => continue,
+                    _ => None,
+                }
+            }
+        };
+        let old_bytes = before.map(|id| blob(&repo, id)).transpose()?;
+        let kind = match (&old_bytes, &after) {
+            (None, Some(_)) => ChangeKind::Added,
+            (Some(_), None) => ChangeKind::Deleted,
+            (Some(_), Some(_)) => ChangeKind::Modified,
+            (None, None) => continue,
+        };
+        let (unified_diff, changed_lines) = unified(
+            path,
+            old_bytes.as_deref().unwrap_or_default(),
+            after.as_deref(),
+            kind,
+        );
+        files.push(ChangedFile {
+            path: path.to_owned(),
+            kind,
+            patch: unified_diff,
+            changed_lines,
+        });
+    }
+    Ok(ChangeSet {
+        spec: spec.clone(),
+        files,
+    })
+}
+
+/// What the index records of a file: enough to skip reading an unchanged one.
+struct IndexEntry {
+    id: gix::ObjectId,
+    size: u32,
+    mtime: u32,
+}
+
+/// The new side of a diff.
+enum NewSide {
+    /// The files on disk (the index tells which are unchanged).
+    WorkTree(BTreeMap<String, IndexEntry>),
+    /// Blob ids of a tree or the index.
+    Ids(BTreeMap<String, gix::ObjectId>),
+}
+
+/// Every blob of the tree of `rev`'s commit, by path.
+fn tree_of(
+    repo: &gix::Repository,
+    rev: &str,
+) -> Result<BTreeMap<String, gix::ObjectId>, DiffError> {
+    let unknown = || DiffError::UnknownRevision {
+        rev: rev.to_owned(),
+    };
+    let id = repo.rev_parse_single(rev).map_err(|_| unknown())?;
+    let commit = id
+        .object()
+        .ok()
+        .and_then(|object| object.peel_to_commit().ok())
+        .ok_or_else(unknown)?;
+    let tree = commit.tree_id().map_err(|_| unknown())?.detach();
+    let mut out = BTreeMap::new();
+    flatten(repo, tree, &mut String::new(), &mut out)?;
+    Ok(out)
+}
+
+fn flatten(
+    repo: &gix::Repository,
+    tree: gix::ObjectId,
+    prefix: &mut String,
+    out: &mut BTreeMap<String, gix::ObjectId>,
+) -> Result<(), DiffError> {
+    let object = tree
+        .attach(repo)
+        .object()
+        .map_err(|e| DiffError::Unreadable {
+            message: e.to_string(),
+        })?;
+    let tree = object.try_into_tree().map_err(|e| DiffError::Unreadable {
+        message: e.to_string(),
+    })?;
+    let decoded = tree.decode().map_err(|e| DiffError::Unreadable {
+        message: e.to_string(),
+    })?;
+    for entry in &decoded.entries {
+        if entry.mode.is_commit() {
+            continue;
+        }
+        let Ok(name) = entry.filename.to_str() else {
+            continue;
+        };
+        let length = prefix.len();
+        prefix.push_str(name);
+        if entry.mode.is_tree() {
+            prefix.push('/');
+            flatten(repo, entry.oid.to_owned(), prefix, out)?;
+        } else {
+            out.insert(prefix.clone(), entry.oid.to_owned());
+        }
+        prefix.truncate(length);
+    }
+    Ok(())
+}
+
+fn blob(repo: &gix::Repository, id: gix::ObjectId) -> Result<Vec<u8>, DiffError> {
+    repo.find_object(id)
+        .map(|object| object.detach().data)
+        .map_err(|e| DiffError::Unreadable {
+            message: e.to_string(),
+        })
+}
+
+/// The unified diff of one file and the first changed line (new side) of
+/// each hunk.
+fn unified(path: &str, old: &[u8], new: Option<&[u8]>, kind: ChangeKind) -> (String, Vec<u32>) {
+    let new_bytes = new.unwrap_or_default();
+    if old.contains(&0) || new_bytes.contains(&0) {
+        return (format!("Binary file `{path}` changed\n"), Vec::new());
+    }
+    let old_text = String::from_utf8_lossy(old);
+    let new_text = String::from_utf8_lossy(new_bytes);
+    let diff = similar::TextDiff::from_lines(old_text.as_ref(), new_text.as_ref());
+    let (from, to) = match kind {
+        ChangeKind::Added => ("/dev/null".to_owned(), format!("b/{path}")),
+        ChangeKind::Deleted => (format!("a/{path}"), "/dev/null".to_owned()),
+        ChangeKind::Modified => (format!("a/{path}"), format!("b/{path}")),
+    };
+    let mut text = String::new();
+    let _ = write!(
+        text,
+        "{}",
+        diff.unified_diff().context_radius(3).header(&from, &to)
+    );
+    let changed_lines = if new.is_some() {
+        diff.grouped_ops(0)
+            .iter()
+            .filter_map(|group| group.first())
+            .map(|op| u32::try_from(op.new_range().start + 1).unwrap_or(u32::MAX))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    (text, changed_lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diff_arguments_parse() {
+        assert_eq!(DiffSpec::parse(""), DiffSpec::WorkTree("HEAD".to_owned()));
+        assert_eq!(
+            DiffSpec::parse("main"),
+            DiffSpec::WorkTree("main".to_owned())
+        );
+        assert_eq!(DiffSpec::parse("staged"), DiffSpec::Staged);
+        assert_eq!(
+            DiffSpec::parse("main..feature"),
+            DiffSpec::Range("main".to_owned(), "feature".to_owned())
+        );
+        assert_eq!(
+            DiffSpec::parse("main..."),
+            DiffSpec::Range("main".to_owned(), "HEAD".to_owned())
+        );
+        assert_eq!(DiffSpec::Staged.label(), "git diff --staged");
+    }
+
+    #[test]
+    fn a_patch_names_its_hunks_first_lines() {
+        let old = b"a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\n";
+        let new = b"a\nB\nc\nd\ne\nf\ng\nh\ni\nJ\nk\n";
+        let (patch, lines) = unified("x.txt", old, Some(new), ChangeKind::Modified);
+        assert!(patch.starts_with("--- a/x.txt\n+++ b/x.txt\n@@"), "{patch}");
+        assert!(patch.contains("-b\n+B\n"), "{patch}");
+        assert_eq!(lines, [2, 10]);
+        let (patch, _) = unified("x.bin", b"\0", Some(b"\0\x01"), ChangeKind::Modified);
+        assert_eq!(patch, "Binary file `x.bin` changed\n");
+    }
+}

@@ -1,0 +1,191 @@
+//! Diff-aware compiles on a fixture git repository with a committed change, a
+//! staged change and an unstaged one: `--diff` (the working tree against
+//! HEAD or a revision), `--staged` and `--range` each select their changed
+//! files first, show the diff in its own section, and fail clearly on a bad
+//! revision or outside a git work tree.
+
+use std::path::Path;
+
+use crate::support::{CliTest, WEBAPP_MTIMES, git};
+
+const DATE: &str = "2024-01-01T00:00:00Z";
+
+/// The webapp fixture as a repository: a base commit, a second commit that
+/// changes `src/auth/jwt.ts`, then a staged change to `src/utils/prefix.ts`
+/// and an unstaged one to `src/user/model.ts`.
+fn repository() -> CliTest {
+    let test = CliTest::with_fixture("webapp", WEBAPP_MTIMES);
+    let root = test.root();
+    git(root, &["init", "-q", "-b", "main"], DATE);
+    git(root, &["add", "-A"], DATE);
+    git(root, &["commit", "-qm", "base"], DATE);
+    append(
+        root,
+        "src/auth/jwt.ts",
+        "\nexport const ISSUER = \"webapp\";\n",
+    );
+    git(root, &["commit", "-qam", "issuer"], DATE);
+    append(
+        root,
+        "src/utils/prefix.ts",
+        "\nexport const SEPARATOR = \":\";\n",
+    );
+    git(root, &["add", "src/utils/prefix.ts"], DATE);
+    append(
+        root,
+        "src/user/model.ts",
+        "\nexport const GUEST_NAME = \"guest\";\n",
+    );
+    test
+}
+
+fn append(root: &Path, path: &str, text: &str) {
+    let mut content = fs_err::read_to_string(root.join(path)).unwrap();
+    content.push_str(text);
+    fs_err::write(root.join(path), content).unwrap();
+}
+
+/// The `### path` headings of a Markdown prompt, in order.
+fn headings(prompt: &str) -> Vec<String> {
+    prompt
+        .lines()
+        .filter_map(|line| line.strip_prefix("### "))
+        .map(|h| h.rsplit_once(" [").map_or(h, |(path, _)| path).to_owned())
+        .collect()
+}
+
+/// The diff section of a Markdown prompt.
+fn diff_section(prompt: &str) -> &str {
+    let start = prompt.find("## Diff\n").expect("a diff section");
+    let rest = &prompt[start..];
+    &rest[..rest.find("\n## Context").unwrap_or(rest.len())]
+}
+
+#[test]
+fn the_working_tree_against_head_shows_staged_and_unstaged_changes_first() {
+    let test = repository();
+    let run = test.run(&["compile", "review", "--root", "[ROOT]", "--diff"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let diff = diff_section(&run.stdout);
+    assert!(
+        diff.contains("`git diff HEAD`: 2 files changed (2 modified, 0 added, 0 deleted)"),
+        "{diff}"
+    );
+    assert!(diff.contains("+++ b/src/user/model.ts"), "{diff}");
+    assert!(diff.contains("+export const SEPARATOR"), "{diff}");
+    assert!(
+        !diff.contains("ISSUER"),
+        "the committed change is not in it: {diff}"
+    );
+    let files = headings(&run.stdout);
+    let mut first_two = files[..2].to_vec();
+    first_two.sort();
+    assert_eq!(
+        first_two,
+        ["src/user/model.ts", "src/utils/prefix.ts"],
+        "{files:?}"
+    );
+    // The import neighbours of the changed files come next, not files that
+    // merely contain the word "review".
+    assert!(
+        files.contains(&"src/user/service.ts".to_owned()),
+        "{files:?}"
+    );
+    let inspect = test.run(&["inspect", "review", "--root", "[ROOT]", "--diff", "--json"]);
+    let trace = inspect.json();
+    let model = trace["selectedFiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "src/user/model.ts")
+        .unwrap();
+    assert_eq!(model["reason"], "changed in the diff");
+}
+
+#[test]
+fn staged_range_and_revision_diffs_pick_their_own_changes() {
+    let test = repository();
+    let run = test.run(&["compile", "review", "--root", "[ROOT]", "--staged"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let diff = diff_section(&run.stdout);
+    assert!(
+        diff.contains("`git diff --staged`: 1 files changed"),
+        "{diff}"
+    );
+    assert!(diff.contains("+++ b/src/utils/prefix.ts"), "{diff}");
+    assert_eq!(headings(&run.stdout)[0], "src/utils/prefix.ts");
+
+    let run = test.run(&[
+        "compile",
+        "review",
+        "--root",
+        "[ROOT]",
+        "--range",
+        "HEAD~1..HEAD",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let diff = diff_section(&run.stdout);
+    assert!(
+        diff.contains("`git diff HEAD~1..HEAD`: 1 files changed"),
+        "{diff}"
+    );
+    assert!(diff.contains("+export const ISSUER"), "{diff}");
+    assert_eq!(headings(&run.stdout)[0], "src/auth/jwt.ts");
+
+    // Against the first commit, the working tree holds all three changes.
+    let run = test.run(&["compile", "review", "--root", "[ROOT]", "--diff=HEAD~1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        diff_section(&run.stdout).contains("3 files changed"),
+        "{}",
+        run.stdout
+    );
+
+    // Every format carries the diff.
+    let run = test.run(&[
+        "compile", "review", "--root", "[ROOT]", "--staged", "--format", "xml",
+    ]);
+    let doc = roxmltree::Document::parse(&run.stdout).unwrap();
+    let diff: String = doc
+        .descendants()
+        .find(|n| n.has_tag_name("diff"))
+        .expect("a <diff> element")
+        .children()
+        .filter_map(|c| c.text())
+        .collect();
+    assert!(diff.contains("+export const SEPARATOR"), "{diff}");
+}
+
+#[test]
+fn a_bad_revision_or_no_repository_fails_with_the_fix() {
+    let test = repository();
+    let run = test.run(&[
+        "compile",
+        "review",
+        "--root",
+        "[ROOT]",
+        "--diff=no-such-branch",
+    ]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("`no-such-branch` does not name a commit"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("git rev-parse no-such-branch"),
+        "{}",
+        run.stderr
+    );
+    let run = test.run(&["compile", "review", "--root", "[ROOT]", "--range", "main"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let plain = CliTest::with_fixture("webapp", WEBAPP_MTIMES);
+    let run = plain.run(&["compile", "review", "--root", "[ROOT]", "--staged"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("is not in a git work tree"),
+        "{}",
+        run.stderr
+    );
+}
