@@ -92,15 +92,15 @@ fn the_meta_of_a_compile() {
       "filesTotal": 12,
       "tokensRaw": 715,
       "tokensCompiled": 485,
-      "tokenReductionPct": 0.322,
+      "tokenReductionPct": 32.2,
       "cacheHit": false,
       "durationMs": "[TIME]",
       "modelId": "unknown",
       "editorId": "cli",
       "transformTokensSaved": 18,
       "summarisationTiers": {
-        "L0": 2,
-        "L1": 1
+        "full": 2,
+        "signatures+docs": 1
       },
       "guard": {
         "passed": true,
@@ -224,21 +224,21 @@ fn status_and_last_after_a_compile() {
           {
             "path": "src/user/service.ts",
             "score": 0.494738,
-            "tier": "L0",
+            "tier": "full",
             "tokens": 181,
             "reason": "selected"
           },
           {
             "path": "src/user/model.ts",
             "score": 0.286276,
-            "tier": "L0",
+            "tier": "full",
             "tokens": 64,
             "reason": "selected"
           },
           {
             "path": "src/user/legacy-user-keys.ts",
             "score": 0.214122,
-            "tier": "L0",
+            "tier": "full",
             "tokens": 49,
             "reason": "selected"
           },

@@ -289,3 +289,59 @@ fn from_a_subdirectory_the_work_tree_is_the_project_and_scope_narrows() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(!stderr.contains("note:"), "{stderr}");
 }
+
+#[test]
+fn the_json_output_has_the_documented_fields_and_units() {
+    let schema: serde_json::Value = serde_json::from_str(
+        &fs_err::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("docs/schema/compile.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let documented = schema["$defs"]["meta"]["properties"].as_object().unwrap();
+    let required: Vec<&str> = schema["$defs"]["meta"]["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let test = fixture();
+    let run = test.run(&["compile", INTENT, "--root", "[ROOT]", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out = run.json();
+    let meta = out["meta"].as_object().unwrap();
+    for key in meta.keys() {
+        assert!(
+            documented.contains_key(key),
+            "meta.{key} is not in the schema"
+        );
+    }
+    for key in required {
+        assert!(meta.contains_key(key), "meta.{key} is missing");
+    }
+    // A percentage, not a fraction; tiers by name.
+    let reduction = meta["tokenReductionPct"].as_f64().unwrap();
+    assert!(reduction > 1.0 && reduction <= 100.0, "{reduction}");
+    for tier in meta["summarisationTiers"].as_object().unwrap().keys() {
+        assert!(
+            ["full", "signatures+docs", "signatures-only", "names-only"].contains(&tier.as_str()),
+            "{tier}"
+        );
+    }
+    // Floats a user reads have at most 3 decimals.
+    let inspect = test
+        .run(&["inspect", INTENT, "--root", "[ROOT]", "--json"])
+        .json();
+    for file in inspect["selectedFiles"].as_array().unwrap() {
+        let score = file["score"].as_f64().unwrap();
+        assert!(
+            ((score * 1000.0).round() - score * 1000.0).abs() < 1e-6,
+            "{score}"
+        );
+    }
+    for miss in inspect["nearMisses"].as_array().unwrap() {
+        assert!(miss.get("max_files").is_none(), "{miss}");
+    }
+}

@@ -103,7 +103,7 @@ fn small_budget_compresses_least_relevant_first_and_stays_within_budget() {
     let tiers = json["meta"]["summarisationTiers"].as_object().unwrap();
     let compressed: u64 = tiers
         .iter()
-        .filter(|(tier, _)| *tier != "L0")
+        .filter(|(tier, _)| *tier != "full")
         .map(|(_, n)| n.as_u64().unwrap())
         .sum();
     assert!(compressed >= 1, "{tiers:?}");
@@ -129,7 +129,7 @@ fn files_fit_at_full_tier_when_budget_allows() {
     )
     .json();
     let tiers = json["meta"]["summarisationTiers"].as_object().unwrap();
-    assert_eq!(tiers.keys().collect::<Vec<_>>(), ["L0"], "{tiers:?}");
+    assert_eq!(tiers.keys().collect::<Vec<_>>(), ["full"], "{tiers:?}");
     let prompt = json["compiledPrompt"].as_str().unwrap();
     assert!(
         prompt.contains("findByToken(token: string): User | null {"),

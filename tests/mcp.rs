@@ -278,7 +278,7 @@ fn a_cancelled_compile_leaves_the_next_one_whole() {
         "aic_compile",
         &json!({"intent": "fix the null check in the user service", "projectRoot": repo.path()}),
     );
-    let prompt = answer["result"]["structuredContent"]["compiledPrompt"]
+    let prompt = answer["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_else(|| panic!("the compile after a cancelled one failed: {answer}"));
     assert!(prompt.contains("src/user/service.ts"), "{prompt}");
@@ -487,8 +487,15 @@ fn a_reply_over_the_client_limit_is_fitted_in_one_compile() {
     let result = &answer["result"];
     assert_ne!(result["isError"], json!(true), "{answer}");
     let reply = &result["structuredContent"];
-    let length = reply.to_string().chars().count();
+    // The whole result: the prompt (its text block) and the metadata.
+    let length = result.to_string().chars().count();
     assert!(length <= 500_000, "the reply has {length} characters");
+    assert!(
+        reply.get("compiledPrompt").is_none(),
+        "the prompt is sent once"
+    );
+    let prompt = result["content"][0]["text"].as_str().unwrap();
+    assert!(prompt.starts_with("## Task"), "{prompt:.200}");
     assert_eq!(reply["meta"]["cacheHit"], false);
     let warnings = reply["meta"]["warnings"].to_string();
     assert!(warnings.contains("size limit"), "{warnings}");

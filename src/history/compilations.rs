@@ -277,7 +277,8 @@ fn compilation_rows(
         files_total: meta.files_total,
         tokens_raw: meta.tokens_raw.0,
         tokens_compiled: meta.tokens_compiled.0,
-        token_reduction_pct: meta.token_reduction_pct,
+        // Stored as a fraction, as rows have always been.
+        token_reduction_pct: meta.token_reduction_pct / 100.0,
         allocated_total_budget: meta.budget.0,
         cache_hit: meta.cache_hit,
         duration_ms: meta.duration_ms,
@@ -347,7 +348,7 @@ fn compilation_rows(
             compilation_id: id_text,
             created_at,
             task_class: meta.task_class,
-            token_reduction_ratio: meta.token_reduction_pct,
+            token_reduction_ratio: meta.token_reduction_pct / 100.0,
             selection_ratio: if meta.files_total == 0 {
                 0.0
             } else {

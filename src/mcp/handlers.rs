@@ -336,11 +336,16 @@ fn reply_limit(intent: &str) -> SizeLimit {
     limit
 }
 
+/// The key of the compiled prompt in [`reply`]'s value: the server sends it
+/// as the result's text, not in the structured content.
+pub const PROMPT_KEY: &str = "compiledPrompt";
+
 /// `aic_compile`'s reply: `{compiledPrompt, meta, conversationId,
-/// updateMessage, warnings?}`.
+/// updateMessage, warnings?}` (the server moves `compiledPrompt` into the
+/// result's text).
 fn reply(compilation: &Compilation, conversation_id: Option<&str>) -> Value {
     let mut out = json!({
-        "compiledPrompt": compilation.prompt,
+        PROMPT_KEY: compilation.prompt,
         "meta": compilation.meta,
         "conversationId": conversation_id,
         "updateMessage": Value::Null,

@@ -2,7 +2,9 @@
 //!
 //! - **Tools**: the nine of [`tools::tools`], listed in a fixed order, each with
 //!   an input schema, an output schema and annotations; results carry
-//!   `structuredContent` and the same JSON as a text block.
+//!   `structuredContent` and the same JSON as a text block, except
+//!   `aic_compile`'s, whose text block is the compiled prompt and whose
+//!   structured content is its metadata (the prompt is sent once).
 //! - **Errors**: bad arguments, a missing repository or a budget problem are a
 //!   tool result with `isError` (the model reads it); an unknown tool is
 //!   JSON-RPC −32602 and an unknown method −32601 (MCP's codes); an internal
@@ -439,7 +441,7 @@ impl ServerHandler for AicServer {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("aic", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "aic compiles the context for a coding task. Call aic_compile with the user's task as `intent` (and `conversationId` when you have one) before reading files or answering; use the returned compiledPrompt as your context.",
+                "aic compiles the context for a coding task. Call aic_compile with the user's task as `intent` (and `conversationId` when you have one) before reading files or answering; use the returned prompt as your context.",
             )
     }
 
@@ -493,7 +495,19 @@ impl ServerHandler for AicServer {
             tokio::task::spawn_blocking(move || log_invocation(&host, &root, &record));
         }
         match result {
-            Ok(value) => Ok(CallToolResult::structured(value).into()),
+            Ok(mut value) => {
+                // `aic_compile`: the prompt once, as the text the model reads;
+                // its metadata as the structured content.
+                let prompt = value
+                    .as_object_mut()
+                    .and_then(|object| object.remove(handlers::PROMPT_KEY))
+                    .and_then(|prompt| prompt.as_str().map(str::to_owned));
+                let mut result = CallToolResult::structured(value);
+                if let Some(prompt) = prompt {
+                    result.content = vec![ContentBlock::text(prompt)];
+                }
+                Ok(result.into())
+            }
             Err(ToolFailure::Tool(message)) => {
                 Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into())
             }

@@ -282,11 +282,10 @@ pub fn tools() -> Vec<Tool> {
     let project_root = json!({"type": ["string", "null"]});
     let mut compile = tool(
         "aic_compile",
-        "Compile the context for a coding task: aic selects the repository files relevant to the intent, keeps secrets and injected instructions out, compresses to a token budget and returns one prompt (`compiledPrompt`) plus `meta`. Call it before answering or editing, with the user's task as `intent`.",
+        "Compile the context for a coding task: aic selects the repository files relevant to the intent, keeps secrets and injected instructions out, compresses to a token budget and returns one prompt (the result's text) plus `meta` (its structured content). Call it before answering or editing, with the user's task as `intent`.",
         schema_of::<CompileArgs>(),
         output(
             &json!({
-                "compiledPrompt": {"type": "string"},
                 "meta": {"type": "object"},
                 "conversationId": {"type": ["string", "null"]},
                 "updateMessage": {"type": ["string", "null"]},

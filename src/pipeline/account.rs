@@ -217,7 +217,7 @@ fn meta(
         files_total: repo.total_files(),
         tokens_raw: repo.total_tokens,
         tokens_compiled: outcome.prompt.tokens,
-        token_reduction_pct: round3(reduction(outcome)),
+        token_reduction_pct: round1(reduction(outcome) * 100.0),
         cache_hit: false,
         duration_ms: elapsed_ms(started),
         model_id: model_id(request, plan),
@@ -225,7 +225,7 @@ fn meta(
         transform_tokens_saved: TokenCount::from_u64(traced.transform_saved),
         summarisation_tiers: tier_counts(fitted),
         guard: outcome.facts.guard.clone(),
-        context_completeness: round3(
+        context_completeness: aic_stages::rounded::round(
             traced.completeness / outcome.selection.ranked.files.len() as f64,
         ),
         budget: plan.budget.total,
@@ -287,7 +287,7 @@ fn trace(
             after_transforms: TokenCount::from_u64(traced.after_transforms),
             after_ladder: TokenCount::from_u64(traced.after_ladder),
             prompt_total: outcome.prompt.tokens,
-            reduction_pct: round3(reduction(outcome) * 100.0),
+            reduction_pct: round1(reduction(outcome) * 100.0),
         },
         file_tree_hash: snapshot.file_tree_hash.to_hex(),
         config_files: project.config_files.clone(),
@@ -495,6 +495,6 @@ pub(crate) fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-fn round3(value: f64) -> f64 {
-    (value * 1000.0).round() / 1000.0
+fn round1(value: f64) -> f64 {
+    (value * 10.0).round() / 10.0
 }

@@ -47,7 +47,9 @@ pub struct CompilationMeta {
     pub tokens_raw: TokenCount,
     /// Exact tokens of the compiled prompt.
     pub tokens_compiled: TokenCount,
-    /// `(tokensRaw − tokensCompiled) / tokensRaw`, in `[0, 1]`; 0 when raw is 0.
+    /// `(tokensRaw − tokensCompiled) / tokensRaw` as a percentage in
+    /// `[0, 100]`, to one decimal; 0 when raw is 0. (Every `…Pct` field of
+    /// aic's JSON is a percentage; ratios are named `…Ratio`.)
     pub token_reduction_pct: f64,
     /// Whether the prompt came from the prompt cache.
     pub cache_hit: bool,

@@ -168,6 +168,7 @@ pub struct TaskClassification {
     /// The class assigned.
     pub task_class: TaskClass,
     /// Confidence in `[0, 1]`; 0 for [`TaskClass::General`] with no keyword.
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub confidence: f64,
     /// The keywords of the winning class found in the intent, as written in the
     /// table, in the order they first appear in the intent.

@@ -21,18 +21,25 @@ use crate::relative_path::RelativePath;
 use crate::symbols::defined_names;
 use crate::tokens::TokenCount;
 
-/// How much of a file goes into the prompt.
+/// How much of a file goes into the prompt. Serialised by its
+/// [name](InclusionTier::name) (`full`, `signatures+docs`, …), the one
+/// vocabulary of prompts, JSON and MCP replies; the older `L0`…`L3` are read
+/// too.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
 )]
 pub enum InclusionTier {
     /// Full (transformed) content.
+    #[serde(rename = "full", alias = "L0")]
     L0,
     /// Signatures with their doc comments.
+    #[serde(rename = "signatures+docs", alias = "L1")]
     L1,
     /// Signatures only.
+    #[serde(rename = "signatures-only", alias = "L2")]
     L2,
     /// Names of the file's definitions only.
+    #[serde(rename = "names-only", alias = "L3")]
     L3,
 }
 

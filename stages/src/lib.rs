@@ -42,6 +42,7 @@ pub mod orientation;
 pub mod pattern;
 pub mod relative_path;
 pub mod repo_map;
+pub mod rounded;
 pub mod row_codec;
 pub mod rule_pack;
 pub mod selector;

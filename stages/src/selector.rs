@@ -52,13 +52,21 @@ pub const IMPORT_SEEDS: usize = 5;
 #[serde(rename_all = "camelCase")]
 #[expect(missing_docs, reason = "each weight is the signal of the same name")]
 pub struct SignalWeights {
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub path_relevance: f64,
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub import_proximity: f64,
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub symbol_relevance: f64,
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub content_relevance: f64,
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub recency: f64,
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub size_penalty: f64,
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub mention: f64,
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub trace: f64,
 }
 
@@ -115,15 +123,23 @@ pub const TRACE_WEIGHT: f64 = 0.3;
 #[serde(rename_all = "camelCase")]
 #[expect(missing_docs, reason = "each field is the signal of the same name")]
 pub struct SelectionSignals {
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub path_relevance: f64,
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub import_proximity: f64,
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub symbol_relevance: f64,
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub content_relevance: f64,
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub recency: f64,
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub size_penalty: f64,
     #[serde(skip_serializing_if = "is_zero")]
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub mention: f64,
     #[serde(skip_serializing_if = "is_zero")]
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub trace: f64,
 }
 
@@ -163,6 +179,7 @@ pub struct ScoredFile {
     /// Estimated tokens (from size).
     pub estimated_tokens: TokenCount,
     /// Final score in `[0, 1]`.
+    #[serde(serialize_with = "crate::rounded::serialize")]
     pub score: f64,
     /// Raw signals.
     pub signals: SelectionSignals,
@@ -180,7 +197,11 @@ pub struct ScoredFile {
 
 /// Why a file is not in the selection.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase", tag = "reason")]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "reason"
+)]
 pub enum ExclusionReason {
     /// It matched an `excludePatterns` glob.
     ExcludePattern {
@@ -208,7 +229,10 @@ pub struct ExcludedFile {
     /// The file.
     pub path: RelativePath,
     /// Score, for files excluded after scoring.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::rounded::option"
+    )]
     pub score: Option<f64>,
     /// Why.
     #[serde(flatten)]

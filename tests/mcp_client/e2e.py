@@ -13,6 +13,7 @@ on the first failure. `AIC_HOME` must point at a temporary directory.
 
 import asyncio
 import json
+import pathlib
 import sys
 
 import jsonschema
@@ -45,8 +46,13 @@ def structured(result, schemas, name):
     check(not result.is_error, f"{name} failed: {text[:2000]}")
     content = result.structured_content
     check(isinstance(content, dict), f"{name}: no structuredContent")
-    check(json.loads(text) == content, f"{name}: the text block is not the structured JSON")
     jsonschema.validate(content, schemas[name])
+    if name == "aic_compile" and "meta" in content:
+        # The prompt is sent once: as the text block, not in the structured content.
+        check("compiledPrompt" not in content, "aic_compile: the prompt is in structuredContent too")
+        check(len(result.content) == 1, "aic_compile: more than one content block")
+        return dict(content, compiledPrompt=text)
+    check(json.loads(text) == content, f"{name}: the text block is not the structured JSON")
     return content
 
 
@@ -105,6 +111,10 @@ async def run(binary, repo):
             check("src/user/service.ts" in prompt, "service.ts not in the prompt")
             check("sk_live" not in prompt and "AKIA" not in prompt, "a secret reached the prompt")
             check(out["meta"]["tokensCompiled"] <= out["meta"]["budget"], "prompt over budget")
+            # The documented schema of `aic compile --json` holds for the prompt and meta.
+            schema_path = pathlib.Path(__file__).resolve().parents[2] / "docs/schema/compile.schema.json"
+            jsonschema.Draft202012Validator(json.loads(schema_path.read_text())).validate(
+                {"compiledPrompt": prompt, "meta": out["meta"]})
             check(progress and progress == sorted(progress) and len(set(progress)) == len(progress),
                   f"progress not increasing: {progress}")
 
