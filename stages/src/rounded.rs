@@ -16,10 +16,6 @@ pub fn round(value: f64) -> f64 {
 /// # Errors
 ///
 /// The serialiser's.
-#[expect(
-    clippy::trivially_copy_pass_by_ref,
-    reason = "serde's serialize_with passes a reference"
-)]
 pub fn serialize<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_f64(round(*value))
 }
