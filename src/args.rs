@@ -49,7 +49,7 @@ pub enum Command {
     Install(InstallArgs),
     /// Take aic's entries out of an editor's files again (restoring a file's
     /// original bytes when nothing else changed).
-    Uninstall(InstallArgs),
+    Uninstall(UninstallArgs),
     /// Check each editor's setup: MCP server registered, hooks installed and
     /// current, trigger rule present, `aic` on PATH (exit code 1 when a
     /// problem is found).
@@ -196,6 +196,38 @@ pub struct InstallArgs {
     /// refused until the turn has called `aic_compile` (fails open).
     #[arg(long)]
     pub with_compile_gate: bool,
+}
+
+/// `aic uninstall`: everything aic installed for the editor goes, gates
+/// included.
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    /// The editor.
+    #[arg(value_enum)]
+    pub client: InstallClient,
+    /// Remove from the project's files (under --root) instead of your user
+    /// files.
+    #[arg(long)]
+    pub project: bool,
+    /// The project, for --project (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Print what would change; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+impl From<&UninstallArgs> for InstallArgs {
+    fn from(args: &UninstallArgs) -> Self {
+        Self {
+            client: args.client,
+            project: args.project,
+            root: args.root.clone(),
+            dry_run: args.dry_run,
+            with_gates: false,
+            with_compile_gate: false,
+        }
+    }
 }
 
 /// `aic init`.

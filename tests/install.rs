@@ -719,3 +719,33 @@ fn doctor_sees_the_codex_agents_section() {
         .unwrap_or_default();
     assert_eq!(rule["status"], "ok", "{value}");
 }
+
+#[test]
+fn uninstall_keeps_directories_that_were_there_before_install() {
+    for client in ["cursor", "gemini"] {
+        let home = tempfile::tempdir().unwrap();
+        let aic_home = tempfile::tempdir().unwrap();
+        let dir = home.path().join(format!(".{client}"));
+        // Made by the user before aic: empty, and it stays.
+        fs_err::create_dir_all(&dir).unwrap();
+        let (code, _, stderr) = aic_in(home.path(), aic_home.path(), &["install", client]);
+        assert_eq!(code, 0, "{client}: {stderr}");
+        let (code, _, stderr) = aic_in(home.path(), aic_home.path(), &["uninstall", client]);
+        assert_eq!(code, 0, "{client}: {stderr}");
+        assert!(
+            dir.is_dir(),
+            "{client}: uninstall removed the user's {}",
+            dir.display()
+        );
+        // Made by the install: gone again.
+        let fresh = tempfile::tempdir().unwrap();
+        let (code, _, _) = aic_in(fresh.path(), aic_home.path(), &["install", client]);
+        assert_eq!(code, 0);
+        let (code, _, _) = aic_in(fresh.path(), aic_home.path(), &["uninstall", client]);
+        assert_eq!(code, 0);
+        assert!(
+            !fresh.path().join(format!(".{client}")).exists(),
+            "{client}: the directory the install made is left"
+        );
+    }
+}

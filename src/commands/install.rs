@@ -26,7 +26,7 @@ use aic_stages::content_hash::ContentHash;
 use anyhow::Context;
 use serde_json::{Value, json};
 
-use crate::args::{InstallArgs, InstallClient};
+use crate::args::{InstallArgs, InstallClient, UninstallArgs};
 use crate::error::UserError;
 use crate::host::Host;
 use crate::printer::print_stdout;
@@ -90,8 +90,8 @@ pub fn install(args: &InstallArgs, host: &Host) -> anyhow::Result<()> {
 }
 
 /// `aic uninstall`.
-pub fn uninstall(args: &InstallArgs, host: &Host) -> anyhow::Result<()> {
-    run(args, false, host)
+pub fn uninstall(args: &UninstallArgs, host: &Host) -> anyhow::Result<()> {
+    run(&InstallArgs::from(args), false, host)
 }
 
 fn run(args: &InstallArgs, install: bool, host: &Host) -> anyhow::Result<()> {
@@ -167,6 +167,8 @@ fn run(args: &InstallArgs, install: bool, host: &Host) -> anyhow::Result<()> {
             &backups,
         )?);
     }
+    // Directories an install created, removed (when empty) after every file.
+    let mut created_dirs: Vec<PathBuf> = Vec::new();
     for edit in &edits {
         let verb = match (&edit.before, &edit.after) {
             (before, after) if before == after => "unchanged",
@@ -175,12 +177,12 @@ fn run(args: &InstallArgs, install: bool, host: &Host) -> anyhow::Result<()> {
             _ => "update",
         };
         if !args.dry_run && edit.before != edit.after {
-            apply(
+            created_dirs.extend(apply(
                 edit,
                 install,
                 &[home.as_path(), project.as_path()],
                 &backups,
-            )?;
+            )?);
         }
         let verb = if args.dry_run && verb != "unchanged" {
             format!("would {verb}")
@@ -198,6 +200,13 @@ fn run(args: &InstallArgs, install: bool, host: &Host) -> anyhow::Result<()> {
             edit.path.display(),
             edit.what
         );
+    }
+    created_dirs.sort_by_key(|dir| std::cmp::Reverse(dir.components().count()));
+    created_dirs.dedup();
+    for dir in &created_dirs {
+        if fs_err::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none()) {
+            let _ = fs_err::remove_dir(dir);
+        }
     }
     if install && !args.project && matches!(args.client, InstallClient::Cursor) {
         report.push_str(
@@ -619,6 +628,10 @@ impl Backups {
     }
 }
 
+/// The first line of an "absent" backup marker that lists, one per line, the
+/// directories the install created for the file (deepest first).
+const CREATED_DIRS_HEADER: &str = "created-dirs\n";
+
 /// The original of a file, as its first install found it.
 #[derive(PartialEq, Eq)]
 enum Original {
@@ -630,8 +643,26 @@ enum Original {
     Bytes(Vec<u8>),
 }
 
-fn apply(edit: &Edit, install: bool, stops: &[&Path], backups: &Backups) -> anyhow::Result<()> {
+/// Applies one edit. On uninstall, returns the directories the first install
+/// created for the file (for the caller to remove once every file is gone).
+fn apply(
+    edit: &Edit,
+    install: bool,
+    stops: &[&Path],
+    backups: &Backups,
+) -> anyhow::Result<Vec<PathBuf>> {
+    // The directories the first install created for a file that was absent:
+    // uninstall removes those (when empty), never ones that were there before.
+    let mut created: Option<Vec<PathBuf>> = None;
     if let Some((orig, absent)) = backups.paths(&edit.path) {
+        if !install && let Ok(text) = fs_err::read_to_string(&absent) {
+            created = text.strip_prefix(CREATED_DIRS_HEADER).map(|list| {
+                list.lines()
+                    .filter(|line| !line.is_empty())
+                    .map(PathBuf::from)
+                    .collect()
+            });
+        }
         if install && !orig.exists() && !absent.exists() {
             if let Some(parent) = orig.parent() {
                 fs_err::create_dir_all(parent)?;
@@ -644,7 +675,17 @@ fn apply(edit: &Edit, install: bool, stops: &[&Path], backups: &Backups) -> anyh
             }
             match &edit.before {
                 Some(bytes) => write_private(&orig, bytes)?,
-                None => write_private(&absent, b"")?,
+                None => {
+                    let mut record = CREATED_DIRS_HEADER.to_owned();
+                    for dir in edit.path.ancestors().skip(1).take(2) {
+                        if stops.contains(&dir) || dir.exists() {
+                            break;
+                        }
+                        record.push_str(&dir.to_string_lossy());
+                        record.push('\n');
+                    }
+                    write_private(&absent, record.as_bytes())?;
+                }
             }
         } else if !install {
             let _ = fs_err::remove_file(&orig);
@@ -661,11 +702,15 @@ fn apply(edit: &Edit, install: bool, stops: &[&Path], backups: &Backups) -> anyh
     match &edit.after {
         None => {
             fs_err::remove_file(&edit.path)?;
-            remove_empty_config_dirs(&edit.path, stops);
+            if created.is_none() {
+                // An install older than the record: the dot-directories left
+                // empty go.
+                remove_empty_config_dirs(&edit.path, stops);
+            }
         }
         Some(bytes) => crate::printer::replace_file(&target, bytes)?,
     }
-    Ok(())
+    Ok(created.unwrap_or_default())
 }
 
 /// After removing a file aic created, removes the configuration directories
