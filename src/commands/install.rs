@@ -673,19 +673,18 @@ fn apply(
                     fs_err::set_permissions(parent, std::fs::Permissions::from_mode(0o700))?;
                 }
             }
-            match &edit.before {
-                Some(bytes) => write_private(&orig, bytes)?,
-                None => {
-                    let mut record = CREATED_DIRS_HEADER.to_owned();
-                    for dir in edit.path.ancestors().skip(1).take(2) {
-                        if stops.contains(&dir) || dir.exists() {
-                            break;
-                        }
-                        record.push_str(&dir.to_string_lossy());
-                        record.push('\n');
+            if let Some(bytes) = &edit.before {
+                write_private(&orig, bytes)?;
+            } else {
+                let mut record = CREATED_DIRS_HEADER.to_owned();
+                for dir in edit.path.ancestors().skip(1).take(2) {
+                    if stops.contains(&dir) || dir.exists() {
+                        break;
                     }
-                    write_private(&absent, record.as_bytes())?;
+                    record.push_str(&dir.to_string_lossy());
+                    record.push('\n');
                 }
+                write_private(&absent, record.as_bytes())?;
             }
         } else if !install {
             let _ = fs_err::remove_file(&orig);
