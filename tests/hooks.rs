@@ -721,3 +721,32 @@ fn a_prompt_from_a_subdirectory_compiles_the_whole_work_tree() {
     assert!(run.stdout.contains("src/user/service.ts"), "{}", run.stdout);
     assert!(!run.stdout.contains("### service.ts"), "{}", run.stdout);
 }
+
+#[test]
+fn session_start_orients_with_the_readme_manifest_map_and_central_modules() {
+    let repo = fixture_repo("webapp", &[]);
+    // A second importer makes the user model the module the code builds on.
+    fs_err::write(
+        repo.path().join("src/user/admin.ts"),
+        "import { User } from \"./model\";\n\nexport function isAdmin(user: User): boolean {\n  return user.name === \"admin\";\n}\n",
+    )
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let run = hook(
+        "SessionStart",
+        &payload("SessionStart.startup", repo.path()),
+        home.path(),
+        repo.path(),
+    );
+    let context = nested_context(&run.stdout, "SessionStart");
+    assert!(context.contains("## Project structure"), "{context}");
+    let headings: Vec<&str> = context
+        .lines()
+        .filter_map(|line| line.strip_prefix("### "))
+        .map(|h| h.rsplit_once(" [").map_or(h, |(path, _)| path))
+        .collect();
+    assert_eq!(headings[..2], ["README.md", "package.json"], "{headings:?}");
+    // Never lock files; the module the others import is there.
+    assert!(!headings.contains(&"package-lock.json"), "{headings:?}");
+    assert!(headings.contains(&"src/user/model.ts"), "{headings:?}");
+}

@@ -136,6 +136,8 @@ pub struct Plan {
     pub format: PromptFormat,
     /// The diff section, for a compile about changes that found some.
     pub diff_section: Option<String>,
+    /// Whether the caller asked for the orienting context (a session start).
+    pub orient: bool,
     /// The selector for the merged pack.
     pub selector: HeuristicSelector,
     /// What the user should know: the project's warnings, then skipped packs.
@@ -300,6 +302,7 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
         selector,
         format,
         diff_section,
+        orient: request.orient,
         warnings,
     })
 }

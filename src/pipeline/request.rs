@@ -74,6 +74,10 @@ pub struct CompilationRequest {
     /// Compile for what changed (`--diff`, `--staged`, `--range`): the changed
     /// files are pinned like named files and the diff gets its own section.
     pub diff: Option<DiffSpec>,
+    /// Show the orienting context whatever the intent says (an editor's
+    /// session start): the README, the root manifests, the directory map,
+    /// the entry points and the files most imported.
+    pub orient: bool,
 }
 
 /// A limit on the size of the compiled prompt, in characters, as the caller

@@ -1,7 +1,8 @@
 //! The orienting context for an intent too vague to select on ("speed it
 //! up", "make it better"): instead of files that happen to contain a generic
 //! word, the prompt shows what a newcomer reads first — the README, the
-//! manifests, a map of the top-level directories and the few entry points.
+//! manifests, a map of the top-level directories, the few entry points and
+//! the modules most imported. An editor's session start asks for the same.
 //!
 //! An intent is *vague* ([`is_vague`]) when it names no file, no name in code
 //! form and no trace frame, has at most [`VAGUE_SUBJECT_TOKENS`] subject
@@ -84,20 +85,7 @@ pub fn orienting_files(repo: &RepoMap) -> Vec<ScoredFile> {
                 stem,
                 "main" | "lib" | "index" | "app" | "cli" | "__init__" | "__main__" | "mod"
             )
-            && !f.path.as_str().split('/').any(|part| {
-                matches!(
-                    part,
-                    "test"
-                        | "tests"
-                        | "__tests__"
-                        | "examples"
-                        | "example"
-                        | "fixtures"
-                        | "docs"
-                        | "node_modules"
-                        | "vendor"
-                )
-            })
+            && !is_test_path(f.path.as_str())
     };
     let mut chosen: Vec<&FileEntry> = repo.files.iter().filter(readme).take(1).collect();
     chosen.extend(repo.files.iter().filter(manifest));
@@ -119,6 +107,68 @@ pub fn orienting_files(repo: &RepoMap) -> Vec<ScoredFile> {
             target: false,
         })
         .collect()
+}
+
+/// The most files [`central_files`] adds.
+pub const MAX_CENTRAL_FILES: usize = 3;
+
+/// The code files most imported (by in-degree in the import graph, whose
+/// `importers[i]` lists the files importing file `i` of `repo`), at most
+/// [`MAX_CENTRAL_FILES`], each imported by at least 2 files, not already in
+/// `chosen` and not tests: the modules the rest of the code is built on. Most
+/// importers first, then by path; scored below every file of `chosen`.
+pub fn central_files(
+    repo: &RepoMap,
+    importers: &[Vec<u32>],
+    chosen: &[ScoredFile],
+) -> Vec<ScoredFile> {
+    let floor = chosen.iter().map(|f| f.score).fold(1.0, f64::min);
+    let mut central: Vec<(usize, &FileEntry)> = repo
+        .files
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| Some((importers.get(i)?.len(), f)))
+        .filter(|(count, f)| {
+            *count >= 2
+                && f.language.is_code()
+                && !is_test_path(f.path.as_str())
+                && !chosen.iter().any(|c| c.path == f.path)
+        })
+        .collect();
+    central.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path)));
+    central
+        .into_iter()
+        .take(MAX_CENTRAL_FILES)
+        .enumerate()
+        .map(|(rank, (_, f))| ScoredFile {
+            path: f.path.clone(),
+            language: f.language,
+            estimated_tokens: f.estimated_tokens,
+            score: ((floor * (0.9 - 0.1 * rank as f64)) * 1e6).round() / 1e6,
+            signals: SelectionSignals::default(),
+            boosted_by: vec![ORIENTING.to_owned()],
+            penalized_by: Vec::new(),
+            target: false,
+        })
+        .collect()
+}
+
+/// Whether a path is under a test, example, fixture or vendored directory.
+fn is_test_path(path: &str) -> bool {
+    path.split('/').any(|part| {
+        matches!(
+            part,
+            "test"
+                | "tests"
+                | "__tests__"
+                | "examples"
+                | "example"
+                | "fixtures"
+                | "docs"
+                | "node_modules"
+                | "vendor"
+        )
+    })
 }
 
 /// A map of the repository's top two directory levels with their file

@@ -415,9 +415,11 @@ impl Hook<'_> {
             None => full.clone(),
         };
         let header = header_line(request.trigger_source);
+        let orient = request.trigger_source == "session_start";
         let blocks_chars = max_chars
             .saturating_sub(header.chars().count())
-            .saturating_sub(NOTE_RESERVE_CHARS);
+            .saturating_sub(NOTE_RESERVE_CHARS)
+            .saturating_sub(if orient { MAP_RESERVE_CHARS } else { 0 });
         let sections_estimate = PROMPT_SECTIONS_TOKENS + intent.chars().count() as f64 / 3.0;
         let budget = sections_estimate + blocks_chars as f64 / MIN_CHARS_PER_TOKEN;
         let compiled = compile(
@@ -436,6 +438,8 @@ impl Hook<'_> {
                 // The hook injects the Markdown file blocks it cuts out of the
                 // prompt, whatever `output.format` says.
                 format: Some(PromptFormat::Markdown),
+                // A session starts with what a newcomer reads first.
+                orient,
                 ..CompilationRequest::default()
             },
             self.host,
@@ -594,8 +598,34 @@ fn context_only(prompt: &str) -> String {
     let body = body
         .find("\n## Constraints\n")
         .map_or(body, |end| &body[..=end]);
-    body.trim_end().to_owned()
+    // An orienting context's directory map goes first, within its reserve.
+    let map = prompt.find(STRUCTURE_HEADING).map(|at| {
+        let rest = &prompt[at..];
+        let end = rest[STRUCTURE_HEADING.len()..]
+            .find("\n## ")
+            .map_or(rest.len(), |end| end + STRUCTURE_HEADING.len() + 1);
+        let mut map = String::new();
+        for line in rest[..end].trim_end().lines() {
+            if map.chars().count() + line.chars().count() + 2 > MAP_RESERVE_CHARS {
+                map.push_str("…\n");
+                break;
+            }
+            map.push_str(line);
+            map.push('\n');
+        }
+        map.trim_end().to_owned()
+    });
+    match map {
+        Some(map) => format!("{map}\n\n{}", body.trim_end()),
+        None => body.trim_end().to_owned(),
+    }
 }
+
+/// Characters kept for the directory map a session start injects.
+const MAP_RESERVE_CHARS: usize = 1_500;
+
+/// The heading of the prompt's directory map.
+const STRUCTURE_HEADING: &str = "## Project structure\n\n";
 
 /// Appends one line to `$AIC_HOME/hook.log` (started over past 1 MiB).
 fn log(host: &Host, editor: &str, event: &str, message: &str) {

@@ -44,12 +44,42 @@ pub struct BuiltGraph {
     pub read: HashMap<usize, Arc<[u8]>>,
 }
 
+/// Up to [`IMPORT_PARSE_CANDIDATES`] code files outside test, example and
+/// vendored directories, shallowest first (then by path): enough of the
+/// import graph to tell which modules the rest of the code imports most.
+pub fn shallow_code_files(repo: &RepoMap) -> Vec<usize> {
+    let mut files: Vec<usize> = repo
+        .files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| {
+            f.language.is_code()
+                && !f.path.as_str().split('/').any(|part| {
+                    matches!(
+                        part,
+                        "test"
+                            | "tests"
+                            | "__tests__"
+                            | "examples"
+                            | "example"
+                            | "fixtures"
+                            | "vendor"
+                    )
+                })
+        })
+        .map(|(i, _)| i)
+        .collect();
+    files.sort_by_key(|&i| (repo.files[i].path.as_str().matches('/').count(), i));
+    files.truncate(IMPORT_PARSE_CANDIDATES);
+    files
+}
+
 /// Files that may import one of `files`: those whose text holds the file's
 /// stem as a word (`./model`, `from .formatting import`), at most
 /// [`IMPORT_PARSE_CANDIDATES`], in path order. Their imports are parsed too,
 /// so the graph has the edges into `files` even when nothing else ranks the
 /// importers.
-fn possible_importers(repo: &RepoMap, files: &[RelativePath]) -> Vec<usize> {
+pub fn possible_importers(repo: &RepoMap, files: &[RelativePath]) -> Vec<usize> {
     let ids: Vec<u32> = files
         .iter()
         .filter_map(|path| {
@@ -76,9 +106,10 @@ fn possible_importers(repo: &RepoMap, files: &[RelativePath]) -> Vec<usize> {
 }
 
 /// Parses the imports of the targets, the [`IMPORT_PARSE_CANDIDATES`] best
-/// candidates (by every signal but import proximity) and the possible
-/// importers of `importers_of` (a diff's changed files), then once more for
-/// the files those reach within two steps, so the search from the seeds can go on
+/// candidates (by every signal but import proximity) and `also_parse` (by
+/// index: a diff's [`possible_importers`], an orienting context's
+/// [`shallow_code_files`]), then once more for the files those reach within
+/// two steps, so the search from the seeds can go on
 /// through them. Deterministic: which files are parsed depends only on scores
 /// and paths.
 pub fn build(
@@ -87,7 +118,7 @@ pub fn build(
     repo: &RepoMap,
     layout: &ProjectLayout,
     selector: &HeuristicSelector,
-    (first_pass, importers_of): (FirstPass, &[RelativePath]),
+    (first_pass, also_parse): (FirstPass, Vec<usize>),
     cache: Option<&FileCache>,
 ) -> BuiltGraph {
     let started = Instant::now();
@@ -99,7 +130,7 @@ pub fn build(
         .iter()
         .filter_map(|f| index_of(&f.path))
         .collect();
-    wanted.extend(possible_importers(repo, importers_of));
+    wanted.extend(also_parse);
     let mut parsed = vec![false; repo.files.len()];
     let mut parsed_count = 0;
     let mut memo = Vec::new();

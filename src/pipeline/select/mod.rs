@@ -89,7 +89,13 @@ pub fn select(
         repo,
         &layout,
         &plan.selector,
-        (first_pass.clone(), &changed_files(&targets)),
+        (first_pass.clone(), {
+            let mut also = graph::possible_importers(repo, &changed_files(&targets));
+            if plan.orient {
+                also.extend(graph::shallow_code_files(repo));
+            }
+            also
+        }),
         cache,
     );
     info!(
@@ -137,14 +143,16 @@ pub fn select(
         );
     }
     let mut orientation = None;
-    if aic_stages::orientation::is_vague(
+    let vague = aic_stages::orientation::is_vague(
         &plan.task,
         // Any file the intent names, found or not, makes it specific.
         !plan.targets.is_empty() || has_related,
         (!ranked.files.is_empty()).then_some(&ranked.files[..]),
-    ) && orient(&mut ranked, repo, &plan.selector)
-    {
-        warnings.push(VAGUE_NOTE.to_owned());
+    );
+    if (plan.orient || vague) && orient(&mut ranked, repo, &plan.selector, &built.graph) {
+        if !plan.orient {
+            warnings.push(VAGUE_NOTE.to_owned());
+        }
         orientation = Some(aic_stages::orientation::directory_map(repo));
     }
     if ranked.files.is_empty() {
@@ -204,9 +212,15 @@ fn orient(
     ranked: &mut selector::Selection,
     repo: &aic_stages::repo_map::RepoMap,
     selector: &selector::HeuristicSelector,
+    graph: &aic_stages::import_graph::ImportGraph,
 ) -> bool {
-    // `--include`, `--scope` and `--exclude` hold for the orienting files too.
     let mut files = aic_stages::orientation::orienting_files(repo);
+    files.extend(aic_stages::orientation::central_files(
+        repo,
+        &graph.reverse,
+        &files,
+    ));
+    // `--include`, `--scope` and `--exclude` hold for the orienting files too.
     files.retain(|file| selector.admits(&file.path));
     if files.is_empty() {
         return false;
