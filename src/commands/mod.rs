@@ -3,6 +3,7 @@
 //! error with its exit code (`error:`, one `Caused by:` per source, then
 //! `hint:`; the codes are in `docs/exit-codes.md`).
 
+pub mod bench;
 pub mod cache;
 pub mod compile;
 pub mod diagnostics;
@@ -107,6 +108,7 @@ pub fn main() -> ExitCode {
             &host,
         ),
         Command::Spec(args) => spec::run(args, &host),
+        Command::Bench(args) => bench::run(args),
     };
     finish(result)
 }
