@@ -13,7 +13,7 @@
 //!   database and memo, the home directory, time, the project-root policy;
 //! - [`args`] and [`commands`]: the `aic` command line; [`mcp`]: the MCP
 //!   server; [`commands::hook`]: the editor hooks;
-//! - [`bench`]: `aic bench`, the benchmark harness across repositories.
+//! - [`bench`](mod@bench): `aic bench`, the benchmark harness across repositories.
 //!
 //! `docs/architecture.md` draws the phases and the data between them.
 //!

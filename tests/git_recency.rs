@@ -2,26 +2,7 @@
 //! checkout time as mtime, still ranks by history, and uncommitted changes rank
 //! above everything.
 
-use std::path::Path;
-use std::process::Command;
-
-use crate::support::aic;
-
-fn git(root: &Path, args: &[&str], date: &str) {
-    let status = Command::new("git")
-        .args(args)
-        .current_dir(root)
-        .env("GIT_AUTHOR_DATE", date)
-        .env("GIT_COMMITTER_DATE", date)
-        .env("GIT_AUTHOR_NAME", "aic tests")
-        .env("GIT_AUTHOR_EMAIL", "tests@example.invalid")
-        .env("GIT_COMMITTER_NAME", "aic tests")
-        .env("GIT_COMMITTER_EMAIL", "tests@example.invalid")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .status()
-        .expect("git runs");
-    assert!(status.success(), "git {args:?} failed");
-}
+use crate::support::{aic, git};
 
 fn recency_of(trace: &serde_json::Value) -> Vec<(String, f64)> {
     let mut out: Vec<(String, f64)> = trace["selectedFiles"]

@@ -316,3 +316,21 @@ macro_rules! cli_snapshot {
     }};
 }
 pub(crate) use cli_snapshot;
+
+/// Runs git in `root` with a fixed author, committer and `date`, and no user
+/// config; panics when it fails.
+pub(crate) fn git(root: &Path, args: &[&str], date: &str) {
+    let status = Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_AUTHOR_DATE", date)
+        .env("GIT_COMMITTER_DATE", date)
+        .env("GIT_AUTHOR_NAME", "aic tests")
+        .env("GIT_AUTHOR_EMAIL", "tests@example.invalid")
+        .env("GIT_COMMITTER_NAME", "aic tests")
+        .env("GIT_COMMITTER_EMAIL", "tests@example.invalid")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?} failed");
+}

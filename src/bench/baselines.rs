@@ -156,7 +156,10 @@ pub fn path_keywords(files: &[String], intent: &str) -> Vec<String> {
 }
 
 /// The `recency` ranking of `files`, from the last commit time per path.
-pub fn recency(files: &[String], last_commit: &HashMap<String, i64>) -> Vec<String> {
+pub fn recency<S: std::hash::BuildHasher>(
+    files: &[String],
+    last_commit: &HashMap<String, i64, S>,
+) -> Vec<String> {
     let mut scored: Vec<(Option<i64>, &str)> = files
         .iter()
         .map(|path| (last_commit.get(path).copied(), path.as_str()))

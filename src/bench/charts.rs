@@ -54,6 +54,7 @@ pub fn recall_curves(
             .x_desc("k")
             .y_desc("recall@k")
             .x_labels(10)
+            .x_label_formatter(&|k| format!("{k:.0}"))
             .draw()
             .map_err(plot_error)?;
         for (index, method) in methods.iter().enumerate() {

@@ -199,7 +199,11 @@ impl Worktree {
         }
         let mut missing = Vec::new();
         if !entries.is_empty() {
-            let input: String = entries.iter().map(|(oid, _)| format!("{oid}\n")).collect();
+            let input: String = entries.iter().fold(String::new(), |mut input, (oid, _)| {
+                input.push_str(oid);
+                input.push('\n');
+                input
+            });
             let out = git(
                 &self.path,
                 &["cat-file", "--batch-check=%(objectname)"],

@@ -45,8 +45,11 @@ pub struct RankScores {
     pub mrr: f64,
 }
 
+/// Reads one metric of a [`RankScores`].
+pub type MetricOf = fn(&RankScores) -> f64;
+
 /// The metric names in report order, with their accessors.
-pub const RANK_METRICS: [(&str, fn(&RankScores) -> f64); 8] = [
+pub const RANK_METRICS: [(&str, MetricOf); 8] = [
     ("acc@1", |s| s.acc1),
     ("acc@5", |s| s.acc5),
     ("acc@10", |s| s.acc10),

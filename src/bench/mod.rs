@@ -159,38 +159,26 @@ pub fn run(options: &BenchOptions, progress: Progress<'_>) -> anyhow::Result<Res
     progress(0, total, "tasks");
     let mut ranking_seconds = Vec::new();
     let workers = options.jobs.max(1).min(jobs.len().max(1));
-    let next = AtomicUsize::new(0);
-    let add_lock = std::sync::Mutex::new(());
     let (sender, receiver) = crossbeam_channel::unbounded::<(usize, TaskResult, Option<f64>)>();
+    let shared = Shared {
+        settings: &settings,
+        jobs: &jobs,
+        sets: &sets,
+        next: AtomicUsize::new(0),
+        add_lock: std::sync::Mutex::new(()),
+        out: &out,
+    };
     std::thread::scope(|scope| {
         for worker in 0..workers {
             let sender = sender.clone();
-            let (jobs, sets, settings, next, add_lock, out) =
-                (&jobs, &sets, &settings, &next, &add_lock, &out);
+            let shared = &shared;
             // The compiles' own warnings (truncation, slices) would bury the
             // progress bar: workers log nothing.
             scope.spawn(move || {
                 tracing::subscriber::with_default(
                     tracing::subscriber::NoSubscriber::default(),
-                    || {
-                        let mut trees: BTreeMap<String, Worktree> = BTreeMap::new();
-                        loop {
-                            let index = next.fetch_add(1, Ordering::Relaxed);
-                            let Some((set_index, task_index, clone)) = jobs.get(index) else {
-                                break;
-                            };
-                            let task = &sets[*set_index].tasks[*task_index];
-                            let (result, seconds) =
-                                run_one(settings, &mut trees, (clone, worker, out, add_lock), task);
-                            if sender.send((index, result, seconds)).is_err() {
-                                break;
-                            }
-                        }
-                        for tree in trees.into_values() {
-                            tree.remove();
-                        }
-                    },
-                )
+                    || shared.work(worker, &sender),
+                );
             });
         }
         drop(sender);
@@ -250,6 +238,95 @@ pub fn run(options: &BenchOptions, progress: Progress<'_>) -> anyhow::Result<Res
     })
 }
 
+/// What the task workers share.
+struct Shared<'a> {
+    settings: &'a QualitySettings<'a>,
+    /// `(set, task, clone)` of every task that can run.
+    jobs: &'a [(usize, usize, PathBuf)],
+    sets: &'a [TaskSet],
+    /// The next job to take.
+    next: AtomicUsize,
+    /// `git worktree add` writes the clone's administrative files: one at a time.
+    add_lock: std::sync::Mutex<()>,
+    out: &'a Path,
+}
+
+impl Shared<'_> {
+    /// One worker: takes jobs until none is left, sends each result with its
+    /// job index, then removes its worktrees.
+    fn work(
+        &self,
+        worker: usize,
+        sender: &crossbeam_channel::Sender<(usize, TaskResult, Option<f64>)>,
+    ) {
+        let mut trees: BTreeMap<String, Worktree> = BTreeMap::new();
+        loop {
+            let index = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some((set_index, task_index, clone)) = self.jobs.get(index) else {
+                break;
+            };
+            let task = &self.sets[*set_index].tasks[*task_index];
+            let (result, seconds) = self.run_one(&mut trees, clone, worker, task);
+            if sender.send((index, result, seconds)).is_err() {
+                break;
+            }
+        }
+        for tree in trees.into_values() {
+            tree.remove();
+        }
+    }
+
+    /// Checks a task out in this worker's worktree of its repository (made
+    /// on first use) and runs it; a failed worktree or checkout is a skip.
+    fn run_one(
+        &self,
+        trees: &mut BTreeMap<String, Worktree>,
+        clone: &Path,
+        worker: usize,
+        task: &Task,
+    ) -> (TaskResult, Option<f64>) {
+        if !trees.contains_key(&task.repo) {
+            let path = self
+                .out
+                .join("work")
+                .join(format!("{}-{worker}", task.repo.replace('/', "__")));
+            let added = {
+                let _guard = self
+                    .add_lock
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                Worktree::add(clone, &path)
+            };
+            match added {
+                Ok(tree) => {
+                    trees.insert(task.repo.clone(), tree);
+                }
+                Err(error) => {
+                    let reason = format!("cannot make a worktree of `{}`: {error:#}", task.repo);
+                    return (TaskResult::skipped(task, reason), None);
+                }
+            }
+        }
+        let Some(tree) = trees.get(&task.repo) else {
+            return (TaskResult::skipped(task, "no worktree".to_owned()), None);
+        };
+        match tree.checkout(&task.base_commit) {
+            Ok(checkout) => {
+                let (result, seconds) =
+                    quality::run_task(self.settings, &tree.path, &checkout, task);
+                (result, Some(seconds))
+            }
+            Err(error) => (
+                TaskResult::skipped(
+                    task,
+                    format!("cannot check out `{}`: {error:#}", task.base_commit),
+                ),
+                None,
+            ),
+        }
+    }
+}
+
 /// Reads the manifest's task files, keeping tasks of wanted repositories.
 fn load_sets(
     manifest: &Manifest,
@@ -294,53 +371,6 @@ fn load_sets(
             })
         })
         .collect()
-}
-
-/// Checks a task out in this worker's worktree of its repository (made on
-/// first use) and runs it; a failed worktree or checkout is a skip.
-fn run_one(
-    settings: &QualitySettings<'_>,
-    trees: &mut BTreeMap<String, Worktree>,
-    (clone, worker, out, add_lock): (&Path, usize, &Path, &std::sync::Mutex<()>),
-    task: &Task,
-) -> (TaskResult, Option<f64>) {
-    if !trees.contains_key(&task.repo) {
-        let path = out
-            .join("work")
-            .join(format!("{}-{worker}", task.repo.replace('/', "__")));
-        // `git worktree add` writes the clone's administrative files: one at a time.
-        let added = {
-            let _guard = add_lock
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            Worktree::add(clone, &path)
-        };
-        match added {
-            Ok(tree) => {
-                trees.insert(task.repo.clone(), tree);
-            }
-            Err(error) => {
-                let reason = format!("cannot make a worktree of `{}`: {error:#}", task.repo);
-                return (TaskResult::skipped(task, reason), None);
-            }
-        }
-    }
-    let Some(tree) = trees.get(&task.repo) else {
-        return (TaskResult::skipped(task, "no worktree".to_owned()), None);
-    };
-    match tree.checkout(&task.base_commit) {
-        Ok(checkout) => {
-            let (result, seconds) = quality::run_task(settings, &tree.path, &checkout, task);
-            (result, Some(seconds))
-        }
-        Err(error) => (
-            TaskResult::skipped(
-                task,
-                format!("cannot check out `{}`: {error:#}", task.base_commit),
-            ),
-            None,
-        ),
-    }
 }
 
 /// A set's record with its summaries: `ALL`, then each repository's when

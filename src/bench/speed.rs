@@ -56,8 +56,8 @@ pub struct Sample {
 /// # Errors
 ///
 /// When `argv` is empty or the program cannot start.
-pub fn exec_measured(argv: &[String]) -> anyhow::Result<()> {
-    let Some((program, args)) = argv.split_first() else {
+pub fn exec_measured(command: &[String]) -> anyhow::Result<()> {
+    let Some((program, args)) = command.split_first() else {
         bail!("--exec-measured needs a program to run");
     };
     let started = Instant::now();

@@ -1,7 +1,8 @@
 //! `aic bench MANIFEST` and `aic bench --compare OLD NEW`: runs the benchmark
-//! harness ([`crate::bench`]) with a progress bar on a terminal, prints the
+//! harness ([`crate::bench`](mod@crate::bench)) with a progress bar on a terminal, prints the
 //! summary tables (or `results.json` with `--json`), and compares two runs.
 
+use std::fmt::Write;
 use std::io::IsTerminal;
 use std::path::Path;
 
@@ -69,15 +70,16 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             .iter()
             .map(|table| table.terminal() + "\n")
             .collect();
-        text.push_str(&format!(
-            "Wrote {} ({:.1} s)\n",
+        let _ = writeln!(
+            text,
+            "Wrote {} ({:.1} s)",
             written
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect::<Vec<_>>()
                 .join(", "),
             results.timings.wall_seconds
-        ));
+        );
         text
     };
     print_stdout(&text).context("Failed to write to stdout")
