@@ -90,26 +90,28 @@ fn head(repo: &Path) -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_owned()
 }
 
-/// Runs the fixture manifest into `out` with `jobs`; returns results.json.
-fn run(dir: &Path, out: &Path, jobs: &str) -> serde_json::Value {
-    let manifest = dir.join("bench.toml");
-    let run = aic(
-        &[
-            "bench",
-            manifest.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--jobs",
-            jobs,
-            "--json",
-        ],
-        &[],
-    );
+/// Runs `aic bench MANIFEST --out OUT --json EXTRA…`; returns results.json,
+/// checking that stdout holds the same.
+fn bench_json(manifest: &Path, out: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "bench",
+        manifest.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let run = aic(&args, &[]);
     assert_eq!(run.code, 0, "stderr:\n{}", run.stderr);
     let written: serde_json::Value =
         serde_json::from_str(&fs_err::read_to_string(out.join("results.json")).unwrap()).unwrap();
     assert_eq!(run.json(), written, "--json prints results.json");
     written
+}
+
+/// Runs the fixture manifest into `out` with `jobs`; returns results.json.
+fn run(dir: &Path, out: &Path, jobs: &str) -> serde_json::Value {
+    bench_json(&dir.join("bench.toml"), out, &["--jobs", jobs])
 }
 
 fn task<'a>(results: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
@@ -253,18 +255,7 @@ fn speed_runs_cold_mcp_and_a_peer_interleaved() {
     )
     .unwrap();
     let out = dir.path().join("out");
-    let run = aic(
-        &[
-            "bench",
-            manifest.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--json",
-        ],
-        &[],
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let results = run.json();
+    let results = bench_json(&manifest, &out, &[]);
     let repo = &results["timings"]["speed"][0];
     assert!(repo["error"].is_null(), "{repo}");
     let names: Vec<&str> = repo["measurements"]

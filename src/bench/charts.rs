@@ -2,6 +2,7 @@
 //! script, so they render in a browser and on GitHub).
 
 use anyhow::anyhow;
+use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
 
 use crate::bench::report::{GroupSummary, RepoSpeed};
@@ -28,6 +29,34 @@ fn plot_error(error: impl std::fmt::Display) -> anyhow::Error {
     anyhow!("Failed to draw a chart: {error}")
 }
 
+/// Draws one chart on a new white SVG canvas of [`SIZE`]; returns the SVG text.
+fn canvas(
+    draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> anyhow::Result<()>,
+) -> anyhow::Result<String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_error)?;
+        draw(&root)?;
+        root.present().map_err(plot_error)?;
+    }
+    Ok(svg)
+}
+
+/// Draws the series' legend in a framed box at `position`.
+fn legend<'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    position: SeriesLabelPosition,
+) -> anyhow::Result<()> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()
+        .map_err(plot_error)
+}
+
 /// Mean recall@k for k = 1..=10, one line per method.
 ///
 /// # Errors
@@ -38,11 +67,8 @@ pub fn recall_curves(
     group: &GroupSummary,
     methods: &[String],
 ) -> anyhow::Result<String> {
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_error)?;
-        let mut chart = ChartBuilder::on(&root)
+    canvas(|root| {
+        let mut chart = ChartBuilder::on(root)
             .caption(title, ("sans-serif", 18))
             .margin(12)
             .x_label_area_size(36)
@@ -71,16 +97,8 @@ pub fn recall_curves(
                 .label(method.as_str())
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(plot_error)?;
-        root.present().map_err(plot_error)?;
-    }
-    Ok(svg)
+        legend(&mut chart, SeriesLabelPosition::LowerRight)
+    })
 }
 
 /// Share of tasks with every gold file's body in aic's prompt, per budget,
@@ -94,12 +112,9 @@ pub fn gold_body_by_budget(
     groups: &[GroupSummary],
     budgets: &[String],
 ) -> anyhow::Result<String> {
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_error)?;
+    canvas(|root| {
         let last = budgets.len().saturating_sub(1).max(1) as f64;
-        let mut chart = ChartBuilder::on(&root)
+        let mut chart = ChartBuilder::on(root)
             .caption(title, ("sans-serif", 18))
             .margin(12)
             .x_label_area_size(36)
@@ -143,16 +158,8 @@ pub fn gold_body_by_budget(
                 )
                 .map_err(plot_error)?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(plot_error)?;
-        root.present().map_err(plot_error)?;
-    }
-    Ok(svg)
+        legend(&mut chart, SeriesLabelPosition::LowerRight)
+    })
 }
 
 /// Median wall time per measurement (aic's and the peers'), one bar per
@@ -174,12 +181,9 @@ pub fn latency(speed: &[RepoSpeed]) -> anyhow::Result<String> {
         .iter()
         .flat_map(|r| r.measurements.iter().filter_map(|(_, s)| s.median_ms));
     let max = values.fold(1.0f64, f64::max);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_error)?;
+    canvas(|root| {
         let columns = names.len().max(1) as f64;
-        let mut chart = ChartBuilder::on(&root)
+        let mut chart = ChartBuilder::on(root)
             .caption("Median wall time per measurement", ("sans-serif", 18))
             .margin(12)
             .x_label_area_size(36)
@@ -226,14 +230,6 @@ pub fn latency(speed: &[RepoSpeed]) -> anyhow::Result<String> {
                 .label(repo.repo.as_str())
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], style));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(plot_error)?;
-        root.present().map_err(plot_error)?;
-    }
-    Ok(svg)
+        legend(&mut chart, SeriesLabelPosition::UpperRight)
+    })
 }

@@ -13,8 +13,8 @@
 //! | --- | --- |
 //! | `cold` | `aic compile INTENT --root W --json` with a new, empty `AIC_HOME` |
 //! | `warm` | the same with the cache filled and a new intent each run |
-//! | `prompt-cache` | the same intent again: answered from the prompt cache |
-//! | `edit3` | 3 files appended to (a new line each run), then a compile |
+//! | `prompt-cache` | the same intent twice; the second, measured, must be a prompt-cache hit (a miss counts as a failed run) |
+//! | `edit3` | 3 files appended to (a new line each run), a compile, the files restored |
 //! | `precompute` | `aic precompute --root W --json` with a new, empty `AIC_HOME` (MB/s from its report) |
 //! | `mcp` | `aic mcp`: initialize and `tools/list` written at once; time to the `tools/list` answer |
 //!
@@ -49,23 +49,24 @@ pub struct Sample {
     pub ok: bool,
 }
 
-/// Runs `argv` as the only child of this process and prints its [`Sample`] on
+/// Runs `command` as the only child of this process and prints its [`Sample`] on
 /// stderr (the wrapper side of `aic bench --exec-measured`). The child
-/// inherits stdin and stdout; its stderr is discarded.
+/// inherits stdin and stdout; its stderr is discarded. A program that cannot
+/// start is reported as a failed run.
 ///
 /// # Errors
 ///
-/// When `argv` is empty or the program cannot start.
+/// When `command` is empty or `getrusage` fails.
 pub fn exec_measured(command: &[String]) -> anyhow::Result<()> {
     let Some((program, args)) = command.split_first() else {
         bail!("--exec-measured needs a program to run");
     };
     let started = Instant::now();
+    // A program that cannot start (a peer not installed) is a failed run.
     let status = Command::new(program)
         .args(args)
         .stderr(Stdio::null())
-        .status()
-        .with_context(|| format!("Failed to start `{program}`"))?;
+        .status();
     let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
     let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
         .context("getrusage failed")?;
@@ -76,7 +77,7 @@ pub fn exec_measured(command: &[String]) -> anyhow::Result<()> {
         cpu_ms: millis(usage.user_time()) + millis(usage.system_time()),
         // Linux reports ru_maxrss in kibibytes.
         max_rss_kib: usage.max_rss().max(0) as u64,
-        ok: status.success(),
+        ok: status.is_ok_and(|status| status.success()),
     };
     let line = format!("{MEASURE_PREFIX}{}\n", serde_json::to_string(&sample)?);
     std::io::stderr().write_all(line.as_bytes())?;
@@ -239,8 +240,18 @@ pub fn measure(target: &SpeedTarget<'_>, tick: &dyn Fn()) -> anyhow::Result<Vec<
                 tick();
             }
             if wants("prompt-cache") {
-                let (sample, _) =
+                // The first compile stores the prompt for the files as they are
+                // now; the second, measured, must be answered from it.
+                measured(target.exe, &warm_home, &exe, &compile_args(target.intent))?;
+                let (mut sample, stdout) =
                     measured(target.exe, &warm_home, &exe, &compile_args(target.intent))?;
+                sample.ok &= serde_json::from_slice::<serde_json::Value>(&stdout)
+                    .ok()
+                    .and_then(|v| {
+                        v.pointer("/meta/cacheHit")
+                            .and_then(serde_json::Value::as_bool)
+                    })
+                    .unwrap_or(false);
                 record("prompt-cache", sample, None);
                 tick();
             }
@@ -253,6 +264,7 @@ pub fn measure(target: &SpeedTarget<'_>, tick: &dyn Fn()) -> anyhow::Result<Vec<
                 }
                 let intent = format!("{} (after edits {})", target.intent, run + 1);
                 let (sample, _) = measured(target.exe, &warm_home, &exe, &compile_args(&intent))?;
+                restore(target.root, &edited, &originals)?;
                 record("edit3", sample, None);
                 tick();
             }
@@ -279,9 +291,7 @@ pub fn measure(target: &SpeedTarget<'_>, tick: &dyn Fn()) -> anyhow::Result<Vec<
         }
         Ok(())
     })();
-    for ((path, _), bytes) in edited.iter().zip(&originals) {
-        fs_err::write(target.root.join(path), bytes)?;
-    }
+    restore(target.root, &edited, &originals)?;
     result?;
     Ok(samples
         .into_iter()
@@ -291,6 +301,14 @@ pub fn measure(target: &SpeedTarget<'_>, tick: &dyn Fn()) -> anyhow::Result<Vec<
             (name, stats)
         })
         .collect())
+}
+
+/// Writes the edited files' original bytes back.
+fn restore(root: &Path, edited: &[(PathBuf, &str)], originals: &[Vec<u8>]) -> anyhow::Result<()> {
+    for ((path, _), bytes) in edited.iter().zip(originals) {
+        fs_err::write(root.join(path), bytes)?;
+    }
+    Ok(())
 }
 
 /// Measurements a run of `metrics` takes per repository and run, with
