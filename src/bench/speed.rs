@@ -19,7 +19,9 @@
 //! | `mcp` | `aic mcp`: initialize and `tools/list` written at once; time to the `tools/list` answer |
 //!
 //! Runs are interleaved — run 1 of every measurement and peer, then run 2,
-//! and so on (A B A B) — so machine noise falls on all of them alike.
+//! and so on (A B A B) — so machine noise falls on all of them alike. Before
+//! each run the harness runs `sync`, so no run pays for the write-back of
+//! the previous one's database.
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -135,6 +137,7 @@ fn measured(
     program: &OsString,
     args: &[OsString],
 ) -> anyhow::Result<(Sample, Vec<u8>)> {
+    settle();
     let output = Command::new(exe)
         .args(["bench", "--exec-measured", "--"])
         .arg(program)
@@ -144,6 +147,17 @@ fn measured(
         .output()
         .with_context(|| format!("Failed to run `{}`", exe.display()))?;
     Ok((parse_sample(&output.stderr)?, output.stdout))
+}
+
+/// Flushes what earlier runs wrote (a cold compile writes its whole cache)
+/// to disk before the next run starts, so that run does not pay for the
+/// previous one's write-back. Best effort: where `sync` is missing, nothing.
+fn settle() {
+    let _ = Command::new("sync")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
 }
 
 fn parse_sample(stderr: &[u8]) -> anyhow::Result<Sample> {
@@ -353,6 +367,7 @@ fn edit_candidates(root: &Path) -> anyhow::Result<Vec<(PathBuf, &'static str)>> 
 /// Starts `aic mcp` through the wrapper with an empty home and times the
 /// answer to `tools/list` written right after `initialize`.
 fn mcp_first_answer(exe: &Path, home: &Path) -> anyhow::Result<Sample> {
+    settle();
     let started = Instant::now();
     let mut child = Command::new(exe)
         .args(["bench", "--exec-measured", "--"])
