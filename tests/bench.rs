@@ -297,3 +297,36 @@ fn bad_manifest_is_a_user_error() {
         run.stderr
     );
 }
+
+#[test]
+fn clones_a_url_once_into_the_clones_dir() {
+    let (dir, _, _) = fixture();
+    let manifest = dir.path().join("clone.toml");
+    fs_err::write(
+        &manifest,
+        "data = \"data\"\nbaselines = []\nbudgets = [\"default\"]\n\n[[repos]]\nname = \"fix/repo\"\nurl = \"repo\"\n\n[[tasks]]\nfile = \"{data}/tasks.jsonl\"\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let results = bench_json(&manifest, &out, &[]);
+    assert!(
+        out.join("clones/fix+repo/repo/HEAD").is_file(),
+        "a bare clone"
+    );
+    let parser = task(&results, "t-parser");
+    assert!(parser["skipped"].is_null(), "{parser}");
+    assert_eq!(
+        parser["methods"]["aic"]["goldRanks"],
+        serde_json::json!([1])
+    );
+    assert_eq!(results["methods"], serde_json::json!(["aic"]));
+    assert_eq!(results["sets"][0]["name"], "tasks");
+    // A second run finds the clone instead of cloning again.
+    let again = bench_json(
+        &manifest,
+        &dir.path().join("out2"),
+        &["--clones", out.join("clones").to_str().unwrap()],
+    );
+    assert!(!dir.path().join("out2/clones").exists());
+    assert_eq!(again["sets"], results["sets"]);
+}
