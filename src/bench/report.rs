@@ -323,7 +323,9 @@ pub fn tables(results: &Results) -> Vec<Table> {
         let mut rows = Vec::new();
         for repo in &results.timings.speed {
             if let Some(error) = &repo.error {
-                rows.push(vec![format!("{} (not measured: {error})", repo.repo)]);
+                let mut row = vec![format!("{} (not measured: {error})", repo.repo)];
+                row.resize(header.len(), "-".to_owned());
+                rows.push(row);
                 continue;
             }
             for (name, stats) in &repo.measurements {
