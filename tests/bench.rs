@@ -251,7 +251,7 @@ fn speed_runs_cold_mcp_and_a_peer_interleaved() {
     let manifest = dir.path().join("speed.toml");
     fs_err::write(
         &manifest,
-        "[[repos]]\nname = \"fix/repo\"\npath = \"repo\"\nintent = \"fix parse_config\"\n\n[speed]\nruns = 1\nmetrics = [\"cold\", \"prompt-cache\", \"mcp\"]\n\n[peers.git]\ncommand = \"git -C {root} ls-files\"\n",
+        "[[repos]]\nname = \"fix/repo\"\npath = \"repo\"\nintent = \"fix parse_config\"\n\n[speed]\nruns = 1\nmetrics = [\"cold\", \"prompt-cache\", \"mcp\", \"mcp-warm\"]\n\n[peers.git]\ncommand = \"git -C {root} ls-files\"\n",
     )
     .unwrap();
     let out = dir.path().join("out");
@@ -264,7 +264,10 @@ fn speed_runs_cold_mcp_and_a_peer_interleaved() {
         .iter()
         .map(|m| m[0].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["cold", "peer:git", "prompt-cache", "mcp"]);
+    assert_eq!(
+        names,
+        ["cold", "peer:git", "prompt-cache", "mcp", "mcp-warm"]
+    );
     for measurement in repo["measurements"].as_array().unwrap() {
         let stats = &measurement[1];
         assert_eq!(stats["runs"], 1, "{measurement}");

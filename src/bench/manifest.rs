@@ -127,7 +127,7 @@ pub struct SpeedSpec {
     #[serde(default = "default_runs")]
     pub runs: usize,
     /// Which measurements: `cold`, `warm`, `prompt-cache`, `edit3`,
-    /// `precompute`, `mcp` (default: all).
+    /// `precompute`, `mcp`, `mcp-warm` (default: all).
     #[serde(default = "default_speed_metrics")]
     pub metrics: Vec<String>,
 }
@@ -161,7 +161,15 @@ fn default_runs() -> usize {
 pub const BASELINES: [&str; 3] = ["bm25", "path-keywords", "recency"];
 
 /// Every speed measurement the harness implements.
-pub const SPEED_METRICS: [&str; 6] = ["cold", "warm", "prompt-cache", "edit3", "precompute", "mcp"];
+pub const SPEED_METRICS: [&str; 7] = [
+    "cold",
+    "warm",
+    "prompt-cache",
+    "edit3",
+    "precompute",
+    "mcp",
+    "mcp-warm",
+];
 
 fn default_baselines() -> Vec<String> {
     BASELINES.iter().map(|&name| name.to_owned()).collect()

@@ -17,6 +17,7 @@
 //! | `edit3` | 3 files appended to (a new line each run), a compile, the files restored |
 //! | `precompute` | `aic precompute --root W --json` with a new, empty `AIC_HOME` (MB/s from its report) |
 //! | `mcp` | `aic mcp`: initialize and `tools/list` written at once; time to the `tools/list` answer |
+//! | `mcp-warm` | `aic_compile` with a new intent through one long-lived `aic mcp` (its in-process memo on): the round trip; CPU and peak RSS of the server from `/proc` |
 //!
 //! Runs are interleaved — run 1 of every measurement and peer, then run 2,
 //! and so on (A B A B) — so machine noise falls on all of them alike. Before
@@ -229,7 +230,15 @@ pub fn measure(target: &SpeedTarget<'_>, tick: &dyn Fn()) -> anyhow::Result<Vec<
             samples.push((name.to_owned(), vec![sample], extra.into_iter().collect()));
         }
     };
+    let mut server = None;
     let result = (|| -> anyhow::Result<()> {
+        if wants("mcp-warm") {
+            // The server's first compile fills its cache and memo; not measured.
+            let home = fresh_home(target.scratch, "mcp-warm")?;
+            let mut started = McpServer::start(target.exe, &home)?;
+            started.compile(target.root, target.intent)?;
+            server = Some(started);
+        }
         for run in 0..target.runs {
             if wants("cold") {
                 let home = fresh_home(target.scratch, "cold")?;
@@ -302,9 +311,17 @@ pub fn measure(target: &SpeedTarget<'_>, tick: &dyn Fn()) -> anyhow::Result<Vec<
                 record("mcp", mcp_first_answer(target.exe, &home)?, None);
                 tick();
             }
+            if let Some(server) = server.as_mut() {
+                let intent = format!("{} (server variant {})", target.intent, run + 1);
+                record("mcp-warm", server.compile(target.root, &intent)?, None);
+                tick();
+            }
         }
         Ok(())
     })();
+    if let Some(server) = server {
+        server.close();
+    }
     restore(target.root, &edited, &originals)?;
     result?;
     Ok(samples
@@ -364,6 +381,129 @@ fn edit_candidates(root: &Path) -> anyhow::Result<Vec<(PathBuf, &'static str)>> 
     Ok(files)
 }
 
+/// The MCP handshake: `initialize` (id 1), then `notifications/initialized`.
+const INITIALIZE: &str = concat!(
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"aic-bench","version":"1"}}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    "\n"
+);
+
+/// Reads JSON-RPC lines from `lines` until the answer to `id`.
+fn answer_to(
+    lines: &mut impl Iterator<Item = std::io::Result<String>>,
+    id: i64,
+) -> anyhow::Result<serde_json::Value> {
+    for line in lines {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(&line?) else {
+            continue;
+        };
+        if message.get("id").and_then(serde_json::Value::as_i64) == Some(id) {
+            return Ok(message);
+        }
+    }
+    bail!("`aic mcp` closed its output before answering request {id}")
+}
+
+/// A long-lived `aic mcp` (the `mcp-warm` measurement), a direct child so its
+/// CPU time and peak RSS can be read from `/proc/PID`.
+struct McpServer {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
+    next_id: i64,
+    /// Clock ticks per second of `/proc/PID/stat`'s times.
+    ticks: f64,
+}
+
+impl McpServer {
+    /// Starts `aic mcp` with `home` as `AIC_HOME` and completes the handshake.
+    fn start(exe: &Path, home: &Path) -> anyhow::Result<Self> {
+        let mut child = Command::new(exe)
+            .arg("mcp")
+            .env("AIC_HOME", home)
+            .current_dir(home)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("Failed to start `aic mcp`")?;
+        let mut stdin = child.stdin.take().context("no stdin")?;
+        let stdout = child.stdout.take().context("no stdout")?;
+        stdin.write_all(INITIALIZE.as_bytes())?;
+        stdin.flush()?;
+        let mut lines = BufReader::new(stdout).lines();
+        answer_to(&mut lines, 1)?;
+        let ticks = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+            .ok()
+            .flatten()
+            .map_or(100.0, |t| t as f64);
+        Ok(Self {
+            child,
+            stdin,
+            lines,
+            next_id: 2,
+            ticks,
+        })
+    }
+
+    /// One `aic_compile` round trip: its wall time, the server's CPU time
+    /// over it, and the server's peak RSS so far.
+    fn compile(&mut self, root: &Path, intent: &str) -> anyhow::Result<Sample> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let request = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "aic_compile", "arguments": {"intent": intent, "projectRoot": root}}});
+        let pid = self.child.id();
+        let cpu_before = process_cpu_ms(pid, self.ticks);
+        let started = Instant::now();
+        self.stdin.write_all(format!("{request}\n").as_bytes())?;
+        self.stdin.flush()?;
+        let answer = answer_to(&mut self.lines, id)?;
+        let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let failed = answer.get("error").is_some()
+            || answer
+                .pointer("/result/isError")
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false);
+        Ok(Sample {
+            wall_ms,
+            cpu_ms: process_cpu_ms(pid, self.ticks)
+                .zip(cpu_before)
+                .map_or(0.0, |(after, before)| after - before),
+            max_rss_kib: process_peak_rss_kib(pid).unwrap_or(0),
+            ok: !failed,
+        })
+    }
+
+    /// Closes its input (the server exits) and waits for it.
+    fn close(mut self) {
+        drop(self.stdin);
+        let _ = self.child.wait();
+    }
+}
+
+/// User + system CPU time of a running process, in milliseconds, from
+/// `/proc/PID/stat`.
+fn process_cpu_ms(pid: u32, ticks: f64) -> Option<f64> {
+    let stat = fs_err::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let mut fields = stat.rsplit_once(')')?.1.split_whitespace().skip(11);
+    let user: f64 = fields.next()?.parse().ok()?;
+    let system: f64 = fields.next()?.parse().ok()?;
+    Some((user + system) * 1000.0 / ticks)
+}
+
+/// The peak resident set size of a running process (`VmHWM`), in kibibytes.
+fn process_peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = fs_err::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|kib| kib.parse().ok())
+}
+
 /// Starts `aic mcp` through the wrapper with an empty home and times the
 /// answer to `tools/list` written right after `initialize`.
 fn mcp_first_answer(exe: &Path, home: &Path) -> anyhow::Result<Sample> {
@@ -380,29 +520,17 @@ fn mcp_first_answer(exe: &Path, home: &Path) -> anyhow::Result<Sample> {
         .stderr(Stdio::piped())
         .spawn()
         .context("Failed to start `aic mcp`")?;
-    let requests = concat!(
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"aic-bench","version":"1"}}}"#,
-        "\n",
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        "\n",
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
-        "\n"
+    let requests = format!(
+        "{INITIALIZE}{}\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#
     );
     let mut stdin = child.stdin.take().context("no stdin")?;
     stdin.write_all(requests.as_bytes())?;
     stdin.flush()?;
     let stdout = child.stdout.take().context("no stdout")?;
-    let mut answered = None;
-    for line in BufReader::new(stdout).lines() {
-        let line = line?;
-        let id = serde_json::from_str::<serde_json::Value>(&line)
-            .ok()
-            .and_then(|v| v.get("id").and_then(serde_json::Value::as_i64));
-        if id == Some(2) {
-            answered = Some(started.elapsed().as_secs_f64() * 1000.0);
-            break;
-        }
-    }
+    let answered = answer_to(&mut BufReader::new(stdout).lines(), 2)
+        .ok()
+        .map(|_| started.elapsed().as_secs_f64() * 1000.0);
     drop(stdin);
     let mut stderr = String::new();
     if let Some(mut pipe) = child.stderr.take() {
@@ -458,6 +586,16 @@ mod tests {
         assert!((stats.p95_ms.unwrap() - 30.0).abs() < 1e-9);
         assert!((stats.cpu_seconds.unwrap() - 0.04).abs() < 1e-9);
         assert!((stats.peak_rss_mib.unwrap() - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn reads_cpu_and_peak_rss_from_proc() {
+        if !Path::new("/proc/self/stat").exists() {
+            return;
+        }
+        let pid = std::process::id();
+        assert!(process_cpu_ms(pid, 100.0).is_some_and(|ms| ms >= 0.0));
+        assert!(process_peak_rss_kib(pid).is_some_and(|kib| kib > 0));
     }
 
     #[test]
