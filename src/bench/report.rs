@@ -419,23 +419,24 @@ pub fn markdown(results: &Results, charts: &[(String, String)]) -> String {
 }
 
 /// Every number of a run by a path-like key (`set/group/method/metric`,
-/// `set/group/budget B/metric`, `speed/repo/measurement/stat`), sorted.
-pub fn flatten(results: &Results) -> BTreeMap<String, f64> {
-    let mut out = BTreeMap::new();
+/// `set/group/budget B/metric`, `speed/repo/measurement/stat`), in report
+/// order.
+pub fn flatten(results: &Results) -> Vec<(String, f64)> {
+    let mut out = Vec::new();
     for set in &results.sets {
         for group in &set.groups {
             let prefix = format!("{}/{}", set.name, group.name);
             for (method, scores) in &group.methods {
                 for (name, get) in RANK_METRICS {
-                    out.insert(format!("{prefix}/{method}/{name}"), get(scores));
+                    out.push((format!("{prefix}/{method}/{name}"), get(scores)));
                 }
             }
             for b in &group.budgets {
                 let key = format!("{prefix}/budget {}", b.budget);
-                out.insert(format!("{key}/gold body"), b.gold_body);
-                out.insert(format!("{key}/gold any"), b.gold_any);
+                out.push((format!("{key}/gold body"), b.gold_body));
+                out.push((format!("{key}/gold any"), b.gold_any));
                 if let Some(tokens) = b.tokens_median {
-                    out.insert(format!("{key}/tokens median"), tokens);
+                    out.push((format!("{key}/tokens median"), tokens));
                 }
             }
         }
@@ -452,7 +453,7 @@ pub fn flatten(results: &Results) -> BTreeMap<String, f64> {
             ];
             for (stat, value) in values {
                 if let Some(value) = value {
-                    out.insert(format!("{key}/{stat}"), value);
+                    out.push((format!("{key}/{stat}"), value));
                 }
             }
         }
@@ -464,11 +465,19 @@ pub fn flatten(results: &Results) -> BTreeMap<String, f64> {
 /// signed difference (`+0.023`, `-0.011`, `=` when equal, `new`/`gone` when
 /// one side lacks it).
 pub fn compare(old: &Results, new: &Results) -> String {
-    let old = flatten(old);
-    let new = flatten(new);
-    let mut keys: Vec<&String> = old.keys().chain(new.keys()).collect();
-    keys.sort();
-    keys.dedup();
+    let old_values = flatten(old);
+    let new_values = flatten(new);
+    // The old run's order, then what only the new run has.
+    let mut keys: Vec<&String> = old_values.iter().map(|(key, _)| key).collect();
+    let known: std::collections::HashSet<&String> = keys.iter().copied().collect();
+    keys.extend(
+        new_values
+            .iter()
+            .map(|(key, _)| key)
+            .filter(|key| !known.contains(key)),
+    );
+    let old: BTreeMap<&String, f64> = old_values.iter().map(|(k, v)| (k, *v)).collect();
+    let new: BTreeMap<&String, f64> = new_values.iter().map(|(k, v)| (k, *v)).collect();
     let width = keys.iter().map(|k| k.len()).max().unwrap_or(6).max(6);
     let mut out = format!(
         "{:<width$} {:>12} {:>12} {:>12}\n",
