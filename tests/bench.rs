@@ -109,6 +109,16 @@ fn bench_json(manifest: &Path, out: &Path, extra: &[&str]) -> serde_json::Value 
     written
 }
 
+/// Writes `text` as `DIR/extra.toml` and runs it into `DIR/out`; returns the
+/// output directory and results.json.
+fn run_manifest(dir: &Path, text: &str) -> (PathBuf, serde_json::Value) {
+    let manifest = dir.join("extra.toml");
+    fs_err::write(&manifest, text).unwrap();
+    let out = dir.join("out");
+    let results = bench_json(&manifest, &out, &[]);
+    (out, results)
+}
+
 /// Runs the fixture manifest into `out` with `jobs`; returns results.json.
 fn run(dir: &Path, out: &Path, jobs: &str) -> serde_json::Value {
     bench_json(&dir.join("bench.toml"), out, &["--jobs", jobs])
@@ -248,14 +258,10 @@ fn compare_prints_signed_differences() {
 #[test]
 fn speed_runs_cold_mcp_and_a_peer_interleaved() {
     let (dir, _, _) = fixture();
-    let manifest = dir.path().join("speed.toml");
-    fs_err::write(
-        &manifest,
+    let (out, results) = run_manifest(
+        dir.path(),
         "[[repos]]\nname = \"fix/repo\"\npath = \"repo\"\nintent = \"fix parse_config\"\n\n[speed]\nruns = 1\nmetrics = [\"cold\", \"prompt-cache\", \"mcp\", \"mcp-warm\"]\n\n[peers.git]\ncommand = \"git -C {root} ls-files\"\n",
-    )
-    .unwrap();
-    let out = dir.path().join("out");
-    let results = bench_json(&manifest, &out, &[]);
+    );
     let repo = &results["timings"]["speed"][0];
     assert!(repo["error"].is_null(), "{repo}");
     let names: Vec<&str> = repo["measurements"]
@@ -304,14 +310,11 @@ fn bad_manifest_is_a_user_error() {
 #[test]
 fn clones_a_url_once_into_the_clones_dir() {
     let (dir, _, _) = fixture();
-    let manifest = dir.path().join("clone.toml");
-    fs_err::write(
-        &manifest,
+    let (out, results) = run_manifest(
+        dir.path(),
         "data = \"data\"\nbaselines = []\nbudgets = [\"default\"]\n\n[[repos]]\nname = \"fix/repo\"\nurl = \"repo\"\n\n[[tasks]]\nfile = \"{data}/tasks.jsonl\"\n",
-    )
-    .unwrap();
-    let out = dir.path().join("out");
-    let results = bench_json(&manifest, &out, &[]);
+    );
+    let manifest = dir.path().join("extra.toml");
     assert!(
         out.join("clones/fix+repo/repo/HEAD").is_file(),
         "a bare clone"
