@@ -78,7 +78,9 @@ struct TaskSet {
     tasks: Vec<Task>,
 }
 
-/// Runs a bench manifest and writes its outputs into `options.out`.
+/// Runs a bench manifest: scratch worktrees, the harness's `AIC_HOME` and
+/// (by default) clones go under `options.out`; [`write_outputs`] then writes
+/// the reports.
 ///
 /// # Errors
 ///
