@@ -2,6 +2,9 @@
 """Cold, warm and incremental compiles and precompute throughput over the
 per-file cache, on real or synthetic repositories (issue 4 measurements).
 
+Superseded by `aic bench` (docs/bench.md: `cold`, `warm`, `edit3`, `precompute`);
+kept for comparison with earlier records.
+
     python3 perf/cache_bench.py --aic target/release/aic \
         --repo deno=/work/perf-repos/deno --intent "fix the permission check in the fetch op"
 

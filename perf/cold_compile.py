@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Cold-compile timings of `aic compile` on real repositories.
 
+Superseded by `aic bench` (docs/bench.md: the `cold` measurement) except for
+--threads-compare; kept for comparison with earlier records.
+
 Usage (from the aic checkout root):
 
     perf/cold_compile.py [--aic PATH] [--runs N] [--results FILE]

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """aic next to the packers users would pick instead, in one run.
 
+Superseded by `aic bench` with `[peers.NAME]` in the manifest (docs/bench.md);
+kept for comparison with earlier records.
+
 For each repository, runs each tool `--runs` times, interleaved (A B C … A B C …)
 so that machine noise hits every tool alike, and prints a Markdown table of the
 median wall time, median CPU time (user + system of the child) and peak RSS,

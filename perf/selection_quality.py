@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Selection quality of aic on real tasks: ranking, and whether the gold files reach the prompt.
 
+Superseded by `aic bench benches/dev-commits.toml` / `benches/dev-issues.toml`
+(docs/bench.md), which reproduces these numbers task by task, adds baselines and
+runs tasks in parallel; kept for comparison with earlier records.
+
 For each task of a tasks JSONL (see ../shared/bench/README.md) this checks out the task's
 `base_commit` in a scratch worktree of a local clone and runs
 

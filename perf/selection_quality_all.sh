@@ -2,6 +2,7 @@
 # Selection quality on both task sets of ../shared/bench: the 22 issue reports
 # (tasks-dev-issues.jsonl, five Python repositories) and the 45 commit tasks
 # (tasks-dev.jsonl, click and vite), each appended as a section to perf/RESULTS.md.
+# Superseded by `aic bench benches/dev-issues.toml` and `benches/dev-commits.toml`.
 #
 # Usage:
 #   perf/selection_quality_all.sh --aic PATH --label "what changed" \

@@ -81,6 +81,10 @@ pub enum Command {
     /// Compile a task specification (types, code blocks, prose) into one briefing that fits a
     /// token budget: prints the briefing, or `{compiledSpec, meta}` with --json.
     Spec(SpecArgs),
+    /// Run the benchmark harness: selection quality on task files against
+    /// baselines, and speed against peer tools, over the repositories of a
+    /// manifest (docs/bench.md); or compare two runs' results.json.
+    Bench(BenchArgs),
     /// The repository's files with their raw and compiled tokens, summed per
     /// directory, and the tracked files the scan leaves out with the reason.
     Tree(TreeArgs),
@@ -613,4 +617,48 @@ pub struct InspectArgs {
     /// the JSON trace), not only the counts and the near misses.
     #[arg(long)]
     pub all: bool,
+}
+
+/// `aic bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// The manifest (TOML): repositories, task files, budgets, baselines,
+    /// speed measurements, peers.
+    #[arg(value_name = "MANIFEST", required_unless_present_any = ["compare", "exec_measured"])]
+    pub manifest: Option<PathBuf>,
+    /// Where results.json, report.md, the charts, the scratch worktrees, the
+    /// harness's AIC_HOME and (by default) clones go.
+    #[arg(long, default_value = "bench-out", value_name = "DIR")]
+    pub out: PathBuf,
+    /// Tasks run at once (default: the number of cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
+    pub jobs: Option<usize>,
+    /// Only this repository (`owner/name`); repeatable.
+    #[arg(long, value_name = "REPO")]
+    pub only: Vec<String>,
+    /// Print results.json to stdout instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+    /// Where task files are: the manifest's `{data}` (default: AIC_BENCH_DATA,
+    /// else the manifest's `data`).
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// Where clones are found or made: the manifest's `{clones}` (default:
+    /// AIC_BENCH_CLONES, else the manifest's `clones`, else OUT/clones).
+    #[arg(long, value_name = "DIR")]
+    pub clones: Option<PathBuf>,
+    /// Skip the speed measurements and peers.
+    #[arg(long)]
+    pub no_speed: bool,
+    /// Compare two results.json files: one line per metric with the signed
+    /// difference.
+    #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with = "manifest")]
+    pub compare: Vec<PathBuf>,
+    /// Internal: run the program after `--` and report its wall time, CPU
+    /// time and peak RSS on stderr (what the speed measurements use).
+    #[arg(long, hide = true)]
+    pub exec_measured: bool,
+    /// Internal: the program and arguments of --exec-measured.
+    #[arg(last = true, hide = true)]
+    pub exec_argv: Vec<String>,
 }

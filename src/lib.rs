@@ -12,7 +12,8 @@
 //! - [`host`], [`home`], [`clock`], [`root`]: the machine a run uses — the
 //!   database and memo, the home directory, time, the project-root policy;
 //! - [`args`] and [`commands`]: the `aic` command line; [`mcp`]: the MCP
-//!   server; [`commands::hook`]: the editor hooks.
+//!   server; [`commands::hook`]: the editor hooks;
+//! - [`bench`](mod@bench): `aic bench`, the benchmark harness across repositories.
 //!
 //! `docs/architecture.md` draws the phases and the data between them.
 //!
@@ -37,6 +38,7 @@
 //! ```
 
 pub mod args;
+pub mod bench;
 pub mod cache;
 pub mod clipboard;
 pub mod clock;

@@ -2,6 +2,7 @@
 //! (ripgrep's `tests/tests.rs` layout).
 
 mod bad_input;
+mod bench;
 mod budget;
 mod cache;
 mod cli;

@@ -3,6 +3,7 @@
 //! error with its exit code (`error:`, one `Caused by:` per source, then
 //! `hint:`; the codes are in `docs/exit-codes.md`).
 
+pub mod bench;
 pub mod cache;
 pub mod compile;
 pub mod diagnostics;
@@ -110,6 +111,7 @@ pub fn main() -> ExitCode {
         Command::Spec(args) => spec::run(args, &host),
         Command::Tree(args) => tree::run(args, &host),
         Command::ClipboardServe => crate::clipboard::serve(),
+        Command::Bench(args) => bench::run(args),
     };
     finish(result)
 }

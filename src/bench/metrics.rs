@@ -1,0 +1,335 @@
+//! Quality metrics of one ranking and one compiled prompt, and the statistics
+//! the reports use. Every ranking metric is computed from the gold files'
+//! ranks, so a task's record in `results.json` (its `goldRanks`) is enough to
+//! recompute them.
+//!
+//! Definitions (k ∈ {1, 5, 10}; ranks are 1-based in the normalised ranking —
+//! `./` dropped, repeats after the first dropped, as `score.py` reads it):
+//!
+//! | metric | per task |
+//! | --- | --- |
+//! | `acc@k` | 1 when at least one gold file is in the top k, else 0 |
+//! | `recall@k` | gold files in the top k ÷ gold files |
+//! | `all@10` | 1 when every gold file is in the top 10, else 0 |
+//! | `mrr` | 1 ÷ rank of the first gold file; 0 when none is ranked |
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+/// The ranking metrics of one task, or their means over tasks; each in `[0, 1]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RankScores {
+    /// Share with a gold file at rank 1.
+    #[serde(rename = "acc@1")]
+    pub acc1: f64,
+    /// Share with a gold file in the top 5.
+    #[serde(rename = "acc@5")]
+    pub acc5: f64,
+    /// Share with a gold file in the top 10.
+    #[serde(rename = "acc@10")]
+    pub acc10: f64,
+    /// Gold files at rank 1 ÷ gold files.
+    #[serde(rename = "recall@1")]
+    pub recall1: f64,
+    /// Gold files in the top 5 ÷ gold files.
+    #[serde(rename = "recall@5")]
+    pub recall5: f64,
+    /// Gold files in the top 10 ÷ gold files.
+    #[serde(rename = "recall@10")]
+    pub recall10: f64,
+    /// Share with every gold file in the top 10.
+    #[serde(rename = "all@10")]
+    pub all10: f64,
+    /// Mean reciprocal rank of the first gold file.
+    pub mrr: f64,
+}
+
+/// Reads one metric of a [`RankScores`].
+pub type MetricOf = fn(&RankScores) -> f64;
+
+/// The metric names in report order, with their accessors.
+pub const RANK_METRICS: [(&str, MetricOf); 8] = [
+    ("acc@1", |s| s.acc1),
+    ("acc@5", |s| s.acc5),
+    ("acc@10", |s| s.acc10),
+    ("recall@1", |s| s.recall1),
+    ("recall@5", |s| s.recall5),
+    ("recall@10", |s| s.recall10),
+    ("all@10", |s| s.all10),
+    ("mrr", |s| s.mrr),
+];
+
+/// A ranking as `score.py` reads it: `./` dropped, repeats after the first
+/// dropped.
+pub fn normalise(ranked: &[String]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    ranked
+        .iter()
+        .map(|path| path.strip_prefix("./").unwrap_or(path).to_owned())
+        .filter(|path| seen.insert(path.clone()))
+        .collect()
+}
+
+/// The 1-based rank of each gold file in `ranked` (normalised first), `None`
+/// when it is not ranked; in the order of `gold`, repeats dropped.
+pub fn gold_ranks(gold: &[String], ranked: &[String]) -> Vec<Option<usize>> {
+    let position: HashMap<String, usize> = normalise(ranked)
+        .into_iter()
+        .enumerate()
+        .map(|(index, path)| (path, index + 1))
+        .collect();
+    unique(gold)
+        .iter()
+        .map(|path| position.get(path.as_str()).copied())
+        .collect()
+}
+
+/// `gold` with repeats after the first dropped.
+pub fn unique(gold: &[String]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    gold.iter().filter(|g| seen.insert(*g)).cloned().collect()
+}
+
+/// Gold files at rank ≤ `k` ÷ gold files (0 with no gold file).
+pub fn recall_at(ranks: &[Option<usize>], k: usize) -> f64 {
+    if ranks.is_empty() {
+        return 0.0;
+    }
+    ranks.iter().filter(|r| r.is_some_and(|r| r <= k)).count() as f64 / ranks.len() as f64
+}
+
+/// The ranking metrics of one task from its gold files' ranks.
+pub fn rank_scores(ranks: &[Option<usize>]) -> RankScores {
+    let first = ranks.iter().flatten().min().copied();
+    let within = |k: usize| f64::from(u8::from(first.is_some_and(|r| r <= k)));
+    RankScores {
+        acc1: within(1),
+        acc5: within(5),
+        acc10: within(10),
+        recall1: recall_at(ranks, 1),
+        recall5: recall_at(ranks, 5),
+        recall10: recall_at(ranks, 10),
+        all10: f64::from(u8::from(
+            !ranks.is_empty() && ranks.iter().all(|r| r.is_some_and(|r| r <= 10)),
+        )),
+        mrr: first.map_or(0.0, |r| 1.0 / r as f64),
+    }
+}
+
+/// The mean of each metric over `scores` (all 0 when empty).
+pub fn mean_scores(scores: &[RankScores]) -> RankScores {
+    if scores.is_empty() {
+        return RankScores::default();
+    }
+    let n = scores.len() as f64;
+    let mean = |get: fn(&RankScores) -> f64| scores.iter().map(get).sum::<f64>() / n;
+    RankScores {
+        acc1: mean(|s| s.acc1),
+        acc5: mean(|s| s.acc5),
+        acc10: mean(|s| s.acc10),
+        recall1: mean(|s| s.recall1),
+        recall5: mean(|s| s.recall5),
+        recall10: mean(|s| s.recall10),
+        all10: mean(|s| s.all10),
+        mrr: mean(|s| s.mrr),
+    }
+}
+
+/// Tiers a file block can have, from most of the file to least; `sliced` is a
+/// `full` block cut to the relevant lines.
+pub const TIER_ORDER: [&str; 5] = [
+    "full",
+    "sliced",
+    "signatures+docs",
+    "signatures-only",
+    "names-only",
+];
+
+/// The file blocks of a compiled prompt, `path → tier`: a `### path [tier]`
+/// heading followed by a fence opens a block, whose body runs to the matching
+/// fence. A `full` block whose body starts with `[sliced: kept lines` counts
+/// as `sliced`. The first block of a path wins.
+pub fn file_blocks(prompt: &str) -> BTreeMap<String, String> {
+    let lines: Vec<&str> = prompt.split('\n').collect();
+    let mut blocks = BTreeMap::new();
+    let mut index = 0;
+    while index < lines.len() {
+        let line = lines[index];
+        let next = lines.get(index + 1).copied().unwrap_or("");
+        let heading = line
+            .strip_prefix("### ")
+            .and_then(|rest| rest.strip_suffix(']'))
+            .and_then(|rest| rest.rsplit_once(" ["));
+        if let (Some((path, tier)), true) = (heading, next.starts_with("```")) {
+            let fence = &next[..next.len() - next.trim_start_matches('`').len()];
+            let body_first = lines.get(index + 2).copied().unwrap_or("");
+            let tier = if tier == "full" && body_first.starts_with("[sliced: kept lines") {
+                "sliced"
+            } else {
+                tier
+            };
+            blocks
+                .entry(path.to_owned())
+                .or_insert_with(|| tier.to_owned());
+            index += 2;
+            while index < lines.len() && lines[index] != fence {
+                index += 1;
+            }
+        }
+        index += 1;
+    }
+    blocks
+}
+
+/// Whether a tier shows a file's body (`full` or `sliced`).
+pub fn is_body_tier(tier: &str) -> bool {
+    matches!(tier, "full" | "sliced")
+}
+
+/// Where the gold files stand in one compiled prompt.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GoldInPrompt {
+    /// Every gold file has its body (full or sliced) in the prompt.
+    pub body: bool,
+    /// Every gold file has a block in the prompt, at any tier.
+    pub any: bool,
+    /// Gold files with their body in the prompt.
+    pub body_count: usize,
+    /// The weakest tier among the gold files, `-` when one is absent.
+    pub weakest: String,
+}
+
+/// The gold files' presence among a prompt's [`file_blocks`].
+pub fn gold_in_prompt(gold: &[String], blocks: &BTreeMap<String, String>) -> GoldInPrompt {
+    let gold = unique(gold);
+    let tiers: Vec<Option<&String>> = gold.iter().map(|g| blocks.get(g)).collect();
+    let body_count = tiers
+        .iter()
+        .filter(|t| t.is_some_and(|t| is_body_tier(t)))
+        .count();
+    let weakest = if tiers.iter().any(Option::is_none) || tiers.is_empty() {
+        "-".to_owned()
+    } else {
+        tiers
+            .iter()
+            .flatten()
+            .max_by_key(|t| {
+                TIER_ORDER
+                    .iter()
+                    .position(|o| *o == t.as_str())
+                    .unwrap_or(TIER_ORDER.len())
+            })
+            .map_or_else(|| "-".to_owned(), |t| (*t).clone())
+    };
+    GoldInPrompt {
+        body: !gold.is_empty() && body_count == gold.len(),
+        any: !gold.is_empty() && tiers.iter().all(Option::is_some),
+        body_count,
+        weakest,
+    }
+}
+
+/// The median of `values` (mean of the middle two for an even count); `None`
+/// when empty.
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(sorted[n / 2]),
+        _ => Some(f64::midpoint(sorted[n / 2 - 1], sorted[n / 2])),
+    }
+}
+
+/// The 95th percentile of `values` by nearest rank (the smallest value with at
+/// least 95% of the values at or below it); `None` when empty.
+pub fn p95(values: &[f64]) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = (0.95 * sorted.len() as f64).ceil() as usize;
+    Some(sorted[rank.clamp(1, sorted.len()) - 1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|&s| s.to_owned()).collect()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn hand_computed_ranking() {
+        // gold a, b; ranking x a ./x y b: normalised x a y b → ranks a=2, b=4.
+        let gold = strings(&["a", "b"]);
+        let ranked = strings(&["x", "a", "./x", "y", "b"]);
+        let ranks = gold_ranks(&gold, &ranked);
+        assert_eq!(ranks, vec![Some(2), Some(4)]);
+        let s = rank_scores(&ranks);
+        assert!(close(s.acc1, 0.0));
+        assert!(close(s.acc5, 1.0));
+        assert!(close(s.recall1, 0.0));
+        assert!(close(s.recall5, 1.0));
+        assert!(close(s.all10, 1.0));
+        assert!(close(s.mrr, 0.5));
+    }
+
+    #[test]
+    fn unranked_gold_scores_zero_and_partial_recall() {
+        let gold = strings(&["a", "b", "c"]);
+        let mut ranked: Vec<String> = (0..12).map(|i| format!("f{i}")).collect();
+        ranked.insert(6, "a".to_owned()); // rank 7
+        ranked.push("b".to_owned()); // rank 14
+        let s = rank_scores(&gold_ranks(&gold, &ranked));
+        assert!(close(s.acc5, 0.0));
+        assert!(close(s.acc10, 1.0));
+        assert!(close(s.recall10, 1.0 / 3.0));
+        assert!(close(s.all10, 0.0));
+        assert!(close(s.mrr, 1.0 / 7.0));
+        let none = rank_scores(&gold_ranks(&gold, &[]));
+        assert_eq!(none, RankScores::default());
+        let mean = mean_scores(&[s, none]);
+        assert!(close(mean.mrr, 1.0 / 14.0));
+    }
+
+    #[test]
+    fn reads_file_blocks_and_gold_tiers() {
+        let prompt = "## Context\n### a.py [full]\n```python\n### not a heading [x]\n```\n\
+                      ### b.py [full]\n````\n[sliced: kept lines 1-3]\n````\n\
+                      ### c.py [signatures-only]\n```\ndef f(): ...\n```\n";
+        let blocks = file_blocks(prompt);
+        assert_eq!(blocks.len(), 3);
+        assert_eq!(blocks["a.py"], "full");
+        assert_eq!(blocks["b.py"], "sliced");
+        let both = gold_in_prompt(&strings(&["a.py", "b.py"]), &blocks);
+        assert!(both.body && both.any);
+        assert_eq!(both.weakest, "sliced");
+        let weak = gold_in_prompt(&strings(&["a.py", "c.py"]), &blocks);
+        assert!(!weak.body && weak.any);
+        assert_eq!(weak.weakest, "signatures-only");
+        let absent = gold_in_prompt(&strings(&["a.py", "z.py"]), &blocks);
+        assert!(!absent.any);
+        assert_eq!(absent.weakest, "-");
+        assert_eq!(absent.body_count, 1);
+    }
+
+    #[test]
+    fn median_and_p95() {
+        assert!(median(&[]).is_none());
+        assert!(close(median(&[3.0, 1.0, 2.0]).unwrap(), 2.0));
+        assert!(close(median(&[4.0, 1.0, 2.0, 3.0]).unwrap(), 2.5));
+        let values: Vec<f64> = (1..=20).map(f64::from).collect();
+        assert!(close(p95(&values).unwrap(), 19.0));
+        assert!(close(p95(&[5.0]).unwrap(), 5.0));
+    }
+}
