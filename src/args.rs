@@ -487,7 +487,8 @@ pub struct RequestArgs {
     #[arg(long, group = "changes")]
     pub staged: bool,
     /// Compile for the changes between two revisions (`A..B`, e.g.
-    /// `main..feature`; `A..` means `A..HEAD`).
+    /// `main..feature`; `A..` means `A..HEAD`), or of a branch since it left
+    /// another (`A...B`, what a pull request of B into A changes).
     #[arg(long, value_name = "A..B", group = "changes", value_parser = range_parser)]
     pub range: Option<String>,
 }
@@ -524,10 +525,10 @@ impl RequestArgs {
     /// directory inside the project.
     pub fn request(&self) -> anyhow::Result<CompilationRequest> {
         let root = crate::root::given_or_discovered(self.root.as_deref());
-        let mut include = self.include.clone();
-        if let Some(scope) = &self.scope {
-            include.extend(scope_pattern(&root, scope)?);
-        }
+        let scope = match &self.scope {
+            Some(scope) => scope_prefix(&root, scope)?,
+            None => None,
+        };
         Ok(CompilationRequest {
             intent: self.intent.clone(),
             project_root: root,
@@ -542,8 +543,9 @@ impl RequestArgs {
             use_prompt_cache: !self.no_cache,
             session_key: String::new(),
             format: self.format,
-            include,
+            include: self.include.clone(),
             exclude: self.exclude.clone(),
+            scope,
             diff: if self.staged {
                 Some(DiffSpec::Staged)
             } else {
@@ -557,9 +559,9 @@ impl RequestArgs {
     }
 }
 
-/// The include pattern of `--scope DIR`: `/DIR/` relative to the project
-/// root, or none when DIR is the root itself.
-fn scope_pattern(root: &Path, scope: &Path) -> anyhow::Result<Option<String>> {
+/// The directory of `--scope DIR` relative to the project root, with a
+/// trailing `/`, or none when DIR is the root itself.
+fn scope_prefix(root: &Path, scope: &Path) -> anyhow::Result<Option<String>> {
     let not_inside = |why: &str| {
         crate::error::UserError::new(
             format!("`--scope {}` {why}", scope.display()),
@@ -574,17 +576,8 @@ fn scope_pattern(root: &Path, scope: &Path) -> anyhow::Result<Option<String>> {
     let relative = canonical
         .strip_prefix(&root)
         .map_err(|_| not_inside(&format!("is outside the project `{}`", root.display())))?;
-    // The directory's name is matched literally, not as a glob.
-    let relative: String = relative
-        .to_string_lossy()
-        .replace('\\', "/")
-        .chars()
-        .map(|c| match c {
-            '*' | '?' | '[' | ']' | '{' | '}' => format!("[{c}]"),
-            c => c.to_string(),
-        })
-        .collect();
-    Ok((!relative.is_empty()).then(|| format!("/{relative}/")))
+    let relative = relative.to_string_lossy().replace('\\', "/");
+    Ok((!relative.is_empty()).then(|| format!("{relative}/")))
 }
 
 /// `aic compile`.

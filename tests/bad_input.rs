@@ -124,6 +124,28 @@ fn a_named_file_out_of_scope_is_explained_never_swapped() {
         "{}",
         run.stderr
     );
+    // Named by its bare name, under a directory, tracked by git: still not
+    // swapped for the file one letter away.
+    fs_err::create_dir_all(root.join("lib")).unwrap();
+    fs_err::write(root.join("lib/bigdata.py"), "x = 1\n".repeat(400_000)).unwrap();
+    fs_err::write(root.join("lib/bigdate.py"), "y = 2\n").unwrap();
+    crate::support::git(root, &["init", "-q"], "2024-01-01T00:00:00Z");
+    crate::support::git(root, &["add", "-A"], "2024-01-01T00:00:00Z");
+    let run = compile("why does @bigdata.py fail");
+    assert!(!run.stdout.contains("lib/bigdate.py"), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("`lib/bigdata.py` exists but is larger"),
+        "{}",
+        run.stderr
+    );
+    // A guess by spelling is said.
+    let run = compile("why does @lib/bigdat.py fail");
+    assert!(
+        run.stderr
+            .contains("`lib/bigdat.py` matches no file; it was taken to mean"),
+        "{}",
+        run.stderr
+    );
     let run = compile("explain @src/build/gen.py");
     assert!(
         run.stderr

@@ -141,6 +141,54 @@ fn staged_range_and_revision_diffs_pick_their_own_changes() {
         run.stdout
     );
 
+    // A branch against where it left main: only the branch's own change.
+    git(test.root(), &["stash", "-q"], DATE);
+    git(
+        test.root(),
+        &["checkout", "-q", "-b", "feature", "HEAD~1"],
+        DATE,
+    );
+    append(test.root(), "src/user/service.ts", "\n// feature work\n");
+    git(test.root(), &["commit", "-qam", "feature"], DATE);
+    let run = test.run(&[
+        "compile",
+        "review",
+        "--root",
+        "[ROOT]",
+        "--range",
+        "main...feature",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let diff = diff_section(&run.stdout);
+    assert!(
+        diff.contains("`git diff main...feature`: 1 files changed"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+++ b/src/user/service.ts") && !diff.contains("ISSUER"),
+        "{diff}"
+    );
+    // --exclude and --scope hold for the changed files too.
+    let run = test.run(&[
+        "compile",
+        "review",
+        "--root",
+        "[ROOT]",
+        "--range",
+        "main..feature",
+        "--exclude",
+        "src/auth",
+    ]);
+    let diff = diff_section(&run.stdout);
+    assert!(!diff.contains("jwt.ts"), "{diff}");
+    assert!(
+        !headings(&run.stdout).contains(&"src/auth/jwt.ts".to_owned()),
+        "{}",
+        run.stdout
+    );
+    git(test.root(), &["checkout", "-q", "main"], DATE);
+    git(test.root(), &["stash", "pop", "-q", "--index"], DATE);
+
     // Every format carries the diff.
     let run = test.run(&[
         "compile", "review", "--root", "[ROOT]", "--staged", "--format", "xml",

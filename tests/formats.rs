@@ -281,6 +281,16 @@ fn from_a_subdirectory_the_work_tree_is_the_project_and_scope_narrows() {
         headings.iter().all(|h| h.starts_with("src/user/")),
         "{headings:?}"
     );
+    // --scope narrows what --include lets through, it does not add to it.
+    let (code, stdout, stderr) = run_in(&["compile", INTENT, "--scope", ".", "--include", "*.ts"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout
+            .lines()
+            .filter_map(|line| line.strip_prefix("### "))
+            .all(|h| h.starts_with("src/user/")),
+        "{stdout}"
+    );
     let (code, _, stderr) = run_in(&["compile", INTENT, "--scope", "/"]);
     assert_eq!(code, Some(3));
     assert!(stderr.contains("is outside the project"), "{stderr}");

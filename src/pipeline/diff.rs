@@ -4,7 +4,8 @@
 //! A [`DiffSpec`] names two states of the repository: the working tree against
 //! a revision (`--diff`, default `HEAD`: what `git diff HEAD` shows, staged or
 //! not; untracked files are not part of it), the index against `HEAD`
-//! (`--staged`), or two revisions (`--range A..B`). [`read_changes`] lists the
+//! (`--staged`), two revisions (`--range A..B`), or a branch against where it
+//! left another (`--range A...B`). [`read_changes`] lists the
 //! files that differ under the project root with their unified diffs (3 lines
 //! of context, from `similar`) and the changed line ranges on the new side.
 //! The compile then pins the changed files as if the intent named them, slices
@@ -27,6 +28,9 @@ pub enum DiffSpec {
     Staged,
     /// One revision against another (`--range A..B`).
     Range(String, String),
+    /// `B` against where it branched from `A` (`--range A...B`, git's
+    /// three-dot form: what a pull request of `B` into `A` changes).
+    Branch(String, String),
 }
 
 impl DiffSpec {
@@ -37,8 +41,13 @@ impl DiffSpec {
         if text == "staged" || text == "--staged" || text == "cached" {
             return Self::Staged;
         }
+        if let Some((from, to)) = text.split_once("...") {
+            return Self::Branch(
+                if from.is_empty() { "HEAD" } else { from }.to_owned(),
+                if to.is_empty() { "HEAD" } else { to }.to_owned(),
+            );
+        }
         if let Some((from, to)) = text.split_once("..") {
-            let to = to.trim_start_matches('.');
             return Self::Range(
                 if from.is_empty() { "HEAD" } else { from }.to_owned(),
                 if to.is_empty() { "HEAD" } else { to }.to_owned(),
@@ -53,6 +62,7 @@ impl DiffSpec {
             Self::WorkTree(rev) => format!("git diff {rev}"),
             Self::Staged => "git diff --staged".to_owned(),
             Self::Range(from, to) => format!("git diff {from}..{to}"),
+            Self::Branch(from, to) => format!("git diff {from}...{to}"),
         }
     }
 }
@@ -173,6 +183,10 @@ pub fn read_changes(root: &Path, spec: &DiffSpec) -> Result<ChangeSet, DiffError
             (tree_of(&repo, "HEAD")?, NewSide::Ids(ids))
         }
         DiffSpec::Range(from, to) => (tree_of(&repo, from)?, NewSide::Ids(tree_of(&repo, to)?)),
+        DiffSpec::Branch(from, to) => {
+            let base = merge_base(&repo, from, to)?;
+            (tree_of(&repo, &base)?, NewSide::Ids(tree_of(&repo, to)?))
+        }
     };
     let mut paths: BTreeSet<&String> = old.keys().collect();
     match &new {
@@ -266,6 +280,24 @@ enum NewSide {
     WorkTree(BTreeMap<String, IndexEntry>),
     /// Blob ids of a tree or the index.
     Ids(BTreeMap<String, gix::ObjectId>),
+}
+
+/// The commit where `to` branched from `from`, as a revision.
+fn merge_base(repo: &gix::Repository, from: &str, to: &str) -> Result<String, DiffError> {
+    let id = |rev: &str| {
+        repo.rev_parse_single(rev)
+            .map(gix::Id::detach)
+            .map_err(|_| DiffError::UnknownRevision {
+                rev: rev.to_owned(),
+            })
+    };
+    let (one, two) = (id(from)?, id(to)?);
+    match repo.merge_base(one, two) {
+        Ok(Some(base)) => Ok(base.detach().to_string()),
+        _ => Err(DiffError::UnknownRevision {
+            rev: format!("{from}...{to} (no common ancestor)"),
+        }),
+    }
 }
 
 /// Every blob of the tree of `rev`'s commit, by path.
@@ -384,8 +416,12 @@ mod tests {
             DiffSpec::Range("main".to_owned(), "feature".to_owned())
         );
         assert_eq!(
-            DiffSpec::parse("main..."),
+            DiffSpec::parse("main.."),
             DiffSpec::Range("main".to_owned(), "HEAD".to_owned())
+        );
+        assert_eq!(
+            DiffSpec::parse("main...feature"),
+            DiffSpec::Branch("main".to_owned(), "feature".to_owned())
         );
         assert_eq!(DiffSpec::Staged.label(), "git diff --staged");
     }

@@ -14,6 +14,7 @@ use aic_stages::content_hash::ContentHash;
 use aic_stages::facts::FactsSettings;
 use aic_stages::guard::ContextGuard;
 use aic_stages::intent::{IntentClassifier, TaskClassification};
+use aic_stages::relative_path::RelativePath;
 use aic_stages::rule_pack::{PackSource, RulePack, RulePackResolver};
 use aic_stages::selector::HeuristicSelector;
 use aic_stages::stack_trace::TraceFrame;
@@ -193,7 +194,7 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
     // (`redacted`, `secret`) are not the task's.
     let classified_text = aic_stages::guard::without_redaction_placeholders(&classified_text);
     let mut task = IntentClassifier.classify(&classified_text);
-    let changes = request
+    let mut changes = request
         .diff
         .as_ref()
         .map(|spec| {
@@ -203,15 +204,6 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
             })
         })
         .transpose()?;
-    if let Some(changes) = &changes {
-        pin_changes(changes, &mut targets, &mut task);
-        if changes.files.is_empty() {
-            warnings.push(format!(
-                "`{}` shows no change under the project: the compile uses the intent alone",
-                changes.spec.label()
-            ));
-        }
-    }
     info!("Intent: {intent:?}");
     if !targets.is_empty() {
         info!(
@@ -282,14 +274,29 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
         conversation_tokens: request.session.conversation_tokens,
     });
     info!("Budget: {} tokens ({:?})", budget.total, budget.source);
+    // Packs are validated when loaded, so this cannot fail on user input.
+    let selector = HeuristicSelector::new(&pack)
+        .map_err(|e| CompileError::Internal {
+            message: e.to_string(),
+        })?
+        .with_scope(request.scope.clone());
+    // The changes keep to the same patterns and scope as every other file.
+    if let Some(changes) = &mut changes {
+        changes.files.retain(|file| {
+            RelativePath::new(&file.path).is_some_and(|path| selector.admits(&path))
+        });
+        pin_changes(changes, &mut targets, &mut task);
+        if changes.files.is_empty() {
+            warnings.push(format!(
+                "`{}` shows no change under the project (within --scope, --include and --exclude): the compile uses the intent alone",
+                changes.spec.label()
+            ));
+        }
+    }
     let diff_section = changes
         .as_ref()
         .filter(|changes| !changes.files.is_empty())
         .map(|changes| diff_section(changes, budget.total));
-    // Packs are validated when loaded, so this cannot fail on user input.
-    let selector = HeuristicSelector::new(&pack).map_err(|e| CompileError::Internal {
-        message: e.to_string(),
-    })?;
     Ok(Plan {
         project,
         intent: intent.to_owned(),

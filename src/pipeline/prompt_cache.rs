@@ -54,6 +54,8 @@ pub struct PromptKeyParts<'a> {
     /// The diff section (empty without one): a diff against a revision can
     /// change while the files do not.
     pub diff: &'a str,
+    /// The `--scope` directory (empty without one).
+    pub scope: &'a str,
 }
 
 /// The 32-byte prompt cache key of `parts`.
@@ -94,7 +96,8 @@ pub fn prompt_key(parts: &PromptKeyParts<'_>) -> [u8; 32] {
         .write(parts.format)
         .write(&sorted(parts.patterns[0]))
         .write(&sorted(parts.patterns[1]))
-        .write(parts.diff);
+        .write(parts.diff)
+        .write(parts.scope);
     key.finish_256()
 }
 
@@ -116,6 +119,7 @@ pub fn key_for(request: &CompilationRequest, plan: &Plan, snapshot: &Snapshot) -
         format: plan.format.as_str(),
         patterns: [&plan.pack.include_patterns, &plan.pack.exclude_patterns],
         diff: plan.diff_section.as_deref().unwrap_or_default(),
+        scope: request.scope.as_deref().unwrap_or_default(),
     })
 }
 
@@ -156,6 +160,7 @@ mod tests {
             format: "markdown",
             patterns: [&[], &[]],
             diff: "",
+            scope: "",
         }
     }
 

@@ -74,6 +74,9 @@ pub struct CompilationRequest {
     /// Compile for what changed (`--diff`, `--staged`, `--range`): the changed
     /// files are pinned like named files and the diff gets its own section.
     pub diff: Option<DiffSpec>,
+    /// Select only below this directory (`--scope`), relative to the root,
+    /// with a trailing `/`; named files still pass.
+    pub scope: Option<String>,
     /// Show the orienting context whatever the intent says (an editor's
     /// session start): the README, the root manifests, the directory map,
     /// the entry points and the files most imported.

@@ -278,6 +278,7 @@ pub struct HeuristicSelector {
     boost: PatternSet,
     penalize: PatternSet,
     related: Vec<RelativePath>,
+    scope: Option<String>,
 }
 
 impl HeuristicSelector {
@@ -307,7 +308,23 @@ impl HeuristicSelector {
                 &rule_pack.heuristic.penalize_patterns,
             )?,
             related: Vec::new(),
+            scope: None,
         })
+    }
+
+    /// Candidates only below `scope` (a directory relative to the root, with
+    /// a trailing `/`; `--scope`), besides the include and exclude patterns;
+    /// files the intent names still pass.
+    #[must_use]
+    pub fn with_scope(mut self, scope: Option<String>) -> Self {
+        self.scope = scope.filter(|s| !s.is_empty());
+        self
+    }
+
+    fn in_scope(&self, path: &RelativePath) -> bool {
+        self.scope
+            .as_deref()
+            .is_none_or(|scope| path.as_str().starts_with(scope))
     }
 
     /// Files a caller knows are related to the task (`--related`,
@@ -324,7 +341,9 @@ impl HeuristicSelector {
     /// Whether `path` passes the include and exclude patterns (a file the
     /// intent names passes whatever they say; this does not know the names).
     pub fn admits(&self, path: &RelativePath) -> bool {
-        !self.exclude.is_match(path) && (self.include.is_empty() || self.include.is_match(path))
+        self.in_scope(path)
+            && !self.exclude.is_match(path)
+            && (self.include.is_empty() || self.include.is_match(path))
     }
 
     /// Selects up to `max_files` files of `repo` for `task`.
@@ -379,7 +398,9 @@ impl HeuristicSelector {
                         pattern: (*pattern).to_owned(),
                     },
                 });
-            } else if !self.include.is_empty() && !self.include.is_match(&file.path) {
+            } else if (!self.include.is_empty() && !self.include.is_match(&file.path))
+                || !self.in_scope(&file.path)
+            {
                 excluded.push(ExcludedFile {
                     path: file.path.clone(),
                     score: None,

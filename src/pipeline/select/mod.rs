@@ -263,24 +263,53 @@ fn pinned_targets(
     warnings: &mut Vec<String>,
 ) -> Vec<RelativePath> {
     let mut pinned: Vec<RelativePath> = Vec::new();
+    // The tracked files, read once and only for a guessed target.
+    let mut tracked: Option<Vec<String>> = None;
     for target in targets {
         let named = target.reference.raw.trim_start_matches("./");
-        // A guess for a file that exists but is out of scope (too large,
-        // ignored) would show another file: say why the named one is not
-        // there instead.
-        let out_of_scope = target.resolution == TargetResolution::Inferred
-            && RelativePath::new(named).is_some()
-            && root.join(named).is_file();
-        if out_of_scope {
-            warnings.push(
-                crate::pipeline::scan::walk::builtin_exclusion(root, named, max_file_bytes)
-                    .unwrap_or_else(|| {
-                        format!(
-                            "`{named}` exists but is not in scope (ignored by the project's ignore files, binary, or kept out by the guard); it was not swapped for a similar name"
-                        )
-                    }),
-            );
-            continue;
+        if target.resolution == TargetResolution::Inferred
+            && target.reference.syntax != aic_stages::targets::TargetSyntax::Diff
+        {
+            // A guess for a file that exists but is out of scope (too large,
+            // ignored) would show another file: say why the named one is not
+            // there instead.
+            let tracked = tracked.get_or_insert_with(|| {
+                crate::pipeline::scan::git::tracked_files(root).unwrap_or_default()
+            });
+            let on_disk = if RelativePath::new(named).is_some() && root.join(named).is_file() {
+                Some(named.to_owned())
+            } else {
+                tracked
+                    .iter()
+                    .find(|path| {
+                        (path.as_str() == named || path.ends_with(&format!("/{named}")))
+                            && !target.files.iter().any(|f| f.as_str() == path.as_str())
+                            && root.join(path.as_str()).is_file()
+                    })
+                    .cloned()
+            };
+            if let Some(path) = on_disk {
+                warnings.push(
+                    crate::pipeline::scan::walk::builtin_exclusion(root, &path, max_file_bytes)
+                        .unwrap_or_else(|| {
+                            format!(
+                                "`{path}` exists but is not in scope (ignored by the project's ignore files, binary, or kept out by the guard)"
+                            )
+                        })
+                        + "; it was not swapped for a similar name",
+                );
+                continue;
+            }
+            // A close spelling, not a path ending: say which file it became.
+            if let Some(file) = target
+                .files
+                .iter()
+                .find(|f| f.as_str() != named && !f.as_str().ends_with(&format!("/{named}")))
+            {
+                warnings.push(format!(
+                    "`{named}` matches no file; it was taken to mean `{file}`"
+                ));
+            }
         }
         match target.resolution {
             TargetResolution::Unresolved => warnings.push(
