@@ -588,8 +588,8 @@ pub struct CompileArgs {
     /// Print `{compiledPrompt, meta}` as JSON instead of the prompt.
     #[arg(long)]
     pub json: bool,
-    /// Write the prompt (or the --json output) to FILE instead of stdout; the
-    /// file is replaced atomically, never left half-written.
+    /// Write the prompt (or the --json output) to FILE instead of stdout (`-`
+    /// is stdout); the file is replaced atomically, never left half-written.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Also put the prompt on the clipboard (fails with a clear error where

@@ -205,7 +205,7 @@ impl CompileError {
                     .to_owned()
             }
             Self::NoRelevantFiles { subject_tokens, .. } => format!(
-                "no path matched the intent's words ({}); broaden the intent, name a file or directory, or check includePatterns in aic-rules/",
+                "no path matched the intent's words ({}); broaden the intent, name a file or directory, or check what narrows the candidates (--include, --exclude, --scope, includePatterns in aic.config.json and aic-rules/)",
                 if subject_tokens.is_empty() {
                     "none".to_owned()
                 } else {

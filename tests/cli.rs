@@ -102,6 +102,7 @@ fn the_meta_of_a_compile() {
         "full": 2,
         "signatures+docs": 1
       },
+      "filesSliced": 0,
       "guard": {
         "passed": true,
         "findings": [
@@ -223,35 +224,35 @@ fn status_and_last_after_a_compile() {
         "files": [
           {
             "path": "src/user/service.ts",
-            "score": 0.494738,
+            "score": 0.495,
             "tier": "full",
             "tokens": 181,
             "reason": "selected"
           },
           {
             "path": "src/user/model.ts",
-            "score": 0.286276,
+            "score": 0.286,
             "tier": "full",
             "tokens": 64,
             "reason": "selected"
           },
           {
             "path": "src/user/legacy-user-keys.ts",
-            "score": 0.214122,
+            "score": 0.214,
             "tier": "full",
             "tokens": 49,
             "reason": "selected"
           },
           {
             "path": "src/auth/jwt.ts",
-            "score": 0.0825,
+            "score": 0.083,
             "tier": null,
             "tokens": 0,
             "reason": "below the relevance cut-off: listed by path in the notes"
           },
           {
             "path": "tests/fixtures/user.json",
-            "score": 0.068668,
+            "score": 0.069,
             "tier": null,
             "tokens": 0,
             "reason": "below the relevance cut-off: listed by path in the notes"
@@ -359,7 +360,7 @@ fn failures_name_the_input_and_the_fix() {
     ----- stderr -----
     error: No relevant files found for the intent among 12 files in scope
 
-    hint: no path matched the intent's words (quantum, chromodynam); broaden the intent, name a file or directory, or check includePatterns in aic-rules/
+    hint: no path matched the intent's words (quantum, chromodynam); broaden the intent, name a file or directory, or check what narrows the candidates (--include, --exclude, --scope, includePatterns in aic.config.json and aic-rules/)
 
     $ aic compile user service --root [ROOT] --budget 50
     exit code: 6

@@ -82,7 +82,26 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         );
         text
     };
-    print_stdout(&text).context("Failed to write to stdout")
+    print_stdout(&text).context("Failed to write to stdout")?;
+    // A run where no task ran measured nothing: a CI job must not pass on it.
+    let ran: usize = results
+        .sets
+        .iter()
+        .map(|set| set.tasks_total - set.tasks_skipped)
+        .sum();
+    let total: usize = results.sets.iter().map(|set| set.tasks_total).sum();
+    if ran == 0 && !results.sets.is_empty() {
+        return Err(UserError::new(
+            if total == 0 {
+                "No task of the manifest matched (check --only and the task files' `repo` names)".to_owned()
+            } else {
+                format!("All {total} tasks were skipped; their reasons are in results.json and report.md")
+            },
+            "check the manifest's repository names and paths (and --clones); `aic bench --help` lists the options",
+        )
+        .into());
+    }
+    Ok(())
 }
 
 fn read_results(path: &Path) -> anyhow::Result<Results> {

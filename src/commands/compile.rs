@@ -17,6 +17,9 @@ struct CompileOutput<'a> {
     meta: &'a CompilationMeta,
 }
 
+/// Bytes of output past which a prompt printed to a terminal gets a note.
+const LARGE_ON_TERMINAL: usize = 20_000;
+
 /// Compiles and prints the prompt (or `{compiledPrompt, meta}` as JSON), or
 /// writes it to `-o FILE` (stdout then stays empty), and with `--copy` also
 /// puts the prompt on the clipboard; the compile is logged for `aic status`
@@ -43,10 +46,18 @@ pub fn run(args: &CompileArgs, host: &Host) -> anyhow::Result<()> {
     } else {
         compilation.prompt
     };
-    match &args.output {
+    match args
+        .output
+        .as_deref()
+        .filter(|file| file.as_os_str() != "-")
+    {
         Some(file) => {
-            replace_file(file, text.as_bytes())
-                .with_context(|| format!("Failed to write the prompt to `{}`", file.display()))?;
+            replace_file(file, text.as_bytes()).map_err(|error| {
+                crate::error::UserError::new(
+                    format!("Cannot write the prompt to `{}`: {error:#}", file.display()),
+                    "pass a file path in a directory you can write to (not a directory), or leave -o out to print the prompt",
+                )
+            })?;
             tracing::info!(
                 "Wrote {} tokens ({} bytes) to {}",
                 compilation.meta.tokens_compiled,
@@ -54,7 +65,18 @@ pub fn run(args: &CompileArgs, host: &Host) -> anyhow::Result<()> {
                 file.display()
             );
         }
-        None => print_stdout(&text).context("Failed to write to stdout")?,
+        None => {
+            if std::io::IsTerminal::is_terminal(&std::io::stdout())
+                && text.len() > LARGE_ON_TERMINAL
+            {
+                tracing::warn!(
+                    target: crate::logging::NOTE_TARGET,
+                    "the prompt is {} tokens; write it to a file with -o FILE, copy it with --copy, or lower it with --budget",
+                    compilation.meta.tokens_compiled
+                );
+            }
+            print_stdout(&text).context("Failed to write to stdout")?;
+        }
     }
     if let Some(prompt) = prompt {
         crate::clipboard::copy(&prompt)?;

@@ -50,7 +50,7 @@ fn payload(
     root: &Path,
     now: u64,
 ) -> anyhow::Result<Value> {
-    Ok(match command {
+    let mut value = match command {
         DiagnosticsCommand::Status => {
             let loaded = crate::config::load_config(root, None).ok();
             let budget = loaded.map_or(0, |l| l.config.context_budget.max_tokens.0);
@@ -68,7 +68,9 @@ fn payload(
             diagnostics::quality(store, root, args.days.unwrap_or(7), now)
                 .map_err(|m| anyhow!(m))?
         }
-    })
+    };
+    aic_stages::rounded::round_floats(&mut value);
+    Ok(value)
 }
 
 /// A value as a table cell: strings bare, null as `–`, numbers and the rest as JSON.

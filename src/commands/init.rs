@@ -25,6 +25,9 @@ pub const STARTER_CONFIG: &str = r#"{
   },
   "retention": {
     "days": 90
+  },
+  "output": {
+    "format": "markdown"
   }
 }
 "#;

@@ -27,8 +27,11 @@ pub fn run(args: &TreeArgs, host: &Host) -> anyhow::Result<()> {
         tracing::warn!("{warning}");
     }
     let project = Project::load(&root, args.config.as_deref())?;
-    let tree = token_tree(&project, host)?;
+    let mut tree = token_tree(&project, host)?;
     let text = if args.json {
+        // The same entries the text shows.
+        tree.entries
+            .retain(|e| e.raw_tokens >= args.threshold && (e.directory || !args.directories));
         let mut json =
             serde_json::to_string_pretty(&tree).context("Failed to serialise the tree")?;
         json.push('\n');

@@ -417,7 +417,12 @@ fn canonical(root: &Path) -> Result<PathBuf, ToolFailure> {
 }
 
 fn diagnostic(result: Result<Value, String>) -> ToolResult {
-    result.map_err(ToolFailure::Tool)
+    result
+        .map(|mut value| {
+            aic_stages::rounded::round_floats(&mut value);
+            value
+        })
+        .map_err(ToolFailure::Tool)
 }
 
 /// `aic_status`.

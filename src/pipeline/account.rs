@@ -191,6 +191,18 @@ fn tier_counts(fitted: &Fitted<'_>) -> BTreeMap<InclusionTier, usize> {
     counts
 }
 
+/// Files shown as a slice of their lines (counted at `full` in the tiers).
+fn sliced_count(fitted: &Fitted<'_>) -> usize {
+    fitted
+        .files
+        .iter()
+        .filter(|f| f.tier == Some(InclusionTier::L0))
+        .filter(|f| {
+            fitted.slices.contains_key(&f.file.path) || fitted.sliced.as_ref() == Some(&f.file.path)
+        })
+        .count()
+}
+
 /// `(raw − prompt) / raw`, in `[0, 1]`; 0 for an empty RepoMap.
 fn reduction(outcome: &Outcome<'_>) -> f64 {
     let raw = outcome.snapshot.repo.total_tokens;
@@ -224,6 +236,7 @@ fn meta(
         editor_id: request.editor_id.clone(),
         transform_tokens_saved: TokenCount::from_u64(traced.transform_saved),
         summarisation_tiers: tier_counts(fitted),
+        files_sliced: sliced_count(fitted),
         guard: outcome.facts.guard.clone(),
         context_completeness: aic_stages::rounded::round(
             traced.completeness / outcome.selection.ranked.files.len() as f64,
@@ -428,11 +441,17 @@ fn trace_files(selection: &Selection, facts: &SelectedFacts, fitted: &Fitted<'_>
                     let full = f
                         .render(InclusionTier::L0)
                         .map_or(1, |r| r.block_tokens.get().max(1));
-                    traced.completeness += if tier == InclusionTier::L0 {
-                        1.0
-                    } else {
-                        (tokens_at_tier.get() as f64 / full as f64).min(1.0)
-                    };
+                    let slice = fitted.slices.get(&file.path);
+                    traced.completeness +=
+                        if let Some(slice) = slice.filter(|_| tier == InclusionTier::L0) {
+                            slice.kept_lines as f64 / slice.total_lines.max(1) as f64
+                        } else if tier == InclusionTier::L0
+                            && fitted.sliced.as_ref() != Some(&file.path)
+                        {
+                            1.0
+                        } else {
+                            (tokens_at_tier.get() as f64 / full as f64).min(1.0)
+                        };
                 }
             }
         }

@@ -62,8 +62,12 @@ pub struct CompilationMeta {
     pub editor_id: String,
     /// Tokens removed by content transformers over the files in the prompt.
     pub transform_tokens_saved: TokenCount,
-    /// Files per inclusion tier.
+    /// Files per inclusion tier (a sliced file counts at `full`).
     pub summarisation_tiers: BTreeMap<InclusionTier, usize>,
+    /// Files shown as a slice of their lines (around the names, trace lines,
+    /// hunks or words the task points at).
+    #[serde(default)]
+    pub files_sliced: usize,
     /// The guard's verdict on the selected files.
     pub guard: GuardResult,
     /// Share of the selected files' full content that reached the prompt, in

@@ -43,6 +43,10 @@ pub struct TreeEntry {
 pub struct LeftOutFile {
     /// The file.
     pub path: String,
+    /// Why, as a code: `builtin` (the built-in ignore list), `tooLarge`
+    /// (over `repoMap.maxFileBytes`), `binary` (a NUL byte in its first 8 KiB)
+    /// or `ignored` (the project's ignore files or the guard's path rules).
+    pub kind: &'static str,
     /// Why, and how to bring it back when a setting can.
     pub reason: String,
 }
@@ -123,15 +127,7 @@ pub fn token_tree(project: &Project, host: &Host) -> Result<TokenTree, CompileEr
         .into_iter()
         .filter(|path| !in_scope.contains(path.as_str()))
         .filter(|path| project.root.join(path).is_file())
-        .map(|path| {
-            let reason = builtin_exclusion(&project.root, &path, max_file_bytes)
-                .unwrap_or_else(|| {
-                    format!(
-                        "`{path}` is left out by the project's ignore files (`.gitignore`, `.git/info/exclude`), as binary, or by the guard's path rules"
-                    )
-                });
-            LeftOutFile { path, reason }
-        })
+        .map(|path| left_out(&project.root, path, max_file_bytes))
         .collect();
     Ok(TokenTree {
         project_root: project.root.clone(),
@@ -139,6 +135,39 @@ pub fn token_tree(project: &Project, host: &Host) -> Result<TokenTree, CompileEr
         skipped: snapshot.skipped,
         left_out,
     })
+}
+
+/// Why a tracked file is not in scope.
+fn left_out(root: &std::path::Path, path: String, max_file_bytes: u64) -> LeftOutFile {
+    if let Some(reason) = builtin_exclusion(root, &path, max_file_bytes) {
+        let kind = if reason.contains("repoMap.maxFileBytes") {
+            "tooLarge"
+        } else {
+            "builtin"
+        };
+        return LeftOutFile { path, kind, reason };
+    }
+    let binary = fs_err::File::open(root.join(&path)).is_ok_and(|file| {
+        let mut head = Vec::with_capacity(8 * 1024);
+        std::io::Read::read_to_end(&mut std::io::Read::take(file, 8 * 1024), &mut head).is_ok()
+            && head.contains(&0)
+    });
+    if binary {
+        let reason = format!("`{path}` is binary (a NUL byte in its first 8 KiB)");
+        return LeftOutFile {
+            path,
+            kind: "binary",
+            reason,
+        };
+    }
+    let reason = format!(
+        "`{path}` is left out by the project's ignore files (`.gitignore`, `.git/info/exclude`) or the guard's path rules"
+    );
+    LeftOutFile {
+        path,
+        kind: "ignored",
+        reason,
+    }
 }
 
 /// The directories holding `path`, outermost first, each with a trailing

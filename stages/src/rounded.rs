@@ -32,6 +32,24 @@ pub fn option<S: Serializer>(value: &Option<f64>, serializer: S) -> Result<S::Ok
     }
 }
 
+/// Rounds every float inside a JSON value to 3 decimals (integers, strings
+/// and the structure stay as they are): for reports built as JSON values.
+pub fn round_floats(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Number(number) if number.is_f64() => {
+            if let Some(rounded) = number
+                .as_f64()
+                .and_then(|f| serde_json::Number::from_f64(round(f)))
+            {
+                *number = rounded;
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(round_floats),
+        serde_json::Value::Object(fields) => fields.values_mut().for_each(round_floats),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -41,5 +59,8 @@ mod tests {
             serde_json::to_string(&serde_json::json!(super::round(2.0 / 3.0))).unwrap(),
             "0.667"
         );
+        let mut value = serde_json::json!({"a": [0.123_456, 7], "b": {"c": 2.0 / 3.0}});
+        super::round_floats(&mut value);
+        assert_eq!(value.to_string(), r#"{"a":[0.123,7],"b":{"c":0.667}}"#);
     }
 }
