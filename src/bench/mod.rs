@@ -120,7 +120,7 @@ pub fn run(options: &BenchOptions, progress: Progress<'_>) -> anyhow::Result<Res
         for (task_index, task) in set.tasks.iter().enumerate() {
             let reason = match clones.get(&task.repo) {
                 None => Some(format!("repository `{}` is not in the manifest", task.repo)),
-                Some(Err(error)) => Some(error.to_string()),
+                Some(Err(error)) => Some(error.clone()),
                 Some(Ok(clone)) if !checkout::has_commit(clone, &task.base_commit) => {
                     Some(format!(
                         "commit `{}` is not in the clone `{}` (fetch more history)",

@@ -46,37 +46,32 @@ pub fn run(args: &CompileArgs, host: &Host) -> anyhow::Result<()> {
     } else {
         compilation.prompt
     };
-    match args
+    if let Some(file) = args
         .output
         .as_deref()
         .filter(|file| file.as_os_str() != "-")
     {
-        Some(file) => {
-            replace_file(file, text.as_bytes()).map_err(|error| {
-                crate::error::UserError::new(
-                    format!("Cannot write the prompt to `{}`: {error:#}", file.display()),
-                    "pass a file path in a directory you can write to (not a directory), or leave -o out to print the prompt",
-                )
-            })?;
-            tracing::info!(
-                "Wrote {} tokens ({} bytes) to {}",
-                compilation.meta.tokens_compiled,
-                text.len(),
-                file.display()
+        replace_file(file, text.as_bytes()).map_err(|error| {
+            crate::error::UserError::new(
+                format!("Cannot write the prompt to `{}`: {error:#}", file.display()),
+                "pass a file path in a directory you can write to (not a directory), or leave -o out to print the prompt",
+            )
+        })?;
+        tracing::info!(
+            "Wrote {} tokens ({} bytes) to {}",
+            compilation.meta.tokens_compiled,
+            text.len(),
+            file.display()
+        );
+    } else {
+        if std::io::IsTerminal::is_terminal(&std::io::stdout()) && text.len() > LARGE_ON_TERMINAL {
+            tracing::warn!(
+                target: crate::logging::NOTE_TARGET,
+                "the prompt is {} tokens; write it to a file with -o FILE, copy it with --copy, or lower it with --budget",
+                compilation.meta.tokens_compiled
             );
         }
-        None => {
-            if std::io::IsTerminal::is_terminal(&std::io::stdout())
-                && text.len() > LARGE_ON_TERMINAL
-            {
-                tracing::warn!(
-                    target: crate::logging::NOTE_TARGET,
-                    "the prompt is {} tokens; write it to a file with -o FILE, copy it with --copy, or lower it with --budget",
-                    compilation.meta.tokens_compiled
-                );
-            }
-            print_stdout(&text).context("Failed to write to stdout")?;
-        }
+        print_stdout(&text).context("Failed to write to stdout")?;
     }
     if let Some(prompt) = prompt {
         crate::clipboard::copy(&prompt)?;
