@@ -175,6 +175,14 @@ fn output_file_is_replaced_whole_and_stdout_stays_empty() {
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(names, ["prompt.md"]);
+    // A directory is a user error; `-` is stdout.
+    let dir = out.parent().unwrap().to_str().unwrap();
+    let run = test.run(&["compile", INTENT, "--root", "[ROOT]", "-o", dir]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("Cannot write the prompt to"), "{}", run.stderr);
+    let run = test.run(&["compile", INTENT, "--root", "[ROOT]", "-o", "-"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, stdout);
 }
 
 #[test]
