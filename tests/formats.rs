@@ -179,7 +179,11 @@ fn output_file_is_replaced_whole_and_stdout_stays_empty() {
     let dir = out.parent().unwrap().to_str().unwrap();
     let run = test.run(&["compile", INTENT, "--root", "[ROOT]", "-o", dir]);
     assert_eq!(run.code, 3, "{}", run.stderr);
-    assert!(run.stderr.contains("Cannot write the prompt to"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Cannot write the prompt to"),
+        "{}",
+        run.stderr
+    );
     let run = test.run(&["compile", INTENT, "--root", "[ROOT]", "-o", "-"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, stdout);
