@@ -82,7 +82,7 @@ pub fn copy(text: &str) -> anyhow::Result<()> {
 }
 
 /// `aic clipboard-serve`: reads the text on stdin, takes the clipboard, prints
-/// [`READY`] (or the error) on stdout, and holds the clipboard until another
+/// `ready` (or the error) on stdout, and holds the clipboard until another
 /// program takes it over.
 ///
 /// # Errors

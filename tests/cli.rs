@@ -150,7 +150,7 @@ fn status_and_last_after_a_compile() {
       "totalTokensCompiled": 441,
       "totalTokensSaved": 274,
       "budgetMaxTokens": 123500,
-      "budgetUtilizationPct": 0.4,
+      "budgetUtilisationPct": 0.4,
       "guard": {
         "findings": 1,
         "blockedFiles": 0,

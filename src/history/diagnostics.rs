@@ -126,7 +126,7 @@ pub fn status(
         "totalTokensCompiled": compiled,
         "totalTokensSaved": raw.saturating_sub(compiled),
         "budgetMaxTokens": last.map_or(budget_max_tokens, |r| r.allocated_total_budget),
-        "budgetUtilizationPct": utilisation,
+        "budgetUtilisationPct": utilisation,
         "guard": {
             "findings": findings.len(),
             "blockedFiles": rows.iter().map(|r| r.guard_block_count).sum::<usize>(),

@@ -336,7 +336,7 @@ fn reply_limit(intent: &str) -> SizeLimit {
     limit
 }
 
-/// The key of the compiled prompt in [`reply`]'s value: the server sends it
+/// The key of the compiled prompt in `reply`'s value: the server sends it
 /// as the result's text, not in the structured content.
 pub const PROMPT_KEY: &str = "compiledPrompt";
 
