@@ -67,6 +67,27 @@ fn the_tree_sums_files_into_directories_and_explains_what_is_left_out() {
     assert_eq!(left_out[1].0, "src/build/gen.py");
     assert!(left_out[1].1.contains("`!build/`"), "{left_out:?}");
 
+    // `aic inspect` names them too, with the rule.
+    let run = test.run(&["inspect", "fix the user service", "--root", "[ROOT]"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("Tracked by git but not in scope: 2 files"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("`!build/`"), "{}", run.stdout);
+    let trace = test
+        .run(&[
+            "inspect",
+            "fix the user service",
+            "--root",
+            "[ROOT]",
+            "--json",
+        ])
+        .json();
+    assert_eq!(trace["leftOutTracked"][1]["kind"], "builtin", "{trace}");
+
     let run = test.run(&["tree", "--root", "[ROOT]", "--threshold", "100000"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!run.stdout.contains("service.ts"), "{}", run.stdout);

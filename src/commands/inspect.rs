@@ -21,6 +21,7 @@ use crate::printer::print_stdout;
 pub fn run(args: &InspectArgs, host: &Host) -> anyhow::Result<()> {
     let mut request = args.request.request()?;
     request.trace_all = args.all;
+    request.explain_left_out = true;
     request.use_prompt_cache = false;
     let compilation = match compile(&request, host) {
         Ok(compilation) => compilation,
@@ -154,7 +155,25 @@ fn packs_and_budget(out: &mut String, trace: &PipelineTrace) {
         "Scan: {} files in scope; skipped {} binary, {} too large, {} unreadable, {} symlinks",
         trace.files_total, skipped.binary, skipped.too_large, skipped.unreadable, skipped.symlinks
     );
+    if !trace.left_out_tracked.is_empty() {
+        let _ = writeln!(
+            out,
+            "Tracked by git but not in scope: {} files{}",
+            trace.left_out_tracked.len(),
+            if trace.left_out_tracked.len() > SHOWN_LEFT_OUT {
+                " (the first shown; `aic tree` lists them all)"
+            } else {
+                ""
+            }
+        );
+        for file in trace.left_out_tracked.iter().take(SHOWN_LEFT_OUT) {
+            let _ = writeln!(out, "  - {}", file.reason);
+        }
+    }
 }
+
+/// Tracked files left out of scope that the text report names.
+const SHOWN_LEFT_OUT: usize = 5;
 
 /// The selected files, one row each, and the exclusion counts.
 fn selected_files(out: &mut String, trace: &PipelineTrace) {

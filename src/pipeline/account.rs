@@ -289,6 +289,15 @@ fn trace(
             .cloned()
             .collect(),
         excluded_files: request.trace_all.then(|| selection.ranked.excluded.clone()),
+        left_out_tracked: if request.explain_left_out {
+            crate::pipeline::tree::left_out_tracked(
+                &project.root,
+                &snapshot.repo,
+                project.config.repo_map.max_file_bytes,
+            )
+        } else {
+            Vec::new()
+        },
         guard: facts.guard.clone(),
         summarisation_tiers: tier_counts(fitted),
         targets: selection.targets.clone(),

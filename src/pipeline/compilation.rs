@@ -201,6 +201,12 @@ pub struct PipelineTrace {
     /// and zero-signal files in path order, then the `maxFiles` cut in rank order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub excluded_files: Option<Vec<ExcludedFile>>,
+    /// Files git tracks that the scan left out (the built-in ignore list,
+    /// the size cap, binary, ignore files or guard path rules), each with
+    /// why and the fix, when the request asked for it
+    /// ([`CompilationRequest::explain_left_out`](super::CompilationRequest::explain_left_out)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out_tracked: Vec<crate::pipeline::tree::LeftOutFile>,
     /// The guard's verdict.
     pub guard: GuardResult,
     /// Files per tier.

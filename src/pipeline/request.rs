@@ -39,6 +39,9 @@ pub struct CompilationRequest {
     pub related_files: Vec<String>,
     /// Keep every excluded file in the trace, not only counts and near misses.
     pub trace_all: bool,
+    /// List in the trace the files git tracks that the scan left out, with
+    /// the reason (`aic inspect`; reads the git index).
+    pub explain_left_out: bool,
     /// Neither read nor write the per-file cache or the prompt cache
     /// (`--no-cache`; also `cache.enabled: false`).
     pub no_cache: bool,

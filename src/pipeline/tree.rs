@@ -38,7 +38,7 @@ pub struct TreeEntry {
 }
 
 /// A tracked file the scan leaves out.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LeftOutFile {
     /// The file.
@@ -46,7 +46,7 @@ pub struct LeftOutFile {
     /// Why, as a code: `builtin` (the built-in ignore list), `tooLarge`
     /// (over `repoMap.maxFileBytes`), `binary` (a NUL byte in its first 8 KiB)
     /// or `ignored` (the project's ignore files or the guard's path rules).
-    pub kind: &'static str,
+    pub kind: String,
     /// Why, and how to bring it back when a setting can.
     pub reason: String,
 }
@@ -115,26 +115,35 @@ pub fn token_tree(project: &Project, host: &Host) -> Result<TokenTree, CompileEr
     entries.extend(directories.into_values());
     // A directory `a/` sorts before `a/b.rs` and after `a.rs`, as in a listing.
     entries.sort_by(|a, b| tree_order(&a.path).cmp(&tree_order(&b.path)));
-    let in_scope: std::collections::HashSet<&str> = snapshot
-        .repo
-        .files
-        .iter()
-        .map(|f| f.path.as_str())
-        .collect();
-    let max_file_bytes = project.config.repo_map.max_file_bytes;
-    let left_out = tracked_files(&project.root)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|path| !in_scope.contains(path.as_str()))
-        .filter(|path| project.root.join(path).is_file())
-        .map(|path| left_out(&project.root, path, max_file_bytes))
-        .collect();
+    let left_out = left_out_tracked(
+        &project.root,
+        &snapshot.repo,
+        project.config.repo_map.max_file_bytes,
+    );
     Ok(TokenTree {
         project_root: project.root.clone(),
         entries,
         skipped: snapshot.skipped,
         left_out,
     })
+}
+
+/// The files git tracks under `root` that are not in `repo` (and exist),
+/// each with why; empty outside a git work tree.
+pub fn left_out_tracked(
+    root: &std::path::Path,
+    repo: &aic_stages::repo_map::RepoMap,
+    max_file_bytes: u64,
+) -> Vec<LeftOutFile> {
+    let in_scope: std::collections::HashSet<&str> =
+        repo.files.iter().map(|f| f.path.as_str()).collect();
+    tracked_files(root)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|path| !in_scope.contains(path.as_str()))
+        .filter(|path| root.join(path).is_file())
+        .map(|path| left_out(root, path, max_file_bytes))
+        .collect()
 }
 
 /// Why a tracked file is not in scope.
@@ -145,7 +154,11 @@ fn left_out(root: &std::path::Path, path: String, max_file_bytes: u64) -> LeftOu
         } else {
             "builtin"
         };
-        return LeftOutFile { path, kind, reason };
+        return LeftOutFile {
+            path,
+            kind: kind.to_owned(),
+            reason,
+        };
     }
     let binary = fs_err::File::open(root.join(&path)).is_ok_and(|file| {
         let mut head = Vec::with_capacity(8 * 1024);
@@ -156,7 +169,7 @@ fn left_out(root: &std::path::Path, path: String, max_file_bytes: u64) -> LeftOu
         let reason = format!("`{path}` is binary (a NUL byte in its first 8 KiB)");
         return LeftOutFile {
             path,
-            kind: "binary",
+            kind: "binary".to_owned(),
             reason,
         };
     }
@@ -165,7 +178,7 @@ fn left_out(root: &std::path::Path, path: String, max_file_bytes: u64) -> LeftOu
     );
     LeftOutFile {
         path,
-        kind: "ignored",
+        kind: "ignored".to_owned(),
         reason,
     }
 }
