@@ -237,3 +237,28 @@ fn a_bad_revision_or_no_repository_fails_with_the_fix() {
         run.stderr
     );
 }
+
+#[test]
+fn an_exact_rename_is_one_rename_not_a_deletion_and_an_addition() {
+    let test = repository();
+    git(
+        test.root(),
+        &["mv", "src/auth/jwt.ts", "src/auth/token.ts"],
+        DATE,
+    );
+    let run = test.run(&["compile", "review", "--root", "[ROOT]", "--staged"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let diff = diff_section(&run.stdout);
+    assert!(
+        diff.contains("2 files changed (1 modified, 0 added, 0 deleted, 1 renamed)"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("rename from src/auth/jwt.ts\nrename to src/auth/token.ts"),
+        "{diff}"
+    );
+    assert!(
+        !diff.contains("-export"),
+        "no content lines for a pure rename: {diff}"
+    );
+}

@@ -68,7 +68,7 @@ impl DiffSpec {
 }
 
 /// How a file changed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ChangeKind {
     /// New on the new side.
     Added,
@@ -76,6 +76,9 @@ pub enum ChangeKind {
     Modified,
     /// Gone on the new side.
     Deleted,
+    /// Moved without a change of content (an added file with the same blob
+    /// as a deleted one), from this path.
+    Renamed(String),
 }
 
 /// One changed file.
@@ -194,6 +197,8 @@ pub fn read_changes(root: &Path, spec: &DiffSpec) -> Result<ChangeSet, DiffError
         NewSide::Ids(ids) => paths.extend(ids.keys()),
     }
     let mut files = Vec::new();
+    // Blob ids of deleted and added files, for exact renames.
+    let (mut deleted_ids, mut added_ids) = (Vec::new(), Vec::new());
     for full in paths {
         let Some(path) = full.strip_prefix(prefix.as_str()) else {
             continue;
@@ -242,6 +247,17 @@ pub fn read_changes(root: &Path, spec: &DiffSpec) -> Result<ChangeSet, DiffError
             }
         };
         let old_bytes = before.map(|id| blob(&repo, id)).transpose()?;
+        match (before, &after) {
+            (Some(id), None) => deleted_ids.push((id, files.len())),
+            (None, Some(bytes)) => {
+                if let Ok(id) =
+                    gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Blob, bytes)
+                {
+                    added_ids.push((id, files.len()));
+                }
+            }
+            _ => {}
+        }
         let kind = match (&old_bytes, &after) {
             (None, Some(_)) => ChangeKind::Added,
             (Some(_), None) => ChangeKind::Deleted,
@@ -252,7 +268,7 @@ pub fn read_changes(root: &Path, spec: &DiffSpec) -> Result<ChangeSet, DiffError
             path,
             old_bytes.as_deref().unwrap_or_default(),
             after.as_deref(),
-            kind,
+            &kind,
         );
         files.push(ChangedFile {
             path: path.to_owned(),
@@ -261,10 +277,41 @@ pub fn read_changes(root: &Path, spec: &DiffSpec) -> Result<ChangeSet, DiffError
             changed_lines,
         });
     }
+    pair_renames(&mut files, &deleted_ids, &added_ids);
     Ok(ChangeSet {
         spec: spec.clone(),
         files,
     })
+}
+
+/// Turns each added file whose blob is a deleted file's into one rename (as
+/// git does for an exact rename), and drops the deletion; `deleted` and
+/// `added` hold each side's blob id and index in `files`.
+fn pair_renames(
+    files: &mut Vec<ChangedFile>,
+    deleted: &[(gix::ObjectId, usize)],
+    added: &[(gix::ObjectId, usize)],
+) {
+    let mut gone = Vec::new();
+    for &(id, added_at) in added {
+        if let Some(&(_, deleted_at)) = deleted
+            .iter()
+            .find(|(old, at)| *old == id && !gone.contains(at))
+        {
+            gone.push(deleted_at);
+            let from = files[deleted_at].path.clone();
+            let file = &mut files[added_at];
+            file.patch = format!("rename from {from}\nrename to {}\n", file.path);
+            file.changed_lines = Vec::new();
+            file.kind = ChangeKind::Renamed(from);
+        }
+    }
+    let mut index = 0;
+    files.retain(|_| {
+        let keep = !gone.contains(&index);
+        index += 1;
+        keep
+    });
 }
 
 /// What the index records of a file: enough to skip reading an unchanged one.
@@ -368,7 +415,7 @@ fn blob(repo: &gix::Repository, id: gix::ObjectId) -> Result<Vec<u8>, DiffError>
 
 /// The unified diff of one file and the first changed line (new side) of
 /// each hunk.
-fn unified(path: &str, old: &[u8], new: Option<&[u8]>, kind: ChangeKind) -> (String, Vec<u32>) {
+fn unified(path: &str, old: &[u8], new: Option<&[u8]>, kind: &ChangeKind) -> (String, Vec<u32>) {
     let new_bytes = new.unwrap_or_default();
     if old.contains(&0) || new_bytes.contains(&0) {
         return (format!("Binary file `{path}` changed\n"), Vec::new());
@@ -379,7 +426,7 @@ fn unified(path: &str, old: &[u8], new: Option<&[u8]>, kind: ChangeKind) -> (Str
     let (from, to) = match kind {
         ChangeKind::Added => ("/dev/null".to_owned(), format!("b/{path}")),
         ChangeKind::Deleted => (format!("a/{path}"), "/dev/null".to_owned()),
-        ChangeKind::Modified => (format!("a/{path}"), format!("b/{path}")),
+        ChangeKind::Modified | ChangeKind::Renamed(_) => (format!("a/{path}"), format!("b/{path}")),
     };
     let mut text = String::new();
     let _ = write!(
@@ -430,11 +477,11 @@ mod tests {
     fn a_patch_names_its_hunks_first_lines() {
         let old = b"a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\n";
         let new = b"a\nB\nc\nd\ne\nf\ng\nh\ni\nJ\nk\n";
-        let (patch, lines) = unified("x.txt", old, Some(new), ChangeKind::Modified);
+        let (patch, lines) = unified("x.txt", old, Some(new), &ChangeKind::Modified);
         assert!(patch.starts_with("--- a/x.txt\n+++ b/x.txt\n@@"), "{patch}");
         assert!(patch.contains("-b\n+B\n"), "{patch}");
         assert_eq!(lines, [2, 10]);
-        let (patch, _) = unified("x.bin", b"\0", Some(b"\0\x01"), ChangeKind::Modified);
+        let (patch, _) = unified("x.bin", b"\0", Some(b"\0\x01"), &ChangeKind::Modified);
         assert_eq!(patch, "Binary file `x.bin` changed\n");
     }
 }

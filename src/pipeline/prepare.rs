@@ -384,13 +384,23 @@ fn diff_section(changes: &ChangeSet, budget: TokenCount) -> String {
     let tokens = TokenCounter::cl100k();
     let cap = ((f64::from(budget.0) * DIFF_SHARE.0) as u32).min(DIFF_SHARE.1);
     let count = |kind: ChangeKind| changes.files.iter().filter(|f| f.kind == kind).count();
+    let renamed = changes
+        .files
+        .iter()
+        .filter(|f| matches!(f.kind, ChangeKind::Renamed(_)))
+        .count();
     let mut out = format!(
-        "`{}`: {} files changed ({} modified, {} added, {} deleted)\n",
+        "`{}`: {} files changed ({} modified, {} added, {} deleted{})\n",
         changes.spec.label(),
         changes.files.len(),
         count(ChangeKind::Modified),
         count(ChangeKind::Added),
-        count(ChangeKind::Deleted)
+        count(ChangeKind::Deleted),
+        if renamed > 0 {
+            format!(", {renamed} renamed")
+        } else {
+            String::new()
+        }
     );
     let mut used = tokens.count(&out).0;
     let mut left_out = Vec::new();
