@@ -83,28 +83,48 @@ fn cell(value: &Value) -> String {
     }
 }
 
-/// A two-column table of the payload's scalar fields and one-level objects.
+/// A two-column table of the payload's fields, nested objects flattened to
+/// `outer.inner` rows at any depth (so no row holds a JSON blob).
 fn key_values(payload: &Value, skip: &[&str]) -> String {
     let mut table = Table::new();
     table.load_style(UTF8_BORDERS_ONLY);
     if let Value::Object(map) = payload {
         for (key, value) in map {
-            if skip.contains(&key.as_str()) {
-                continue;
-            }
-            match value {
-                Value::Object(inner) => {
-                    for (inner_key, inner_value) in inner {
-                        table.add_row(vec![format!("{key}.{inner_key}"), cell(inner_value)]);
-                    }
-                }
-                other => {
-                    table.add_row(vec![key.clone(), cell(other)]);
-                }
+            if !skip.contains(&key.as_str()) {
+                add_rows(&mut table, key, value);
             }
         }
     }
     format!("{table}\n")
+}
+
+/// Adds `value` under `key`: one row, or one per field of an object.
+fn add_rows(table: &mut Table, key: &str, value: &Value) {
+    match value {
+        Value::Object(inner) if !inner.is_empty() => {
+            for (inner_key, inner_value) in inner {
+                add_rows(table, &format!("{key}.{inner_key}"), inner_value);
+            }
+        }
+        Value::Array(items)
+            if items
+                .iter()
+                .all(|item| !item.is_object() && !item.is_array()) =>
+        {
+            let items: Vec<String> = items.iter().map(cell).collect();
+            table.add_row(vec![
+                key.to_owned(),
+                if items.is_empty() {
+                    "–".to_owned()
+                } else {
+                    items.join(", ")
+                },
+            ]);
+        }
+        other => {
+            table.add_row(vec![key.to_owned(), cell(other)]);
+        }
+    }
 }
 
 fn render(command: DiagnosticsCommand, payload: &Value) -> String {
