@@ -339,7 +339,7 @@ fn slice_warnings(placement: &Placement, dropped: &[RelativePath]) -> Vec<String
         .filter(|(path, s)| !s.glimpse && !dropped.contains(path))
         .map(|(path, slice)| {
             format!(
-                "`{path}` is shown as a slice: {} of its {} lines, around what the intent names",
+                "`{path}` is shown as a slice: {} of its {} lines, around what the task points at (named code, trace lines, diff hunks or its words)",
                 slice.kept_lines, slice.total_lines
             )
         })
