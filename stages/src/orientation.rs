@@ -24,6 +24,42 @@ pub const MAX_ENTRY_POINTS: usize = 4;
 /// The reason the selection records for an orienting file.
 pub const ORIENTING: &str = "orienting";
 
+/// Words that name the repository as a whole, not a part of it: an intent
+/// whose subject words are all among them asks for the orienting context.
+pub const WHOLE_PROJECT_WORDS: &[&str] = &[
+    "project",
+    "codebase",
+    "code",
+    "repo",
+    "repository",
+    "overview",
+    "architecture",
+    "structure",
+    "layout",
+    "organisation",
+    "organization",
+    "tour",
+    "walkthrough",
+    "introduction",
+    "summary",
+    "big",
+    "picture",
+    "whole",
+    "entire",
+    "high",
+    "level",
+    // The ask itself.
+    "explain",
+    "describe",
+    "understand",
+    "walk",
+    "show",
+    "tell",
+    "learn",
+    "work",
+    "give",
+];
+
 /// Whether `task` is too vague to select on, given the ranked files (`None`
 /// when no candidate had any signal at all: then only an intent with at
 /// most one subject word is vague — "quantum chromodynamics" in a web app
@@ -35,6 +71,19 @@ pub fn is_vague(
 ) -> bool {
     if has_targets || !task.mentions.is_empty() || !task.frames.is_empty() {
         return false;
+    }
+    // "explain this project", "an overview of the codebase": words about
+    // the whole repository ask for the orienting context, whatever files
+    // happen to contain them.
+    if !task.subject_tokens.is_empty()
+        && task.subject_tokens.len() <= WHOLE_PROJECT_WORDS.len()
+        && task.subject_tokens.iter().all(|token| {
+            WHOLE_PROJECT_WORDS
+                .iter()
+                .any(|word| crate::terms::stem(word) == *token)
+        })
+    {
+        return true;
     }
     if task.subject_tokens.len() > VAGUE_SUBJECT_TOKENS {
         return false;
@@ -153,17 +202,31 @@ pub fn central_files(
         .collect()
 }
 
-/// Whether a path is under a test, example, fixture or vendored directory.
-fn is_test_path(path: &str) -> bool {
+/// Whether a path is under a test, example, demo, fixture, benchmark or
+/// vendored directory: not where a newcomer learns how the code is built.
+pub fn is_test_path(path: &str) -> bool {
     path.split('/').any(|part| {
         matches!(
             part,
             "test"
                 | "tests"
                 | "__tests__"
+                | "testdata"
+                | "e2e"
                 | "examples"
                 | "example"
+                | "samples"
+                | "sample"
+                | "playground"
+                | "playgrounds"
+                | "demo"
+                | "demos"
                 | "fixtures"
+                | "__fixtures__"
+                | "__mocks__"
+                | "bench"
+                | "benches"
+                | "benchmarks"
                 | "docs"
                 | "node_modules"
                 | "vendor"
@@ -244,6 +307,34 @@ mod tests {
         assert!(!is_vague(&task, false, None));
         let task = IntentClassifier.classify("speed it up");
         assert!(!is_vague(&task, true, None), "a named file is specific");
+        for intent in [
+            "explain this project",
+            "give me an overview of the codebase",
+            "what is the architecture of this repository",
+            "walk me through the code structure",
+        ] {
+            let task = IntentClassifier.classify(intent);
+            let specific = [ScoredFile {
+                path: RelativePath::new("docs/project.md").unwrap(),
+                language: crate::language::Language::Markdown,
+                estimated_tokens: crate::tokens::TokenCount(10),
+                score: 0.5,
+                signals: SelectionSignals {
+                    path_relevance: 1.0,
+                    ..SelectionSignals::default()
+                },
+                boosted_by: Vec::new(),
+                penalized_by: Vec::new(),
+                target: false,
+            }];
+            assert!(
+                is_vague(&task, false, Some(&specific)),
+                "{intent}: {:?}",
+                task.subject_tokens
+            );
+        }
+        let task = IntentClassifier.classify("explain the project loader");
+        assert!(!is_vague(&task, false, None), "a part of the project");
     }
 
     #[test]

@@ -53,19 +53,7 @@ pub fn shallow_code_files(repo: &RepoMap) -> Vec<usize> {
         .iter()
         .enumerate()
         .filter(|(_, f)| {
-            f.language.is_code()
-                && !f.path.as_str().split('/').any(|part| {
-                    matches!(
-                        part,
-                        "test"
-                            | "tests"
-                            | "__tests__"
-                            | "examples"
-                            | "example"
-                            | "fixtures"
-                            | "vendor"
-                    )
-                })
+            f.language.is_code() && !aic_stages::orientation::is_test_path(f.path.as_str())
         })
         .map(|(i, _)| i)
         .collect();
