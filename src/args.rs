@@ -493,6 +493,14 @@ pub struct RequestArgs {
     pub range: Option<String>,
 }
 
+/// `--jobs`: a whole number of at least 1.
+fn jobs_parser(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(jobs) if jobs >= 1 => Ok(jobs),
+        _ => Err("pass a whole number of at least 1".to_owned()),
+    }
+}
+
 /// A `--range`: two revisions around `..`.
 fn range_parser(range: &str) -> Result<String, String> {
     if range.contains("..") {
@@ -623,8 +631,8 @@ pub struct BenchArgs {
     /// harness's AIC_HOME and (by default) clones go.
     #[arg(long, default_value = "bench-out", value_name = "DIR")]
     pub out: PathBuf,
-    /// Tasks run at once (default: the number of cores).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
+    /// Tasks run at once, at least 1 (default: the number of cores).
+    #[arg(long, value_name = "N", value_parser = jobs_parser)]
     pub jobs: Option<usize>,
     /// Only this repository (`owner/name`); repeatable.
     #[arg(long, value_name = "REPO")]

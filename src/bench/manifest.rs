@@ -85,9 +85,12 @@ pub struct TaskSetSpec {
     pub file: String,
 }
 
-/// A compile budget.
+/// A compile budget: a number of tokens or the word `"default"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "a number of tokens (e.g. 8000) or \"default\" (the config's budget)"
+)]
 pub enum BudgetSpec {
     /// Tokens.
     Tokens(u32),
