@@ -655,6 +655,11 @@ pub struct BenchArgs {
     /// difference.
     #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with = "manifest")]
     pub compare: Vec<PathBuf>,
+    /// With --compare: fail (exit 3) when any of aic's quality metrics
+    /// (acc@k, recall@k, all@10, MRR, gold body, gold any; fractions) is lower
+    /// in NEW by more than DROP, e.g. 0.01. Speed is not judged.
+    #[arg(long, value_name = "DROP", requires = "compare")]
+    pub max_drop: Option<f64>,
     /// Internal: run the program after `--` and report its wall time, CPU
     /// time and peak RSS on stderr (what the speed measurements use).
     #[arg(long, hide = true)]

@@ -461,6 +461,24 @@ pub fn flatten(results: &Results) -> Vec<(String, f64)> {
     out
 }
 
+/// Quality metrics (aic's ranking scores, gold body and gold any; higher is
+/// better) that are lower in `new` than in `old` by more than `max_drop`, as
+/// `metric: old → new` lines, in `old`'s order. Speed and token figures are
+/// not judged: they vary with the machine.
+pub fn regressions(old: &Results, new: &Results, max_drop: f64) -> Vec<String> {
+    let new: BTreeMap<String, f64> = flatten(new).into_iter().collect();
+    flatten(old)
+        .into_iter()
+        .filter(|(key, _)| {
+            key.contains("/aic/") || key.ends_with("/gold body") || key.ends_with("/gold any")
+        })
+        .filter_map(|(key, before)| {
+            let after = *new.get(&key)?;
+            (before - after > max_drop + 1e-9).then(|| format!("{key}: {before:.3} → {after:.3}"))
+        })
+        .collect()
+}
+
 /// `--compare`: one line per metric present in either run — old, new and the
 /// signed difference (`+0.023`, `-0.011`, `=` when equal, `new`/`gone` when
 /// one side lacks it).
@@ -517,6 +535,17 @@ pub fn compare(old: &Results, new: &Results) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_drop_past_the_allowance_is_a_regression() {
+        let (old, new) = (results(0.80, 100.0), results(0.78, 300.0));
+        assert_eq!(regressions(&old, &new, 0.05), Vec::<String>::new());
+        let found = regressions(&old, &new, 0.01);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("/aic/mrr: 0.800 → 0.780"), "{found:?}");
+        // Slower is not judged.
+        assert!(regressions(&new, &old, 0.0).is_empty());
+    }
 
     fn results(mrr: f64, median_ms: f64) -> Results {
         let mut methods = BTreeMap::new();

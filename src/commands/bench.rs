@@ -21,8 +21,23 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         return bench::speed::exec_measured(&args.exec_argv);
     }
     if let [old, new] = args.compare.as_slice() {
-        let text = report::compare(&read_results(old)?, &read_results(new)?);
-        return print_stdout(&text).context("Failed to write to stdout");
+        let (old, new) = (read_results(old)?, read_results(new)?);
+        print_stdout(&report::compare(&old, &new)).context("Failed to write to stdout")?;
+        if let Some(max_drop) = args.max_drop {
+            let dropped = report::regressions(&old, &new, max_drop);
+            if !dropped.is_empty() {
+                return Err(UserError::new(
+                    format!(
+                        "{} quality metrics dropped by more than {max_drop}:\n  {}",
+                        dropped.len(),
+                        dropped.join("\n  ")
+                    ),
+                    "look at the tasks whose rank or gold body changed in the new results.json",
+                )
+                .into());
+            }
+        }
+        return Ok(());
     }
     let Some(manifest) = &args.manifest else {
         return Err(UserError::new(
