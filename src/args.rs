@@ -175,13 +175,13 @@ pub struct DoctorArgs {
     pub json: bool,
 }
 
-/// `aic install` and `aic uninstall`.
+/// The editor and the files `aic install` and `aic uninstall` work on.
 #[derive(Debug, Args)]
-pub struct InstallArgs {
+pub struct EditorTarget {
     /// The editor.
     #[arg(value_enum)]
     pub client: InstallClient,
-    /// Write the project's files (under --root) instead of your user files.
+    /// The project's files (under --root) instead of your user files.
     #[arg(long)]
     pub project: bool,
     /// The project, for --project (default: the current directory).
@@ -190,6 +190,13 @@ pub struct InstallArgs {
     /// Print what would change; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+}
+
+/// `aic install`.
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    #[command(flatten)]
+    pub target: EditorTarget,
     /// Also install the guard rails (Claude Code, Codex, Cursor): an edit
     /// tracker, a Stop quality gate running `qualityGate.commands` from
     /// aic.config.json on the edited files, and a blocker of `git …
@@ -206,32 +213,8 @@ pub struct InstallArgs {
 /// included.
 #[derive(Debug, Args)]
 pub struct UninstallArgs {
-    /// The editor.
-    #[arg(value_enum)]
-    pub client: InstallClient,
-    /// Remove from the project's files (under --root) instead of your user
-    /// files.
-    #[arg(long)]
-    pub project: bool,
-    /// The project, for --project (default: the current directory).
-    #[arg(long, value_name = "DIR")]
-    pub root: Option<PathBuf>,
-    /// Print what would change; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
-}
-
-impl From<&UninstallArgs> for InstallArgs {
-    fn from(args: &UninstallArgs) -> Self {
-        Self {
-            client: args.client,
-            project: args.project,
-            root: args.root.clone(),
-            dry_run: args.dry_run,
-            with_gates: false,
-            with_compile_gate: false,
-        }
-    }
+    #[command(flatten)]
+    pub target: EditorTarget,
 }
 
 /// `aic init`.

@@ -112,32 +112,7 @@ pub fn run(options: &BenchOptions, progress: Progress<'_>) -> anyhow::Result<Res
         })
         .collect();
 
-    // Every task, with its skip reason when it cannot run.
-    let mut results: Vec<Vec<Option<TaskResult>>> =
-        sets.iter().map(|s| vec![None; s.tasks.len()]).collect();
-    let mut jobs: Vec<(usize, usize, PathBuf)> = Vec::new();
-    for (set_index, set) in sets.iter().enumerate() {
-        for (task_index, task) in set.tasks.iter().enumerate() {
-            let reason = match clones.get(&task.repo) {
-                None => Some(format!("repository `{}` is not in the manifest", task.repo)),
-                Some(Err(error)) => Some(error.clone()),
-                Some(Ok(clone)) if !checkout::has_commit(clone, &task.base_commit) => {
-                    Some(format!(
-                        "commit `{}` is not in the clone `{}` (fetch more history)",
-                        task.base_commit,
-                        clone.display()
-                    ))
-                }
-                Some(Ok(clone)) => {
-                    jobs.push((set_index, task_index, clone.clone()));
-                    None
-                }
-            };
-            if let Some(reason) = reason {
-                results[set_index][task_index] = Some(TaskResult::skipped(task, reason));
-            }
-        }
-    }
+    let (mut results, jobs) = plan_tasks(&sets, &clones);
 
     let home = out.join("aic-home");
     crate::home::create_private_dir(&home)?;
@@ -238,6 +213,45 @@ pub fn run(options: &BenchOptions, progress: Progress<'_>) -> anyhow::Result<Res
             speed,
         },
     })
+}
+
+/// Every task's slot in the results — a skip with its reason already filled
+/// in for a task that cannot run (repository unknown or not cloned, commit
+/// missing) — and the jobs of the others: set, task and clone.
+#[expect(
+    clippy::type_complexity,
+    reason = "a slot per task and a job list, used once"
+)]
+fn plan_tasks(
+    sets: &[TaskSet],
+    clones: &BTreeMap<String, Result<PathBuf, String>>,
+) -> (Vec<Vec<Option<TaskResult>>>, Vec<(usize, usize, PathBuf)>) {
+    let mut results: Vec<Vec<Option<TaskResult>>> =
+        sets.iter().map(|s| vec![None; s.tasks.len()]).collect();
+    let mut jobs: Vec<(usize, usize, PathBuf)> = Vec::new();
+    for (set_index, set) in sets.iter().enumerate() {
+        for (task_index, task) in set.tasks.iter().enumerate() {
+            let reason = match clones.get(&task.repo) {
+                None => Some(format!("repository `{}` is not in the manifest", task.repo)),
+                Some(Err(error)) => Some(error.clone()),
+                Some(Ok(clone)) if !checkout::has_commit(clone, &task.base_commit) => {
+                    Some(format!(
+                        "commit `{}` is not in the clone `{}` (fetch more history)",
+                        task.base_commit,
+                        clone.display()
+                    ))
+                }
+                Some(Ok(clone)) => {
+                    jobs.push((set_index, task_index, clone.clone()));
+                    None
+                }
+            };
+            if let Some(reason) = reason {
+                results[set_index][task_index] = Some(TaskResult::skipped(task, reason));
+            }
+        }
+    }
+    (results, jobs)
 }
 
 /// What the task workers share.

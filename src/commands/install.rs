@@ -26,7 +26,7 @@ use aic_stages::content_hash::ContentHash;
 use anyhow::Context;
 use serde_json::{Value, json};
 
-use crate::args::{InstallArgs, InstallClient, UninstallArgs};
+use crate::args::{EditorTarget, InstallArgs, InstallClient, UninstallArgs};
 use crate::error::UserError;
 use crate::host::Host;
 use crate::printer::print_stdout;
@@ -86,15 +86,24 @@ impl Kind {
 
 /// `aic install`.
 pub fn install(args: &InstallArgs, host: &Host) -> anyhow::Result<()> {
-    run(args, true, host)
+    let options = HookOptions {
+        gates: args.with_gates,
+        compile_gate: args.with_compile_gate,
+    };
+    run(&args.target, options, true, host)
 }
 
 /// `aic uninstall`.
 pub fn uninstall(args: &UninstallArgs, host: &Host) -> anyhow::Result<()> {
-    run(&InstallArgs::from(args), false, host)
+    run(&args.target, HookOptions::default(), false, host)
 }
 
-fn run(args: &InstallArgs, install: bool, host: &Host) -> anyhow::Result<()> {
+fn run(
+    args: &EditorTarget,
+    options: HookOptions,
+    install: bool,
+    host: &Host,
+) -> anyhow::Result<()> {
     let backups = Backups(host.home().map(|home| home.dir().join("install-backups")));
     let exe = std::env::current_exe()
         .and_then(fs_err::canonicalize)
@@ -139,10 +148,6 @@ fn run(args: &InstallArgs, install: bool, host: &Host) -> anyhow::Result<()> {
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .ok_or_else(|| UserError::new("HOME is not set", "set HOME to your home directory"))?;
-    let options = HookOptions {
-        gates: args.with_gates,
-        compile_gate: args.with_compile_gate,
-    };
     check_options(args.client, options)?;
     let mut targets = targets(args.client, args.project, &project, &home)?;
     let mut report = String::new();

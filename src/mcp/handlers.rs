@@ -221,19 +221,7 @@ pub fn compile(
         }
     };
     let session_key = session_id.as_ref().map_or_else(String::new, |session| {
-        let shown: Vec<String> = input
-            .previously_shown
-            .iter()
-            .map(|(path, file)| format!("{path}\t{}\t{}", file.hash, file.tier.name()))
-            .collect();
-        let material = format!(
-            "{session}\0{:?}\0{}\0{}\0{:?}",
-            args.step_index,
-            input.header.as_deref().unwrap_or_default(),
-            shown.join("\n"),
-            input.conversation_tokens
-        );
-        ContentHash::of(material.as_bytes()).to_hex()
+        session_key(session, args.step_index, &input)
     });
     let tool_outputs = args.tool_outputs.clone().unwrap_or_default();
     let mut related: Vec<String> = tool_outputs
@@ -334,6 +322,23 @@ fn reply_limit(intent: &str) -> SizeLimit {
         .saturating_sub(limit.measure(intent))
         .saturating_sub(META_RESERVE_CHARS);
     limit
+}
+
+/// The prompt cache's key material for a step of a session: the session, the
+/// step, its header, the files shown before and the conversation's tokens.
+fn session_key(session: &str, step_index: Option<u32>, input: &SessionInput) -> String {
+    let shown: Vec<String> = input
+        .previously_shown
+        .iter()
+        .map(|(path, file)| format!("{path}\t{}\t{}", file.hash, file.tier.name()))
+        .collect();
+    let material = format!(
+        "{session}\0{step_index:?}\0{}\0{}\0{:?}",
+        input.header.as_deref().unwrap_or_default(),
+        shown.join("\n"),
+        input.conversation_tokens
+    );
+    ContentHash::of(material.as_bytes()).to_hex()
 }
 
 /// The key of the compiled prompt in `reply`'s value: the server sends it

@@ -335,16 +335,18 @@ pub const DIFF_SHARE: (f64, u32) = (0.25, 16_000);
 fn pin_changes(changes: &ChangeSet, targets: &mut Vec<TargetRef>, task: &mut TaskClassification) {
     // "review my change", "summarise this PR": with a diff these words name
     // the changes, not files to look for (`CHANGES.md`, a `review/` folder).
-    let mut index = 0;
-    task.subject_tokens.retain(|token| {
-        let keep = !DIFF_WORDS.contains(&token.as_str());
-        if !keep && index < task.subject_weights.len() {
-            task.subject_weights.remove(index);
-        } else {
-            index += 1;
-        }
-        keep
-    });
+    // Weights, when the intent has them, go with their tokens.
+    let keep: Vec<bool> = task
+        .subject_tokens
+        .iter()
+        .map(|token| !DIFF_WORDS.contains(&token.as_str()))
+        .collect();
+    let mut kept = keep.iter();
+    task.subject_tokens
+        .retain(|_| *kept.next().unwrap_or(&true));
+    let mut kept = keep.iter();
+    task.subject_weights
+        .retain(|_| *kept.next().unwrap_or(&true));
     let mut present: Vec<&ChangedFile> = changes
         .files
         .iter()

@@ -554,13 +554,7 @@ mod tests {
             "### src/parser.rs [full]\n```rust\nfn parse() {}\n```\n",
             "## Constraints\n",
         ];
-        let mut at = 0;
-        for part in order {
-            let found = prompt[at..]
-                .find(part)
-                .unwrap_or_else(|| panic!("{part:?} missing or out of order in\n{prompt}"));
-            at += found + part.len();
-        }
+        assert_in_order(&prompt, &order);
         assert!(
             prompt.contains("- three\n\n## Context"),
             "key constraints are the first three"
@@ -588,37 +582,62 @@ mod tests {
         assert!(block.ends_with("```\n````\n\n"));
     }
 
-    /// Parts with every optional section, and files whose bodies hold what
-    /// breaks naive markup: a CDATA end, a closing tag, quotes, backslashes.
-    fn tricky() -> (
-        TaskClassification,
-        Vec<String>,
-        Vec<String>,
-        Vec<ContextFile>,
-    ) {
-        let task = IntentClassifier.classify("fix the <parser> & \"lexer\"");
-        let constraints = vec!["keep `a` < b".to_owned(), "two".to_owned()];
-        let notes = vec!["`x.py` is not found".to_owned()];
-        let mut files = vec![
-            file("src/a&b.py", "s = ']]>'\n# </file> </context>\n"),
-            file("docs/q\"uote.md", "\"quoted\" \\ back\\slash\n```\nfence\n"),
-        ];
-        files[1].sliced = true;
-        (task, constraints, notes, files)
+    /// Every optional list section, and files whose bodies hold what breaks
+    /// naive markup: a CDATA end, a closing tag, quotes, backslashes.
+    struct Tricky {
+        task: TaskClassification,
+        constraints: Vec<String>,
+        notes: Vec<String>,
+        files: Vec<ContextFile>,
+    }
+
+    impl Tricky {
+        fn new() -> Self {
+            let mut files = vec![
+                file("src/a&b.py", "s = ']]>'\n# </file> </context>\n"),
+                file("docs/q\"uote.md", "\"quoted\" \\ back\\slash\n```\nfence\n"),
+            ];
+            files[1].sliced = true;
+            Self {
+                task: IntentClassifier.classify("fix the <parser> & \"lexer\""),
+                constraints: vec!["keep `a` < b".to_owned(), "two".to_owned()],
+                notes: vec!["`x.py` is not found".to_owned()],
+                files,
+            }
+        }
+
+        fn parts(&self) -> PromptParts<'_> {
+            PromptParts {
+                intent: "fix the parser",
+                classification: Some(&self.task),
+                notes: &self.notes,
+                constraints: &self.constraints,
+                ..PromptParts::default()
+            }
+        }
+    }
+
+    /// Asserts that `parts` occur in `prompt` in this order.
+    fn assert_in_order(prompt: &str, parts: &[&str]) {
+        let mut at = 0;
+        for part in parts {
+            let found = prompt[at..]
+                .find(part)
+                .unwrap_or_else(|| panic!("{part:?} missing or out of order in\n{prompt}"));
+            at += found + part.len();
+        }
     }
 
     #[test]
     fn xml_is_well_formed_and_gives_back_every_body() {
-        let (task, constraints, notes, files) = tricky();
+        let tricky = Tricky::new();
+        let files = &tricky.files;
         let parts = PromptParts {
             intent: "fix the <parser> & \"lexer\" ]]>",
-            classification: Some(&task),
-            notes: &notes,
             project_structure: Some("src/ <code>"),
-            constraints: &constraints,
-            ..PromptParts::default()
+            ..tricky.parts()
         };
-        let prompt = PromptAssembler::new(PromptFormat::Xml).assemble(&parts, &files);
+        let prompt = PromptAssembler::new(PromptFormat::Xml).assemble(&parts, files);
         let doc = roxmltree::Document::parse(&prompt).unwrap_or_else(|e| panic!("{e}\n{prompt}"));
         let root = doc.root_element();
         assert_eq!(root.tag_name().name(), "prompt");
@@ -661,7 +680,7 @@ mod tests {
             })
             .collect();
         assert_eq!(shown.len(), 2);
-        for ((path, tier, language, body), file) in shown.iter().zip(&files) {
+        for ((path, tier, language, body), file) in shown.iter().zip(files) {
             assert_eq!(path, file.path.as_str());
             assert_eq!(tier, file.tier_label());
             assert_eq!(language, file.language.as_str());
@@ -671,15 +690,9 @@ mod tests {
 
     #[test]
     fn json_parses_with_sections_in_order_and_every_file() {
-        let (task, constraints, notes, files) = tricky();
-        let parts = PromptParts {
-            intent: "fix the parser",
-            classification: Some(&task),
-            notes: &notes,
-            constraints: &constraints,
-            ..PromptParts::default()
-        };
-        let prompt = PromptAssembler::new(PromptFormat::Json).assemble(&parts, &files);
+        let tricky = Tricky::new();
+        let (parts, files) = (tricky.parts(), &tricky.files);
+        let prompt = PromptAssembler::new(PromptFormat::Json).assemble(&parts, files);
         let value: serde_json::Value =
             serde_json::from_str(&prompt).unwrap_or_else(|e| panic!("{e}\n{prompt}"));
         let keys: Vec<&str> = value
@@ -701,7 +714,7 @@ mod tests {
         );
         let shown = value["files"].as_array().unwrap();
         assert_eq!(shown.len(), 2);
-        for (shown, file) in shown.iter().zip(&files) {
+        for (shown, file) in shown.iter().zip(files) {
             assert_eq!(shown["path"], file.path.as_str());
             assert_eq!(shown["tier"], file.tier_label());
             assert_eq!(shown["language"], file.language.as_str());
@@ -721,15 +734,9 @@ mod tests {
 
     #[test]
     fn plain_text_has_titles_and_file_lines() {
-        let (task, constraints, notes, files) = tricky();
-        let parts = PromptParts {
-            intent: "fix the parser",
-            classification: Some(&task),
-            notes: &notes,
-            constraints: &constraints,
-            ..PromptParts::default()
-        };
-        let prompt = PromptAssembler::new(PromptFormat::Plain).assemble(&parts, &files);
+        let tricky = Tricky::new();
+        let (parts, files) = (tricky.parts(), &tricky.files);
+        let prompt = PromptAssembler::new(PromptFormat::Plain).assemble(&parts, files);
         let order = [
             "TASK\n====\n\nfix the parser\n",
             "TASK CLASSIFICATION\n",
@@ -739,25 +746,13 @@ mod tests {
             "File: docs/q\"uote.md [sliced, markdown]\n",
             "CONSTRAINTS\n===========\n\n- keep `a` < b\n- two\n",
         ];
-        let mut at = 0;
-        for part in order {
-            let found = prompt[at..]
-                .find(part)
-                .unwrap_or_else(|| panic!("{part:?} missing or out of order in\n{prompt}"));
-            at += found + part.len();
-        }
+        assert_in_order(&prompt, &order);
     }
 
     #[test]
     fn blocks_add_up_to_the_prompt_in_every_format() {
-        let (task, constraints, notes, files) = tricky();
-        let parts = PromptParts {
-            intent: "fix the parser",
-            classification: Some(&task),
-            notes: &notes,
-            constraints: &constraints,
-            ..PromptParts::default()
-        };
+        let tricky = Tricky::new();
+        let (parts, files) = (tricky.parts(), &tricky.files);
         for format in PromptFormat::ALL {
             let assembler = PromptAssembler::new(format);
             let mut joined = assembler.head(&parts) + &assembler.context_heading();
@@ -765,7 +760,7 @@ mod tests {
                 joined.push_str(&assembler.file_block_at(file, index + 1 == files.len()));
             }
             joined.push_str(&assembler.tail(&parts));
-            assert_eq!(joined, assembler.assemble(&parts, &files), "{format}");
+            assert_eq!(joined, assembler.assemble(&parts, files), "{format}");
         }
     }
 
