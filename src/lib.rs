@@ -52,4 +52,5 @@ pub mod logging;
 pub mod mcp;
 pub mod pipeline;
 pub mod printer;
+pub mod resident;
 pub mod root;
