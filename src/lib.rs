@@ -44,6 +44,7 @@ pub mod clipboard;
 pub mod clock;
 pub mod commands;
 pub mod config;
+pub mod daemon;
 pub mod error;
 pub mod history;
 pub mod home;
