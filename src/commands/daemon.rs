@@ -74,8 +74,11 @@ fn run_start(paths: &DaemonPaths, args: DaemonStartArgs) -> anyhow::Result<()> {
         #[cfg(not(unix))]
         anyhow::bail!("aic daemon runs on Unix systems only; commands compile in-process here");
     }
-    let _ = (idle, project_idle);
-    let pid = start_background(paths).context("The daemon did not start")?;
+    let extra = [
+        format!("--idle-minutes={}", args.idle_minutes),
+        format!("--project-idle-minutes={}", args.project_idle_minutes),
+    ];
+    let pid = start_background(paths, &extra).context("The daemon did not start")?;
     tracing::warn!(
         target: crate::logging::NOTE_TARGET,
         "started the aic daemon (pid {pid}, socket {})",
@@ -112,7 +115,12 @@ fn run_status(paths: &DaemonPaths, json: bool) -> anyhow::Result<()> {
         text
     } else {
         status.as_ref().map_or_else(
-            || format!("No aic daemon runs (socket {}).\n", paths.socket().display()),
+            || {
+                format!(
+                    "No aic daemon runs (socket {}).\n",
+                    paths.socket().display()
+                )
+            },
             render_status,
         )
     };
@@ -132,7 +140,14 @@ fn render_status(status: &DaemonStatus) -> String {
     );
     let mut table = comfy_table::Table::new();
     table.load_style(comfy_table::presets::UTF8_BORDERS_ONLY);
-    table.set_header(["project", "files", "watched dirs", "last event", "queries", "idle"]);
+    table.set_header([
+        "project",
+        "files",
+        "watched dirs",
+        "last event",
+        "queries",
+        "idle",
+    ]);
     for project in &status.projects {
         let last_event = if project.last_event_ms == 0 {
             "-".to_owned()

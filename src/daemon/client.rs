@@ -69,7 +69,10 @@ pub fn compile(job: &CompileJob, host: &Host) -> Outcome {
         for warning in &answer.warnings {
             warn!("{warning}");
         }
-        let error = answer.failure.take().map(|failure| Reported(failure).into());
+        let error = answer
+            .failure
+            .take()
+            .map(|failure| Reported(failure).into());
         return Outcome { answer, error };
     }
     run_job(job, host)
@@ -100,7 +103,7 @@ fn ask(request: &Request, mode: Mode, timeout: Duration) -> Option<Reply> {
     let reply = match exchange(&paths, request, timeout) {
         Ok(reply) => reply,
         Err(error) if mode == Mode::Start && is_absent(&error) => {
-            start_background(&paths).ok()?;
+            start_background(&paths, &[]).ok()?;
             exchange(&paths, request, timeout)
                 .map_err(|error| debug!("The daemon did not answer: {error}"))
                 .ok()?
@@ -121,7 +124,7 @@ fn ask(request: &Request, mode: Mode, timeout: Duration) -> Option<Reply> {
                 // As `sccache --start-server` does: the old daemon makes way.
                 let _ = exchange(&paths, &Request::Stop, Duration::from_secs(2));
                 wait_gone(&paths);
-                start_background(&paths).ok()?;
+                start_background(&paths, &[]).ok()?;
                 return exchange(&paths, request, timeout).ok();
             }
             None
@@ -188,12 +191,13 @@ struct EnvelopeRef<'a> {
 }
 
 /// Starts a daemon in the background (its own process group, its stderr in
-/// `daemon.log`) and waits until it listens.
+/// `daemon.log`), with `extra` arguments for `aic daemon start`, and waits
+/// until it listens.
 ///
 /// # Errors
 ///
 /// The daemon could not be spawned or did not listen within 3 s.
-pub fn start_background(paths: &DaemonPaths) -> io::Result<u32> {
+pub fn start_background(paths: &DaemonPaths, extra: &[String]) -> io::Result<u32> {
     fs_err::create_dir_all(&paths.dir)?;
     #[cfg(unix)]
     {
@@ -207,6 +211,7 @@ pub fn start_background(paths: &DaemonPaths) -> io::Result<u32> {
     let mut command = std::process::Command::new(std::env::current_exe()?);
     command
         .args(["daemon", "start", "--foreground"])
+        .args(extra)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(log.into_parts().0)

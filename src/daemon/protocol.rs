@@ -141,7 +141,7 @@ pub struct DaemonStatus {
     pub build: String,
     /// Seconds since it started.
     pub uptime_secs: u64,
-    /// Requests answered.
+    /// Compiles and hook events answered.
     pub requests: u64,
     /// Median and 95th percentile of the last requests' wall times, ms.
     pub p50_ms: f64,
@@ -184,5 +184,6 @@ pub fn read_frame<T: for<'de> Deserialize<'de>>(stream: &mut impl Read) -> io::R
     }
     let mut bytes = vec![0u8; length as usize];
     stream.read_exact(&mut bytes)?;
-    serde_json::from_slice(&bytes).map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error))
+    serde_json::from_slice(&bytes)
+        .map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error))
 }

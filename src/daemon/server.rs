@@ -14,9 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use tracing::{debug, info, warn};
 
-use super::protocol::{
-    DaemonStatus, Envelope, Failure, Reply, Request, read_frame, write_frame,
-};
+use super::protocol::{DaemonStatus, Envelope, Failure, Reply, Request, read_frame, write_frame};
 use super::{DaemonPaths, Outcome, build_id, environment, run_job};
 use crate::host::Host;
 
@@ -99,13 +97,18 @@ pub fn serve(paths: &DaemonPaths, options: ServeOptions) -> anyhow::Result<()> {
                 let state = state.clone();
                 state.active.fetch_add(1, Ordering::SeqCst);
                 std::thread::spawn(move || {
-                    if let Err(error) = connection(&state, stream) {
-                        debug!("A connection ended early: {error}");
+                    match connection(&state, stream) {
+                        // Only compiles and hooks keep the daemon alive, not
+                        // `status`.
+                        Ok(true) => {
+                            *state
+                                .last_request
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+                        }
+                        Ok(false) => {}
+                        Err(error) => debug!("A connection ended early: {error}"),
                     }
-                    *state
-                        .last_request
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner) = Instant::now();
                     state.active.fetch_sub(1, Ordering::SeqCst);
                 });
             }
@@ -113,7 +116,10 @@ pub fn serve(paths: &DaemonPaths, options: ServeOptions) -> anyhow::Result<()> {
         }
     }
     state.stop.store(true, Ordering::SeqCst);
-    let _ = monitor.join();
+    // Stop listening at once (the monitor ends at its next tick; the process
+    // does not wait for it), so a replacing daemon can bind.
+    drop(listener);
+    drop(monitor);
     if inode(&socket) == identity {
         let _ = fs_err::remove_file(&socket);
     }
@@ -162,17 +168,20 @@ fn inode(path: &Path) -> Option<u64> {
         .map(|metadata| metadata.ino())
 }
 
-/// Answers one connection's request.
-fn connection(state: &State, mut stream: UnixStream) -> io::Result<()> {
+/// Answers one connection's request; whether it was a compile or a hook.
+fn connection(state: &State, mut stream: UnixStream) -> io::Result<bool> {
     stream.set_read_timeout(Some(REQUEST_READ_TIMEOUT))?;
     let envelope: Envelope = match read_frame(&mut stream) {
         Ok(envelope) => envelope,
         // The accept loop's wake-up, or a client that went away.
-        Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
+        Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => return Ok(false),
         Err(error) => return Err(error),
     };
     let started = Instant::now();
-    let reply = if envelope.build != build_id() {
+    // Any build may stop the daemon (a newer one replacing it).
+    let reply = if matches!(envelope.request, Request::Stop) {
+        Reply::Stopping
+    } else if envelope.build != build_id() {
         Reply::OtherBuild {
             daemon: build_id().to_owned(),
         }
@@ -182,6 +191,7 @@ fn connection(state: &State, mut stream: UnixStream) -> io::Result<()> {
         answer(state, envelope.request)
     };
     let stopping = matches!(reply, Reply::Stopping);
+    let answered = matches!(reply, Reply::Compiled(_) | Reply::Hook(_));
     write_frame(&mut stream, &reply)?;
     if stopping {
         state.stop.store(true, Ordering::SeqCst);
@@ -190,6 +200,9 @@ fn connection(state: &State, mut stream: UnixStream) -> io::Result<()> {
         {
             let _ = UnixStream::connect(path);
         }
+    }
+    if !answered {
+        return Ok(false);
     }
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     state.requests.fetch_add(1, Ordering::Relaxed);
@@ -201,7 +214,7 @@ fn connection(state: &State, mut stream: UnixStream) -> io::Result<()> {
         latencies.pop_front();
     }
     latencies.push_back(ms);
-    Ok(())
+    Ok(true)
 }
 
 fn answer(state: &State, request: Request) -> Reply {
@@ -263,6 +276,13 @@ fn rss_bytes() -> u64 {
     status
         .lines()
         .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .and_then(|value| {
+            value
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
         .map_or(0, |kib| kib * 1024)
 }

@@ -159,23 +159,18 @@ impl ResidentIndex {
                 match changes.rescan.clone() {
                     Some(reason) => Some(reason),
                     None => {
-                        return update(&mut resident, project, cache, changes)
-                            .unwrap_or_else(|reason| {
+                        return update(&mut resident, project, cache, changes).unwrap_or_else(
+                            |reason| {
                                 drop(resident);
                                 self.walk_new(key, project, cache, cancel, reason)
-                            });
+                            },
+                        );
                     }
                 }
             }
         };
         drop(resident);
-        self.walk_new(
-            key,
-            project,
-            cache,
-            cancel,
-            reason.unwrap_or_default(),
-        )
+        self.walk_new(key, project, cache, cancel, reason.unwrap_or_default())
     }
 
     /// Walks `project`, watches it and keeps it under `key`.
@@ -248,7 +243,11 @@ impl ResidentIndex {
         }
         let mut projects = self.projects.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(old) = projects.insert(key, Arc::new(Mutex::new(resident))) {
-            let old = old.lock().unwrap_or_else(PoisonError::into_inner).watch.take();
+            let old = old
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .watch
+                .take();
             old.map(Watch::stop);
         }
         (snapshot, report)
@@ -295,7 +294,10 @@ impl ResidentIndex {
 /// Says why a project cannot be watched, with the fix for the watch limit.
 fn unwatched_reason(error: &notify::Error) -> String {
     match error.kind {
-        notify::ErrorKind::MaxFilesWatch => "the inotify watch limit is reached; raise `fs.inotify.max_user_watches` with sysctl".to_owned(),
+        notify::ErrorKind::MaxFilesWatch => {
+            "the inotify watch limit is reached; raise `fs.inotify.max_user_watches` with sysctl"
+                .to_owned()
+        }
         _ => format!("the file watcher failed: {error}"),
     }
 }

@@ -27,11 +27,11 @@ use aic_stages::tokens::TokenCount;
 
 use crate::args::HookArgs;
 use crate::clock::iso;
+use crate::daemon::protocol::HookInput;
 use crate::error::CompileError;
 use crate::history::compilations::{CompileOrigin, record};
 use crate::host::Host;
 use crate::pipeline::{Compilation, CompilationRequest, SizeLimit, SizeScope, compile};
-use crate::daemon::protocol::HookInput;
 use crate::printer::print_stdout;
 use state::HookState;
 
@@ -133,13 +133,17 @@ pub fn answer(input: &HookInput, host: &Host) -> String {
         event,
     };
     if words.len() > 3 {
-        hook.log(&format!("extra arguments ignored: {}", words[3..].join(" ")));
+        hook.log(&format!(
+            "extra arguments ignored: {}",
+            words[3..].join(" ")
+        ));
     }
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook.handle(input)))
-        .unwrap_or_else(|_| {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook.handle(input))).unwrap_or_else(
+        |_| {
             hook.log("the handler panicked");
             neutral(editor, event)
-        })
+        },
+    )
 }
 
 /// An event's output when aic has nothing to say.

@@ -22,11 +22,11 @@ use tracing::{debug, info};
 use crate::cache::FileCache;
 use crate::pipeline::prepare::Project;
 use git::{GitRecency, read_git_recency};
+use walk::walk;
 pub use walk::{
     Bounded, DEFAULT_NEGATIVE_PATTERNS, LeftOut, OnRead, PathOutcome, ScanOptions, SkippedFiles,
     read_bounded, scan_path,
 };
-use walk::walk;
 
 /// The files of a project at one moment.
 #[derive(Debug)]
