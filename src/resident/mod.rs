@@ -431,12 +431,7 @@ fn update(
     }
     let skipped = SkippedFiles::count(&left_out, resident.detail.walk_errors);
     resident.detail.left_out = left_out;
-    let file_tree_hash = repo.file_tree_hash();
-    let snapshot = Arc::new(Snapshot {
-        repo,
-        skipped,
-        file_tree_hash,
-    });
+    let snapshot = Arc::new(Snapshot::new(repo, skipped));
     resident.snapshot = snapshot.clone();
     Ok((
         snapshot,

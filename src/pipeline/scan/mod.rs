@@ -10,11 +10,13 @@ pub mod git;
 pub mod walk;
 
 use std::path::Path;
+use std::sync::OnceLock;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use aic_stages::content_hash::ContentHash;
 use aic_stages::guard::ExclusionScanner;
+use aic_stages::import_graph::ProjectLayout;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::{FileEntry, RepoMap};
 use tracing::{debug, info};
@@ -39,6 +41,30 @@ pub struct Snapshot {
     /// xxh3-128 of the RepoMap's `path:size:mtime` lines: changes whenever a
     /// file is added, removed or touched.
     pub file_tree_hash: ContentHash,
+    /// The project's layout from its manifests, read on first use
+    /// ([`Snapshot::layout`]).
+    pub layout: OnceLock<ProjectLayout>,
+}
+
+impl Snapshot {
+    /// A snapshot of `repo` with the files left out as `skipped`.
+    pub fn new(repo: RepoMap, skipped: SkippedFiles) -> Self {
+        let file_tree_hash = repo.file_tree_hash();
+        Self {
+            repo,
+            skipped,
+            file_tree_hash,
+            layout: OnceLock::new(),
+        }
+    }
+
+    /// The layout the manifests of the project at `root` describe (package
+    /// names, path aliases, crates), read once per snapshot: a resident
+    /// snapshot answers every compile with the layout read for the first.
+    pub fn layout(&self, root: &Path) -> &ProjectLayout {
+        self.layout
+            .get_or_init(|| crate::pipeline::select::manifests::read_layout(root, &self.repo))
+    }
 }
 
 /// Runs the `scan` phase. The git history read is independent of the walk, so
@@ -137,12 +163,7 @@ pub fn scan_detailed(
             git.last_commit.len()
         );
     }
-    let file_tree_hash = repo.file_tree_hash();
-    let snapshot = Snapshot {
-        repo,
-        skipped: walked.skipped,
-        file_tree_hash,
-    };
+    let snapshot = Snapshot::new(repo, walked.skipped);
     let detail = ScanDetail {
         left_out: walked.left_out,
         directories: walked.directories,

@@ -483,6 +483,7 @@ fn scan_file(
             symbol_terms: facts.symbol_terms,
             name_ids: facts.name_ids,
             term_stats: facts.term_stats,
+            path_terms: std::sync::OnceLock::new(),
         })
     };
     // Warm path: an unchanged file (same size and mtime as when it was hashed)

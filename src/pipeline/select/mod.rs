@@ -75,19 +75,23 @@ pub fn select(
     } else {
         config.context_selector.max_files as usize
     };
+    let started = std::time::Instant::now();
     let targets = resolve_targets(&plan.targets, repo, &root.to_string_lossy());
+    let resolved_at = started.elapsed();
     let warned = warnings.len();
     let pinned = pinned_targets(&targets, root, config.repo_map.max_file_bytes, warnings);
     let target_warnings: Vec<String> = warnings[warned..].to_vec();
-    let layout = manifests::read_layout(root, repo);
+    let layout = snapshot.layout(root);
+    let layout_at = started.elapsed();
     // The graph-independent signals are computed once, for both the selection
     // that picks the files to parse imports of and the final one.
     let first_pass = plan.selector.first_pass(repo, &plan.task, &pinned);
+    let first_pass_at = started.elapsed();
     let built = graph::build(
         root,
         config.repo_map.max_file_bytes,
         repo,
-        &layout,
+        layout,
         &plan.selector,
         (first_pass.clone(), {
             let mut also = graph::possible_importers(repo, &changed_files(&targets));
@@ -98,6 +102,7 @@ pub fn select(
         }),
         cache,
     );
+    let graph_at = started.elapsed();
     info!(
         "imports: {} files parsed, {} imports, {} resolved to repository files, {} edges",
         built.parsed, built.stats.imports, built.stats.resolved, built.stats.edges
@@ -120,6 +125,13 @@ pub fn select(
         first_pass,
         max_files,
         Some(&built.graph),
+    );
+    debug!(
+        "select: targets {resolved_at:?}, layout {:?}, first pass {:?}, graph {:?}, ranking {:?}",
+        layout_at - resolved_at,
+        first_pass_at - layout_at,
+        graph_at - first_pass_at,
+        started.elapsed() - graph_at
     );
     info!(
         "Scanned {} files, {} candidates, selected {} (maxFiles {}{})",
