@@ -9,14 +9,15 @@
 pub mod git;
 pub mod walk;
 
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::OnceLock;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use aic_stages::content_hash::ContentHash;
 use aic_stages::guard::ExclusionScanner;
-use aic_stages::import_graph::ProjectLayout;
+use aic_stages::import_graph::{ImportIndex, ProjectLayout, ResolvedImports};
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::{FileEntry, RepoMap};
 use tracing::{debug, info};
@@ -44,6 +45,13 @@ pub struct Snapshot {
     /// The project's layout from its manifests, read on first use
     /// ([`Snapshot::layout`]).
     pub layout: OnceLock<ProjectLayout>,
+    /// The paths indexed for import resolution, built on first use
+    /// ([`Snapshot::import_index`]).
+    pub import_index: OnceLock<ImportIndex>,
+    /// Resolved imports of the files parsed by earlier compiles on this
+    /// snapshot, by index in the RepoMap (a resident snapshot resolves each
+    /// file's imports once).
+    pub resolved: Mutex<HashMap<usize, ResolvedImports>>,
 }
 
 impl Snapshot {
@@ -55,7 +63,16 @@ impl Snapshot {
             skipped,
             file_tree_hash,
             layout: OnceLock::new(),
+            import_index: OnceLock::new(),
+            resolved: Mutex::default(),
         }
+    }
+
+    /// The RepoMap's paths indexed for import resolution, built once per
+    /// snapshot.
+    pub fn import_index(&self) -> &ImportIndex {
+        self.import_index
+            .get_or_init(|| ImportIndex::new(&self.repo))
     }
 
     /// The layout the manifests of the project at `root` describe (package

@@ -81,8 +81,6 @@ pub fn select(
     let warned = warnings.len();
     let pinned = pinned_targets(&targets, root, config.repo_map.max_file_bytes, warnings);
     let target_warnings: Vec<String> = warnings[warned..].to_vec();
-    let layout = snapshot.layout(root);
-    let layout_at = started.elapsed();
     // The graph-independent signals are computed once, for both the selection
     // that picks the files to parse imports of and the final one.
     let first_pass = plan.selector.first_pass(repo, &plan.task, &pinned);
@@ -90,8 +88,7 @@ pub fn select(
     let built = graph::build(
         root,
         config.repo_map.max_file_bytes,
-        repo,
-        layout,
+        snapshot,
         &plan.selector,
         (first_pass.clone(), {
             let mut also = graph::possible_importers(repo, &changed_files(&targets));
@@ -127,9 +124,8 @@ pub fn select(
         Some(&built.graph),
     );
     debug!(
-        "select: targets {resolved_at:?}, layout {:?}, first pass {:?}, graph {:?}, ranking {:?}",
-        layout_at - resolved_at,
-        first_pass_at - layout_at,
+        "select: targets {resolved_at:?}, first pass {:?}, graph {:?}, ranking {:?}",
+        first_pass_at - resolved_at,
         graph_at - first_pass_at,
         started.elapsed() - graph_at
     );
