@@ -372,6 +372,7 @@ fn update(
     let mut files: Vec<FileEntry> = resident.snapshot.repo.files.clone();
     let mut left_out = resident.detail.left_out.clone();
     let mut updated = 0;
+    let mut touched = Vec::new();
     for absolute in &changes.paths {
         let Some(path) = relative(root, absolute) else {
             if absolute == root {
@@ -387,6 +388,7 @@ fn update(
             return Err(format!("the directory `{path}` changed"));
         }
         let outcome = scan_path(root, &path, options, cache);
+        touched.push(path.clone());
         let entry_at = files.binary_search_by(|file| file.path.cmp(&path));
         let left_at = left_out.binary_search_by(|(left, _)| left.cmp(&path));
         match outcome {
@@ -432,6 +434,7 @@ fn update(
     let skipped = SkippedFiles::count(&left_out, resident.detail.walk_errors);
     resident.detail.left_out = left_out;
     let snapshot = Arc::new(Snapshot::new(repo, skipped));
+    snapshot.keep_from(&resident.snapshot, &touched);
     resident.snapshot = snapshot.clone();
     Ok((
         snapshot,

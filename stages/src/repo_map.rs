@@ -135,6 +135,25 @@ type MatchTable = Vec<Box<[u16]>>;
 /// Pattern sets a map remembers (rule packs differ by task class).
 const MATCH_SETS_KEPT: usize = 16;
 
+/// The patterns of one set that match each file of a map
+/// ([`RepoMap::pattern_matches`]).
+#[derive(Clone, Debug)]
+pub struct PatternMatches<'p> {
+    set: &'p PatternSet,
+    table: Arc<MatchTable>,
+}
+
+impl<'p> PatternMatches<'p> {
+    /// The patterns that match the file at `index` of the map, each once, in
+    /// the order they were given.
+    pub fn of(&self, index: usize) -> Vec<&'p str> {
+        self.table
+            .get(index)
+            .map(|indices| indices.iter().map(|&i| self.set.pattern(i)).collect())
+            .unwrap_or_default()
+    }
+}
+
 impl Clone for MatchMemo {
     fn clone(&self) -> Self {
         Self::default()
@@ -155,43 +174,66 @@ impl RepoMap {
         }
     }
 
-    /// The patterns of `set` that match the file at `index`, each once, in
-    /// the order they were given ([`PatternSet::matching`], remembered for
-    /// the whole map).
-    pub fn matching<'p>(&self, set: &'p PatternSet, index: usize) -> Vec<&'p str> {
-        if set.is_empty() {
-            return Vec::new();
-        }
-        let table = {
-            let mut memo = self
+    /// Keeps the pattern matches `old` remembered when both maps hold the
+    /// same paths in the same order (a content-only update of a resident
+    /// snapshot: matches depend on paths only).
+    pub fn keep_matches_of(&self, old: &RepoMap) {
+        let same_paths = self.files.len() == old.files.len()
+            && self
+                .files
+                .iter()
+                .zip(&old.files)
+                .all(|(new, old)| new.path == old.path);
+        if same_paths {
+            let kept = old
                 .matches
                 .0
                 .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            let found = memo
-                .iter()
-                .find(|(patterns, table)| {
-                    patterns.as_slice() == set.patterns() && table.len() == self.files.len()
-                })
-                .map(|(_, table)| table.clone());
-            found.unwrap_or_else(|| {
-                let table: Arc<MatchTable> = Arc::new(
-                    self.files
-                        .iter()
-                        .map(|file| set.matching_indices(&file.path).into_boxed_slice())
-                        .collect(),
-                );
-                if memo.len() == MATCH_SETS_KEPT {
-                    memo.remove(0);
-                }
-                memo.push((set.patterns().to_vec(), table.clone()));
-                table
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone();
+            *self
+                .matches
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = kept;
+        }
+    }
+
+    /// Which patterns of `set` match each file ([`PatternMatches::of`]):
+    /// [`PatternSet::matching`] for the whole map, computed on the set's
+    /// first use and remembered with the map.
+    pub fn pattern_matches<'p>(&self, set: &'p PatternSet) -> PatternMatches<'p> {
+        if set.is_empty() {
+            return PatternMatches {
+                set,
+                table: Arc::default(),
+            };
+        }
+        let mut memo = self
+            .matches
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let found = memo
+            .iter()
+            .find(|(patterns, table)| {
+                patterns.as_slice() == set.patterns() && table.len() == self.files.len()
             })
-        };
-        table
-            .get(index)
-            .map(|indices| indices.iter().map(|&i| set.pattern(i)).collect())
-            .unwrap_or_default()
+            .map(|(_, table)| table.clone());
+        let table = found.unwrap_or_else(|| {
+            let table: Arc<MatchTable> = Arc::new(
+                self.files
+                    .iter()
+                    .map(|file| set.matching_indices(&file.path).into_boxed_slice())
+                    .collect(),
+            );
+            if memo.len() == MATCH_SETS_KEPT {
+                memo.remove(0);
+            }
+            memo.push((set.patterns().to_vec(), table.clone()));
+            table
+        });
+        PatternMatches { set, table }
     }
 
     /// Number of files in scope.

@@ -387,10 +387,14 @@ impl HeuristicSelector {
         }
         let mut excluded = Vec::new();
         let mut candidates: Vec<usize> = Vec::new();
+        let exclude = repo.pattern_matches(&self.exclude);
+        let include = repo.pattern_matches(&self.include);
+        let boost = repo.pattern_matches(&self.boost);
+        let penalize = repo.pattern_matches(&self.penalize);
         for (index, file) in repo.files.iter().enumerate() {
             if targets.contains(&file.path) {
                 candidates.push(index);
-            } else if let Some(pattern) = repo.matching(&self.exclude, index).first() {
+            } else if let Some(pattern) = exclude.of(index).first() {
                 excluded.push(ExcludedFile {
                     path: file.path.clone(),
                     score: None,
@@ -398,7 +402,7 @@ impl HeuristicSelector {
                         pattern: (*pattern).to_owned(),
                     },
                 });
-            } else if (!self.include.is_empty() && repo.matching(&self.include, index).is_empty())
+            } else if (!self.include.is_empty() && include.of(index).is_empty())
                 || !self.in_scope(&file.path)
             {
                 excluded.push(ExcludedFile {
@@ -449,13 +453,13 @@ impl HeuristicSelector {
                 mention: round_score(mentions[index]),
                 trace: round_score(traces[index]),
             });
-            let boosted_by: Vec<String> = repo
-                .matching(&self.boost, candidates[index])
+            let boosted_by: Vec<String> = boost
+                .of(candidates[index])
                 .into_iter()
                 .map(str::to_owned)
                 .collect();
-            let penalized_by: Vec<String> = repo
-                .matching(&self.penalize, candidates[index])
+            let penalized_by: Vec<String> = penalize
+                .of(candidates[index])
                 .into_iter()
                 .map(str::to_owned)
                 .collect();

@@ -12,7 +12,7 @@ pub mod walk;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use aic_stages::content_hash::ContentHash;
@@ -47,7 +47,7 @@ pub struct Snapshot {
     pub layout: OnceLock<ProjectLayout>,
     /// The paths indexed for import resolution, built on first use
     /// ([`Snapshot::import_index`]).
-    pub import_index: OnceLock<ImportIndex>,
+    pub import_index: OnceLock<Arc<ImportIndex>>,
     /// Resolved imports of the files parsed by earlier compiles on this
     /// snapshot, by index in the RepoMap (a resident snapshot resolves each
     /// file's imports once).
@@ -72,7 +72,53 @@ impl Snapshot {
     /// snapshot.
     pub fn import_index(&self) -> &ImportIndex {
         self.import_index
-            .get_or_init(|| ImportIndex::new(&self.repo))
+            .get_or_init(|| Arc::new(ImportIndex::new(&self.repo)))
+    }
+
+    /// Takes over what `old` computed that this snapshot's changes leave
+    /// valid, when both hold the same paths (an update that changed only the
+    /// contents of `changed`): the pattern matches and the import index
+    /// (paths only), and, when no manifest changed, the layout and the
+    /// resolved imports of the unchanged files.
+    pub fn keep_from(&self, old: &Self, changed: &[RelativePath]) {
+        let same_paths = self.repo.files.len() == old.repo.files.len()
+            && self
+                .repo
+                .files
+                .iter()
+                .zip(&old.repo.files)
+                .all(|(new, old)| new.path == old.path);
+        if !same_paths {
+            return;
+        }
+        self.repo.keep_matches_of(&old.repo);
+        if let Some(index) = old.import_index.get() {
+            let _ = self.import_index.set(index.clone());
+        }
+        let manifest_changed = changed.iter().any(|path| {
+            matches!(
+                path.file_name(),
+                "tsconfig.json" | "jsconfig.json" | "package.json" | "go.mod" | "Cargo.toml"
+            )
+        });
+        let Some(layout) = old.layout.get().filter(|_| !manifest_changed) else {
+            return;
+        };
+        let _ = self.layout.set(layout.clone());
+        let mut resolved = old
+            .resolved
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        for path in changed {
+            if let Ok(index) = self.repo.files.binary_search_by(|f| f.path.cmp(path)) {
+                resolved.remove(&index);
+            }
+        }
+        *self
+            .resolved
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = resolved;
     }
 
     /// The layout the manifests of the project at `root` describe (package
