@@ -456,3 +456,109 @@ fn the_socket_is_private_and_an_idle_daemon_exits() {
         again.stdout
     );
 }
+
+#[test]
+fn a_project_over_the_watch_cap_is_walked_on_every_compile_with_the_same_answers() {
+    let test = repository();
+    let status = Command::new(exe())
+        .args(["daemon", "start"])
+        .env("AIC_HOME", test.home())
+        .env("AIC_DAEMON", "running")
+        .env("AIC_MAX_WATCHED_DIRECTORIES", "1")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let _daemon = Daemon {
+        home: test.home().to_path_buf(),
+        exe: exe(),
+    };
+    let intent = [
+        "compile",
+        "where is the token verified",
+        "--root",
+        "[ROOT]",
+        "--json",
+    ];
+    assert_same(&test, &intent);
+    let inspect = |home: &Path| {
+        run_exe(
+            &exe(),
+            &[
+                "inspect",
+                "where is the token verified",
+                "--root",
+                test.root().to_str().unwrap(),
+                "--json",
+            ],
+            home,
+            "running",
+            None,
+        )
+        .json()
+    };
+    let trace = inspect(test.home());
+    assert_eq!(trace["resident"]["answer"], "walked", "{trace:#}");
+    assert!(
+        trace["resident"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("AIC_MAX_WATCHED_DIRECTORIES"),
+        "{trace:#}"
+    );
+    let projects = &status_with(&exe(), test.home())["daemon"]["projects"];
+    assert!(
+        projects[0]["unwatched"]
+            .as_str()
+            .unwrap()
+            .contains("more than"),
+        "{projects}"
+    );
+    // Edits are seen: every compile walks.
+    fs_err::write(
+        test.root().join("src/auth/verify.ts"),
+        "export function verifyTokenSignature(token: string) { return token.length > 0; }\n",
+    )
+    .unwrap();
+    let out = assert_same(&test, &intent);
+    assert!(out.contains("src/auth/verify.ts"));
+}
+
+#[test]
+fn a_moved_project_is_answered_at_its_new_path_and_refused_at_the_old_one() {
+    let test = repository();
+    let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    let old_root = test.root().to_path_buf();
+    let intent = |root: &Path| {
+        vec![
+            "compile".to_owned(),
+            "fix the null check".to_owned(),
+            "--root".to_owned(),
+            root.to_str().unwrap().to_owned(),
+        ]
+    };
+    let args = intent(&old_root);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(run_exe(&exe(), &args, test.home(), "running", None).code, 0);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let new_root = elsewhere.path().join("moved");
+    fs_err::rename(&old_root, &new_root).unwrap();
+    let result = std::panic::catch_unwind(|| {
+        let args = intent(&new_root);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let daemon = run_exe(&exe(), &args, test.home(), "running", None);
+        let local = run_exe(&exe(), &args, test.home(), "off", None);
+        assert_eq!(daemon.code, 0, "{}", daemon.stderr);
+        assert_eq!(daemon.stdout, local.stdout);
+        let args = intent(&old_root);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let daemon = run_exe(&exe(), &args, test.home(), "running", None);
+        let local = run_exe(&exe(), &args, test.home(), "off", None);
+        assert_ne!(daemon.code, 0);
+        assert_eq!((daemon.code, &daemon.stderr), (local.code, &local.stderr));
+    });
+    // The temp dir's owner removes the original path.
+    fs_err::rename(&new_root, &old_root).unwrap();
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}

@@ -202,10 +202,19 @@ impl ResidentIndex {
             .iter()
             .map(|directory| root.join(directory.as_str()));
         let git_dir = watch::git_dir(root);
-        let (watch, unwatched) = match Watch::start(root, directories, git_dir.as_deref()) {
+        let limit = max_watched_directories();
+        let started_watch = if detail.directories.len() >= limit {
+            Err(format!(
+                "it has {} directories, more than {MAX_WATCHED_VAR}={limit} allows",
+                detail.directories.len() + 1
+            ))
+        } else {
+            Watch::start(root, directories, git_dir.as_deref())
+                .map_err(|error| unwatched_reason(&error))
+        };
+        let (watch, unwatched) = match started_watch {
             Ok(watch) => (Some(watch), None),
-            Err(error) => {
-                let why = unwatched_reason(&error);
+            Err(why) => {
                 warn!(
                     "Not watching `{}` ({why}); each compile walks it instead",
                     root.display()
@@ -289,6 +298,19 @@ impl ResidentIndex {
         list.sort_by(|a, b| a.root.cmp(&b.root));
         list
     }
+}
+
+/// The environment variable that caps the directories watched per project
+/// (a project with more is walked on every compile instead).
+pub const MAX_WATCHED_VAR: &str = "AIC_MAX_WATCHED_DIRECTORIES";
+
+/// The cap [`MAX_WATCHED_VAR`] sets; unlimited (the kernel's limit decides)
+/// when unset or not a number.
+fn max_watched_directories() -> usize {
+    std::env::var(MAX_WATCHED_VAR)
+        .ok()
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or(usize::MAX)
 }
 
 /// Says why a project cannot be watched, with the fix for the watch limit.
