@@ -240,9 +240,9 @@ fn edits_deletions_new_directories_and_ignore_rules_are_seen_at_once() {
     assert_same(&test, &intent);
     // An edit within the same second as the previous compile.
     let service = root.join("src/user/service.ts");
-    let mut text = fs_err::read_to_string(&service).unwrap();
-    text.push_str("\nexport function refreshSessionToken(token: string) { return token; }\n");
-    fs_err::write(&service, &text).unwrap();
+    let mut source = fs_err::read_to_string(&service).unwrap();
+    source.push_str("\nexport function refreshSessionToken(token: string) { return token; }\n");
+    fs_err::write(&service, &source).unwrap();
     let out = assert_same(&test, &intent);
     assert!(
         out.contains("refreshSessionToken"),

@@ -61,7 +61,7 @@ pub fn compile(job: &CompileJob, host: &Host) -> Outcome {
     let verbose = tracing::enabled!(tracing::Level::INFO);
     if !verbose
         && let Some(Reply::Compiled(mut answer)) = ask(
-            &Request::Compile(job.clone()),
+            &Request::Compile(Box::new(job.clone())),
             Mode::from_env(Mode::Running),
             COMPILE_TIMEOUT,
         )
@@ -83,7 +83,7 @@ pub fn compile(job: &CompileJob, host: &Host) -> Outcome {
 /// process.
 pub fn hook(input: &HookInput) -> Option<String> {
     match ask(
-        &Request::Hook(input.clone()),
+        &Request::Hook(Box::new(input.clone())),
         Mode::from_env(Mode::Start),
         HOOK_TIMEOUT,
     )? {

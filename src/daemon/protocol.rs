@@ -29,9 +29,9 @@ pub struct Envelope {
 #[derive(Debug, Serialize, Deserialize)]
 pub enum Request {
     /// A compile, answered as `aic compile` or `aic inspect` prints it.
-    Compile(CompileJob),
+    Compile(Box<CompileJob>),
     /// An editor hook event, answered with the hook's stdout.
-    Hook(HookInput),
+    Hook(Box<HookInput>),
     /// The daemon's state.
     Status,
     /// Stop the daemon.

@@ -159,7 +159,7 @@ impl ResidentIndex {
                 match changes.rescan.clone() {
                     Some(reason) => Some(reason),
                     None => {
-                        return update(&mut resident, project, cache, changes).unwrap_or_else(
+                        return update(&mut resident, project, cache, &changes).unwrap_or_else(
                             |reason| {
                                 drop(resident);
                                 self.walk_new(key, project, cache, cancel, reason)
@@ -246,7 +246,7 @@ impl ResidentIndex {
                 paths: stale.into_iter().collect(),
                 ..Changes::default()
             };
-            if let Ok((updated, _)) = update(&mut resident, project, cache, changes) {
+            if let Ok((updated, _)) = update(&mut resident, project, cache, &changes) {
                 snapshot = updated;
             }
         }
@@ -257,7 +257,9 @@ impl ResidentIndex {
                 .unwrap_or_else(PoisonError::into_inner)
                 .watch
                 .take();
-            old.map(Watch::stop);
+            if let Some(watch) = old {
+                watch.stop();
+            }
         }
         (snapshot, report)
     }
@@ -372,7 +374,7 @@ fn update(
     resident: &mut Resident,
     project: &Project,
     cache: Option<&FileCache>,
-    changes: Changes,
+    changes: &Changes,
 ) -> Result<(Arc<Snapshot>, ResidentReport), String> {
     if changes.paths.is_empty() && !changes.git {
         return Ok((

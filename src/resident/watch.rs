@@ -83,13 +83,13 @@ impl Watch {
         let mut watcher = notify::recommended_watcher(move |event: notify::Result<Event>| {
             record(&sink, git.as_deref(), event);
         })?;
-        let mut watched = 0;
+        let mut directories_watched = 0;
         {
             let mut paths = watcher.paths_mut();
             paths.add(root, RecursiveMode::NonRecursive)?;
             for directory in directories {
                 paths.add(&directory, RecursiveMode::NonRecursive)?;
-                watched += 1;
+                directories_watched += 1;
             }
             if let Some(git_dir) = git_dir {
                 paths.add(git_dir, RecursiveMode::NonRecursive)?;
@@ -100,7 +100,7 @@ impl Watch {
             watcher,
             shared,
             cookie_dir: git_dir.unwrap_or(root).to_path_buf(),
-            watched: watched + 1,
+            watched: directories_watched + 1,
         })
     }
 

@@ -125,9 +125,9 @@ pub fn select(
     );
     debug!(
         "select: targets {resolved_at:?}, first pass {:?}, graph {:?}, ranking {:?}",
-        first_pass_at - resolved_at,
-        graph_at - first_pass_at,
-        started.elapsed() - graph_at
+        first_pass_at.saturating_sub(resolved_at),
+        graph_at.saturating_sub(first_pass_at),
+        started.elapsed().saturating_sub(graph_at)
     );
     info!(
         "Scanned {} files, {} candidates, selected {} (maxFiles {}{})",
