@@ -4,7 +4,7 @@
 //! git directory, whose `index` and `HEAD` say when commits, checkouts and
 //! stages happened.
 //!
-//! Events are only collected here ([`Changes`]); a compile drains them. To
+//! Events are only collected here (`Changes`); a compile drains them. To
 //! know that every event of an edit made before the compile has arrived, the
 //! compile writes a cookie file in a watched directory and waits for its event
 //! (the kernel queues events in order), as watchman does.
