@@ -136,6 +136,8 @@ impl Watch {
             ));
         }
         let taken = std::mem::take(&mut *changes);
+        // The time of the last event outlives the drain (for `status`).
+        changes.last_event_ms = taken.last_event_ms;
         drop(changes);
         let _ = fs_err::remove_file(&cookie);
         taken
