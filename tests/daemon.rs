@@ -562,3 +562,54 @@ fn a_moved_project_is_answered_at_its_new_path_and_refused_at_the_old_one() {
         std::panic::resume_unwind(panic);
     }
 }
+
+#[test]
+fn commits_resets_and_exclude_rules_are_seen() {
+    let test = repository();
+    let root = test.root().to_path_buf();
+    let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    let intent = [
+        "compile",
+        "where is the user model defined",
+        "--root",
+        "[ROOT]",
+        "--json",
+    ];
+    assert_same(&test, &intent);
+    // A commit of a changed file, then `git reset --soft` undoing it: only
+    // refs and the reflog change, and recency with them.
+    let model = root.join("src/user/model.ts");
+    let mut source = fs_err::read_to_string(&model).unwrap();
+    source.push_str("\nexport const GUEST: UserId = \"guest\";\n");
+    fs_err::write(&model, &source).unwrap();
+    git(&root, &["commit", "-qam", "guest"], "2024-06-01T00:00:00Z");
+    assert_same(&test, &intent);
+    git(&root, &["reset", "-q", "--soft", "HEAD~1"], DATE);
+    let trace = run_exe(
+        &exe(),
+        &[
+            "inspect",
+            "where is the user model",
+            "--root",
+            root.to_str().unwrap(),
+            "--json",
+        ],
+        test.home(),
+        "running",
+        None,
+    )
+    .json();
+    assert_eq!(
+        trace["resident"]["gitReread"], true,
+        "{:#}",
+        trace["resident"]
+    );
+    assert_same(&test, &intent);
+    // A rule in `.git/info/exclude`.
+    fs_err::write(root.join(".git/info/exclude"), "src/user/\n").unwrap();
+    let out = assert_same(&test, &intent);
+    assert!(
+        !out.contains("src/user/model.ts"),
+        "an excluded file is still shown"
+    );
+}

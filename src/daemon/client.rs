@@ -204,10 +204,14 @@ pub fn start_background(paths: &DaemonPaths, extra: &[String]) -> io::Result<u32
         use std::os::unix::fs::PermissionsExt;
         fs_err::set_permissions(&paths.dir, std::fs::Permissions::from_mode(0o700))?;
     }
-    let log = fs_err::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(paths.log())?;
+    let mut options = fs_err::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use fs_err::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let log = options.open(paths.log())?;
     let mut command = std::process::Command::new(std::env::current_exe()?);
     command
         .args(["daemon", "start", "--foreground"])

@@ -109,9 +109,21 @@ pub struct ResidentProjectStatus {
 }
 
 /// The resident snapshots of the projects a long-lived process serves.
-#[derive(Default)]
 pub struct ResidentIndex {
     projects: Mutex<HashMap<ProjectKey, Arc<Mutex<Resident>>>>,
+    /// Where compiles write their cookies (see [`watch`]).
+    cookie_dir: PathBuf,
+}
+
+impl ResidentIndex {
+    /// An empty index writing its cookies in `cookie_dir` (a directory of
+    /// aic's own, such as `$AIC_HOME/cookies`; created when first needed).
+    pub fn new(cookie_dir: PathBuf) -> Self {
+        Self {
+            projects: Mutex::default(),
+            cookie_dir,
+        }
+    }
 }
 
 impl std::fmt::Debug for ResidentIndex {
@@ -139,7 +151,20 @@ impl ResidentIndex {
             .get(&key)
             .cloned();
         let Some(entry) = entry else {
-            return self.walk_new(key, project, cache, cancel, "first use".to_owned());
+            // The same root under other scan settings (a changed size cap or
+            // guard rule) is dropped with its watches.
+            let replaced = {
+                let mut projects = self.projects.lock().unwrap_or_else(PoisonError::into_inner);
+                let before = projects.len();
+                projects.retain(|known, _| known.root != key.root);
+                projects.len() != before
+            };
+            let reason = if replaced {
+                "the scan settings changed"
+            } else {
+                "first use"
+            };
+            return self.walk_new(key, project, cache, cancel, reason.to_owned());
         };
         let mut resident = entry.lock().unwrap_or_else(PoisonError::into_inner);
         resident.last_used = Instant::now();
@@ -209,7 +234,7 @@ impl ResidentIndex {
                 detail.directories.len() + 1
             ))
         } else {
-            Watch::start(root, directories, git_dir.as_deref())
+            Watch::start(root, directories, git_dir.as_deref(), &self.cookie_dir)
                 .map_err(|error| unwatched_reason(&error))
         };
         let (watch, unwatched) = match started_watch {

@@ -68,6 +68,16 @@ impl Snapshot {
         }
     }
 
+    /// xxh3-128 of every file's recency (in path order): changes when git's
+    /// history or index moves, which the file-tree hash does not see.
+    pub fn recency_hash(&self) -> ContentHash {
+        let mut bytes = Vec::with_capacity(self.repo.files.len() * 8);
+        for file in &self.repo.files {
+            bytes.extend_from_slice(&file.recency_ms.to_le_bytes());
+        }
+        ContentHash::of(&bytes)
+    }
+
     /// The RepoMap's paths indexed for import resolution, built once per
     /// snapshot.
     pub fn import_index(&self) -> &ImportIndex {
