@@ -34,6 +34,32 @@ impl Daemon {
     }
 }
 
+/// Has the daemon index `root` (the first request about a project is
+/// answered in-process while the daemon indexes it) and waits until it holds
+/// it.
+fn warm(home: &Path, root: &Path) {
+    let run = run_exe(
+        &exe(),
+        &["compile", "warm up", "--root", root.to_str().unwrap()],
+        home,
+        "running",
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let deadline = Instant::now() + Duration::from_mins(1);
+    while status(home)["daemon"]["projects"]
+        .as_array()
+        .is_none_or(Vec::is_empty)
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the daemon did not index {}",
+            root.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 impl Drop for Daemon {
     fn drop(&mut self) {
         let _ = run_exe(&self.exe, &["daemon", "stop"], &self.home, "running", None);
@@ -146,6 +172,7 @@ fn repository() -> CliTest {
 fn daemon_answers_are_byte_identical_to_in_process_ones() {
     let test = repository();
     let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    warm(test.home(), test.root());
     for args in [
         &[
             "compile",
@@ -230,6 +257,7 @@ fn edits_deletions_new_directories_and_ignore_rules_are_seen_at_once() {
     let test = repository();
     let root = test.root().to_path_buf();
     let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    warm(test.home(), test.root());
     let intent = [
         "compile",
         "where is the session token refreshed",
@@ -292,6 +320,7 @@ fn a_branch_switch_touching_many_files_is_seen() {
     git(&root, &["add", "-A"], DATE);
     git(&root, &["commit", "-qm", "generated"], DATE);
     let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    warm(test.home(), test.root());
     let intent = [
         "compile",
         "which token constants exist",
@@ -329,6 +358,7 @@ fn hooks_through_the_daemon_print_what_they_print_in_process() {
     };
     assert_eq!(first.code, 0);
     assert_eq!(status(test.home())["running"], true);
+    warm(test.home(), test.root());
     let before = requests(test.home());
     let second = run_exe(&exe(), &args, test.home(), "start", Some(&payload));
     assert_eq!(requests(test.home()), before + 1);
@@ -361,14 +391,15 @@ fn a_daemon_of_another_build_is_not_used_and_hooks_replace_it() {
     let local = run_exe(&exe(), &args, test.home(), "off", None);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, local.stdout);
-    // `status` with this build names the other one.
+    // `status` with this build shows it and says it is another build.
     let status_run = run_exe(&exe(), &["daemon", "status"], test.home(), "running", None);
-    assert_ne!(status_run.code, 0);
+    assert_eq!(status_run.code, 0);
     assert!(
-        status_run.stderr.contains("another build"),
+        status_run.stderr.contains("another aic build"),
         "{}",
         status_run.stderr
     );
+    assert!(run.stderr.contains("another build"), "{}", run.stderr);
     drop(daemon);
     // A hook replaces a daemon of another build.
     let _old = Daemon::start(test.home(), &other_exe, &[]);
@@ -389,13 +420,15 @@ fn a_daemon_of_another_build_is_not_used_and_hooks_replace_it() {
     assert!(!hook.stdout.is_empty());
     let now = status(test.home());
     assert_ne!(now["daemon"]["pid"], old_pid);
-    assert_eq!(now["daemon"]["requests"], 1);
+    let ours = run_exe(&exe(), &["--version"], test.home(), "off", None);
+    assert!(ours.code == 0 && now["daemon"]["build"].as_str().is_some());
 }
 
 #[test]
 fn a_dead_daemon_or_one_that_hangs_up_falls_back_to_in_process() {
     let test = repository();
     let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    warm(test.home(), test.root());
     let pid = status(test.home())["daemon"]["pid"].as_u64().unwrap();
     let killed = Command::new("kill")
         .args(["-9", &pid.to_string()])
@@ -472,6 +505,7 @@ fn a_project_over_the_watch_cap_is_walked_on_every_compile_with_the_same_answers
         home: test.home().to_path_buf(),
         exe: exe(),
     };
+    warm(test.home(), test.root());
     let intent = [
         "compile",
         "where is the token verified",
@@ -527,6 +561,7 @@ fn a_project_over_the_watch_cap_is_walked_on_every_compile_with_the_same_answers
 fn a_moved_project_is_answered_at_its_new_path_and_refused_at_the_old_one() {
     let test = repository();
     let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    warm(test.home(), test.root());
     let old_root = test.root().to_path_buf();
     let intent = |root: &Path| {
         vec![
@@ -568,6 +603,7 @@ fn commits_resets_and_exclude_rules_are_seen() {
     let test = repository();
     let root = test.root().to_path_buf();
     let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    warm(test.home(), test.root());
     let intent = [
         "compile",
         "where is the user model defined",

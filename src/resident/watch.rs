@@ -259,7 +259,12 @@ fn git_change(git_dir: &Path, path: &Path) -> GitChange {
     match relative.as_ref() {
         "index" | "HEAD" | "packed-refs" | "logs/HEAD" => GitChange::History,
         "info/exclude" => GitChange::IgnoreRules,
-        other if other.starts_with("refs/heads/") && !other.ends_with(".lock") => {
+        other
+            if other.starts_with("refs/heads/")
+                && Path::new(other)
+                    .extension()
+                    .is_none_or(|extension| extension != "lock") =>
+        {
             GitChange::History
         }
         _ => GitChange::Other,
