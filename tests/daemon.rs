@@ -213,7 +213,7 @@ fn daemon_answers_are_byte_identical_to_in_process_ones() {
         ],
         // An error: reported the same way, with the same exit code.
         &["compile", "   ", "--root", "[ROOT]"],
-        &["compile", "fix it", "--root", "[ROOT]/missing"],
+        &["compile", "fix it", "--root", "/nonexistent/aic-test-root"],
     ] {
         assert_same(&test, args);
     }

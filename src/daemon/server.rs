@@ -228,6 +228,20 @@ fn connection(state: &Arc<State>, mut stream: UnixStream) -> io::Result<bool> {
     }
     let stopping = matches!(reply, Reply::Stopping);
     let answered = matches!(reply, Reply::Compiled(_) | Reply::Hook(_));
+    // Counted before the reply leaves, so a status asked right after the
+    // answer includes it.
+    if answered {
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        state.requests.fetch_add(1, Ordering::Relaxed);
+        let mut latencies = state
+            .latencies_ms
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if latencies.len() == LATENCIES_KEPT {
+            latencies.pop_front();
+        }
+        latencies.push_back(ms);
+    }
     write_frame(&mut stream, &reply)?;
     if stopping {
         state.stop.store(true, Ordering::SeqCst);
@@ -237,20 +251,7 @@ fn connection(state: &Arc<State>, mut stream: UnixStream) -> io::Result<bool> {
             let _ = UnixStream::connect(path);
         }
     }
-    if !answered {
-        return Ok(false);
-    }
-    let ms = started.elapsed().as_secs_f64() * 1000.0;
-    state.requests.fetch_add(1, Ordering::Relaxed);
-    let mut latencies = state
-        .latencies_ms
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    if latencies.len() == LATENCIES_KEPT {
-        latencies.pop_front();
-    }
-    latencies.push_back(ms);
-    Ok(true)
+    Ok(answered)
 }
 
 /// The first time a request names `dir`, starts indexing the project there
