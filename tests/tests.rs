@@ -17,6 +17,7 @@ mod install;
 mod mcp;
 mod real_sources;
 mod records;
+mod remote_cache;
 mod spec;
 mod support;
 mod task_text;

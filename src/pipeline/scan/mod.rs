@@ -21,7 +21,7 @@ use tracing::{debug, info};
 use crate::cache::FileCache;
 use crate::pipeline::prepare::Project;
 use git::{GitRecency, read_git_recency};
-pub use walk::{Bounded, DEFAULT_NEGATIVE_PATTERNS, OnRead, SkippedFiles, read_bounded};
+pub use walk::{Bounded, DEFAULT_NEGATIVE_PATTERNS, OnRead, Shard, SkippedFiles, read_bounded};
 use walk::{ScanOptions, walk};
 
 /// The files of a project at one moment.
@@ -42,7 +42,7 @@ pub struct Snapshot {
 /// `cancel` stops the walk early; the snapshot is then incomplete and the
 /// caller must not use it.
 pub fn scan(project: &Project, cache: Option<&FileCache>, cancel: Option<&AtomicBool>) -> Snapshot {
-    scan_with(project, cache, cancel, None)
+    scan_with(project, cache, cancel, None, None)
 }
 
 /// [`scan`], calling `on_read` with each file the walk reads (its entry and
@@ -53,6 +53,7 @@ pub fn scan_with(
     cache: Option<&FileCache>,
     cancel: Option<&AtomicBool>,
     on_read: Option<&OnRead<'_>>,
+    shard: Option<Shard>,
 ) -> Snapshot {
     let root = project.root.as_path();
     let started = Instant::now();
@@ -79,6 +80,7 @@ pub fn scan_with(
                 cancel,
                 never_include: never_include.as_ref(),
                 on_read,
+                shard,
             },
             cache,
         );
