@@ -26,6 +26,9 @@ pub struct Host {
     /// The remote tiers opened so far (one per store), and the stores that
     /// could not be opened (warned about once).
     remotes: Mutex<(Vec<Arc<RemoteTier>>, Vec<String>)>,
+    /// Whether this process fills or moves the cache (precompute, push,
+    /// pull) rather than compiling: remote reads then wait as long as writes.
+    patient: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Host {
@@ -64,7 +67,16 @@ impl Host {
             memo,
             clock,
             remotes: Mutex::new((Vec::new(), Vec::new())),
+            patient: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Marks this process as one that fills or moves the cache in bulk (a
+    /// CI job), not a compile: remote reads wait up to the write timeout
+    /// instead of `cache.remote.timeoutMs`. Call before the first compile.
+    pub fn batch_remote(&self) {
+        self.patient
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The remote tier `cache` and the environment name, opened on first
@@ -73,7 +85,15 @@ impl Host {
     /// warning per store, and the compile goes on with the local tier.
     pub fn remote_tier(&self, cache: &CacheConfig) -> Option<Arc<RemoteTier>> {
         let settings = match RemoteSettings::from_env(cache) {
-            Ok(settings) => settings?,
+            Ok(settings) => {
+                let mut settings = settings?;
+                if self.patient.load(std::sync::atomic::Ordering::Relaxed) {
+                    settings.timeout = settings
+                        .timeout
+                        .max(crate::cache::remote::MIN_WRITE_TIMEOUT);
+                }
+                settings
+            }
             Err(error) => {
                 self.warn_once(
                     error.shown.clone(),

@@ -44,7 +44,7 @@ pub const READ_ONLY_ENV: &str = "AIC_CACHE_REMOTE_READ_ONLY";
 const FAILURES_TO_OPEN: u32 = 3;
 /// The shortest timeout of a write request: uploads from CI are larger and
 /// less urgent than compile-path reads.
-const MIN_WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+pub const MIN_WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What a process needs to reach a remote tier, from config and environment.
 #[derive(Clone, Debug)]

@@ -17,6 +17,7 @@ use crate::printer::print_stdout;
 /// Runs the precompute and prints its summary.
 pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
     let project_root = crate::root::given_or_discovered(args.root.as_deref());
+    host.batch_remote();
     if args.push {
         let project =
             crate::pipeline::prepare::Project::load(&project_root, args.config.as_deref())?;

@@ -37,6 +37,8 @@ impl Backend {
     /// refused.
     pub(crate) fn open(location: &RemoteLocation) -> Result<Self, String> {
         let scrub = |error: &dyn std::fmt::Display| location.scrub(&error.to_string());
+        // The HTTP transport of the object stores (idempotent).
+        opendal::install_default();
         let operator = match &location.kind {
             StoreKind::Redis { url } => {
                 let client = redis::Client::open(url.as_str()).map_err(|e| scrub(&e))?;

@@ -63,6 +63,7 @@ struct SyncOutput {
 /// Runs `aic cache push` (`push`) or `aic cache pull`.
 pub fn run(args: &RemoteSyncArgs, host: &Host, push: bool) -> anyhow::Result<()> {
     let root = crate::root::given_or_discovered(args.root.as_deref());
+    host.batch_remote();
     let project = Project::load(&root, args.config.as_deref())?;
     let tier = require_remote(host, &project, push)?;
     let mut cache = file_cache(host, &project)?;
