@@ -19,7 +19,7 @@ const INTENT: &str = "fix the null check in the user service";
 struct Server {
     child: Option<Child>,
     url: String,
-    _dir: Option<tempfile::TempDir>,
+    dir: Option<tempfile::TempDir>,
 }
 
 impl Drop for Server {
@@ -66,7 +66,7 @@ fn server(variable: &str, program: &str, start: impl FnOnce(u16) -> (Command, St
         return Server {
             child: None,
             url,
-            _dir: None,
+            dir: None,
         };
     }
     assert!(
@@ -84,7 +84,7 @@ fn server(variable: &str, program: &str, start: impl FnOnce(u16) -> (Command, St
     Server {
         child: Some(child),
         url,
-        _dir: None,
+        dir: None,
     }
 }
 
@@ -154,7 +154,7 @@ fn webdav() -> Server {
         ]);
         (command, format!("webdav+http://127.0.0.1:{port}/"))
     });
-    server._dir = Some(dir);
+    server.dir = Some(dir);
     server
 }
 
@@ -164,7 +164,7 @@ fn directory() -> Server {
     Server {
         child: None,
         url: format!("file://{}", dir.path().display()),
-        _dir: Some(dir),
+        dir: Some(dir),
     }
 }
 
@@ -256,7 +256,7 @@ fn round_trip(store: &Server, name: &str, timeout_ms: u32) {
     );
     assert_eq!(again.code, 0, "{}", again.stderr);
     let rewritten = again.json()["pushed"]["written"].as_u64().unwrap();
-    let allowed = if name == "webdav" { 1 } else { 0 };
+    let allowed = u64::from(name == "webdav");
     assert!(rewritten <= allowed, "{}", again.stdout);
 }
 

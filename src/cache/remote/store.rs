@@ -17,7 +17,12 @@ const REDIS_CONCURRENCY: usize = 4;
 /// Object requests in flight at once (one key each).
 const OBJECT_CONCURRENCY: usize = 32;
 
-/// An opened store client.
+/// An opened store client (one per process and store: its size does not
+/// matter).
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per process and store, behind an Arc"
+)]
 pub(crate) enum Backend {
     /// Through opendal.
     Objects(Operator),

@@ -115,6 +115,10 @@ pub struct SkippedFiles {
     pub other_shard: usize,
 }
 
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
 fn is_zero(count: &usize) -> bool {
     *count == 0
 }
@@ -334,11 +338,10 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
             FileOutcome::Entry(entry) => entries.push(entry),
             FileOutcome::Binary => skipped.binary += 1,
             FileOutcome::TooLarge => skipped.too_large += 1,
-            FileOutcome::Unreadable => skipped.unreadable += 1,
+            // Every deferred file was resolved above.
+            FileOutcome::Unreadable | FileOutcome::Deferred(_) => skipped.unreadable += 1,
             FileOutcome::Symlink => skipped.symlinks += 1,
             FileOutcome::OtherShard => skipped.other_shard += 1,
-            // Every deferred file was resolved above.
-            FileOutcome::Deferred(_) => skipped.unreadable += 1,
         }
     }
     ScanOutput {
