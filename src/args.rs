@@ -88,6 +88,10 @@ pub enum Command {
     /// The repository's files with their raw and compiled tokens, summed per
     /// directory, and the tracked files the scan leaves out with the reason.
     Tree(TreeArgs),
+    /// A resident index for fast compiles: `start` (in the background, or
+    /// `--foreground`), `stop`, `status`. Compiles, inspects and hooks use a
+    /// running daemon, with the same output as without it (docs/daemon.md).
+    Daemon(DaemonArgs),
     /// Serves `compile --copy`'s text on the clipboard until another program
     /// takes the clipboard over (internal).
     #[command(hide = true)]
@@ -648,6 +652,45 @@ pub struct InspectArgs {
     /// the JSON trace), not only the counts and the near misses.
     #[arg(long)]
     pub all: bool,
+}
+
+/// `aic daemon`.
+#[derive(Debug, Args)]
+pub struct DaemonArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: DaemonCommand,
+}
+
+/// `aic daemon <command>`.
+#[derive(Debug, Subcommand)]
+pub enum DaemonCommand {
+    /// Start the daemon (nothing to do when one is running).
+    Start(DaemonStartArgs),
+    /// Stop the running daemon.
+    Stop,
+    /// The running daemon's projects, files indexed, memory, last event,
+    /// requests and latency.
+    Status {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `aic daemon start`.
+#[derive(Clone, Copy, Debug, Args)]
+pub struct DaemonStartArgs {
+    /// Run in this process, logging to stderr, instead of in the background.
+    #[arg(long)]
+    pub foreground: bool,
+    /// Minutes without a request after which the daemon exits (fractions
+    /// allowed).
+    #[arg(long, value_name = "MINUTES", default_value_t = crate::daemon::DEFAULT_IDLE_MINUTES)]
+    pub idle_minutes: f64,
+    /// Minutes without a compile after which a project is dropped.
+    #[arg(long, value_name = "MINUTES", default_value_t = crate::daemon::DEFAULT_PROJECT_IDLE_MINUTES)]
+    pub project_idle_minutes: f64,
 }
 
 /// `aic bench`.

@@ -31,6 +31,22 @@ pub enum ExitStatus {
     Internal = 70,
 }
 
+impl ExitStatus {
+    /// The status of an exit code (an unknown code is `Internal`).
+    pub fn from_code(code: u8) -> Self {
+        match code {
+            0 => Self::Success,
+            1 => Self::NoRelevantFiles,
+            2 => Self::Usage,
+            3 => Self::InvalidInput,
+            4 => Self::InvalidConfig,
+            5 => Self::GuardBlockedAll,
+            6 => Self::BudgetTooSmall,
+            _ => Self::Internal,
+        }
+    }
+}
+
 impl From<ExitStatus> for std::process::ExitCode {
     fn from(status: ExitStatus) -> Self {
         Self::from(status as u8)

@@ -16,12 +16,14 @@ use crate::cache::memo::Memo;
 use crate::cache::remote::{RemoteSettings, RemoteTier};
 use crate::clock::{Clock, SystemClock};
 use crate::home::{AicHome, DatabaseError};
+use crate::resident::ResidentIndex;
 
 /// The machine-facing services of one process.
 pub struct Host {
     home: Option<AicHome>,
     database: OnceLock<Arc<Store>>,
     memo: Option<Arc<Memo>>,
+    resident: Option<Arc<ResidentIndex>>,
     clock: Arc<dyn Clock>,
     /// The remote tiers opened so far (one per store), and the stores that
     /// could not be opened (warned about once).
@@ -36,6 +38,7 @@ impl std::fmt::Debug for Host {
         f.debug_struct("Host")
             .field("home", &self.home)
             .field("memo", &self.memo.is_some())
+            .field("resident", &self.resident.is_some())
             .field("clock", &self.clock)
             .finish_non_exhaustive()
     }
@@ -48,15 +51,29 @@ impl Host {
         Self::new(AicHome::from_env(), None, Arc::new(SystemClock))
     }
 
-    /// A host with the memo on, for a long-lived process (the MCP server): a
-    /// warm compile then neither looks each file up in the database nor decodes
-    /// its row again.
+    /// A host with the memo and the resident index on, for a long-lived
+    /// process (the MCP server, the daemon): a compile on an unchanged tree
+    /// does not walk it, and a warm compile neither looks each file up in the
+    /// database nor decodes its row again.
     pub fn long_lived() -> Self {
         Self::new(
             AicHome::from_env(),
             Some(Arc::new(Memo::default())),
             Arc::new(SystemClock),
         )
+        .with_resident(Arc::new(ResidentIndex::default()))
+    }
+
+    /// This host, keeping projects resident in `index`.
+    #[must_use]
+    pub fn with_resident(mut self, index: Arc<ResidentIndex>) -> Self {
+        self.resident = Some(index);
+        self
+    }
+
+    /// The resident index, in a long-lived process.
+    pub fn resident(&self) -> Option<&Arc<ResidentIndex>> {
+        self.resident.as_ref()
     }
 
     /// A host from its parts.
@@ -65,6 +82,7 @@ impl Host {
             home,
             database: OnceLock::new(),
             memo,
+            resident: None,
             clock,
             remotes: Mutex::new((Vec::new(), Vec::new())),
             patient: std::sync::atomic::AtomicBool::new(false),

@@ -180,6 +180,7 @@ fn user_prompt_submit(test: &CliTest, prompt: &str) -> String {
     .to_string();
     let mut child = Command::new(env!("CARGO_BIN_EXE_aic"))
         .args(["hook", "claude", "UserPromptSubmit"])
+        .env("AIC_DAEMON", "off")
         .env("AIC_HOME", test.home())
         .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("RUST_LOG")

@@ -194,6 +194,7 @@ fn events_without_context_and_broken_input_print_nothing() {
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_aic"))
             .args(&args)
+            .env("AIC_DAEMON", "off")
             .env("AIC_HOME", home.path())
             .stdin(Stdio::null())
             .output()
@@ -234,6 +235,7 @@ fn hook_as(
     args.extend(check);
     let mut child = Command::new(env!("CARGO_BIN_EXE_aic"))
         .args(&args)
+        .env("AIC_DAEMON", "off")
         .env("AIC_HOME", home)
         .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("CURSOR_PROJECT_DIR")

@@ -570,6 +570,7 @@ fn the_plugin_runs_from_a_copy_as_claude_code_runs_it() {
             .arg(command)
             .env("CLAUDE_PLUGIN_ROOT", &copy)
             .env("PATH", path_var)
+            .env("AIC_DAEMON", "off")
             .env("AIC_HOME", elsewhere.path().join("aic-home"))
             .env_remove("AIC_BIN")
             .env_remove("CLAUDE_PLUGIN_DATA")

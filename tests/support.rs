@@ -61,6 +61,8 @@ pub(crate) fn aic(args: &[&str], env: &[(&str, &str)]) -> Run {
     command
         .args(args)
         .env_remove("RUST_LOG")
+        // No daemon unless a test asks for one (tests/daemon.rs).
+        .env("AIC_DAEMON", "off")
         .env("AIC_HOME", shared_aic_home());
     for (key, value) in env {
         command.env(key, value);

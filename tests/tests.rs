@@ -6,6 +6,8 @@ mod bench;
 mod budget;
 mod cache;
 mod cli;
+#[cfg(unix)]
+mod daemon;
 mod determinism;
 mod diff;
 mod formats;

@@ -5,9 +5,11 @@ use anyhow::Context;
 use serde::Serialize;
 
 use crate::args::CompileArgs;
+use crate::daemon::Outcome;
+use crate::daemon::protocol::{Answer, CompileJob, View};
 use crate::history::compilations::{CompileOrigin, record};
 use crate::host::Host;
-use crate::pipeline::{CompilationMeta, compile};
+use crate::pipeline::{CompilationMeta, CompilationRequest, compile};
 use crate::printer::{print_stdout, replace_file};
 
 #[derive(Serialize)]
@@ -23,29 +25,21 @@ const LARGE_ON_TERMINAL: usize = 20_000;
 /// Compiles and prints the prompt (or `{compiledPrompt, meta}` as JSON), or
 /// writes it to `-o FILE` (stdout then stays empty), and with `--copy` also
 /// puts the prompt on the clipboard; the compile is logged for `aic status`
-/// (a failure to log is a warning).
+/// (a failure to log is a warning). A running `aic daemon` answers when
+/// there is one ([`crate::daemon::client`]).
 pub fn run(args: &CompileArgs, host: &Host) -> anyhow::Result<()> {
-    let request = args.request.request()?;
-    let compilation = compile(&request, host)?;
-    let origin = CompileOrigin {
-        trigger_source: "cli".to_owned(),
-        ..CompileOrigin::default()
+    let job = CompileJob {
+        request: args.request.request()?,
+        view: View::Prompt {
+            json: args.json,
+            copy: args.copy,
+        },
     };
-    if let Err(message) = record(host, &compilation, &origin) {
-        tracing::warn!("The compile was not logged: {message}");
+    let Outcome { answer, error } = crate::daemon::client::compile(&job, host);
+    if let Some(error) = error {
+        return Err(error);
     }
-    let prompt = args.copy.then(|| compilation.prompt.clone());
-    let text = if args.json {
-        let mut json = serde_json::to_string_pretty(&CompileOutput {
-            compiled_prompt: &compilation.prompt,
-            meta: &compilation.meta,
-        })
-        .context("Failed to serialise the compilation")?;
-        json.push('\n');
-        json
-    } else {
-        compilation.prompt
-    };
+    let text = answer.stdout;
     if let Some(file) = args
         .output
         .as_deref()
@@ -59,7 +53,7 @@ pub fn run(args: &CompileArgs, host: &Host) -> anyhow::Result<()> {
         })?;
         tracing::info!(
             "Wrote {} tokens ({} bytes) to {}",
-            compilation.meta.tokens_compiled,
+            answer.tokens_compiled,
             text.len(),
             file.display()
         );
@@ -68,14 +62,55 @@ pub fn run(args: &CompileArgs, host: &Host) -> anyhow::Result<()> {
             tracing::warn!(
                 target: crate::logging::NOTE_TARGET,
                 "the prompt is {} tokens; write it to a file with -o FILE, copy it with --copy, or lower it with --budget",
-                compilation.meta.tokens_compiled
+                answer.tokens_compiled
             );
         }
         print_stdout(&text).context("Failed to write to stdout")?;
     }
-    if let Some(prompt) = prompt {
+    if let Some(prompt) = answer.prompt {
         crate::clipboard::copy(&prompt)?;
         tracing::info!("Copied the prompt to the clipboard");
     }
     Ok(())
+}
+
+/// Runs a compile for `aic compile` in this process: the compile, its log
+/// entry, the text to print.
+///
+/// # Errors
+///
+/// The compile's error.
+pub(crate) fn answer(
+    request: &CompilationRequest,
+    json: bool,
+    copy: bool,
+    host: &Host,
+) -> anyhow::Result<Answer> {
+    let compilation = compile(request, host)?;
+    let origin = CompileOrigin {
+        trigger_source: "cli".to_owned(),
+        ..CompileOrigin::default()
+    };
+    if let Err(message) = record(host, &compilation, &origin) {
+        tracing::warn!("The compile was not logged: {message}");
+    }
+    let prompt = copy.then(|| compilation.prompt.clone());
+    let stdout = if json {
+        let mut json = serde_json::to_string_pretty(&CompileOutput {
+            compiled_prompt: &compilation.prompt,
+            meta: &compilation.meta,
+        })
+        .context("Failed to serialise the compilation")?;
+        json.push('\n');
+        json
+    } else {
+        compilation.prompt
+    };
+    Ok(Answer {
+        stdout,
+        tokens_compiled: u64::from(compilation.meta.tokens_compiled.get()),
+        prompt,
+        warnings: compilation.meta.warnings,
+        failure: None,
+    })
 }

@@ -10,41 +10,73 @@ use aic_stages::selector::ExclusionReason;
 use anyhow::Context;
 
 use crate::args::InspectArgs;
+use crate::daemon::Outcome;
+use crate::daemon::protocol::{Answer, CompileJob, View};
 use crate::error::CompileError;
 use crate::host::Host;
-use crate::pipeline::{Compilation, PipelineTrace, compile};
+use crate::pipeline::{Compilation, CompilationRequest, PipelineTrace, compile};
 use crate::printer::print_stdout;
 
 /// Runs the pipeline and prints its trace; when the guard blocked every
 /// selected file, prints the trace of the compile so far and returns the
-/// error.
+/// error. A running `aic daemon` answers when there is one.
 pub fn run(args: &InspectArgs, host: &Host) -> anyhow::Result<()> {
     let mut request = args.request.request()?;
     request.trace_all = args.all;
     request.explain_left_out = true;
     request.use_prompt_cache = false;
-    let compilation = match compile(&request, host) {
-        Ok(compilation) => compilation,
+    let job = CompileJob {
+        request,
+        view: View::Inspect { json: args.json },
+    };
+    let Outcome { answer, error } = crate::daemon::client::compile(&job, host);
+    if !answer.stdout.is_empty() {
+        print_stdout(&answer.stdout).context("Failed to write to stdout")?;
+    }
+    error.map_or(Ok(()), Err)
+}
+
+/// Runs a compile for `aic inspect` in this process: the trace's text, and
+/// the error the command ends with (a compile blocked by the guard has both).
+pub(crate) fn answer(request: &CompilationRequest, json: bool, host: &Host) -> Outcome {
+    let (trace, error) = match compile(request, host) {
+        Ok(compilation) => (compilation.trace, None),
         Err(CompileError::GuardBlockedAll {
             blocked,
             trace: Some(trace),
-        }) => {
-            print_trace(args.json, Some(&trace))?;
-            return Err(CompileError::GuardBlockedAll {
-                blocked,
-                trace: Some(trace),
-            }
-            .into());
-        }
-        Err(error) => return Err(error.into()),
+        }) => (
+            Some(*trace.clone()),
+            Some(
+                CompileError::GuardBlockedAll {
+                    blocked,
+                    trace: Some(trace),
+                }
+                .into(),
+            ),
+        ),
+        Err(error) => return Outcome::failed(error.into()),
     };
-    print_trace(args.json, compilation.trace.as_ref())
+    let warnings = trace
+        .as_ref()
+        .map(|trace| trace.warnings.clone())
+        .unwrap_or_default();
+    match trace_text(json, trace.as_ref()) {
+        Ok(stdout) => Outcome {
+            answer: Answer {
+                stdout,
+                warnings,
+                ..Answer::default()
+            },
+            error,
+        },
+        Err(failure) => Outcome::failed(failure),
+    }
 }
 
-/// Prints a trace as JSON or as the report (`None`: an answer from the prompt
+/// A trace as JSON or as the report (`None`: an answer from the prompt
 /// cache, which has none).
-fn print_trace(json: bool, trace: Option<&PipelineTrace>) -> anyhow::Result<()> {
-    let text = if json {
+fn trace_text(json: bool, trace: Option<&PipelineTrace>) -> anyhow::Result<String> {
+    Ok(if json {
         let mut json =
             serde_json::to_string_pretty(&trace).context("Failed to serialise the trace")?;
         json.push('\n');
@@ -54,8 +86,7 @@ fn print_trace(json: bool, trace: Option<&PipelineTrace>) -> anyhow::Result<()> 
             || String::from("(answered from the prompt cache: no trace)\n"),
             render_trace,
         )
-    };
-    print_stdout(&text).context("Failed to write to stdout")
+    })
 }
 
 /// Renders the trace as a report: classification, named targets, rule packs

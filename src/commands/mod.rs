@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod cache;
 pub mod compile;
+pub mod daemon;
 pub mod diagnostics;
 pub mod doctor;
 pub mod hook;
@@ -112,6 +113,7 @@ pub fn main() -> ExitCode {
         Command::Tree(args) => tree::run(args, &host),
         Command::ClipboardServe => crate::clipboard::serve(),
         Command::Bench(args) => bench::run(args),
+        Command::Daemon(args) => daemon::run(args),
     };
     finish(result)
 }
@@ -159,7 +161,19 @@ fn quiet_database_panics() {
 
 /// Prints an error chain and its hint to stderr; returns its exit status.
 fn report(error: &anyhow::Error) -> ExitStatus {
+    let (text, status) = render_report(error);
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), text.as_bytes());
+    status
+}
+
+/// An error as the command line prints it (`error:`, one `Caused by:` per
+/// source, then `hint:`) and its exit status. An error the daemon reported
+/// ([`crate::daemon::Reported`]) is printed as it came.
+pub(crate) fn render_report(error: &anyhow::Error) -> (String, ExitStatus) {
     use std::fmt::Write;
+    if let Some(crate::daemon::Reported(failure)) = error.downcast_ref() {
+        return (failure.report.clone(), ExitStatus::from_code(failure.exit));
+    }
     let mut text = format!("error: {error}\n");
     for cause in error.chain().skip(1) {
         let _ = writeln!(text, "  Caused by: {cause}");
@@ -174,9 +188,11 @@ fn report(error: &anyhow::Error) -> ExitStatus {
     } else if let Some(database_error) = database_error {
         let _ = write!(text, "\nhint: {}\n", database_error.hint());
     }
-    let _ = std::io::Write::write_all(&mut std::io::stderr(), text.as_bytes());
     if user_error.is_some() || database_error.is_some() {
-        return ExitStatus::InvalidInput;
+        return (text, ExitStatus::InvalidInput);
     }
-    compile_error.map_or(ExitStatus::Internal, CompileError::exit_status)
+    (
+        text,
+        compile_error.map_or(ExitStatus::Internal, CompileError::exit_status),
+    )
 }

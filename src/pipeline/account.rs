@@ -317,6 +317,7 @@ fn trace(
         cache,
         // The compile fills these in once this phase is timed too.
         phase_times: Vec::new(),
+        resident: None,
     }
 }
 

@@ -227,6 +227,10 @@ pub struct PipelineTrace {
     pub cache: CacheReport,
     /// Wall time of each phase, in the order they ran.
     pub phase_times: Vec<PhaseTime>,
+    /// How a resident index answered the scan (a long-lived process: the
+    /// MCP server, the daemon); absent for a one-shot compile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resident: Option<crate::resident::ResidentReport>,
 }
 
 /// How long one phase of a compile took.

@@ -20,7 +20,7 @@ use gix::bstr::ByteSlice;
 use gix::prelude::ObjectIdExt;
 
 /// The two states a diff compares.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum DiffSpec {
     /// The working tree against a revision (`--diff[=REV]`, default `HEAD`).
     WorkTree(String),

@@ -84,10 +84,20 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
     let mut warnings = plan.warnings.clone();
     let project = &plan.project;
     let cache = open_file_cache(host, project, request.no_cache, &mut warnings);
-    let snapshot = times.run("scan", || scan::scan(project, cache.as_ref(), cancel.0));
+    let (snapshot, resident) = times.run("scan", || match host.resident() {
+        Some(index) => {
+            let (snapshot, report) = index.snapshot(project, cache.as_ref(), cancel.0);
+            (snapshot, Some(report))
+        }
+        None => (
+            std::sync::Arc::new(scan::scan(project, cache.as_ref(), cancel.0)),
+            None,
+        ),
+    });
+    let snapshot = &*snapshot;
     cancel.check()?;
     let prompt_key = (request.use_prompt_cache && cache.is_some())
-        .then(|| prompt_cache::key_for(request, &plan, &snapshot));
+        .then(|| prompt_cache::key_for(request, &plan, snapshot));
     let hit = prompt_key
         .as_ref()
         .zip(cache.as_ref())
@@ -99,7 +109,7 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
     let selection = times.run("select", || {
         select::select(
             &plan,
-            &snapshot,
+            snapshot,
             &request.related_files,
             cache.as_ref(),
             cancel,
@@ -109,7 +119,7 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
     let facts = times.run("facts", || {
         facts::facts(
             &plan,
-            &snapshot,
+            snapshot,
             &selection,
             cache.as_ref(),
             cancel,
@@ -121,13 +131,14 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
             account::Blocked {
                 request,
                 plan,
-                snapshot: &snapshot,
+                snapshot: snapshot,
                 selection: &selection,
                 facts: &facts,
             },
             warnings,
         );
         trace.phase_times = times.0;
+        trace.resident = resident;
         return Err(CompileError::GuardBlockedAll {
             blocked: facts.blocked_files(),
             trace: Some(Box::new(trace)),
@@ -141,7 +152,7 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
     let fitted = times.run("fit", || {
         fit::fit(
             &plan,
-            &snapshot,
+            snapshot,
             &selection,
             &facts,
             options,
@@ -157,7 +168,7 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
             account::Outcome {
                 request,
                 plan,
-                snapshot: &snapshot,
+                snapshot: snapshot,
                 selection: &selection,
                 facts: &facts,
                 fitted: &fitted,
@@ -174,6 +185,7 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
     });
     if let Some(trace) = &mut compilation.trace {
         trace.phase_times = times.0;
+        trace.resident = resident;
     }
     Ok(compilation)
 }

@@ -24,7 +24,7 @@ use crate::error::CompileError;
 use crate::host::Host;
 use crate::pipeline::account::elapsed_ms;
 use crate::pipeline::prepare::Project;
-use crate::pipeline::scan::{Bounded, Shard, read_bounded, scan_with};
+use crate::pipeline::scan::{Bounded, Shard, read_bounded, scan_shard};
 use crate::pipeline::select::graph::{imports_from_bytes, parse_imports};
 use crate::pipeline::{file_cache, isolate};
 
@@ -197,7 +197,7 @@ pub fn precompute(
         handled.insert(file.path.clone());
     };
     let on_read: Option<&crate::pipeline::scan::OnRead<'_>> = (!remote).then_some(&on_read);
-    let snapshot = scan_with(&project, Some(&cache), None, on_read, request.shard);
+    let snapshot = scan_shard(&project, Some(&cache), on_read, request.shard);
     let repo = &snapshot.repo;
     on_total(repo.files.len() as u64);
     let keys = project_keys(&cache, &repo.files);

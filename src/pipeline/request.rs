@@ -15,8 +15,10 @@ use aic_stages::relative_path::RelativePath;
 use aic_stages::tokens::TokenCount;
 use serde::{Deserialize, Serialize};
 
-/// One compile's inputs.
-#[derive(Clone, Debug, Default)]
+/// One compile's inputs. Serialisable (without the cancel flag) so a client
+/// can hand it to `aic daemon`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct CompilationRequest {
     /// The user's intent, verbatim.
     pub intent: String,
@@ -60,6 +62,7 @@ pub struct CompilationRequest {
     /// Set by the caller to stop the compile between phases: the compile then
     /// returns [`CompileError::Cancelled`](crate::error::CompileError::Cancelled)
     /// and caches and logs nothing.
+    #[serde(skip)]
     pub cancel: Option<Arc<AtomicBool>>,
     /// A limit on the characters of what the caller shows of the prompt (an
     /// MCP reply, a hook's injected text): the fit phase meets it in the same
@@ -88,7 +91,7 @@ pub struct CompilationRequest {
 
 /// A limit on the size of the compiled prompt, in characters, as the caller
 /// will show it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SizeLimit {
     /// The most characters (Unicode scalar values).
     pub max_chars: usize,
@@ -100,7 +103,7 @@ pub struct SizeLimit {
 }
 
 /// The part of the prompt a [`SizeLimit`] measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SizeScope {
     /// The whole prompt.
     Prompt,
@@ -127,7 +130,7 @@ impl SizeLimit {
 /// What the agentic session layer hands the pipeline: the `## Session
 /// context` header, the files already shown in the session, and the tokens
 /// the conversation already holds.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SessionInput {
     /// Body of the `## Session context` section (the ConversationCompressor's
     /// step list), when the session has recorded steps.

@@ -27,6 +27,7 @@ use aic_stages::tokens::TokenCount;
 
 use crate::args::HookArgs;
 use crate::clock::iso;
+use crate::daemon::protocol::HookInput;
 use crate::error::CompileError;
 use crate::history::compilations::{CompileOrigin, record};
 use crate::host::Host;
@@ -51,46 +52,98 @@ const MAX_HOOK_INTENT_CHARS: usize = 2_000;
 /// same tool batch before refusing a tool.
 const COMPILE_GATE_WAIT: Duration = Duration::from_millis(500);
 
-/// Runs a hook; never fails.
+/// Runs a hook; never fails. A running `aic daemon` (started on first use)
+/// answers when there is one; otherwise the hook runs in this process.
 pub fn run(args: &HookArgs, host: &Host) -> anyhow::Result<()> {
-    let event = args.event().unwrap_or_default().to_owned();
-    let editor = match args.editor() {
-        Some("claude") => Editor::ClaudeCode,
-        Some("codex") => Editor::Codex,
-        Some("cursor") => Editor::Cursor,
-        other => {
-            log(
-                host,
-                other.unwrap_or(""),
-                &event,
-                "not a hook aic handles (`aic hook <claude|codex|cursor> <Event>`)",
-            );
-            return Ok(());
+    let event = args.event().unwrap_or_default();
+    let Some(editor) = editor_of(args.editor()) else {
+        log(
+            host,
+            args.editor().unwrap_or(""),
+            event,
+            "not a hook aic handles (`aic hook <claude|codex|cursor> <Event>`)",
+        );
+        return Ok(());
+    };
+    let known = match editor {
+        Editor::Cursor => cursor::event_named(event).is_some(),
+        _ => claude::event_named(event).is_some(),
+    };
+    if !known {
+        log(
+            host,
+            editor.id(),
+            event,
+            "not an event aic handles; nothing to do",
+        );
+        let output = neutral(editor, event);
+        if !output.is_empty() {
+            let _ = print_stdout(&output);
         }
-    };
-    let hook = Hook {
-        host,
-        state: HookState::new(host),
-        editor,
-        event: &event,
-    };
-    if !args.rest().is_empty() {
-        hook.log(&format!(
-            "extra arguments ignored: {}",
-            args.rest().join(" ")
-        ));
+        return Ok(());
     }
-    let check = args.check().map(str::to_owned);
-    let output = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook.handle(check)))
-        .unwrap_or_else(|_| {
-            hook.log("the handler panicked");
-            neutral(editor, &event)
-        });
+    let mut stdin = Vec::new();
+    if std::io::stdin()
+        .take(MAX_STDIN_BYTES)
+        .read_to_end(&mut stdin)
+        .is_err()
+    {
+        log(host, editor.id(), event, "stdin could not be read");
+        stdin.clear();
+    }
+    let input = HookInput {
+        words: args.words.clone(),
+        stdin,
+        claude_project_dir: std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from),
+        cursor_project_dir: std::env::var_os("CURSOR_PROJECT_DIR").map(PathBuf::from),
+        cwd: std::env::current_dir().ok(),
+        aic_project_root: std::env::var_os("AIC_PROJECT_ROOT").map(PathBuf::from),
+        aic_conversation_id: std::env::var("AIC_CONVERSATION_ID").ok(),
+    };
+    let output = crate::daemon::client::hook(&input).unwrap_or_else(|| answer(&input, host));
     if !output.is_empty() {
         // A closed stdout (the editor gave up) is not worth an error.
         let _ = print_stdout(&output);
     }
     Ok(())
+}
+
+fn editor_of(name: Option<&str>) -> Option<Editor> {
+    match name {
+        Some("claude") => Some(Editor::ClaudeCode),
+        Some("codex") => Some(Editor::Codex),
+        Some("cursor") => Some(Editor::Cursor),
+        _ => None,
+    }
+}
+
+/// A hook event's output (stdout), computed in this process (the CLI's
+/// in-process path, or the daemon for a client). Never fails: a panic in the
+/// handler is logged and gives the neutral output.
+pub fn answer(input: &HookInput, host: &Host) -> String {
+    let words: Vec<&str> = input.words.iter().map(String::as_str).collect();
+    let event = words.get(1).copied().unwrap_or_default();
+    let Some(editor) = editor_of(words.first().copied()) else {
+        return String::new();
+    };
+    let hook = Hook {
+        host,
+        state: HookState::new(host),
+        editor,
+        event,
+    };
+    if words.len() > 3 {
+        hook.log(&format!(
+            "extra arguments ignored: {}",
+            words[3..].join(" ")
+        ));
+    }
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook.handle(input))).unwrap_or_else(
+        |_| {
+            hook.log("the handler panicked");
+            neutral(editor, event)
+        },
+    )
 }
 
 /// An event's output when aic has nothing to say.
@@ -115,7 +168,7 @@ impl Hook<'_> {
         log(self.host, self.editor.id(), self.event, message);
     }
 
-    fn handle(&self, check: Option<String>) -> String {
+    fn handle(&self, input: &HookInput) -> String {
         let (editor, event_name) = (self.editor, self.event);
         let known = match editor {
             Editor::Cursor => cursor::event_named(event_name).is_some(),
@@ -125,26 +178,17 @@ impl Hook<'_> {
             self.log("not an event aic handles; nothing to do");
             return neutral(editor, event_name);
         }
-        let mut bytes = Vec::new();
-        if std::io::stdin()
-            .take(MAX_STDIN_BYTES)
-            .read_to_end(&mut bytes)
-            .is_err()
-        {
-            self.log("stdin could not be read");
-            return neutral(editor, event_name);
-        }
-        let stdin = String::from_utf8_lossy(&bytes);
+        let stdin = String::from_utf8_lossy(&input.stdin);
         let mut env = HookEnv {
-            claude_project_dir: std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from),
-            cursor_project_dir: std::env::var_os("CURSOR_PROJECT_DIR").map(PathBuf::from),
-            process_cwd: std::env::current_dir().ok(),
+            claude_project_dir: input.claude_project_dir.clone(),
+            cursor_project_dir: input.cursor_project_dir.clone(),
+            process_cwd: input.cwd.clone(),
             project_of: Some(|dir| crate::root::discover_root(dir).0),
             session_marked: false,
-            aic_project_root: std::env::var_os("AIC_PROJECT_ROOT").map(PathBuf::from),
-            aic_conversation_id: std::env::var("AIC_CONVERSATION_ID").ok(),
+            aic_project_root: input.aic_project_root.clone(),
+            aic_conversation_id: input.aic_conversation_id.clone(),
             editor_id: if editor == Editor::Codex { "codex" } else { "" },
-            check,
+            check: input.words.get(2).cloned(),
         };
         if editor == Editor::Cursor {
             let Some(payload) = cursor::parse(&stdin) else {

@@ -58,6 +58,12 @@ pub struct GitRecency {
 }
 
 impl GitRecency {
+    /// The newest commit time read, in ms since the epoch (0 with none): an
+    /// uncommitted change is newer than it.
+    pub fn newest_commit_ms(&self) -> i64 {
+        self.last_commit.values().copied().max().unwrap_or(0) * 1000
+    }
+
     /// Whether a file differs from what the index recorded (or is not in it).
     ///
     /// When the recorded size and modification second match, the file is clean

@@ -15,14 +15,18 @@ use std::time::Instant;
 
 use aic_stages::content_hash::ContentHash;
 use aic_stages::guard::ExclusionScanner;
-use aic_stages::repo_map::RepoMap;
+use aic_stages::relative_path::RelativePath;
+use aic_stages::repo_map::{FileEntry, RepoMap};
 use tracing::{debug, info};
 
 use crate::cache::FileCache;
 use crate::pipeline::prepare::Project;
 use git::{GitRecency, read_git_recency};
-pub use walk::{Bounded, DEFAULT_NEGATIVE_PATTERNS, OnRead, Shard, SkippedFiles, read_bounded};
-use walk::{ScanOptions, walk};
+use walk::walk;
+pub use walk::{
+    Bounded, DEFAULT_NEGATIVE_PATTERNS, LeftOut, OnRead, PathOutcome, ScanOptions, Shard,
+    SkippedFiles, read_bounded, scan_path,
+};
 
 /// The files of a project at one moment.
 #[derive(Debug)]
@@ -42,7 +46,7 @@ pub struct Snapshot {
 /// `cancel` stops the walk early; the snapshot is then incomplete and the
 /// caller must not use it.
 pub fn scan(project: &Project, cache: Option<&FileCache>, cancel: Option<&AtomicBool>) -> Snapshot {
-    scan_with(project, cache, cancel, None, None)
+    scan_with(project, cache, cancel, None)
 }
 
 /// [`scan`], calling `on_read` with each file the walk reads (its entry and
@@ -53,19 +57,72 @@ pub fn scan_with(
     cache: Option<&FileCache>,
     cancel: Option<&AtomicBool>,
     on_read: Option<&OnRead<'_>>,
-    shard: Option<Shard>,
 ) -> Snapshot {
-    let root = project.root.as_path();
-    let started = Instant::now();
+    scan_detailed(project, cache, cancel, on_read).0
+}
+
+/// What a resident index keeps beside a [`Snapshot`] to follow edits without
+/// walking again: the files left out by name, the directories in scope, and
+/// git's index and history.
+#[derive(Debug, Default)]
+pub struct ScanDetail {
+    /// Files the walk found and left out, with why, sorted by path.
+    pub left_out: Vec<(RelativePath, LeftOut)>,
+    /// Directories in scope below the root, sorted.
+    pub directories: Vec<RelativePath>,
+    /// Entries the walk could not read or name.
+    pub walk_errors: usize,
+    /// Git's index and history, when the project is in a repository.
+    pub git: Option<GitRecency>,
+}
+
+/// The options of the walk for `project`: its size cap and the guard's path
+/// rules for links.
+pub fn never_include(project: &Project) -> Option<ExclusionScanner> {
     let guard = &project.config.guard;
     // The guard's own constructor reports an invalid glob; here the built-in
     // list is enough to keep links to sensitive files out.
-    let never_include = guard.enabled.then(|| {
-        ExclusionScanner::new(&guard.additional_exclusions)
-            .or_else(|_| ExclusionScanner::new(&[] as &[String]))
-            .ok()
-    });
-    let never_include = never_include.flatten();
+    guard
+        .enabled
+        .then(|| {
+            ExclusionScanner::new(&guard.additional_exclusions)
+                .or_else(|_| ExclusionScanner::new(&[] as &[String]))
+                .ok()
+        })
+        .flatten()
+}
+
+/// [`scan_with`] over one [`Shard`] of the files (`aic precompute --shard`):
+/// the others are counted in [`SkippedFiles::other_shard`].
+pub fn scan_shard(
+    project: &Project,
+    cache: Option<&FileCache>,
+    on_read: Option<&OnRead<'_>>,
+    shard: Option<Shard>,
+) -> Snapshot {
+    scan_sharded(project, cache, None, on_read, shard).0
+}
+
+/// [`scan_with`], also returning the [`ScanDetail`] a resident index keeps.
+pub fn scan_detailed(
+    project: &Project,
+    cache: Option<&FileCache>,
+    cancel: Option<&AtomicBool>,
+    on_read: Option<&OnRead<'_>>,
+) -> (Snapshot, ScanDetail) {
+    scan_sharded(project, cache, cancel, on_read, None)
+}
+
+fn scan_sharded(
+    project: &Project,
+    cache: Option<&FileCache>,
+    cancel: Option<&AtomicBool>,
+    on_read: Option<&OnRead<'_>>,
+    shard: Option<Shard>,
+) -> (Snapshot, ScanDetail) {
+    let root = project.root.as_path();
+    let started = Instant::now();
+    let never_include = never_include(project);
     let (walked, git) = std::thread::scope(|scope| {
         let git = scope.spawn(|| {
             let started = Instant::now();
@@ -103,31 +160,49 @@ pub fn scan_with(
         );
     }
     let file_tree_hash = repo.file_tree_hash();
-    Snapshot {
+    let snapshot = Snapshot {
         repo,
         skipped: walked.skipped,
         file_tree_hash,
-    }
+    };
+    let detail = ScanDetail {
+        left_out: walked.left_out,
+        directories: walked.directories,
+        walk_errors: walked.walk_errors,
+        git,
+    };
+    (snapshot, detail)
 }
 
 /// Replaces each file's recency time with what git knows: uncommitted changes are
 /// newer than every commit, committed files take their last commit time, and
 /// files untouched in the commits read are older than all of those.
-fn apply_git_recency(root: &Path, repo: &mut RepoMap, git: &GitRecency) {
-    let newest_commit_ms = git.last_commit.values().copied().max().unwrap_or(0) * 1000;
+pub fn apply_git_recency(root: &Path, repo: &mut RepoMap, git: &GitRecency) {
+    let newest_commit_ms = git.newest_commit_ms();
     for file in &mut repo.files {
-        let path = file.path.as_str();
-        let cap = file.size_bytes;
-        let read = || match read_bounded(&root.join(path), cap) {
-            Ok(Bounded::Bytes(bytes)) => Some(bytes),
-            _ => None,
-        };
-        file.recency_ms = if git.is_dirty(path, file.size_bytes, file.last_modified_ms, read) {
-            file.last_modified_ms.max(newest_commit_ms + 1000)
-        } else {
-            git.last_commit
-                .get(path)
-                .map_or(0, |seconds| seconds * 1000)
-        };
+        file.recency_ms = git_recency_ms(root, file, git, newest_commit_ms);
+    }
+}
+
+/// One file's recency by git ([`apply_git_recency`]); `newest_commit_ms` is
+/// [`GitRecency::newest_commit_ms`].
+pub fn git_recency_ms(
+    root: &Path,
+    file: &FileEntry,
+    git: &GitRecency,
+    newest_commit_ms: i64,
+) -> i64 {
+    let path = file.path.as_str();
+    let cap = file.size_bytes;
+    let read = || match read_bounded(&root.join(path), cap) {
+        Ok(Bounded::Bytes(bytes)) => Some(bytes),
+        _ => None,
+    };
+    if git.is_dirty(path, file.size_bytes, file.last_modified_ms, read) {
+        file.last_modified_ms.max(newest_commit_ms + 1000)
+    } else {
+        git.last_commit
+            .get(path)
+            .map_or(0, |seconds| seconds * 1000)
     }
 }

@@ -141,6 +141,39 @@ impl Shard {
     }
 }
 
+impl SkippedFiles {
+    /// The counts of a list of files left out, plus `unreadable` entries the
+    /// walk could not name.
+    pub fn count(left_out: &[(RelativePath, LeftOut)], unreadable: usize) -> Self {
+        let mut skipped = Self {
+            unreadable,
+            ..Self::default()
+        };
+        for (_, why) in left_out {
+            match why {
+                LeftOut::Binary => skipped.binary += 1,
+                LeftOut::TooLarge => skipped.too_large += 1,
+                LeftOut::Unreadable => skipped.unreadable += 1,
+                LeftOut::Symlink => skipped.symlinks += 1,
+            }
+        }
+        skipped
+    }
+}
+
+/// Why the walk left a file it found out of the RepoMap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeftOut {
+    /// A NUL byte in the first 8 KiB.
+    Binary,
+    /// Larger than `repoMap.maxFileBytes`.
+    TooLarge,
+    /// Could not be stat'ed or read.
+    Unreadable,
+    /// A symbolic link the walk does not follow.
+    Symlink,
+}
+
 /// What the scan found.
 #[derive(Debug)]
 pub struct ScanOutput {
@@ -148,6 +181,28 @@ pub struct ScanOutput {
     pub repo: RepoMap,
     /// Files left out, by reason.
     pub skipped: SkippedFiles,
+    /// The files counted in `skipped`, each with why, sorted by path (entries
+    /// the walk could not name are counted only).
+    pub left_out: Vec<(RelativePath, LeftOut)>,
+    /// Directories the walk entered (not ignored), below the root, sorted.
+    pub directories: Vec<RelativePath>,
+    /// Entries the walk could not read or name (counted as unreadable).
+    pub walk_errors: usize,
+}
+
+/// What [`scan_path`] found at one path.
+#[derive(Debug)]
+pub enum PathOutcome {
+    /// Nothing is there any more.
+    Gone,
+    /// A directory (the caller walks it).
+    Directory,
+    /// The project's ignore rules or the built-in list leave the path out.
+    Ignored,
+    /// A file in scope.
+    Entry(FileEntry),
+    /// A file found and left out.
+    LeftOut(LeftOut),
 }
 
 /// Scan settings.
@@ -284,6 +339,7 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
         });
 
     let mut found = Vec::new();
+    let mut directories = Vec::new();
     let mut walk_errors = 0usize;
     for entry in walk {
         if options.cancelled() {
@@ -293,7 +349,7 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
             walk_errors += 1;
             continue;
         };
-        if entry.depth == 0 || entry.file_type.is_dir() {
+        if entry.depth == 0 {
             continue;
         }
         let absolute = entry.path();
@@ -305,6 +361,10 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
             walk_errors += 1;
             continue;
         };
+        if entry.file_type.is_dir() {
+            directories.push(path);
+            continue;
+        }
         found.push(Found {
             path,
             absolute,
@@ -328,26 +388,102 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
         })
         .collect();
     let outcomes = resolve_deferred(outcomes, &found, options, cache);
-    let mut skipped = SkippedFiles {
-        unreadable: walk_errors,
-        ..SkippedFiles::default()
-    };
     let mut entries = Vec::with_capacity(outcomes.len());
-    for outcome in outcomes {
+    let mut left_out = Vec::new();
+    let mut other_shard = 0;
+    for (outcome, file) in outcomes.into_iter().zip(found) {
         match outcome {
             FileOutcome::Entry(entry) => entries.push(entry),
-            FileOutcome::Binary => skipped.binary += 1,
-            FileOutcome::TooLarge => skipped.too_large += 1,
-            // Every deferred file was resolved above.
-            FileOutcome::Unreadable | FileOutcome::Deferred(_) => skipped.unreadable += 1,
-            FileOutcome::Symlink => skipped.symlinks += 1,
-            FileOutcome::OtherShard => skipped.other_shard += 1,
+            FileOutcome::OtherShard => other_shard += 1,
+            outcome => left_out.push((file.path, left_out_of(&outcome))),
         }
     }
+    left_out.sort_by(|a, b| a.0.cmp(&b.0));
+    directories.sort();
     ScanOutput {
         repo: RepoMap::new(entries),
-        skipped,
+        skipped: SkippedFiles {
+            other_shard,
+            ..SkippedFiles::count(&left_out, walk_errors)
+        },
+        left_out,
+        directories,
+        walk_errors,
     }
+}
+
+/// Scans one path below `root` as the walk would have: `Ignored` when the
+/// ignore rules of its directories (read now) or the built-in list leave it
+/// out, `Directory` for a directory, otherwise the file's outcome (through the
+/// cache, like [`walk`]). For a resident snapshot that follows edits.
+pub fn scan_path(
+    root: &Path,
+    path: &RelativePath,
+    options: ScanOptions<'_>,
+    cache: Option<&FileCache>,
+) -> PathOutcome {
+    let absolute = root.join(path.as_str());
+    let Ok(metadata) = fs_err::symlink_metadata(&absolute) else {
+        return PathOutcome::Gone;
+    };
+    if metadata.is_dir() {
+        return PathOutcome::Directory;
+    }
+    if is_ignored_path(root, path) {
+        return PathOutcome::Ignored;
+    }
+    let found = Found {
+        path: path.clone(),
+        absolute,
+        is_symlink: metadata.file_type().is_symlink(),
+    };
+    let outcome = scan_file(root, &found, options, cache);
+    let outcome = resolve_deferred(vec![outcome], std::slice::from_ref(&found), options, cache);
+    match outcome.into_iter().next() {
+        Some(FileOutcome::Entry(entry)) => PathOutcome::Entry(entry),
+        Some(FileOutcome::OtherShard) => PathOutcome::Ignored,
+        Some(outcome) => PathOutcome::LeftOut(left_out_of(&outcome)),
+        None => PathOutcome::Gone,
+    }
+}
+
+/// Why a file the walk did not keep was left out; a deferred file still
+/// unresolved counts as unreadable.
+fn left_out_of(outcome: &FileOutcome) -> LeftOut {
+    match outcome {
+        FileOutcome::Binary => LeftOut::Binary,
+        FileOutcome::TooLarge => LeftOut::TooLarge,
+        FileOutcome::Symlink => LeftOut::Symlink,
+        FileOutcome::Entry(_)
+        | FileOutcome::OtherShard
+        | FileOutcome::Unreadable
+        | FileOutcome::Deferred(_) => LeftOut::Unreadable,
+    }
+}
+
+/// Whether the walk would leave `path` out by an ignore rule: the rules in
+/// force in each of its directories, from the root down, as the walk stacks
+/// them.
+fn is_ignored_path(root: &Path, path: &RelativePath) -> bool {
+    let mut stack = base_ignore_stack(root);
+    let mut directory = root.to_path_buf();
+    let names: Vec<&str> = path.as_str().split('/').collect();
+    for (index, name) in names.iter().enumerate() {
+        let gitignore = directory.join(".gitignore");
+        if gitignore.is_file() {
+            let mut builder = GitignoreBuilder::new(&directory);
+            builder.add(gitignore);
+            if let Ok(matcher) = builder.build() {
+                stack.matchers.push(Arc::new(matcher));
+            }
+        }
+        let child = directory.join(name);
+        if stack.is_ignored(&child, index + 1 < names.len()) {
+            return true;
+        }
+        directory = child;
+    }
+    false
 }
 
 fn scan_file(

@@ -1,0 +1,134 @@
+//! `aic daemon`: one long-lived process per user and `AIC_HOME` that keeps
+//! the projects it serves resident ([`crate::resident`]) and answers
+//! compiles, inspects and hook events over a Unix socket
+//! (`$AIC_HOME/daemon/daemon.sock`, mode 0600 in a 0700 directory).
+//!
+//! Clients ([`client`]) use a running daemon when there is one, and hooks
+//! start it on first use; without it they compile in-process, with the same
+//! bytes out. A daemon of another build, or started with another home or
+//! allowed-roots list, is never used. The daemon drops a project unused for
+//! its project idle time and exits after its own idle time. On Windows there
+//! is no daemon: every command compiles in-process.
+
+pub mod client;
+pub mod protocol;
+#[cfg(unix)]
+pub mod server;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use protocol::{Answer, CompileJob, Failure, View};
+
+use crate::host::Host;
+
+/// Minutes a daemon waits without a request before it exits.
+pub const DEFAULT_IDLE_MINUTES: f64 = 30.0;
+
+/// Minutes a project stays resident without a compile.
+pub const DEFAULT_PROJECT_IDLE_MINUTES: f64 = 30.0;
+
+/// The daemon's files under the aic home: `daemon/` (0700) with the socket,
+/// the pid file and the log.
+#[derive(Clone, Debug)]
+pub struct DaemonPaths {
+    /// `$AIC_HOME/daemon`.
+    pub dir: PathBuf,
+}
+
+impl DaemonPaths {
+    /// The paths under `home`.
+    pub fn new(home: &Path) -> Self {
+        Self {
+            dir: home.join("daemon"),
+        }
+    }
+
+    /// The socket.
+    pub fn socket(&self) -> PathBuf {
+        self.dir.join("daemon.sock")
+    }
+
+    /// The log the daemon writes (its stderr).
+    pub fn log(&self) -> PathBuf {
+        self.dir.join("daemon.log")
+    }
+}
+
+/// A compile's answer in this process, or the error it ends with (a
+/// command may have both: `inspect` prints the trace of a blocked compile).
+#[derive(Debug)]
+pub struct Outcome {
+    /// What the command prints.
+    pub answer: Answer,
+    /// The error the command ends with.
+    pub error: Option<anyhow::Error>,
+}
+
+impl Outcome {
+    /// An outcome with nothing to print.
+    pub fn failed(error: anyhow::Error) -> Self {
+        Self {
+            answer: Answer::default(),
+            error: Some(error),
+        }
+    }
+}
+
+/// Runs a compile job in this process, as the command would.
+pub fn run_job(job: &CompileJob, host: &Host) -> Outcome {
+    match job.view {
+        View::Prompt { json, copy } => {
+            match crate::commands::compile::answer(&job.request, json, copy, host) {
+                Ok(answer) => Outcome {
+                    answer,
+                    error: None,
+                },
+                Err(error) => Outcome::failed(error),
+            }
+        }
+        View::Inspect { json } => crate::commands::inspect::answer(&job.request, json, host),
+    }
+}
+
+/// An error reported by the daemon, printed by the client as it came.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", .0.report)]
+pub struct Reported(pub Failure);
+
+/// This build of aic: its version and the executable's size and time, so a
+/// rebuilt binary never talks to a daemon of the old one.
+pub fn build_id() -> &'static str {
+    static BUILD: OnceLock<String> = OnceLock::new();
+    BUILD.get_or_init(|| {
+        let stamp = std::env::current_exe()
+            .and_then(fs_err::metadata)
+            .map(|metadata| {
+                let modified = metadata
+                    .modified()
+                    .ok()
+                    .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |elapsed| elapsed.as_nanos());
+                format!("{:x}-{modified:x}", metadata.len())
+            })
+            .unwrap_or_default();
+        format!("{} {stamp}", env!("CARGO_PKG_VERSION"))
+    })
+}
+
+/// The environment a compile's answer depends on (the home directories and
+/// the allowed roots), as one string a client and a daemon compare.
+pub fn environment() -> String {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .map(|value| value.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    format!(
+        "HOME={}\nAIC_HOME={}\n{}={}",
+        var("HOME"),
+        var("AIC_HOME"),
+        crate::root::ALLOWED_ROOTS_VAR,
+        var(crate::root::ALLOWED_ROOTS_VAR)
+    )
+}

@@ -1,0 +1,189 @@
+//! What a client and `aic daemon` say to each other over the socket: frames
+//! of a 4-byte big-endian length and that many bytes of JSON, one request
+//! and one reply per connection.
+
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::pipeline::CompilationRequest;
+use crate::resident::ResidentProjectStatus;
+
+/// The largest frame read, in bytes (a prompt of a few MB, with room).
+const MAX_FRAME_BYTES: u32 = 256 << 20;
+
+/// A request with what the daemon must share with its client to answer as
+/// the client would: the same build and the same environment.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Envelope {
+    /// The client's [`super::build_id`].
+    pub build: String,
+    /// The client's [`super::environment`].
+    pub environment: String,
+    /// What it asks.
+    pub request: Request,
+}
+
+/// What a client asks.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Request {
+    /// A compile, answered as `aic compile` or `aic inspect` prints it.
+    Compile(CompileJob),
+    /// An editor hook event, answered with the hook's stdout.
+    Hook(HookInput),
+    /// The daemon's state.
+    Status,
+    /// Stop the daemon.
+    Stop,
+}
+
+/// One compile and how its answer is shown.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CompileJob {
+    /// The compile.
+    pub request: CompilationRequest,
+    /// How it is shown.
+    pub view: View,
+}
+
+/// How a compile's answer is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum View {
+    /// `aic compile`: the prompt, or `{compiledPrompt, meta}` with `json`;
+    /// `copy` also returns the bare prompt (for the clipboard).
+    Prompt {
+        /// `--json`.
+        json: bool,
+        /// `--copy`.
+        copy: bool,
+    },
+    /// `aic inspect`: the report, or the trace as JSON.
+    Inspect {
+        /// `--json`.
+        json: bool,
+    },
+}
+
+/// Everything a hook handler reads besides its arguments: stdin and the
+/// environment variables hooks consult, and the client's working directory.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct HookInput {
+    /// `<editor> <Event> [check]` and further words.
+    pub words: Vec<String>,
+    /// The event's JSON as read from stdin (at most 8 MiB).
+    pub stdin: Vec<u8>,
+    /// `CLAUDE_PROJECT_DIR`.
+    pub claude_project_dir: Option<PathBuf>,
+    /// `CURSOR_PROJECT_DIR`.
+    pub cursor_project_dir: Option<PathBuf>,
+    /// The hook process's working directory.
+    pub cwd: Option<PathBuf>,
+    /// `AIC_PROJECT_ROOT`.
+    pub aic_project_root: Option<PathBuf>,
+    /// `AIC_CONVERSATION_ID`.
+    pub aic_conversation_id: Option<String>,
+}
+
+/// A compile's answer: what the command prints.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Answer {
+    /// The command's stdout.
+    pub stdout: String,
+    /// Tokens of the compiled prompt (for the command's notes).
+    pub tokens_compiled: u64,
+    /// The bare prompt, for `--copy`.
+    pub prompt: Option<String>,
+    /// Warnings the compile logged (a client prints them).
+    pub warnings: Vec<String>,
+    /// The error the command ends with, as it is reported.
+    pub failure: Option<Failure>,
+}
+
+/// An error as the command line reports it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Failure {
+    /// `error: …`, its causes and hint, as printed to stderr.
+    pub report: String,
+    /// The exit code.
+    pub exit: u8,
+}
+
+/// The daemon's answer.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Reply {
+    /// A compile's answer.
+    Compiled(Answer),
+    /// A hook's stdout.
+    Hook(String),
+    /// The daemon's state.
+    Status(DaemonStatus),
+    /// The daemon is stopping.
+    Stopping,
+    /// The daemon is another build: the client compiles itself (or replaces
+    /// the daemon).
+    OtherBuild {
+        /// The daemon's build.
+        daemon: String,
+    },
+    /// The daemon runs with another environment (home, allowed roots): the
+    /// client compiles itself.
+    OtherEnvironment,
+}
+
+/// What `aic daemon status` shows.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DaemonStatus {
+    /// The daemon's process id.
+    pub pid: u32,
+    /// Its build.
+    pub build: String,
+    /// Seconds since it started.
+    pub uptime_secs: u64,
+    /// Compiles and hook events answered.
+    pub requests: u64,
+    /// Median and 95th percentile of the last requests' wall times, ms.
+    pub p50_ms: f64,
+    /// 95th percentile, ms.
+    pub p95_ms: f64,
+    /// Resident memory, bytes (0 when unknown).
+    pub rss_bytes: u64,
+    /// The projects it holds.
+    pub projects: Vec<ResidentProjectStatus>,
+}
+
+/// Writes one frame.
+///
+/// # Errors
+///
+/// The I/O error, or a value that does not serialise.
+pub fn write_frame<T: Serialize>(stream: &mut impl Write, value: &T) -> io::Result<()> {
+    let bytes = serde_json::to_vec(value).map_err(io::Error::other)?;
+    let length = u32::try_from(bytes.len())
+        .ok()
+        .filter(|length| *length <= MAX_FRAME_BYTES)
+        .ok_or_else(|| io::Error::other("frame too large"))?;
+    stream.write_all(&length.to_be_bytes())?;
+    stream.write_all(&bytes)?;
+    stream.flush()
+}
+
+/// Reads one frame.
+///
+/// # Errors
+///
+/// The I/O error (`UnexpectedEof` when the peer closed), a frame over 256
+/// MiB, or JSON that is not a `T`.
+pub fn read_frame<T: for<'de> Deserialize<'de>>(stream: &mut impl Read) -> io::Result<T> {
+    let mut length = [0u8; 4];
+    stream.read_exact(&mut length)?;
+    let length = u32::from_be_bytes(length);
+    if length > MAX_FRAME_BYTES {
+        return Err(io::Error::other("frame too large"));
+    }
+    let mut bytes = vec![0u8; length as usize];
+    stream.read_exact(&mut bytes)?;
+    serde_json::from_slice(&bytes)
+        .map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error))
+}

@@ -1,0 +1,463 @@
+//! The resident project index: a long-lived process (the MCP server, `aic
+//! daemon`) keeps each project's [`Snapshot`] and follows the project's
+//! edits through file-system events ([`watch`]), so a compile on an unchanged
+//! tree does no walk and no per-file look-up, and a compile after edits
+//! re-reads only the edited files.
+//!
+//! Correctness comes first: the snapshot after an update is the one a fresh
+//! walk would make. Whenever the events cannot say that path by path — a new
+//! or removed directory, a changed `.gitignore`, an overflowing event queue, a
+//! watch error, more than a thousand changed paths, a root that was moved or
+//! replaced — the project is walked again (through the per-file cache, so
+//! unchanged files are not read). A project whose directories cannot all be
+//! watched (the `inotify` watch limit) is walked on every compile, as without
+//! a resident index, and says so once in the log.
+
+pub mod watch;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use aic_stages::relative_path::RelativePath;
+use aic_stages::repo_map::{FileEntry, RepoMap};
+use serde::Serialize;
+use tracing::{info, warn};
+
+use crate::cache::FileCache;
+use crate::pipeline::prepare::Project;
+use crate::pipeline::scan::git::read_git_recency;
+use crate::pipeline::scan::{
+    self, PathOutcome, ScanDetail, ScanOptions, SkippedFiles, Snapshot, scan_path,
+};
+use watch::{Changes, Watch};
+
+/// How the scan phase of one compile was answered by the resident index,
+/// for the trace (`inspect --json`: `resident`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResidentReport {
+    /// `reused` (no change since the last compile), `updated` (edited paths
+    /// re-read), `walked` (a full walk, with `reason`).
+    pub answer: &'static str,
+    /// Why the project was walked (first use, a new directory, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Paths re-read for an update.
+    pub paths_updated: usize,
+    /// Whether git's index and history were read again.
+    pub git_reread: bool,
+}
+
+/// One project as the index keeps it.
+struct Resident {
+    snapshot: Arc<Snapshot>,
+    detail: ScanDetail,
+    /// `None`: not watched (the limit was hit, or no event source): walked on
+    /// every compile.
+    watch: Option<Watch>,
+    /// Why the project is not watched.
+    unwatched: Option<String>,
+    /// The root directory's identity when it was watched: a root replaced by
+    /// another directory of the same name is walked again.
+    root_id: Option<(u64, u64)>,
+    last_used: Instant,
+    queries: u64,
+}
+
+/// A project's identity in the index: its root and the settings the walk
+/// depends on (size cap, guard path rules).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct ProjectKey {
+    root: PathBuf,
+    max_file_bytes: u64,
+    guard: String,
+}
+
+impl ProjectKey {
+    fn of(project: &Project) -> Self {
+        let guard = &project.config.guard;
+        Self {
+            root: project.root.clone(),
+            max_file_bytes: project.config.repo_map.max_file_bytes,
+            guard: format!("{}:{:?}", guard.enabled, guard.additional_exclusions),
+        }
+    }
+}
+
+/// What [`ResidentIndex::status`] says of one project.
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResidentProjectStatus {
+    /// The project root.
+    pub root: PathBuf,
+    /// Files in its RepoMap.
+    pub files: usize,
+    /// Directories watched (0: not watched).
+    pub watched_directories: usize,
+    /// Why it is not watched, when it is not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unwatched: Option<String>,
+    /// When the last file-system event arrived, ms since the epoch (0: none).
+    pub last_event_ms: u64,
+    /// Compiles answered.
+    pub queries: u64,
+    /// Seconds since the last compile.
+    pub idle_secs: u64,
+}
+
+/// The resident snapshots of the projects a long-lived process serves.
+#[derive(Default)]
+pub struct ResidentIndex {
+    projects: Mutex<HashMap<ProjectKey, Arc<Mutex<Resident>>>>,
+}
+
+impl std::fmt::Debug for ResidentIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResidentIndex").finish_non_exhaustive()
+    }
+}
+
+impl ResidentIndex {
+    /// The current snapshot of `project`: the kept one when nothing changed,
+    /// an updated one after edits, a fresh walk the first time (or when the
+    /// events cannot be trusted). `cancel` stops a walk; a cancelled walk is
+    /// not kept.
+    pub fn snapshot(
+        &self,
+        project: &Project,
+        cache: Option<&FileCache>,
+        cancel: Option<&AtomicBool>,
+    ) -> (Arc<Snapshot>, ResidentReport) {
+        let key = ProjectKey::of(project);
+        let entry = self
+            .projects
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+            .cloned();
+        let Some(entry) = entry else {
+            return self.walk_new(key, project, cache, cancel, "first use".to_owned());
+        };
+        let mut resident = entry.lock().unwrap_or_else(PoisonError::into_inner);
+        resident.last_used = Instant::now();
+        resident.queries += 1;
+        let reason = match (&resident.watch, root_id(&project.root)) {
+            (None, _) => Some(
+                resident
+                    .unwatched
+                    .clone()
+                    .unwrap_or_else(|| "not watched".to_owned()),
+            ),
+            (Some(_), id) if id != resident.root_id => {
+                Some("the project directory was replaced".to_owned())
+            }
+            (Some(watch), _) => {
+                let changes = watch.drain();
+                match changes.rescan.clone() {
+                    Some(reason) => Some(reason),
+                    None => {
+                        return update(&mut resident, project, cache, changes).unwrap_or_else(
+                            |reason| {
+                                drop(resident);
+                                self.walk_new(key, project, cache, cancel, reason)
+                            },
+                        );
+                    }
+                }
+            }
+        };
+        drop(resident);
+        self.walk_new(key, project, cache, cancel, reason.unwrap_or_default())
+    }
+
+    /// Walks `project`, watches it and keeps it under `key`.
+    fn walk_new(
+        &self,
+        key: ProjectKey,
+        project: &Project,
+        cache: Option<&FileCache>,
+        cancel: Option<&AtomicBool>,
+        reason: String,
+    ) -> (Arc<Snapshot>, ResidentReport) {
+        let root = &project.root;
+        // The watches start after the walk (the walk finds the directories);
+        // a file edited in between is found by a stat pass below.
+        let (snapshot, detail) = scan::scan_detailed(project, cache, cancel, None);
+        let snapshot = Arc::new(snapshot);
+        let report = ResidentReport {
+            answer: "walked",
+            reason: Some(reason),
+            paths_updated: 0,
+            git_reread: true,
+        };
+        if cancel.is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed)) {
+            return (snapshot, report);
+        }
+        let started = Instant::now();
+        let directories = detail
+            .directories
+            .iter()
+            .map(|directory| root.join(directory.as_str()));
+        let git_dir = watch::git_dir(root);
+        let (watch, unwatched) = match Watch::start(root, directories, git_dir.as_deref()) {
+            Ok(watch) => (Some(watch), None),
+            Err(error) => {
+                let why = unwatched_reason(&error);
+                warn!(
+                    "Not watching `{}` ({why}); each compile walks it instead",
+                    root.display()
+                );
+                (None, Some(why))
+            }
+        };
+        info!(
+            "Watching {} directories of `{}` ({:?})",
+            watch.as_ref().map_or(0, |watch| watch.watched),
+            root.display(),
+            started.elapsed()
+        );
+        let mut resident = Resident {
+            snapshot: snapshot.clone(),
+            detail,
+            watch,
+            unwatched,
+            root_id: root_id(root),
+            last_used: Instant::now(),
+            queries: 1,
+        };
+        // Files edited between their read and the watch: found by a stat pass
+        // and re-read now.
+        let stale = stale_paths(root, &resident.snapshot);
+        let mut snapshot = snapshot;
+        if !stale.is_empty() {
+            let changes = Changes {
+                paths: stale.into_iter().collect(),
+                ..Changes::default()
+            };
+            if let Ok((updated, _)) = update(&mut resident, project, cache, changes) {
+                snapshot = updated;
+            }
+        }
+        let mut projects = self.projects.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(old) = projects.insert(key, Arc::new(Mutex::new(resident))) {
+            let old = old
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .watch
+                .take();
+            old.map(Watch::stop);
+        }
+        (snapshot, report)
+    }
+
+    /// Drops projects unused for `idle` or whose root is gone; returns how many
+    /// are left.
+    pub fn drop_idle(&self, idle: Duration) -> usize {
+        let mut projects = self.projects.lock().unwrap_or_else(PoisonError::into_inner);
+        projects.retain(|key, resident| {
+            let resident = resident.lock().unwrap_or_else(PoisonError::into_inner);
+            let keep = resident.last_used.elapsed() < idle && key.root.is_dir();
+            if !keep {
+                info!("Dropped the resident index of `{}`", key.root.display());
+            }
+            keep
+        });
+        projects.len()
+    }
+
+    /// The projects held, sorted by root.
+    pub fn status(&self) -> Vec<ResidentProjectStatus> {
+        let projects = self.projects.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut list: Vec<ResidentProjectStatus> = projects
+            .iter()
+            .map(|(key, resident)| {
+                let resident = resident.lock().unwrap_or_else(PoisonError::into_inner);
+                ResidentProjectStatus {
+                    root: key.root.clone(),
+                    files: resident.snapshot.repo.total_files(),
+                    watched_directories: resident.watch.as_ref().map_or(0, |watch| watch.watched),
+                    unwatched: resident.unwatched.clone(),
+                    last_event_ms: resident.watch.as_ref().map_or(0, Watch::last_event_ms),
+                    queries: resident.queries,
+                    idle_secs: resident.last_used.elapsed().as_secs(),
+                }
+            })
+            .collect();
+        list.sort_by(|a, b| a.root.cmp(&b.root));
+        list
+    }
+}
+
+/// Says why a project cannot be watched, with the fix for the watch limit.
+fn unwatched_reason(error: &notify::Error) -> String {
+    match error.kind {
+        notify::ErrorKind::MaxFilesWatch => {
+            "the inotify watch limit is reached; raise `fs.inotify.max_user_watches` with sysctl"
+                .to_owned()
+        }
+        _ => format!("the file watcher failed: {error}"),
+    }
+}
+
+/// The device and inode of a directory.
+fn root_id(root: &Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        fs_err::metadata(root)
+            .ok()
+            .map(|metadata| (metadata.dev(), metadata.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        fs_err::metadata(root).ok().map(|_| (0, 0))
+    }
+}
+
+/// Files whose size or modification time differ from the snapshot's (edited
+/// while the walk ran), absolute.
+fn stale_paths(root: &Path, snapshot: &Snapshot) -> Vec<PathBuf> {
+    use rayon::prelude::*;
+    snapshot
+        .repo
+        .files
+        .par_iter()
+        .filter_map(|file| {
+            let absolute = root.join(file.path.as_str());
+            let same = fs_err::metadata(&absolute).ok().is_some_and(|metadata| {
+                metadata.len() == file.size_bytes && modified_ms(&metadata) == file.last_modified_ms
+            });
+            (!same).then_some(absolute)
+        })
+        .collect()
+}
+
+fn modified_ms(metadata: &std::fs::Metadata) -> i64 {
+    metadata
+        .modified()
+        .ok()
+        .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Applies `changes` to a resident project: each changed path is scanned as
+/// the walk would scan it. `Err(reason)` when only a walk can say what
+/// changed (a directory, an ignore file).
+fn update(
+    resident: &mut Resident,
+    project: &Project,
+    cache: Option<&FileCache>,
+    changes: Changes,
+) -> Result<(Arc<Snapshot>, ResidentReport), String> {
+    if changes.paths.is_empty() && !changes.git {
+        return Ok((
+            resident.snapshot.clone(),
+            ResidentReport {
+                answer: "reused",
+                ..ResidentReport::default()
+            },
+        ));
+    }
+    let root = project.root.as_path();
+    let never_include = scan::never_include(project);
+    let options = ScanOptions {
+        max_file_bytes: project.config.repo_map.max_file_bytes,
+        cancel: None,
+        never_include: never_include.as_ref(),
+        on_read: None,
+        shard: None,
+    };
+    let mut files: Vec<FileEntry> = resident.snapshot.repo.files.clone();
+    let mut left_out = resident.detail.left_out.clone();
+    let mut updated = 0;
+    for absolute in &changes.paths {
+        let Some(path) = relative(root, absolute) else {
+            if absolute == root {
+                return Err("the project directory changed".to_owned());
+            }
+            continue;
+        };
+        let name = path.as_str().rsplit('/').next().unwrap_or_default();
+        if name == ".gitignore" {
+            return Err(format!("`{path}` changed"));
+        }
+        if resident.detail.directories.binary_search(&path).is_ok() {
+            return Err(format!("the directory `{path}` changed"));
+        }
+        let outcome = scan_path(root, &path, options, cache);
+        let entry_at = files.binary_search_by(|file| file.path.cmp(&path));
+        let left_at = left_out.binary_search_by(|(left, _)| left.cmp(&path));
+        match outcome {
+            PathOutcome::Directory => return Err(format!("the directory `{path}` appeared")),
+            PathOutcome::Gone | PathOutcome::Ignored => {
+                remove_at(&mut files, entry_at);
+                remove_at(&mut left_out, left_at);
+            }
+            PathOutcome::Entry(entry) => {
+                remove_at(&mut left_out, left_at);
+                match entry_at {
+                    Ok(index) => files[index] = entry,
+                    Err(index) => files.insert(index, entry),
+                }
+            }
+            PathOutcome::LeftOut(why) => {
+                remove_at(&mut files, entry_at);
+                match left_at {
+                    Ok(index) => left_out[index].1 = why,
+                    Err(index) => left_out.insert(index, (path.clone(), why)),
+                }
+            }
+        }
+        updated += 1;
+    }
+    let mut repo = RepoMap::new(files);
+    if changes.git {
+        resident.detail.git = read_git_recency(root, cache);
+    }
+    if let Some(git) = &resident.detail.git {
+        if changes.git {
+            scan::apply_git_recency(root, &mut repo, git);
+        } else {
+            let newest = git.newest_commit_ms();
+            for file in &mut repo.files {
+                let absolute = root.join(file.path.as_str());
+                if changes.paths.contains(&absolute) {
+                    file.recency_ms = scan::git_recency_ms(root, file, git, newest);
+                }
+            }
+        }
+    }
+    let skipped = SkippedFiles::count(&left_out, resident.detail.walk_errors);
+    resident.detail.left_out = left_out;
+    let file_tree_hash = repo.file_tree_hash();
+    let snapshot = Arc::new(Snapshot {
+        repo,
+        skipped,
+        file_tree_hash,
+    });
+    resident.snapshot = snapshot.clone();
+    Ok((
+        snapshot,
+        ResidentReport {
+            answer: "updated",
+            reason: None,
+            paths_updated: updated,
+            git_reread: changes.git,
+        },
+    ))
+}
+
+fn remove_at<T>(list: &mut Vec<T>, found: Result<usize, usize>) {
+    if let Ok(index) = found {
+        list.remove(index);
+    }
+}
+
+/// `absolute` relative to `root`, when it is below it and a valid name.
+fn relative(root: &Path, absolute: &Path) -> Option<RelativePath> {
+    let relative = absolute.strip_prefix(root).ok()?;
+    relative.to_str().and_then(RelativePath::new)
+}

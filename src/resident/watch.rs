@@ -1,0 +1,218 @@
+//! File-system events for a resident project: a non-recursive watch on every
+//! directory in scope (ignored directories such as `node_modules/` are never
+//! watched, so the kernel's watch limit goes to what aic reads) and on the
+//! git directory, whose `index` and `HEAD` say when commits, checkouts and
+//! stages happened.
+//!
+//! Events are only collected here ([`Changes`]); a compile drains them. To
+//! know that every event of an edit made before the compile has arrived, the
+//! compile writes a cookie file in a watched directory and waits for its event
+//! (the kernel queues events in order), as watchman does.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use notify::{Event, EventKind, RecursiveMode, Watcher};
+
+/// The prefix of cookie files; never a project file.
+const COOKIE_PREFIX: &str = ".aic-cookie-";
+
+/// More changed paths than this between two compiles and the project is
+/// walked again rather than updated path by path (a branch switch).
+pub(crate) const MAX_TRACKED_PATHS: usize = 1_000;
+
+/// How long a compile waits for its cookie's event before walking the
+/// project again instead of trusting the events.
+const COOKIE_WAIT: Duration = Duration::from_millis(500);
+
+/// What happened since the last compile drained the events.
+#[derive(Debug, Default)]
+pub(crate) struct Changes {
+    /// Changed paths (absolute), files or directories.
+    pub(crate) paths: BTreeSet<PathBuf>,
+    /// Why the events cannot be trusted path by path (an overflow, a watch
+    /// error, too many changes): walk again.
+    pub(crate) rescan: Option<String>,
+    /// The git index or HEAD changed.
+    pub(crate) git: bool,
+    /// Cookies seen, by name.
+    pub(crate) cookies: BTreeSet<String>,
+    /// When the last event arrived, ms since the epoch (0: none).
+    pub(crate) last_event_ms: u64,
+}
+
+type Shared = Arc<(Mutex<Changes>, Condvar)>;
+
+/// The watches on one project.
+pub(crate) struct Watch {
+    watcher: notify::RecommendedWatcher,
+    shared: Shared,
+    /// Where cookies are written: the git directory, else the root.
+    cookie_dir: PathBuf,
+    /// Watches added (directories).
+    pub(crate) watched: usize,
+}
+
+impl std::fmt::Debug for Watch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Watch")
+            .field("cookie_dir", &self.cookie_dir)
+            .field("watched", &self.watched)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Watch {
+    /// Watches `root`, each of `directories` (relative to it) and `git_dir`.
+    ///
+    /// # Errors
+    ///
+    /// The watcher's error: the watch limit reached (`inotify`
+    /// `max_user_watches`), no event source on this system, a directory gone.
+    pub(crate) fn start(
+        root: &Path,
+        directories: impl Iterator<Item = PathBuf>,
+        git_dir: Option<&Path>,
+    ) -> notify::Result<Self> {
+        let shared: Shared = Arc::default();
+        let sink = shared.clone();
+        let git = git_dir.map(Path::to_path_buf);
+        let mut watcher = notify::recommended_watcher(move |event: notify::Result<Event>| {
+            record(&sink, git.as_deref(), event);
+        })?;
+        let mut watched = 0;
+        {
+            let mut paths = watcher.paths_mut();
+            paths.add(root, RecursiveMode::NonRecursive)?;
+            for directory in directories {
+                paths.add(&directory, RecursiveMode::NonRecursive)?;
+                watched += 1;
+            }
+            if let Some(git_dir) = git_dir {
+                paths.add(git_dir, RecursiveMode::NonRecursive)?;
+            }
+            paths.commit()?;
+        }
+        Ok(Self {
+            watcher,
+            shared,
+            cookie_dir: git_dir.unwrap_or(root).to_path_buf(),
+            watched: watched + 1,
+        })
+    }
+
+    /// Waits until every event of a change made before this call has been
+    /// recorded (a cookie's round trip), then takes the changes. A cookie that
+    /// cannot be written or whose event does not come marks the changes for a
+    /// rescan.
+    pub(crate) fn drain(&self) -> Changes {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let name = format!(
+            "{COOKIE_PREFIX}{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let cookie = self.cookie_dir.join(&name);
+        let written = fs_err::write(&cookie, b"").is_ok();
+        let (lock, signal) = &*self.shared;
+        let mut changes = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        if written {
+            let (guard, timeout) = signal
+                .wait_timeout_while(changes, COOKIE_WAIT, |changes| {
+                    !changes.cookies.contains(&name)
+                })
+                .unwrap_or_else(PoisonError::into_inner);
+            changes = guard;
+            if timeout.timed_out() && changes.rescan.is_none() {
+                changes.rescan = Some("the file-system events are late".to_owned());
+            }
+        } else if changes.rescan.is_none() {
+            changes.rescan = Some(format!(
+                "a cookie file cannot be written in `{}`",
+                self.cookie_dir.display()
+            ));
+        }
+        let taken = std::mem::take(&mut *changes);
+        drop(changes);
+        let _ = fs_err::remove_file(&cookie);
+        taken
+    }
+
+    /// When the last event arrived, ms since the epoch (0: none yet).
+    pub(crate) fn last_event_ms(&self) -> u64 {
+        self.shared
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .last_event_ms
+    }
+
+    /// Stops watching (also on drop).
+    pub(crate) fn stop(self) {
+        drop(self.watcher);
+    }
+}
+
+/// Records one event (on the watcher's thread).
+fn record(shared: &Shared, git_dir: Option<&Path>, event: notify::Result<Event>) {
+    let (lock, signal) = &**shared;
+    let mut changes = lock.lock().unwrap_or_else(PoisonError::into_inner);
+    changes.last_event_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_millis() as u64);
+    match event {
+        Err(error) => {
+            changes.rescan = Some(format!("the file watcher failed: {error}"));
+        }
+        Ok(event) if event.need_rescan() => {
+            changes.rescan = Some("the file-system event queue overflowed".to_owned());
+        }
+        Ok(event) => {
+            if matches!(event.kind, EventKind::Access(_)) {
+                return;
+            }
+            for path in event.paths {
+                let name = path.file_name().and_then(|name| name.to_str());
+                if let Some(cookie) = name.filter(|name| name.starts_with(COOKIE_PREFIX)) {
+                    changes.cookies.insert(cookie.to_owned());
+                    continue;
+                }
+                if git_dir.is_some_and(|git_dir| path.parent() == Some(git_dir)) {
+                    if matches!(name, Some("index" | "HEAD" | "packed-refs")) {
+                        changes.git = true;
+                    }
+                    continue;
+                }
+                changes.paths.insert(path);
+            }
+            if changes.paths.len() > MAX_TRACKED_PATHS && changes.rescan.is_none() {
+                changes.rescan = Some(format!("more than {MAX_TRACKED_PATHS} paths changed"));
+            }
+        }
+    }
+    drop(changes);
+    signal.notify_all();
+}
+
+/// The git directory of the repository holding `root`, when it has one: the
+/// nearest `.git` directory at or above the root, or the directory a `.git`
+/// file (a worktree, a submodule) points to.
+pub(crate) fn git_dir(root: &Path) -> Option<PathBuf> {
+    for directory in root.ancestors() {
+        let dot_git = directory.join(".git");
+        let Ok(metadata) = fs_err::metadata(&dot_git) else {
+            continue;
+        };
+        if metadata.is_dir() {
+            return Some(dot_git);
+        }
+        let text = fs_err::read_to_string(&dot_git).ok()?;
+        let target = text.strip_prefix("gitdir:")?.trim();
+        let target = directory.join(target);
+        return target.is_dir().then_some(target);
+    }
+    None
+}

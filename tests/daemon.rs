@@ -1,0 +1,458 @@
+//! `aic daemon` against the real binary: answers byte-identical to
+//! in-process compiles (prompts, JSON, hooks), edits, deletions, new
+//! directories and branch switches seen by the next compile, a daemon of
+//! another build or one that died never used, the socket's permissions, and
+//! the idle exit.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::{CliTest, Run, WEBAPP_MTIMES, aic, git};
+
+const DATE: &str = "2024-01-01T00:00:00Z";
+
+/// A daemon in a test's own home, stopped when dropped.
+struct Daemon {
+    home: PathBuf,
+    exe: PathBuf,
+}
+
+impl Daemon {
+    fn start(home: &Path, exe: &Path, extra: &[&str]) -> Self {
+        let mut args = vec!["daemon", "start"];
+        args.extend_from_slice(extra);
+        let run = run_exe(exe, &args, home, "running", None);
+        assert_eq!(run.code, 0, "daemon start failed: {}", run.stderr);
+        Self {
+            home: home.to_path_buf(),
+            exe: exe.to_path_buf(),
+        }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = run_exe(&self.exe, &["daemon", "stop"], &self.home, "running", None);
+    }
+}
+
+fn exe() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_aic"))
+}
+
+/// Runs `exe` with `AIC_HOME=home` and `AIC_DAEMON=mode`, optionally with
+/// stdin.
+fn run_exe(exe: &Path, args: &[&str], home: &Path, mode: &str, stdin: Option<&str>) -> Run {
+    let mut child = Command::new(exe)
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env("AIC_HOME", home)
+        .env("AIC_DAEMON", mode)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("aic runs");
+    if let Some(stdin) = stdin {
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+    }
+    drop(child.stdin.take());
+    let output = child.wait_with_output().unwrap();
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// The daemon's status as JSON.
+fn status(home: &Path) -> Value {
+    status_with(&exe(), home)
+}
+
+fn status_with(exe: &Path, home: &Path) -> Value {
+    let run = run_exe(exe, &["daemon", "status", "--json"], home, "running", None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.json()
+}
+
+fn requests(home: &Path) -> u64 {
+    status(home)["daemon"]["requests"].as_u64().unwrap_or(0)
+}
+
+/// `durationMs` differs between identical compiles, and `cacheHit` with
+/// the order of compiles sharing one prompt cache.
+fn without_durations(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let line_start = line.trim_start();
+        if !line_start.starts_with("\"durationMs\"") && !line_start.starts_with("\"cacheHit\"") {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Asserts the daemon and an in-process compile print the same bytes (and
+/// the same exit code), and that the daemon answered.
+fn assert_same(test: &CliTest, args: &[&str]) -> String {
+    let root = test.root().to_str().unwrap();
+    let args: Vec<&str> = args
+        .iter()
+        .map(|arg| if *arg == "[ROOT]" { root } else { arg })
+        .collect();
+    let before = requests(test.home());
+    let daemon = run_exe(&exe(), &args, test.home(), "running", None);
+    assert_eq!(
+        requests(test.home()),
+        before + 1,
+        "the daemon did not answer"
+    );
+    let local = run_exe(&exe(), &args, test.home(), "off", None);
+    assert_eq!(
+        daemon.code, local.code,
+        "{}\n{}",
+        daemon.stderr, local.stderr
+    );
+    assert_eq!(
+        without_durations(&daemon.stdout),
+        without_durations(&local.stdout),
+        "daemon and in-process answers differ for {args:?}"
+    );
+    assert_eq!(daemon.stderr, local.stderr);
+    daemon.stdout
+}
+
+fn repository() -> CliTest {
+    let test = CliTest::with_fixture("webapp", WEBAPP_MTIMES);
+    let root = test.root();
+    git(root, &["init", "-q", "-b", "main"], DATE);
+    git(root, &["add", "-A"], DATE);
+    git(root, &["commit", "-qm", "base"], DATE);
+    test
+}
+
+#[test]
+fn daemon_answers_are_byte_identical_to_in_process_ones() {
+    let test = repository();
+    let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    for args in [
+        &[
+            "compile",
+            "fix the null check in the user service",
+            "--root",
+            "[ROOT]",
+        ][..],
+        &[
+            "compile",
+            "fix the null check in the user service",
+            "--root",
+            "[ROOT]",
+        ],
+        &[
+            "compile",
+            "how are tokens signed",
+            "--root",
+            "[ROOT]",
+            "--json",
+        ],
+        &[
+            "compile",
+            "refactor prefix helpers",
+            "--root",
+            "[ROOT]",
+            "--format",
+            "xml",
+            "--budget",
+            "2000",
+        ],
+        &[
+            "compile",
+            "explain this project",
+            "--root",
+            "[ROOT]",
+            "--format",
+            "json",
+        ],
+        // An error: reported the same way, with the same exit code.
+        &["compile", "   ", "--root", "[ROOT]"],
+        &["compile", "fix it", "--root", "[ROOT]/missing"],
+    ] {
+        assert_same(&test, args);
+    }
+    let daemon = run_exe(
+        &exe(),
+        &[
+            "inspect",
+            "fix the null check",
+            "--root",
+            test.root().to_str().unwrap(),
+            "--json",
+        ],
+        test.home(),
+        "running",
+        None,
+    );
+    let trace = daemon.json();
+    assert_eq!(trace["resident"]["answer"], "reused", "{trace:#}");
+    let local = run_exe(
+        &exe(),
+        &[
+            "inspect",
+            "fix the null check",
+            "--root",
+            test.root().to_str().unwrap(),
+            "--json",
+        ],
+        test.home(),
+        "off",
+        None,
+    );
+    assert!(local.json().get("resident").is_none());
+    assert_eq!(trace["selectedFiles"], local.json()["selectedFiles"]);
+    let projects = &status(test.home())["daemon"]["projects"];
+    assert_eq!(projects.as_array().unwrap().len(), 1, "{projects}");
+    assert!(projects[0]["watchedDirectories"].as_u64().unwrap() >= 5);
+}
+
+#[test]
+fn edits_deletions_new_directories_and_ignore_rules_are_seen_at_once() {
+    let test = repository();
+    let root = test.root().to_path_buf();
+    let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    let intent = [
+        "compile",
+        "where is the session token refreshed",
+        "--root",
+        "[ROOT]",
+        "--json",
+    ];
+    assert_same(&test, &intent);
+    // An edit within the same second as the previous compile.
+    let service = root.join("src/user/service.ts");
+    let mut text = fs_err::read_to_string(&service).unwrap();
+    text.push_str("\nexport function refreshSessionToken(token: string) { return token; }\n");
+    fs_err::write(&service, &text).unwrap();
+    let out = assert_same(&test, &intent);
+    assert!(
+        out.contains("refreshSessionToken"),
+        "the edit is not in the prompt"
+    );
+    // A new directory with a file.
+    fs_err::create_dir_all(root.join("src/session")).unwrap();
+    fs_err::write(
+        root.join("src/session/refresh.ts"),
+        "export function refreshSession(token: string) { return token.trim(); }\n",
+    )
+    .unwrap();
+    let out = assert_same(&test, &intent);
+    assert!(
+        out.contains("src/session/refresh.ts"),
+        "the new file is not in the prompt"
+    );
+    // A deleted file.
+    fs_err::remove_file(root.join("src/session/refresh.ts")).unwrap();
+    let out = assert_same(&test, &intent);
+    assert!(
+        !out.contains("src/session/refresh.ts"),
+        "a deleted file is still shown"
+    );
+    // A new ignore rule.
+    fs_err::write(root.join(".gitignore"), "src/user/\n").unwrap();
+    let out = assert_same(&test, &intent);
+    assert!(
+        !out.contains("src/user/service.ts"),
+        "an ignored file is still shown"
+    );
+}
+
+#[test]
+fn a_branch_switch_touching_many_files_is_seen() {
+    let test = repository();
+    let root = test.root().to_path_buf();
+    git(&root, &["checkout", "-q", "-b", "generated"], DATE);
+    fs_err::create_dir_all(root.join("src/generated")).unwrap();
+    for index in 0..1_200 {
+        fs_err::write(
+            root.join(format!("src/generated/token_{index}.ts")),
+            format!("export const TOKEN_{index} = \"t{index}\";\n"),
+        )
+        .unwrap();
+    }
+    git(&root, &["add", "-A"], DATE);
+    git(&root, &["commit", "-qm", "generated"], DATE);
+    let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    let intent = [
+        "compile",
+        "which token constants exist",
+        "--root",
+        "[ROOT]",
+        "--json",
+    ];
+    assert_same(&test, &intent);
+    git(&root, &["checkout", "-q", "main"], DATE);
+    let out = assert_same(&test, &intent);
+    assert!(
+        out.contains("\"filesTotal\": 12,"),
+        "files of the other branch are counted"
+    );
+    git(&root, &["checkout", "-q", "generated"], DATE);
+    let out = assert_same(&test, &intent);
+    assert!(
+        out.contains("\"filesTotal\": 1212,"),
+        "files of the branch are missing"
+    );
+}
+
+#[test]
+fn hooks_through_the_daemon_print_what_they_print_in_process() {
+    let test = repository();
+    let payload = fs_err::read_to_string("tests/fixtures/hooks/claude/UserPromptSubmit.json")
+        .unwrap()
+        .replace("{{ROOT}}", test.root().to_str().unwrap());
+    let args = ["hook", "claude", "UserPromptSubmit"];
+    // The hook starts the daemon on first use.
+    let first = run_exe(&exe(), &args, test.home(), "start", Some(&payload));
+    let _daemon = Daemon {
+        home: test.home().to_path_buf(),
+        exe: exe(),
+    };
+    assert_eq!(first.code, 0);
+    assert_eq!(status(test.home())["running"], true);
+    let before = requests(test.home());
+    let second = run_exe(&exe(), &args, test.home(), "start", Some(&payload));
+    assert_eq!(requests(test.home()), before + 1);
+    let local = run_exe(&exe(), &args, test.home(), "off", Some(&payload));
+    // The first prompt of a session also gets the session's overview.
+    assert!(
+        first.stdout.contains("## Project structure"),
+        "{}",
+        first.stdout
+    );
+    assert!(!local.stdout.is_empty());
+    assert_eq!(second.stdout, local.stdout);
+}
+
+#[test]
+fn a_daemon_of_another_build_is_not_used_and_hooks_replace_it() {
+    let test = repository();
+    let other = tempfile::tempdir().unwrap();
+    let other_exe = other.path().join("aic");
+    fs_err::copy(exe(), &other_exe).unwrap();
+    let daemon = Daemon::start(test.home(), &other_exe, &[]);
+    let old_pid = status_with(&other_exe, test.home())["daemon"]["pid"].clone();
+    let args = [
+        "compile",
+        "fix the null check",
+        "--root",
+        test.root().to_str().unwrap(),
+    ];
+    let run = run_exe(&exe(), &args, test.home(), "running", None);
+    let local = run_exe(&exe(), &args, test.home(), "off", None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, local.stdout);
+    // `status` with this build names the other one.
+    let status_run = run_exe(&exe(), &["daemon", "status"], test.home(), "running", None);
+    assert_ne!(status_run.code, 0);
+    assert!(
+        status_run.stderr.contains("another build"),
+        "{}",
+        status_run.stderr
+    );
+    drop(daemon);
+    // A hook replaces a daemon of another build.
+    let _old = Daemon::start(test.home(), &other_exe, &[]);
+    let payload = fs_err::read_to_string("tests/fixtures/hooks/claude/UserPromptSubmit.json")
+        .unwrap()
+        .replace("{{ROOT}}", test.root().to_str().unwrap());
+    let hook = run_exe(
+        &exe(),
+        &["hook", "claude", "UserPromptSubmit"],
+        test.home(),
+        "start",
+        Some(&payload),
+    );
+    let _new = Daemon {
+        home: test.home().to_path_buf(),
+        exe: exe(),
+    };
+    assert!(!hook.stdout.is_empty());
+    let now = status(test.home());
+    assert_ne!(now["daemon"]["pid"], old_pid);
+    assert_eq!(now["daemon"]["requests"], 1);
+}
+
+#[test]
+fn a_dead_daemon_or_one_that_hangs_up_falls_back_to_in_process() {
+    let test = repository();
+    let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    let pid = status(test.home())["daemon"]["pid"].as_u64().unwrap();
+    let killed = Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    std::thread::sleep(Duration::from_millis(100));
+    let args = [
+        "compile",
+        "fix the null check",
+        "--root",
+        test.root().to_str().unwrap(),
+    ];
+    let local = run_exe(&exe(), &args, test.home(), "off", None);
+    // The socket file is left behind: nobody listens on it.
+    let run = run_exe(&exe(), &args, test.home(), "running", None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, local.stdout);
+    // A peer that accepts the request and hangs up without an answer.
+    let socket = test.home().join("daemon/daemon.sock");
+    let _ = fs_err::remove_file(&socket);
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let peer = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        drop(stream);
+    });
+    let run = run_exe(&exe(), &args, test.home(), "running", None);
+    peer.join().unwrap();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, local.stdout);
+}
+
+#[test]
+fn the_socket_is_private_and_an_idle_daemon_exits() {
+    use std::os::unix::fs::PermissionsExt;
+    let test = repository();
+    let _daemon = Daemon::start(test.home(), &exe(), &["--idle-minutes", "0.03"]);
+    let dir = test.home().join("daemon");
+    let mode = |path: &Path| fs_err::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir), 0o700);
+    assert_eq!(mode(&dir.join("daemon.sock")), 0o600);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while status(test.home())["running"] == true {
+        assert!(Instant::now() < deadline, "the idle daemon did not exit");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(
+        !dir.join("daemon.sock").exists(),
+        "the socket was left behind"
+    );
+    let again = aic(
+        &["daemon", "status"],
+        &[("AIC_HOME", test.home().to_str().unwrap())],
+    );
+    assert!(
+        again.stdout.contains("No aic daemon runs"),
+        "{}",
+        again.stdout
+    );
+}
