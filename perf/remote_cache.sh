@@ -69,14 +69,16 @@ printf '{"cache": {"remote": {"prefix": "one"}}}' >"$work/one.json"
 printf '{"cache": {"remote": {"prefix": "four"}}}' >"$work/four.json"
 mkdir -p "$work/one"
 AIC_HOME="$work/one" AIC_CACHE_REMOTE_URL="$url" timed "$aic" precompute --root "$repo" --config "$work/one.json" --push
+shard_pids=()
 for shard in 1 2 3 4; do
   mkdir -p "$work/shard$shard"
   ( AIC_HOME="$work/shard$shard" AIC_CACHE_REMOTE_URL="$url" \
       /usr/bin/time -f "%e %U %S" -o "$work/time$shard" \
       "$aic" precompute --root "$repo" --config "$work/four.json" --push --shard "$shard/4" >"$work/out$shard" 2>&1
     awk -v s="$shard" '{ printf "shard %s/4: wall %.3f s, cpu %.3f s\n", s, $1, $2 + $3 }' "$work/time$shard" ) &
+  shard_pids+=($!)
 done
-wait
+wait "${shard_pids[@]}"
 for shard in 1 2 3 4; do head -1 "$work/out$shard"; done
 redis-cli -p "$port" --scan --pattern 'one/*' | sed 's|^one/||' | sort >"$work/keys-one"
 redis-cli -p "$port" --scan --pattern 'four/*' | sed 's|^four/||' | sort >"$work/keys-four"
