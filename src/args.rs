@@ -90,7 +90,9 @@ pub enum Command {
     Tree(TreeArgs),
     /// A resident index for fast compiles: `start` (in the background, or
     /// `--foreground`), `stop`, `status`. Compiles, inspects and hooks use a
-    /// running daemon, with the same output as without it (docs/daemon.md).
+    /// running daemon, with the same output as without it; hooks start one.
+    /// `AIC_DAEMON=off|running|start` overrides that; the socket and log are
+    /// in `$AIC_HOME/daemon/` (docs/daemon.md).
     Daemon(DaemonArgs),
     /// Serves `compile --copy`'s text on the clipboard until another program
     /// takes the clipboard over (internal).
@@ -684,11 +686,12 @@ pub struct DaemonStartArgs {
     /// Run in this process, logging to stderr, instead of in the background.
     #[arg(long)]
     pub foreground: bool,
-    /// Minutes without a request after which the daemon exits (fractions
-    /// allowed).
+    /// Minutes without a compile or hook request after which the daemon
+    /// exits (fractions allowed; 0: never).
     #[arg(long, value_name = "MINUTES", default_value_t = crate::daemon::DEFAULT_IDLE_MINUTES)]
     pub idle_minutes: f64,
-    /// Minutes without a compile after which a project is dropped.
+    /// Minutes without a compile after which a project is dropped (0:
+    /// never).
     #[arg(long, value_name = "MINUTES", default_value_t = crate::daemon::DEFAULT_PROJECT_IDLE_MINUTES)]
     pub project_idle_minutes: f64,
 }

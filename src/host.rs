@@ -56,12 +56,13 @@ impl Host {
     /// does not walk it, and a warm compile neither looks each file up in the
     /// database nor decodes its row again.
     pub fn long_lived() -> Self {
-        Self::new(
-            AicHome::from_env(),
-            Some(Arc::new(Memo::default())),
-            Arc::new(SystemClock),
-        )
-        .with_resident(Arc::new(ResidentIndex::default()))
+        let home = AicHome::from_env();
+        let cookies = home.as_ref().map_or_else(
+            || std::env::temp_dir().join(format!("aic-cookies-{}", std::process::id())),
+            |home| home.dir().join("cookies"),
+        );
+        Self::new(home, Some(Arc::new(Memo::default())), Arc::new(SystemClock))
+            .with_resident(Arc::new(ResidentIndex::new(cookies)))
     }
 
     /// This host, keeping projects resident in `index`.

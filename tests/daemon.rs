@@ -34,6 +34,32 @@ impl Daemon {
     }
 }
 
+/// Has the daemon index `root` (the first request about a project is
+/// answered in-process while the daemon indexes it) and waits until it holds
+/// it.
+fn warm(home: &Path, root: &Path) {
+    let run = run_exe(
+        &exe(),
+        &["compile", "warm up", "--root", root.to_str().unwrap()],
+        home,
+        "running",
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let deadline = Instant::now() + Duration::from_mins(1);
+    while status(home)["daemon"]["projects"]
+        .as_array()
+        .is_none_or(Vec::is_empty)
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the daemon did not index {}",
+            root.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 impl Drop for Daemon {
     fn drop(&mut self) {
         let _ = run_exe(&self.exe, &["daemon", "stop"], &self.home, "running", None);
@@ -146,6 +172,7 @@ fn repository() -> CliTest {
 fn daemon_answers_are_byte_identical_to_in_process_ones() {
     let test = repository();
     let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    warm(test.home(), test.root());
     for args in [
         &[
             "compile",
@@ -186,7 +213,7 @@ fn daemon_answers_are_byte_identical_to_in_process_ones() {
         ],
         // An error: reported the same way, with the same exit code.
         &["compile", "   ", "--root", "[ROOT]"],
-        &["compile", "fix it", "--root", "[ROOT]/missing"],
+        &["compile", "fix it", "--root", "/nonexistent/aic-test-root"],
     ] {
         assert_same(&test, args);
     }
@@ -230,6 +257,7 @@ fn edits_deletions_new_directories_and_ignore_rules_are_seen_at_once() {
     let test = repository();
     let root = test.root().to_path_buf();
     let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    warm(test.home(), test.root());
     let intent = [
         "compile",
         "where is the session token refreshed",
@@ -240,9 +268,9 @@ fn edits_deletions_new_directories_and_ignore_rules_are_seen_at_once() {
     assert_same(&test, &intent);
     // An edit within the same second as the previous compile.
     let service = root.join("src/user/service.ts");
-    let mut text = fs_err::read_to_string(&service).unwrap();
-    text.push_str("\nexport function refreshSessionToken(token: string) { return token; }\n");
-    fs_err::write(&service, &text).unwrap();
+    let mut source = fs_err::read_to_string(&service).unwrap();
+    source.push_str("\nexport function refreshSessionToken(token: string) { return token; }\n");
+    fs_err::write(&service, &source).unwrap();
     let out = assert_same(&test, &intent);
     assert!(
         out.contains("refreshSessionToken"),
@@ -292,6 +320,7 @@ fn a_branch_switch_touching_many_files_is_seen() {
     git(&root, &["add", "-A"], DATE);
     git(&root, &["commit", "-qm", "generated"], DATE);
     let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    warm(test.home(), test.root());
     let intent = [
         "compile",
         "which token constants exist",
@@ -329,6 +358,7 @@ fn hooks_through_the_daemon_print_what_they_print_in_process() {
     };
     assert_eq!(first.code, 0);
     assert_eq!(status(test.home())["running"], true);
+    warm(test.home(), test.root());
     let before = requests(test.home());
     let second = run_exe(&exe(), &args, test.home(), "start", Some(&payload));
     assert_eq!(requests(test.home()), before + 1);
@@ -361,14 +391,15 @@ fn a_daemon_of_another_build_is_not_used_and_hooks_replace_it() {
     let local = run_exe(&exe(), &args, test.home(), "off", None);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, local.stdout);
-    // `status` with this build names the other one.
+    // `status` with this build shows it and says it is another build.
     let status_run = run_exe(&exe(), &["daemon", "status"], test.home(), "running", None);
-    assert_ne!(status_run.code, 0);
+    assert_eq!(status_run.code, 0);
     assert!(
-        status_run.stderr.contains("another build"),
+        status_run.stderr.contains("another aic build"),
         "{}",
         status_run.stderr
     );
+    assert!(run.stderr.contains("another build"), "{}", run.stderr);
     drop(daemon);
     // A hook replaces a daemon of another build.
     let _old = Daemon::start(test.home(), &other_exe, &[]);
@@ -389,13 +420,15 @@ fn a_daemon_of_another_build_is_not_used_and_hooks_replace_it() {
     assert!(!hook.stdout.is_empty());
     let now = status(test.home());
     assert_ne!(now["daemon"]["pid"], old_pid);
-    assert_eq!(now["daemon"]["requests"], 1);
+    let ours = run_exe(&exe(), &["--version"], test.home(), "off", None);
+    assert!(ours.code == 0 && now["daemon"]["build"].as_str().is_some());
 }
 
 #[test]
 fn a_dead_daemon_or_one_that_hangs_up_falls_back_to_in_process() {
     let test = repository();
     let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    warm(test.home(), test.root());
     let pid = status(test.home())["daemon"]["pid"].as_u64().unwrap();
     let killed = Command::new("kill")
         .args(["-9", &pid.to_string()])
@@ -454,5 +487,165 @@ fn the_socket_is_private_and_an_idle_daemon_exits() {
         again.stdout.contains("No aic daemon runs"),
         "{}",
         again.stdout
+    );
+}
+
+#[test]
+fn a_project_over_the_watch_cap_is_walked_on_every_compile_with_the_same_answers() {
+    let test = repository();
+    let status = Command::new(exe())
+        .args(["daemon", "start"])
+        .env("AIC_HOME", test.home())
+        .env("AIC_DAEMON", "running")
+        .env("AIC_MAX_WATCHED_DIRECTORIES", "1")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let _daemon = Daemon {
+        home: test.home().to_path_buf(),
+        exe: exe(),
+    };
+    warm(test.home(), test.root());
+    let intent = [
+        "compile",
+        "where is the token verified",
+        "--root",
+        "[ROOT]",
+        "--json",
+    ];
+    assert_same(&test, &intent);
+    let inspect = |home: &Path| {
+        run_exe(
+            &exe(),
+            &[
+                "inspect",
+                "where is the token verified",
+                "--root",
+                test.root().to_str().unwrap(),
+                "--json",
+            ],
+            home,
+            "running",
+            None,
+        )
+        .json()
+    };
+    let trace = inspect(test.home());
+    assert_eq!(trace["resident"]["answer"], "walked", "{trace:#}");
+    assert!(
+        trace["resident"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("AIC_MAX_WATCHED_DIRECTORIES"),
+        "{trace:#}"
+    );
+    let projects = &status_with(&exe(), test.home())["daemon"]["projects"];
+    assert!(
+        projects[0]["unwatched"]
+            .as_str()
+            .unwrap()
+            .contains("more than"),
+        "{projects}"
+    );
+    // Edits are seen: every compile walks.
+    fs_err::write(
+        test.root().join("src/auth/verify.ts"),
+        "export function verifyTokenSignature(token: string) { return token.length > 0; }\n",
+    )
+    .unwrap();
+    let out = assert_same(&test, &intent);
+    assert!(out.contains("src/auth/verify.ts"));
+}
+
+#[test]
+fn a_moved_project_is_answered_at_its_new_path_and_refused_at_the_old_one() {
+    let test = repository();
+    let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    warm(test.home(), test.root());
+    let old_root = test.root().to_path_buf();
+    let intent = |root: &Path| {
+        vec![
+            "compile".to_owned(),
+            "fix the null check".to_owned(),
+            "--root".to_owned(),
+            root.to_str().unwrap().to_owned(),
+        ]
+    };
+    let args = intent(&old_root);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(run_exe(&exe(), &args, test.home(), "running", None).code, 0);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let new_root = elsewhere.path().join("moved");
+    fs_err::rename(&old_root, &new_root).unwrap();
+    let result = std::panic::catch_unwind(|| {
+        let args = intent(&new_root);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let daemon = run_exe(&exe(), &args, test.home(), "running", None);
+        let local = run_exe(&exe(), &args, test.home(), "off", None);
+        assert_eq!(daemon.code, 0, "{}", daemon.stderr);
+        assert_eq!(daemon.stdout, local.stdout);
+        let args = intent(&old_root);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let daemon = run_exe(&exe(), &args, test.home(), "running", None);
+        let local = run_exe(&exe(), &args, test.home(), "off", None);
+        assert_ne!(daemon.code, 0);
+        assert_eq!((daemon.code, &daemon.stderr), (local.code, &local.stderr));
+    });
+    // The temp dir's owner removes the original path.
+    fs_err::rename(&new_root, &old_root).unwrap();
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+#[test]
+fn commits_resets_and_exclude_rules_are_seen() {
+    let test = repository();
+    let root = test.root().to_path_buf();
+    let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    warm(test.home(), test.root());
+    let intent = [
+        "compile",
+        "where is the user model defined",
+        "--root",
+        "[ROOT]",
+        "--json",
+    ];
+    assert_same(&test, &intent);
+    // A commit of a changed file, then `git reset --soft` undoing it: only
+    // refs and the reflog change, and recency with them.
+    let model = root.join("src/user/model.ts");
+    let mut source = fs_err::read_to_string(&model).unwrap();
+    source.push_str("\nexport const GUEST: UserId = \"guest\";\n");
+    fs_err::write(&model, &source).unwrap();
+    git(&root, &["commit", "-qam", "guest"], "2024-06-01T00:00:00Z");
+    assert_same(&test, &intent);
+    git(&root, &["reset", "-q", "--soft", "HEAD~1"], DATE);
+    let trace = run_exe(
+        &exe(),
+        &[
+            "inspect",
+            "where is the user model",
+            "--root",
+            root.to_str().unwrap(),
+            "--json",
+        ],
+        test.home(),
+        "running",
+        None,
+    )
+    .json();
+    assert_eq!(
+        trace["resident"]["gitReread"], true,
+        "{:#}",
+        trace["resident"]
+    );
+    assert_same(&test, &intent);
+    // A rule in `.git/info/exclude`.
+    fs_err::write(root.join(".git/info/exclude"), "src/user/\n").unwrap();
+    let out = assert_same(&test, &intent);
+    assert!(
+        !out.contains("src/user/model.ts"),
+        "an excluded file is still shown"
     );
 }

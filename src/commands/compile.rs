@@ -108,7 +108,7 @@ pub(crate) fn answer(
     };
     Ok(Answer {
         stdout,
-        tokens_compiled: u64::from(compilation.meta.tokens_compiled.get()),
+        tokens_compiled: compilation.meta.tokens_compiled.get(),
         prompt,
         warnings: compilation.meta.warnings,
         failure: None,

@@ -46,24 +46,41 @@ pub fn run(args: &DaemonArgs) -> anyhow::Result<()> {
 
 fn run_start(paths: &DaemonPaths, args: DaemonStartArgs) -> anyhow::Result<()> {
     let minutes = |value: f64, flag: &str| {
-        if value.is_finite() && value > 0.0 {
+        if value == 0.0 {
+            Ok(Duration::MAX)
+        } else if value.is_finite() && value > 0.0 {
             Ok(Duration::from_secs_f64(value * 60.0))
         } else {
             Err(UserError::new(
-                format!("`{flag} {value}` is not a positive number of minutes"),
-                format!("pass {flag} with a number above 0, such as 30"),
+                format!("`{flag} {value}` is not a number of minutes"),
+                format!("pass {flag} with a number of minutes, such as 30, or 0 for never"),
             ))
         }
     };
     let idle = minutes(args.idle_minutes, "--idle-minutes")?;
     let project_idle = minutes(args.project_idle_minutes, "--project-idle-minutes")?;
     if let Ok(Reply::Status(status)) = exchange(paths, &Request::Status, Duration::from_secs(2)) {
+        if status.build == crate::daemon::build_id() {
+            tracing::warn!(
+                target: crate::logging::NOTE_TARGET,
+                "an aic daemon already runs (pid {}, idle {} min, project idle {} min); `aic daemon stop` first to start one with other settings",
+                status.pid,
+                status.idle_minutes,
+                status.project_idle_minutes
+            );
+            if !status.same_environment {
+                tracing::warn!(target: crate::logging::NOTE_TARGET, "{OTHER_ENVIRONMENT}");
+            }
+            return Ok(());
+        }
         tracing::warn!(
             target: crate::logging::NOTE_TARGET,
-            "an aic daemon already runs (pid {})",
+            "replacing the running aic daemon of another build ({}, pid {})",
+            status.build,
             status.pid
         );
-        return Ok(());
+        let _ = exchange(paths, &Request::Stop, Duration::from_secs(5));
+        wait_gone(paths);
     }
     if args.foreground {
         #[cfg(unix)]
@@ -81,11 +98,15 @@ fn run_start(paths: &DaemonPaths, args: DaemonStartArgs) -> anyhow::Result<()> {
     let pid = start_background(paths, &extra).context("The daemon did not start")?;
     tracing::warn!(
         target: crate::logging::NOTE_TARGET,
-        "started the aic daemon (pid {pid}, socket {})",
-        paths.socket().display()
+        "started the aic daemon (pid {pid}, socket {}, log {})",
+        paths.socket().display(),
+        paths.log().display()
     );
     Ok(())
 }
+
+/// What `start` and `status` say of a daemon the caller's compiles cannot use.
+const OTHER_ENVIRONMENT: &str = "the running daemon was started with another HOME, AIC_HOME or AIC_ALLOWED_ROOTS than this shell's, so compiles from here run in-process; `aic daemon stop` and start it again from here to use it";
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -99,12 +120,20 @@ struct StatusJson<'a> {
 fn run_status(paths: &DaemonPaths, json: bool) -> anyhow::Result<()> {
     let status = match exchange(paths, &Request::Status, Duration::from_secs(5)) {
         Ok(Reply::Status(status)) => Some(status),
-        Ok(Reply::OtherBuild { daemon }) => anyhow::bail!(UserError::new(
-            format!("The running aic daemon is another build ({daemon})"),
-            "`aic daemon stop` with that build's binary, or let a hook replace it",
-        )),
         _ => None,
     };
+    if let Some(status) = &status {
+        if status.build != crate::daemon::build_id() {
+            tracing::warn!(
+                target: crate::logging::NOTE_TARGET,
+                "the running daemon is another aic build ({}; this is {}), so compiles from here run in-process; `aic daemon start` replaces it",
+                status.build,
+                crate::daemon::build_id()
+            );
+        } else if !status.same_environment {
+            tracing::warn!(target: crate::logging::NOTE_TARGET, "{OTHER_ENVIRONMENT}");
+        }
+    }
     let text = if json {
         let mut text = serde_json::to_string_pretty(&StatusJson {
             running: status.is_some(),
@@ -129,14 +158,24 @@ fn run_status(paths: &DaemonPaths, json: bool) -> anyhow::Result<()> {
 
 fn render_status(status: &DaemonStatus) -> String {
     use std::fmt::Write;
+    let never = |minutes: f64| {
+        if minutes == 0.0 {
+            "never".to_owned()
+        } else {
+            format!("{minutes} min")
+        }
+    };
     let mut out = format!(
-        "aic daemon: pid {}, up {} s, {} requests (p50 {} ms, p95 {} ms), {} MiB resident\n",
+        "aic daemon {}: pid {}, up {} s, {} requests (p50 {} ms, p95 {} ms), {} MiB resident; exits when idle {}, drops a project idle {}\n",
+        status.build,
         status.pid,
         status.uptime_secs,
         status.requests,
         status.p50_ms,
         status.p95_ms,
-        status.rss_bytes >> 20
+        status.rss_bytes >> 20,
+        never(status.idle_minutes),
+        never(status.project_idle_minutes)
     );
     let mut table = comfy_table::Table::new();
     table.load_style(comfy_table::presets::UTF8_BORDERS_ONLY);

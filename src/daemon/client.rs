@@ -9,6 +9,7 @@
 //! in this process, so its phase log is printed.
 
 use std::io;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use tracing::{debug, info, warn};
@@ -50,7 +51,14 @@ impl Mode {
             Ok("off" | "0" | "false" | "no") => Self::Off,
             Ok("running") => Self::Running,
             Ok("start" | "on" | "1" | "true" | "yes") => Self::Start,
-            _ => default,
+            Ok("") | Err(_) => default,
+            Ok(other) => {
+                warn!(
+                    target: crate::logging::NOTE_TARGET,
+                    "{DAEMON_VAR}={other} is not `off`, `running` or `start`; using the default"
+                );
+                default
+            }
         }
     }
 }
@@ -59,9 +67,20 @@ impl Mode {
 /// one answers, otherwise this process's.
 pub fn compile(job: &CompileJob, host: &Host) -> Outcome {
     let verbose = tracing::enabled!(tracing::Level::INFO);
+    let dir = Some(job.request.project_root.as_path());
+    // A relative root or config file means the client's working directory,
+    // which the daemon does not share: such a compile runs here.
+    let relative = !job.request.project_root.is_absolute()
+        || job
+            .request
+            .config_path
+            .as_ref()
+            .is_some_and(|path| !path.is_absolute());
     if !verbose
+        && !relative
         && let Some(Reply::Compiled(mut answer)) = ask(
-            &Request::Compile(job.clone()),
+            &Request::Compile(Box::new(job.clone())),
+            dir,
             Mode::from_env(Mode::Running),
             COMPILE_TIMEOUT,
         )
@@ -82,8 +101,17 @@ pub fn compile(job: &CompileJob, host: &Host) -> Outcome {
 /// `AIC_DAEMON` says otherwise); `None` when the hook must run in this
 /// process.
 pub fn hook(input: &HookInput) -> Option<String> {
+    let payload_cwd = serde_json::from_slice::<serde_json::Value>(&input.stdin)
+        .ok()
+        .and_then(|payload| payload.get("cwd")?.as_str().map(std::path::PathBuf::from));
+    let dir = payload_cwd
+        .or_else(|| input.claude_project_dir.clone())
+        .or_else(|| input.cursor_project_dir.clone())
+        .or_else(|| input.aic_project_root.clone())
+        .or_else(|| input.cwd.clone());
     match ask(
-        &Request::Hook(input.clone()),
+        &Request::Hook(Box::new(input.clone())),
+        dir.as_deref(),
         Mode::from_env(Mode::Start),
         HOOK_TIMEOUT,
     )? {
@@ -94,17 +122,17 @@ pub fn hook(input: &HookInput) -> Option<String> {
 
 /// Asks the daemon of this home; `None` (after a debug line, or an info line
 /// for a daemon that cannot be used) when this process must answer itself.
-fn ask(request: &Request, mode: Mode, timeout: Duration) -> Option<Reply> {
+fn ask(request: &Request, dir: Option<&Path>, mode: Mode, timeout: Duration) -> Option<Reply> {
     if mode == Mode::Off || cfg!(not(unix)) {
         return None;
     }
     let paths = DaemonPaths::new(AicHome::from_env()?.dir());
     let started = Instant::now();
-    let reply = match exchange(&paths, request, timeout) {
+    let reply = match exchange_about(&paths, request, dir, timeout) {
         Ok(reply) => reply,
         Err(error) if mode == Mode::Start && is_absent(&error) => {
             start_background(&paths, &[]).ok()?;
-            exchange(&paths, request, timeout)
+            exchange_about(&paths, request, dir, timeout)
                 .map_err(|error| debug!("The daemon did not answer: {error}"))
                 .ok()?
         }
@@ -116,24 +144,34 @@ fn ask(request: &Request, mode: Mode, timeout: Duration) -> Option<Reply> {
     debug!("The daemon answered in {:?}", started.elapsed());
     match reply {
         Reply::OtherBuild { daemon } => {
-            info!(
-                "The running aic daemon is another build ({daemon}, this is {}); compiling in this process",
-                build_id()
-            );
             if mode == Mode::Start {
                 // As `sccache --start-server` does: the old daemon makes way.
+                info!("Replacing the aic daemon of another build ({daemon})");
                 let _ = exchange(&paths, &Request::Stop, Duration::from_secs(2));
                 wait_gone(&paths);
                 start_background(&paths, &[]).ok()?;
-                return exchange(&paths, request, timeout).ok();
+                return match exchange_about(&paths, request, dir, timeout).ok()? {
+                    Reply::Warming => None,
+                    reply => Some(reply),
+                };
             }
+            warn!(
+                target: crate::logging::NOTE_TARGET,
+                "the running aic daemon is another build ({daemon}, this is {}), so this compile ran in-process; `aic daemon stop` then `aic daemon start` replaces it",
+                build_id()
+            );
             None
         }
         Reply::OtherEnvironment => {
-            info!(
-                "The running aic daemon was started with another HOME, AIC_HOME or {}; compiling in this process",
+            warn!(
+                target: crate::logging::NOTE_TARGET,
+                "the running aic daemon was started with another HOME, AIC_HOME or {}, so this compile ran in-process (`aic daemon status` shows it)",
                 crate::root::ALLOWED_ROOTS_VAR
             );
+            None
+        }
+        Reply::Warming => {
+            debug!("The daemon is indexing the project; compiling in this process");
             None
         }
         reply => Some(reply),
@@ -155,8 +193,23 @@ fn is_absent(error: &io::Error) -> bool {
 /// No daemon listens (`NotFound`, `ConnectionRefused`), it did not answer
 /// within `timeout`, or it closed the connection (a daemon killed
 /// mid-request).
-#[cfg(unix)]
 pub fn exchange(paths: &DaemonPaths, request: &Request, timeout: Duration) -> io::Result<Reply> {
+    exchange_about(paths, request, None, timeout)
+}
+
+/// [`exchange`] for a request about the project at `dir` (see
+/// [`super::protocol::Envelope::dir`]).
+///
+/// # Errors
+///
+/// As [`exchange`].
+#[cfg(unix)]
+pub fn exchange_about(
+    paths: &DaemonPaths,
+    request: &Request,
+    dir: Option<&Path>,
+    timeout: Duration,
+) -> io::Result<Reply> {
     use super::protocol::{read_frame, write_frame};
     let mut stream = std::os::unix::net::UnixStream::connect(paths.socket())?;
     stream.set_read_timeout(Some(timeout))?;
@@ -166,6 +219,7 @@ pub fn exchange(paths: &DaemonPaths, request: &Request, timeout: Duration) -> io
         &EnvelopeRef {
             build: build_id(),
             environment: &environment(),
+            dir,
             request,
         },
     )?;
@@ -178,7 +232,12 @@ pub fn exchange(paths: &DaemonPaths, request: &Request, timeout: Duration) -> io
 ///
 /// Always `Unsupported`.
 #[cfg(not(unix))]
-pub fn exchange(_: &DaemonPaths, _: &Request, _: Duration) -> io::Result<Reply> {
+pub fn exchange_about(
+    _: &DaemonPaths,
+    _: &Request,
+    _: Option<&Path>,
+    _: Duration,
+) -> io::Result<Reply> {
     Err(io::Error::from(io::ErrorKind::Unsupported))
 }
 
@@ -187,6 +246,7 @@ pub fn exchange(_: &DaemonPaths, _: &Request, _: Duration) -> io::Result<Reply> 
 struct EnvelopeRef<'a> {
     build: &'a str,
     environment: &'a str,
+    dir: Option<&'a Path>,
     request: &'a Request,
 }
 
@@ -204,10 +264,14 @@ pub fn start_background(paths: &DaemonPaths, extra: &[String]) -> io::Result<u32
         use std::os::unix::fs::PermissionsExt;
         fs_err::set_permissions(&paths.dir, std::fs::Permissions::from_mode(0o700))?;
     }
-    let log = fs_err::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(paths.log())?;
+    let mut options = fs_err::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use fs_err::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let log = options.open(paths.log())?;
     let mut command = std::process::Command::new(std::env::current_exe()?);
     command
         .args(["daemon", "start", "--foreground"])

@@ -28,8 +28,8 @@ pub const DEFAULT_IDLE_MINUTES: f64 = 30.0;
 /// Minutes a project stays resident without a compile.
 pub const DEFAULT_PROJECT_IDLE_MINUTES: f64 = 30.0;
 
-/// The daemon's files under the aic home: `daemon/` (0700) with the socket,
-/// the pid file and the log.
+/// The daemon's files under the aic home: `daemon/` (0700) with the socket
+/// and the log.
 #[derive(Clone, Debug)]
 pub struct DaemonPaths {
     /// `$AIC_HOME/daemon`.
@@ -109,10 +109,11 @@ pub fn build_id() -> &'static str {
                     .ok()
                     .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
                     .map_or(0, |elapsed| elapsed.as_nanos());
-                format!("{:x}-{modified:x}", metadata.len())
+                format!("{}:{modified}", metadata.len())
             })
             .unwrap_or_default();
-        format!("{} {stamp}", env!("CARGO_PKG_VERSION"))
+        let stamp = aic_stages::content_hash::ContentHash::of(stamp.as_bytes()).to_hex();
+        format!("{} (binary {})", env!("CARGO_PKG_VERSION"), &stamp[..16])
     })
 }
 
@@ -124,10 +125,15 @@ pub fn environment() -> String {
             .map(|value| value.to_string_lossy().into_owned())
             .unwrap_or_default()
     };
+    // The same directory spelled two ways (`/a/b/`, a symlink) is the same.
+    let dir = |name: &str| {
+        let value = var(name);
+        fs_err::canonicalize(&value).map_or(value, |path| path.to_string_lossy().into_owned())
+    };
     format!(
         "HOME={}\nAIC_HOME={}\n{}={}",
-        var("HOME"),
-        var("AIC_HOME"),
+        dir("HOME"),
+        dir("AIC_HOME"),
         crate::root::ALLOWED_ROOTS_VAR,
         var(crate::root::ALLOWED_ROOTS_VAR)
     )

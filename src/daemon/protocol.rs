@@ -21,6 +21,12 @@ pub struct Envelope {
     pub build: String,
     /// The client's [`super::environment`].
     pub environment: String,
+    /// The directory the request is about (a compile's root, a hook's
+    /// project): when no project there is resident yet, the daemon starts
+    /// indexing it and answers [`Reply::Warming`], and the client compiles
+    /// itself this once instead of waiting for a cold index.
+    #[serde(default)]
+    pub dir: Option<PathBuf>,
     /// What it asks.
     pub request: Request,
 }
@@ -29,9 +35,9 @@ pub struct Envelope {
 #[derive(Debug, Serialize, Deserialize)]
 pub enum Request {
     /// A compile, answered as `aic compile` or `aic inspect` prints it.
-    Compile(CompileJob),
+    Compile(Box<CompileJob>),
     /// An editor hook event, answered with the hook's stdout.
-    Hook(HookInput),
+    Hook(Box<HookInput>),
     /// The daemon's state.
     Status,
     /// Stop the daemon.
@@ -129,6 +135,8 @@ pub enum Reply {
     /// The daemon runs with another environment (home, allowed roots): the
     /// client compiles itself.
     OtherEnvironment,
+    /// The project is being indexed: the client compiles itself this time.
+    Warming,
 }
 
 /// What `aic daemon status` shows.
@@ -149,6 +157,16 @@ pub struct DaemonStatus {
     pub p95_ms: f64,
     /// Resident memory, bytes (0 when unknown).
     pub rss_bytes: u64,
+    /// Minutes without a request before the daemon exits (0: never).
+    pub idle_minutes: f64,
+    /// Minutes without a compile before a project is dropped (0: never).
+    pub project_idle_minutes: f64,
+    /// Whether the asking client has the daemon's environment (`HOME`,
+    /// `AIC_HOME`, `AIC_ALLOWED_ROOTS`); when not, its compiles do not use
+    /// this daemon.
+    #[serde(default)]
+    pub same_environment: bool,
+
     /// The projects it holds.
     pub projects: Vec<ResidentProjectStatus>,
 }

@@ -2,11 +2,11 @@
 //! long-lived [`Host`] (memo and resident index), a monitor thread that drops
 //! idle projects and ends the daemon after its idle time.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -43,6 +43,9 @@ struct State {
     latencies_ms: Mutex<VecDeque<f64>>,
     stop: AtomicBool,
     environment: String,
+    options: ServeOptions,
+    /// Directories requests have named (each warmed up once).
+    warming: Mutex<BTreeSet<PathBuf>>,
 }
 
 /// Serves until stopped or idle. The socket's directory is made 0700 and the
@@ -82,6 +85,8 @@ pub fn serve(paths: &DaemonPaths, options: ServeOptions) -> anyhow::Result<()> {
         latencies_ms: Mutex::new(VecDeque::new()),
         stop: AtomicBool::new(false),
         environment: environment(),
+        options,
+        warming: Mutex::default(),
     });
     let monitor = {
         let state = state.clone();
@@ -154,11 +159,23 @@ fn monitor(state: &State, socket: &Path, identity: Option<u64>, options: ServeOp
         if let Some(why) = why {
             info!("Stopping: {why}");
             state.stop.store(true, Ordering::SeqCst);
-            // Wakes the accept loop.
-            let _ = UnixStream::connect(socket);
+            // Wakes the accept loop; with the socket gone nothing can, and
+            // nothing is left to clean up.
+            if UnixStream::connect(socket).is_err() {
+                exit_now();
+            }
             break;
         }
     }
+}
+
+#[expect(
+    clippy::exit,
+    reason = "a daemon whose socket was removed cannot be reached to stop it"
+)]
+fn exit_now() {
+    info!("aic daemon stopped");
+    std::process::exit(0);
 }
 
 fn inode(path: &Path) -> Option<u64> {
@@ -169,7 +186,7 @@ fn inode(path: &Path) -> Option<u64> {
 }
 
 /// Answers one connection's request; whether it was a compile or a hook.
-fn connection(state: &State, mut stream: UnixStream) -> io::Result<bool> {
+fn connection(state: &Arc<State>, mut stream: UnixStream) -> io::Result<bool> {
     stream.set_read_timeout(Some(REQUEST_READ_TIMEOUT))?;
     let envelope: Envelope = match read_frame(&mut stream) {
         Ok(envelope) => envelope,
@@ -178,20 +195,53 @@ fn connection(state: &State, mut stream: UnixStream) -> io::Result<bool> {
         Err(error) => return Err(error),
     };
     let started = Instant::now();
-    // Any build may stop the daemon (a newer one replacing it).
-    let reply = if matches!(envelope.request, Request::Stop) {
-        Reply::Stopping
-    } else if envelope.build != build_id() {
-        Reply::OtherBuild {
+    let same_environment = envelope.environment == state.environment;
+    // Any build may stop the daemon (a newer one replacing it) or ask its
+    // status.
+    let reply = match envelope.request {
+        Request::Stop => Reply::Stopping,
+        Request::Status => Reply::Status(status(state, same_environment)),
+        _ if envelope.build != build_id() => Reply::OtherBuild {
             daemon: build_id().to_owned(),
-        }
-    } else if envelope.environment != state.environment {
-        Reply::OtherEnvironment
-    } else {
-        answer(state, envelope.request)
+        },
+        _ if !same_environment => Reply::OtherEnvironment,
+        request => match envelope
+            .dir
+            .as_deref()
+            .and_then(|dir| warm_up(state, dir, matches!(request, Request::Hook(_))))
+        {
+            Some(root) => {
+                info!(
+                    "Indexing `{}`; the client compiles itself meanwhile",
+                    root.display()
+                );
+                Reply::Warming
+            }
+            None => answer(state, request),
+        },
     };
+    if let Reply::Compiled(_) | Reply::Hook(_) = &reply {
+        info!(
+            "Answered in {:.1} ms",
+            started.elapsed().as_secs_f64() * 1000.0
+        );
+    }
     let stopping = matches!(reply, Reply::Stopping);
     let answered = matches!(reply, Reply::Compiled(_) | Reply::Hook(_));
+    // Counted before the reply leaves, so a status asked right after the
+    // answer includes it.
+    if answered {
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        state.requests.fetch_add(1, Ordering::Relaxed);
+        let mut latencies = state
+            .latencies_ms
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if latencies.len() == LATENCIES_KEPT {
+            latencies.pop_front();
+        }
+        latencies.push_back(ms);
+    }
     write_frame(&mut stream, &reply)?;
     if stopping {
         state.stop.store(true, Ordering::SeqCst);
@@ -201,20 +251,54 @@ fn connection(state: &State, mut stream: UnixStream) -> io::Result<bool> {
             let _ = UnixStream::connect(path);
         }
     }
-    if !answered {
-        return Ok(false);
+    Ok(answered)
+}
+
+/// The first time a request names `dir`, starts indexing the project there
+/// on a thread of its own and returns its root, so the client compiles
+/// itself instead of waiting for a cold index; `None` afterwards (the request
+/// is answered, from the index or, if the warm-up has not finished, after
+/// it). A compile's `dir` is its root; a hook's is the directory it starts
+/// from, and the root is discovered from it as the hook does.
+fn warm_up(state: &Arc<State>, dir: &Path, discover: bool) -> Option<PathBuf> {
+    // A compile of a directory that is not there fails at once, as it would
+    // in-process.
+    if !dir.is_dir()
+        || !state
+            .warming
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(dir.to_path_buf())
+    {
+        return None;
     }
-    let ms = started.elapsed().as_secs_f64() * 1000.0;
-    state.requests.fetch_add(1, Ordering::Relaxed);
-    let mut latencies = state
-        .latencies_ms
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    if latencies.len() == LATENCIES_KEPT {
-        latencies.pop_front();
-    }
-    latencies.push_back(ms);
-    Ok(true)
+    let root = if discover {
+        crate::root::discover_root(dir).0
+    } else {
+        dir.to_path_buf()
+    };
+    let state = state.clone();
+    let warmed = root.clone();
+    std::thread::spawn(move || {
+        let started = Instant::now();
+        // A compile of a neutral intent builds the snapshot and what later
+        // compiles derive from it; nothing is printed or logged for it.
+        let request = crate::pipeline::CompilationRequest {
+            intent: "an overview of the project".to_owned(),
+            project_root: warmed.clone(),
+            editor_id: "aic-daemon".to_owned(),
+            ..Default::default()
+        };
+        match crate::pipeline::compile(&request, &state.host) {
+            Ok(_) => info!(
+                "Indexed `{}` in {:.0} ms",
+                warmed.display(),
+                started.elapsed().as_secs_f64() * 1000.0
+            ),
+            Err(error) => info!("Indexing `{}` stopped: {error}", warmed.display()),
+        }
+    });
+    Some(root)
 }
 
 fn answer(state: &State, request: Request) -> Reply {
@@ -231,12 +315,20 @@ fn answer(state: &State, request: Request) -> Reply {
             Reply::Compiled(answer)
         }
         Request::Hook(input) => Reply::Hook(crate::commands::hook::answer(&input, &state.host)),
-        Request::Status => Reply::Status(status(state)),
+        Request::Status => Reply::Status(status(state, true)),
         Request::Stop => Reply::Stopping,
     }
 }
 
-fn status(state: &State) -> DaemonStatus {
+fn minutes(duration: Duration) -> f64 {
+    if duration == Duration::MAX {
+        0.0
+    } else {
+        duration.as_secs_f64() / 60.0
+    }
+}
+
+fn status(state: &State, same_environment: bool) -> DaemonStatus {
     let mut latencies: Vec<f64> = state
         .latencies_ms
         .lock()
@@ -260,6 +352,9 @@ fn status(state: &State) -> DaemonStatus {
         p50_ms: percentile(0.5),
         p95_ms: percentile(0.95),
         rss_bytes: rss_bytes(),
+        idle_minutes: minutes(state.options.idle),
+        project_idle_minutes: minutes(state.options.project_idle),
+        same_environment,
         projects: state
             .host
             .resident()

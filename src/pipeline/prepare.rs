@@ -6,6 +6,7 @@
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use aic_stages::assembler::{PromptAssembler, PromptFormat};
 use aic_stages::budget::{BudgetAllocator, BudgetInputs, TokenBudget};
@@ -44,12 +45,45 @@ pub struct Project {
     /// xxh3-128 of [`Project::config_json`], hex.
     pub config_hash: String,
     /// The guard chain, built from `guard`.
-    pub guard: ContextGuard,
+    pub guard: Arc<ContextGuard>,
     /// The content transformers, built from `contentTransformers`.
-    pub transformers: ContentTransformerPipeline,
+    pub transformers: Arc<ContentTransformerPipeline>,
     /// What the user should know about the configuration (unknown keys,
     /// settings not available yet), in the order found.
     pub warnings: Vec<String>,
+}
+
+/// The guard and transformers of a configuration: built once per distinct
+/// setting in a process (their globs and regular expressions take tens of
+/// milliseconds to compile), so a long-lived process compiles a new intent
+/// without building them again.
+fn built_stages(
+    config: &AicConfig,
+) -> Result<(Arc<ContextGuard>, Arc<ContentTransformerPipeline>), CompileError> {
+    type Built = (Arc<ContextGuard>, Arc<ContentTransformerPipeline>);
+    /// Settings kept; a process rarely sees more than one or two.
+    const KEPT: usize = 8;
+    static BUILT: Mutex<Vec<(String, Built)>> = Mutex::new(Vec::new());
+    let key =
+        serde_json::to_string(&(&config.guard, &config.content_transformers)).unwrap_or_default();
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, stages)) = built.iter().find(|(known, _)| *known == key) {
+        return Ok(stages.clone());
+    }
+    // Config globs are validated when loaded, so this cannot fail on user
+    // input.
+    let guard = ContextGuard::new(&config.guard).map_err(|e| CompileError::Internal {
+        message: e.to_string(),
+    })?;
+    let transformers = ContentTransformerPipeline::new(&config.content_transformers);
+    let stages = (Arc::new(guard), Arc::new(transformers));
+    if built.len() == KEPT {
+        built.remove(0);
+    }
+    built.push((key, stages.clone()));
+    Ok(stages)
 }
 
 impl Project {
@@ -80,12 +114,7 @@ impl Project {
                 config.context_selector.selector_type
             ));
         }
-        // Config globs are validated when loaded, so this cannot fail on
-        // user input.
-        let guard = ContextGuard::new(&config.guard).map_err(|e| CompileError::Internal {
-            message: e.to_string(),
-        })?;
-        let transformers = ContentTransformerPipeline::new(&config.content_transformers);
+        let (guard, transformers) = built_stages(&config)?;
         let config_json = serde_json::to_string(&config).unwrap_or_default();
         let config_hash = ContentHash::of(config_json.as_bytes()).to_hex();
         Ok(Self {

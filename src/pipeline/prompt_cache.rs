@@ -109,7 +109,13 @@ pub fn key_for(request: &CompilationRequest, plan: &Plan, snapshot: &Snapshot) -
         targets: &targets,
         task_class: plan.task.task_class.as_str(),
         root: &plan.project.root,
-        file_tree_hash: &snapshot.file_tree_hash.to_hex(),
+        // Recency comes from git as well as from the files: a commit or a
+        // `git reset` changes the ranking without touching a file.
+        file_tree_hash: &format!(
+            "{}:{}",
+            snapshot.file_tree_hash.to_hex(),
+            snapshot.recency_hash().to_hex()
+        ),
         config_hash: &plan.project.config_hash,
         budget: plan.budget.total.0,
         raw: plan.raw,

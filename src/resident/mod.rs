@@ -109,9 +109,21 @@ pub struct ResidentProjectStatus {
 }
 
 /// The resident snapshots of the projects a long-lived process serves.
-#[derive(Default)]
 pub struct ResidentIndex {
     projects: Mutex<HashMap<ProjectKey, Arc<Mutex<Resident>>>>,
+    /// Where compiles write their cookies (see [`watch`]).
+    cookie_dir: PathBuf,
+}
+
+impl ResidentIndex {
+    /// An empty index writing its cookies in `cookie_dir` (a directory of
+    /// aic's own, such as `$AIC_HOME/cookies`; created when first needed).
+    pub fn new(cookie_dir: PathBuf) -> Self {
+        Self {
+            projects: Mutex::default(),
+            cookie_dir,
+        }
+    }
 }
 
 impl std::fmt::Debug for ResidentIndex {
@@ -139,7 +151,20 @@ impl ResidentIndex {
             .get(&key)
             .cloned();
         let Some(entry) = entry else {
-            return self.walk_new(key, project, cache, cancel, "first use".to_owned());
+            // The same root under other scan settings (a changed size cap or
+            // guard rule) is dropped with its watches.
+            let replaced = {
+                let mut projects = self.projects.lock().unwrap_or_else(PoisonError::into_inner);
+                let before = projects.len();
+                projects.retain(|known, _| known.root != key.root);
+                projects.len() != before
+            };
+            let reason = if replaced {
+                "the scan settings changed"
+            } else {
+                "first use"
+            };
+            return self.walk_new(key, project, cache, cancel, reason.to_owned());
         };
         let mut resident = entry.lock().unwrap_or_else(PoisonError::into_inner);
         resident.last_used = Instant::now();
@@ -159,7 +184,7 @@ impl ResidentIndex {
                 match changes.rescan.clone() {
                     Some(reason) => Some(reason),
                     None => {
-                        return update(&mut resident, project, cache, changes).unwrap_or_else(
+                        return update(&mut resident, project, cache, &changes).unwrap_or_else(
                             |reason| {
                                 drop(resident);
                                 self.walk_new(key, project, cache, cancel, reason)
@@ -202,10 +227,19 @@ impl ResidentIndex {
             .iter()
             .map(|directory| root.join(directory.as_str()));
         let git_dir = watch::git_dir(root);
-        let (watch, unwatched) = match Watch::start(root, directories, git_dir.as_deref()) {
+        let limit = max_watched_directories();
+        let started_watch = if detail.directories.len() >= limit {
+            Err(format!(
+                "it has {} directories, more than {MAX_WATCHED_VAR}={limit} allows",
+                detail.directories.len() + 1
+            ))
+        } else {
+            Watch::start(root, directories, git_dir.as_deref(), &self.cookie_dir)
+                .map_err(|error| unwatched_reason(&error))
+        };
+        let (watch, unwatched) = match started_watch {
             Ok(watch) => (Some(watch), None),
-            Err(error) => {
-                let why = unwatched_reason(&error);
+            Err(why) => {
                 warn!(
                     "Not watching `{}` ({why}); each compile walks it instead",
                     root.display()
@@ -237,7 +271,7 @@ impl ResidentIndex {
                 paths: stale.into_iter().collect(),
                 ..Changes::default()
             };
-            if let Ok((updated, _)) = update(&mut resident, project, cache, changes) {
+            if let Ok((updated, _)) = update(&mut resident, project, cache, &changes) {
                 snapshot = updated;
             }
         }
@@ -248,7 +282,9 @@ impl ResidentIndex {
                 .unwrap_or_else(PoisonError::into_inner)
                 .watch
                 .take();
-            old.map(Watch::stop);
+            if let Some(watch) = old {
+                watch.stop();
+            }
         }
         (snapshot, report)
     }
@@ -289,6 +325,19 @@ impl ResidentIndex {
         list.sort_by(|a, b| a.root.cmp(&b.root));
         list
     }
+}
+
+/// The environment variable that caps the directories watched per project
+/// (a project with more is walked on every compile instead).
+pub const MAX_WATCHED_VAR: &str = "AIC_MAX_WATCHED_DIRECTORIES";
+
+/// The cap [`MAX_WATCHED_VAR`] sets; unlimited (the kernel's limit decides)
+/// when unset or not a number.
+fn max_watched_directories() -> usize {
+    std::env::var(MAX_WATCHED_VAR)
+        .ok()
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or(usize::MAX)
 }
 
 /// Says why a project cannot be watched, with the fix for the watch limit.
@@ -350,7 +399,7 @@ fn update(
     resident: &mut Resident,
     project: &Project,
     cache: Option<&FileCache>,
-    changes: Changes,
+    changes: &Changes,
 ) -> Result<(Arc<Snapshot>, ResidentReport), String> {
     if changes.paths.is_empty() && !changes.git {
         return Ok((
@@ -373,6 +422,7 @@ fn update(
     let mut files: Vec<FileEntry> = resident.snapshot.repo.files.clone();
     let mut left_out = resident.detail.left_out.clone();
     let mut updated = 0;
+    let mut touched = Vec::new();
     for absolute in &changes.paths {
         let Some(path) = relative(root, absolute) else {
             if absolute == root {
@@ -388,6 +438,7 @@ fn update(
             return Err(format!("the directory `{path}` changed"));
         }
         let outcome = scan_path(root, &path, options, cache);
+        touched.push(path.clone());
         let entry_at = files.binary_search_by(|file| file.path.cmp(&path));
         let left_at = left_out.binary_search_by(|(left, _)| left.cmp(&path));
         match outcome {
@@ -432,12 +483,8 @@ fn update(
     }
     let skipped = SkippedFiles::count(&left_out, resident.detail.walk_errors);
     resident.detail.left_out = left_out;
-    let file_tree_hash = repo.file_tree_hash();
-    let snapshot = Arc::new(Snapshot {
-        repo,
-        skipped,
-        file_tree_hash,
-    });
+    let snapshot = Arc::new(Snapshot::new(repo, skipped));
+    snapshot.keep_from(&resident.snapshot, &touched);
     resident.snapshot = snapshot.clone();
     Ok((
         snapshot,

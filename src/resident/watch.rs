@@ -4,10 +4,11 @@
 //! git directory, whose `index` and `HEAD` say when commits, checkouts and
 //! stages happened.
 //!
-//! Events are only collected here ([`Changes`]); a compile drains them. To
+//! Events are only collected here (`Changes`); a compile drains them. To
 //! know that every event of an edit made before the compile has arrived, the
-//! compile writes a cookie file in a watched directory and waits for its event
-//! (the kernel queues events in order), as watchman does.
+//! compile writes a cookie file in a directory of aic's own that the same
+//! watcher watches, and waits for its event (the kernel queues one watcher's
+//! events in order), as watchman does, without writing into the project.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -17,7 +18,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use notify::{Event, EventKind, RecursiveMode, Watcher};
 
-/// The prefix of cookie files; never a project file.
+/// The prefix of cookie files (written in a directory of aic's own).
 const COOKIE_PREFIX: &str = ".aic-cookie-";
 
 /// More changed paths than this between two compiles and the project is
@@ -66,7 +67,11 @@ impl std::fmt::Debug for Watch {
 }
 
 impl Watch {
-    /// Watches `root`, each of `directories` (relative to it) and `git_dir`.
+    /// Watches `root`, each of `directories` (absolute), the git directory's
+    /// files that say a commit, checkout, reset or stage happened (`HEAD`,
+    /// `index`, `packed-refs`, `logs/HEAD`, `refs/heads/`) and its
+    /// `info/exclude`, and `cookie_dir` (outside the project: aic never
+    /// writes into it).
     ///
     /// # Errors
     ///
@@ -76,31 +81,40 @@ impl Watch {
         root: &Path,
         directories: impl Iterator<Item = PathBuf>,
         git_dir: Option<&Path>,
+        cookie_dir: &Path,
     ) -> notify::Result<Self> {
+        private_dir(cookie_dir).map_err(notify::Error::io)?;
         let shared: Shared = Arc::default();
         let sink = shared.clone();
         let git = git_dir.map(Path::to_path_buf);
         let mut watcher = notify::recommended_watcher(move |event: notify::Result<Event>| {
             record(&sink, git.as_deref(), event);
         })?;
-        let mut watched = 0;
+        let mut directories_watched = 0;
         {
             let mut paths = watcher.paths_mut();
             paths.add(root, RecursiveMode::NonRecursive)?;
             for directory in directories {
                 paths.add(&directory, RecursiveMode::NonRecursive)?;
-                watched += 1;
+                directories_watched += 1;
             }
             if let Some(git_dir) = git_dir {
                 paths.add(git_dir, RecursiveMode::NonRecursive)?;
+                for sub in ["logs", "refs/heads", "info"] {
+                    let directory = git_dir.join(sub);
+                    if directory.is_dir() {
+                        paths.add(&directory, RecursiveMode::NonRecursive)?;
+                    }
+                }
             }
+            paths.add(cookie_dir, RecursiveMode::NonRecursive)?;
             paths.commit()?;
         }
         Ok(Self {
             watcher,
             shared,
-            cookie_dir: git_dir.unwrap_or(root).to_path_buf(),
-            watched: watched + 1,
+            cookie_dir: cookie_dir.to_path_buf(),
+            watched: directories_watched + 1,
         })
     }
 
@@ -136,6 +150,8 @@ impl Watch {
             ));
         }
         let taken = std::mem::take(&mut *changes);
+        // The time of the last event outlives the drain (for `status`).
+        changes.last_event_ms = taken.last_event_ms;
         drop(changes);
         let _ = fs_err::remove_file(&cookie);
         taken
@@ -160,9 +176,18 @@ impl Watch {
 fn record(shared: &Shared, git_dir: Option<&Path>, event: notify::Result<Event>) {
     let (lock, signal) = &**shared;
     let mut changes = lock.lock().unwrap_or_else(PoisonError::into_inner);
-    changes.last_event_ms = SystemTime::now()
+    let now_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_millis() as u64);
+    // Cookies are aic's own: they do not count as the project's last event.
+    let is_cookie = |path: &PathBuf| {
+        path.file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| name.starts_with(COOKIE_PREFIX))
+    };
+    if !matches!(&event, Ok(event) if event.paths.iter().all(is_cookie)) {
+        changes.last_event_ms = now_ms;
+    }
     match event {
         Err(error) => {
             changes.rescan = Some(format!("the file watcher failed: {error}"));
@@ -180,9 +205,15 @@ fn record(shared: &Shared, git_dir: Option<&Path>, event: notify::Result<Event>)
                     changes.cookies.insert(cookie.to_owned());
                     continue;
                 }
-                if git_dir.is_some_and(|git_dir| path.parent() == Some(git_dir)) {
-                    if matches!(name, Some("index" | "HEAD" | "packed-refs")) {
-                        changes.git = true;
+                if let Some(git_dir) = git_dir.filter(|git_dir| path.starts_with(git_dir)) {
+                    match git_change(git_dir, &path) {
+                        GitChange::History => changes.git = true,
+                        GitChange::IgnoreRules => {
+                            changes
+                                .rescan
+                                .get_or_insert_with(|| "`.git/info/exclude` changed".to_owned());
+                        }
+                        GitChange::Other => {}
                     }
                     continue;
                 }
@@ -195,6 +226,49 @@ fn record(shared: &Shared, git_dir: Option<&Path>, event: notify::Result<Event>)
     }
     drop(changes);
     signal.notify_all();
+}
+
+/// Creates `dir` (and its parents) readable by this user only, as the aic
+/// home's directories are.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}
+
+/// What an event in the git directory means for the snapshot.
+enum GitChange {
+    /// A commit, checkout, reset or stage: recency is read again.
+    History,
+    /// `info/exclude`: the ignore rules changed.
+    IgnoreRules,
+    /// Git's own files (objects, locks, …).
+    Other,
+}
+
+fn git_change(git_dir: &Path, path: &Path) -> GitChange {
+    let Ok(relative) = path.strip_prefix(git_dir) else {
+        return GitChange::Other;
+    };
+    let relative = relative.to_string_lossy();
+    match relative.as_ref() {
+        "index" | "HEAD" | "packed-refs" | "logs/HEAD" => GitChange::History,
+        "info/exclude" => GitChange::IgnoreRules,
+        other
+            if other.starts_with("refs/heads/")
+                && Path::new(other)
+                    .extension()
+                    .is_none_or(|extension| extension != "lock") =>
+        {
+            GitChange::History
+        }
+        _ => GitChange::Other,
+    }
 }
 
 /// The git directory of the repository holding `root`, when it has one: the

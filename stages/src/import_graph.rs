@@ -93,7 +93,7 @@ impl ImportGraph {
     pub fn build_indexed(
         repo: &RepoMap,
         layout: &ProjectLayout,
-        index: &ImportIndex<'_>,
+        index: &ImportIndex,
         imports: &[Vec<ImportRef>],
         memo: &mut Vec<Option<ResolvedImports>>,
     ) -> (Self, ImportGraphStats) {

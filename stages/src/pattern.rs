@@ -64,6 +64,31 @@ impl PatternSet {
         self.set.is_match(path.as_str())
     }
 
+    /// The patterns as given.
+    pub fn patterns(&self) -> &[String] {
+        &self.patterns
+    }
+
+    /// The pattern at `index` of [`PatternSet::patterns`].
+    pub fn pattern(&self, index: u16) -> &str {
+        self.patterns
+            .get(usize::from(index))
+            .map_or("", String::as_str)
+    }
+
+    /// The indices of the patterns that match, each once, ascending.
+    pub fn matching_indices(&self, path: &RelativePath) -> Vec<u16> {
+        let mut indices: Vec<u16> = self
+            .set
+            .matches(path.as_str())
+            .into_iter()
+            .map(|glob| u16::try_from(self.origin[glob]).unwrap_or(u16::MAX))
+            .collect();
+        indices.sort_unstable();
+        indices.dedup();
+        indices
+    }
+
     /// The patterns that match, each once, in the order they were given.
     pub fn matching(&self, path: &RelativePath) -> Vec<&str> {
         let mut indices: Vec<usize> = self

@@ -6,11 +6,14 @@
 //! their modification times is I/O and lives in the binary's scan phase, which
 //! builds these values and hands them to the stages.
 
+use std::sync::{Arc, Mutex};
+
 use serde::Serialize;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::content_hash::ContentHash;
 use crate::language::Language;
+use crate::pattern::PatternSet;
 use crate::relative_path::RelativePath;
 use crate::terms::TermStats;
 use crate::tokens::TokenCount;
@@ -49,6 +52,52 @@ pub struct FileEntry {
     /// Term frequencies of path and content, for BM25 content relevance.
     #[serde(skip)]
     pub term_stats: TermStats,
+    /// The stemmed words of the path, computed on first use
+    /// ([`FileEntry::path_terms`]) and kept with the entry, so a resident
+    /// snapshot splits each path once, not once per compile.
+    #[serde(skip)]
+    pub path_terms: std::sync::OnceLock<std::sync::Arc<PathTerms>>,
+}
+
+/// The stemmed words of a file's path, as path relevance compares them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PathTerms {
+    /// Words of the directory part.
+    pub directory: Vec<String>,
+    /// Words of the file name without its extension.
+    pub name: Vec<String>,
+    /// The extension, stemmed.
+    pub extension: Option<String>,
+}
+
+impl PathTerms {
+    /// The terms of `path`.
+    pub fn of(path: &RelativePath) -> Self {
+        use crate::terms::{path_terms, split_words, stem};
+        let directory = path
+            .as_str()
+            .rsplit_once('/')
+            .map_or("", |(directory, _)| directory);
+        let file_name = path.file_name();
+        let extension = path.extension();
+        let stem_part = match &extension {
+            Some(extension) => &file_name[..file_name.len() - extension.len() - 1],
+            None => file_name,
+        };
+        Self {
+            directory: path_terms(directory),
+            name: split_words(stem_part).iter().map(|w| stem(w)).collect(),
+            extension: extension.map(|e| stem(&e)),
+        }
+    }
+}
+
+impl FileEntry {
+    /// The stemmed words of the path (computed once per entry).
+    pub fn path_terms(&self) -> &PathTerms {
+        self.path_terms
+            .get_or_init(|| std::sync::Arc::new(PathTerms::of(&self.path)))
+    }
 }
 
 /// Estimates the `cl100k_base` token count of a text file from its size in bytes.
@@ -68,6 +117,47 @@ pub struct RepoMap {
     pub files: Vec<FileEntry>,
     /// Sum of the files' estimated tokens.
     pub total_tokens: TokenCount,
+    /// Which patterns of a rule pack's sets match each file, per set.
+    #[serde(skip)]
+    matches: MatchMemo,
+}
+
+/// The patterns of each [`PatternSet`] that match each file of a map,
+/// computed for the whole map on the set's first use: a long-lived process
+/// matches every path against a rule pack once, not once per compile. A
+/// clone starts empty.
+#[derive(Debug, Default)]
+struct MatchMemo(Mutex<Vec<(Vec<String>, Arc<MatchTable>)>>);
+
+/// Per file (by index), the indices of the matching patterns.
+type MatchTable = Vec<Box<[u16]>>;
+
+/// Pattern sets a map remembers (rule packs differ by task class).
+const MATCH_SETS_KEPT: usize = 16;
+
+/// The patterns of one set that match each file of a map
+/// ([`RepoMap::pattern_matches`]).
+#[derive(Clone, Debug)]
+pub struct PatternMatches<'p> {
+    set: &'p PatternSet,
+    table: Arc<MatchTable>,
+}
+
+impl<'p> PatternMatches<'p> {
+    /// The patterns that match the file at `index` of the map, each once, in
+    /// the order they were given.
+    pub fn of(&self, index: usize) -> Vec<&'p str> {
+        self.table
+            .get(index)
+            .map(|indices| indices.iter().map(|&i| self.set.pattern(i)).collect())
+            .unwrap_or_default()
+    }
+}
+
+impl Clone for MatchMemo {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
 }
 
 impl RepoMap {
@@ -80,7 +170,70 @@ impl RepoMap {
         Self {
             files,
             total_tokens: TokenCount::from_u64(total),
+            matches: MatchMemo::default(),
         }
+    }
+
+    /// Keeps the pattern matches `old` remembered when both maps hold the
+    /// same paths in the same order (a content-only update of a resident
+    /// snapshot: matches depend on paths only).
+    pub fn keep_matches_of(&self, old: &RepoMap) {
+        let same_paths = self.files.len() == old.files.len()
+            && self
+                .files
+                .iter()
+                .zip(&old.files)
+                .all(|(new, old)| new.path == old.path);
+        if same_paths {
+            let kept = old
+                .matches
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone();
+            *self
+                .matches
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = kept;
+        }
+    }
+
+    /// Which patterns of `set` match each file ([`PatternMatches::of`]):
+    /// [`PatternSet::matching`] for the whole map, computed on the set's
+    /// first use and remembered with the map.
+    pub fn pattern_matches<'p>(&self, set: &'p PatternSet) -> PatternMatches<'p> {
+        if set.is_empty() {
+            return PatternMatches {
+                set,
+                table: Arc::default(),
+            };
+        }
+        let mut memo = self
+            .matches
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let found = memo
+            .iter()
+            .find(|(patterns, table)| {
+                patterns.as_slice() == set.patterns() && table.len() == self.files.len()
+            })
+            .map(|(_, table)| table.clone());
+        let table = found.unwrap_or_else(|| {
+            let table: Arc<MatchTable> = Arc::new(
+                self.files
+                    .iter()
+                    .map(|file| set.matching_indices(&file.path).into_boxed_slice())
+                    .collect(),
+            );
+            if memo.len() == MATCH_SETS_KEPT {
+                memo.remove(0);
+            }
+            memo.push((set.patterns().to_vec(), table.clone()));
+            table
+        });
+        PatternMatches { set, table }
     }
 
     /// Number of files in scope.
@@ -120,6 +273,7 @@ impl FileEntry {
             symbol_terms: std::sync::Arc::default(),
             name_ids: std::sync::Arc::default(),
             term_stats: TermStats::of(path, ""),
+            path_terms: std::sync::OnceLock::new(),
         }
     }
 

@@ -35,9 +35,9 @@ use crate::intent::{TaskClass, TaskClassification};
 use crate::language::Language;
 use crate::pattern::PatternSet;
 use crate::relative_path::RelativePath;
-use crate::repo_map::{FileEntry, RepoMap};
+use crate::repo_map::{FileEntry, PathTerms, RepoMap};
 use crate::rule_pack::RulePack;
-use crate::terms::{path_terms, split_words, stem, term_id};
+use crate::terms::term_id;
 use crate::tokens::TokenCount;
 
 /// The boost entry recorded for a related file in [`ScoredFile::boosted_by`].
@@ -387,10 +387,14 @@ impl HeuristicSelector {
         }
         let mut excluded = Vec::new();
         let mut candidates: Vec<usize> = Vec::new();
+        let exclude = repo.pattern_matches(&self.exclude);
+        let include = repo.pattern_matches(&self.include);
+        let boost = repo.pattern_matches(&self.boost);
+        let penalize = repo.pattern_matches(&self.penalize);
         for (index, file) in repo.files.iter().enumerate() {
             if targets.contains(&file.path) {
                 candidates.push(index);
-            } else if let Some(pattern) = self.exclude.matching(&file.path).first() {
+            } else if let Some(pattern) = exclude.of(index).first() {
                 excluded.push(ExcludedFile {
                     path: file.path.clone(),
                     score: None,
@@ -398,7 +402,7 @@ impl HeuristicSelector {
                         pattern: (*pattern).to_owned(),
                     },
                 });
-            } else if (!self.include.is_empty() && !self.include.is_match(&file.path))
+            } else if (!self.include.is_empty() && include.of(index).is_empty())
                 || !self.in_scope(&file.path)
             {
                 excluded.push(ExcludedFile {
@@ -431,25 +435,16 @@ impl HeuristicSelector {
 
         let mut signals: Vec<SelectionSignals> = Vec::with_capacity(files.len());
         let mut modifiers: Vec<(Vec<String>, Vec<String>)> = Vec::with_capacity(files.len());
-        let mut directory_terms: HashMap<&str, Vec<String>> = HashMap::new();
         for (index, ((file, recency), content_relevance)) in
             files.iter().zip(recency).zip(content).enumerate()
         {
-            let directory = file
-                .path
-                .as_str()
-                .rsplit_once('/')
-                .map_or("", |(directory, _)| directory);
-            let directory_terms = directory_terms
-                .entry(directory)
-                .or_insert_with(|| path_terms(directory));
             let size_penalty = if max_tokens > min_tokens {
                 f64::from(max_tokens - file.estimated_tokens.0) / f64::from(max_tokens - min_tokens)
             } else {
                 1.0
             };
             signals.push(SelectionSignals {
-                path_relevance: query.path_relevance(&file.path, directory_terms),
+                path_relevance: query.path_relevance(file.path_terms()),
                 import_proximity: 0.0,
                 symbol_relevance: query.symbol_relevance(&file.symbol_terms),
                 content_relevance,
@@ -458,15 +453,13 @@ impl HeuristicSelector {
                 mention: round_score(mentions[index]),
                 trace: round_score(traces[index]),
             });
-            let boosted_by: Vec<String> = self
-                .boost
-                .matching(&file.path)
+            let boosted_by: Vec<String> = boost
+                .of(candidates[index])
                 .into_iter()
                 .map(str::to_owned)
                 .collect();
-            let penalized_by: Vec<String> = self
-                .penalize
-                .matching(&file.path)
+            let penalized_by: Vec<String> = penalize
+                .of(candidates[index])
                 .into_iter()
                 .map(str::to_owned)
                 .collect();
@@ -667,11 +660,7 @@ fn round_score(score: f64) -> f64 {
 /// assert!((score - 0.8).abs() < 1e-9);
 /// ```
 pub fn path_relevance(subject_tokens: &[String], path: &RelativePath) -> f64 {
-    let directory = path
-        .as_str()
-        .rsplit_once('/')
-        .map_or("", |(directory, _)| directory);
-    Query::uniform(subject_tokens).path_relevance(path, &path_terms(directory))
+    Query::uniform(subject_tokens).path_relevance(&PathTerms::of(path))
 }
 
 /// The subject as the signals weigh it: tokens, a weight per token, and the
@@ -752,29 +741,21 @@ impl Query {
     /// token scores 1.0 when it is a word of the file name (extension
     /// aside), 0.6 of a directory, 0.5 the extension, weighted and divided by
     /// the denominator, capped at 1.
-    fn path_relevance(&self, path: &RelativePath, directory_terms: &[String]) -> f64 {
+    fn path_relevance(&self, terms: &PathTerms) -> f64 {
         if self.tokens.is_empty() || self.denominator <= 0.0 {
             return 0.0;
         }
-        let file_name = path.file_name();
-        let extension = path.extension();
-        let stem_part = match &extension {
-            Some(extension) => &file_name[..file_name.len() - extension.len() - 1],
-            None => file_name,
-        };
-        let name_terms: Vec<String> = split_words(stem_part).iter().map(|w| stem(w)).collect();
-        let extension_term = extension.map(|e| stem(&e));
         let total: f64 = self
             .tokens
             .iter()
             .zip(&self.weights)
             .map(|(token, weight)| {
                 weight
-                    * if name_terms.contains(token) {
+                    * if terms.name.contains(token) {
                         1.0
-                    } else if directory_terms.contains(token) {
+                    } else if terms.directory.contains(token) {
                         0.6
-                    } else if extension_term.as_ref() == Some(token) {
+                    } else if terms.extension.as_ref() == Some(token) {
                         0.5
                     } else {
                         0.0

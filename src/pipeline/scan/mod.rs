@@ -9,12 +9,15 @@
 pub mod git;
 pub mod walk;
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use aic_stages::content_hash::ContentHash;
 use aic_stages::guard::ExclusionScanner;
+use aic_stages::import_graph::{ImportIndex, ProjectLayout, ResolvedImports};
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::{FileEntry, RepoMap};
 use tracing::{debug, info};
@@ -39,6 +42,102 @@ pub struct Snapshot {
     /// xxh3-128 of the RepoMap's `path:size:mtime` lines: changes whenever a
     /// file is added, removed or touched.
     pub file_tree_hash: ContentHash,
+    /// The project's layout from its manifests, read on first use
+    /// ([`Snapshot::layout`]).
+    pub layout: OnceLock<ProjectLayout>,
+    /// The paths indexed for import resolution, built on first use
+    /// ([`Snapshot::import_index`]).
+    pub import_index: OnceLock<Arc<ImportIndex>>,
+    /// Resolved imports of the files parsed by earlier compiles on this
+    /// snapshot, by index in the RepoMap (a resident snapshot resolves each
+    /// file's imports once).
+    pub resolved: Mutex<HashMap<usize, ResolvedImports>>,
+}
+
+impl Snapshot {
+    /// A snapshot of `repo` with the files left out as `skipped`.
+    pub fn new(repo: RepoMap, skipped: SkippedFiles) -> Self {
+        let file_tree_hash = repo.file_tree_hash();
+        Self {
+            repo,
+            skipped,
+            file_tree_hash,
+            layout: OnceLock::new(),
+            import_index: OnceLock::new(),
+            resolved: Mutex::default(),
+        }
+    }
+
+    /// xxh3-128 of every file's recency (in path order): changes when git's
+    /// history or index moves, which the file-tree hash does not see.
+    pub fn recency_hash(&self) -> ContentHash {
+        let mut bytes = Vec::with_capacity(self.repo.files.len() * 8);
+        for file in &self.repo.files {
+            bytes.extend_from_slice(&file.recency_ms.to_le_bytes());
+        }
+        ContentHash::of(&bytes)
+    }
+
+    /// The RepoMap's paths indexed for import resolution, built once per
+    /// snapshot.
+    pub fn import_index(&self) -> &ImportIndex {
+        self.import_index
+            .get_or_init(|| Arc::new(ImportIndex::new(&self.repo)))
+    }
+
+    /// Takes over what `old` computed that this snapshot's changes leave
+    /// valid, when both hold the same paths (an update that changed only the
+    /// contents of `changed`): the pattern matches and the import index
+    /// (paths only), and, when no manifest changed, the layout and the
+    /// resolved imports of the unchanged files.
+    pub fn keep_from(&self, old: &Self, changed: &[RelativePath]) {
+        let same_paths = self.repo.files.len() == old.repo.files.len()
+            && self
+                .repo
+                .files
+                .iter()
+                .zip(&old.repo.files)
+                .all(|(new, old)| new.path == old.path);
+        if !same_paths {
+            return;
+        }
+        self.repo.keep_matches_of(&old.repo);
+        if let Some(index) = old.import_index.get() {
+            let _ = self.import_index.set(index.clone());
+        }
+        let manifest_changed = changed.iter().any(|path| {
+            matches!(
+                path.file_name(),
+                "tsconfig.json" | "jsconfig.json" | "package.json" | "go.mod" | "Cargo.toml"
+            )
+        });
+        let Some(layout) = old.layout.get().filter(|_| !manifest_changed) else {
+            return;
+        };
+        let _ = self.layout.set(layout.clone());
+        let mut resolved = old
+            .resolved
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        for path in changed {
+            if let Ok(index) = self.repo.files.binary_search_by(|f| f.path.cmp(path)) {
+                resolved.remove(&index);
+            }
+        }
+        *self
+            .resolved
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = resolved;
+    }
+
+    /// The layout the manifests of the project at `root` describe (package
+    /// names, path aliases, crates), read once per snapshot: a resident
+    /// snapshot answers every compile with the layout read for the first.
+    pub fn layout(&self, root: &Path) -> &ProjectLayout {
+        self.layout
+            .get_or_init(|| crate::pipeline::select::manifests::read_layout(root, &self.repo))
+    }
 }
 
 /// Runs the `scan` phase. The git history read is independent of the walk, so
@@ -159,12 +258,7 @@ fn scan_sharded(
             git.last_commit.len()
         );
     }
-    let file_tree_hash = repo.file_tree_hash();
-    let snapshot = Snapshot {
-        repo,
-        skipped: walked.skipped,
-        file_tree_hash,
-    };
+    let snapshot = Snapshot::new(repo, walked.skipped);
     let detail = ScanDetail {
         left_out: walked.left_out,
         directories: walked.directories,

@@ -630,6 +630,7 @@ impl FileStat {
             symbol_terms: facts.symbol_terms,
             name_ids: facts.name_ids,
             term_stats: facts.term_stats,
+            path_terms: std::sync::OnceLock::new(),
         })
     }
 

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use aic_stages::content_hash::ContentHash;
-use aic_stages::import_graph::{ImportGraph, ImportGraphStats, ImportIndex, ProjectLayout};
+use aic_stages::import_graph::{ImportGraph, ImportGraphStats, ResolvedImports};
+
+use crate::pipeline::scan::Snapshot;
 use aic_stages::lang::{ImportRef, provider_for};
 use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
@@ -104,13 +106,14 @@ pub fn possible_importers(repo: &RepoMap, files: &[RelativePath]) -> Vec<usize> 
 pub fn build(
     root: &Path,
     max_file_bytes: u64,
-    repo: &RepoMap,
-    layout: &ProjectLayout,
+    snapshot: &Snapshot,
     selector: &HeuristicSelector,
     (first_pass, also_parse): (FirstPass, Vec<usize>),
     cache: Option<&FileCache>,
 ) -> BuiltGraph {
     let started = Instant::now();
+    let repo = &snapshot.repo;
+    let layout = snapshot.layout(root);
     let preliminary = selector.finish(repo, first_pass, IMPORT_PARSE_CANDIDATES, None);
     debug!("imports: preliminary selection in {:?}", started.elapsed());
     let index_of = |path: &RelativePath| repo.files.binary_search_by(|f| f.path.cmp(path)).ok();
@@ -122,11 +125,11 @@ pub fn build(
     wanted.extend(also_parse);
     let mut parsed = vec![false; repo.files.len()];
     let mut parsed_count = 0;
-    let mut memo = Vec::new();
+    let mut memo: Vec<Option<ResolvedImports>> = vec![None; repo.files.len()];
     let mut read = HashMap::new();
     let mut held_bytes = 0usize;
     let mut imports_of: Vec<Vec<ImportRef>> = vec![Vec::new(); repo.files.len()];
-    let index = ImportIndex::new(repo);
+    let index = snapshot.import_index();
     let mut round = 0;
     loop {
         wanted.sort_unstable();
@@ -150,6 +153,11 @@ pub fn build(
                 (i, parsed)
             })
             .collect();
+        let known = snapshot
+            .resolved
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut fresh = Vec::new();
         for (i, file_imports) in imports {
             parsed[i] = true;
             parsed_count += 1;
@@ -160,13 +168,27 @@ pub fn build(
                 held_bytes += bytes.len();
                 read.insert(i, Arc::from(bytes));
             }
-            if let Some(slot) = memo.get_mut(i) {
-                *slot = None;
+            // A file parsed by an earlier compile on this snapshot is not
+            // resolved again; the others are resolved below.
+            memo[i] = known.get(&i).cloned();
+            if memo[i].is_none() {
+                fresh.push(i);
             }
         }
+        drop(known);
         debug!("imports: round {round} parsed at {:?}", started.elapsed());
         let (graph, stats) =
-            ImportGraph::build_indexed(repo, layout, &index, &imports_of, &mut memo);
+            ImportGraph::build_indexed(repo, layout, index, &imports_of, &mut memo);
+        let mut known = snapshot
+            .resolved
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for i in fresh {
+            if let Some(resolved) = &memo[i] {
+                known.insert(i, resolved.clone());
+            }
+        }
+        drop(known);
         debug!(
             "imports: round {round} graph built at {:?}",
             started.elapsed()

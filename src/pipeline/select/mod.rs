@@ -75,19 +75,20 @@ pub fn select(
     } else {
         config.context_selector.max_files as usize
     };
+    let started = std::time::Instant::now();
     let targets = resolve_targets(&plan.targets, repo, &root.to_string_lossy());
+    let resolved_at = started.elapsed();
     let warned = warnings.len();
     let pinned = pinned_targets(&targets, root, config.repo_map.max_file_bytes, warnings);
     let target_warnings: Vec<String> = warnings[warned..].to_vec();
-    let layout = manifests::read_layout(root, repo);
     // The graph-independent signals are computed once, for both the selection
     // that picks the files to parse imports of and the final one.
     let first_pass = plan.selector.first_pass(repo, &plan.task, &pinned);
+    let first_pass_at = started.elapsed();
     let built = graph::build(
         root,
         config.repo_map.max_file_bytes,
-        repo,
-        &layout,
+        snapshot,
         &plan.selector,
         (first_pass.clone(), {
             let mut also = graph::possible_importers(repo, &changed_files(&targets));
@@ -98,6 +99,7 @@ pub fn select(
         }),
         cache,
     );
+    let graph_at = started.elapsed();
     info!(
         "imports: {} files parsed, {} imports, {} resolved to repository files, {} edges",
         built.parsed, built.stats.imports, built.stats.resolved, built.stats.edges
@@ -120,6 +122,12 @@ pub fn select(
         first_pass,
         max_files,
         Some(&built.graph),
+    );
+    debug!(
+        "select: targets {resolved_at:?}, first pass {:?}, graph {:?}, ranking {:?}",
+        first_pass_at.saturating_sub(resolved_at),
+        graph_at.saturating_sub(first_pass_at),
+        started.elapsed().saturating_sub(graph_at)
     );
     info!(
         "Scanned {} files, {} candidates, selected {} (maxFiles {}{})",

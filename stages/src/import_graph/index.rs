@@ -7,17 +7,18 @@ use crate::repo_map::RepoMap;
 
 /// A RepoMap's paths indexed for resolving imports
 /// ([`ImportGraph::build_indexed`](super::ImportGraph::build_indexed)); build it
-/// once per RepoMap.
-pub struct ImportIndex<'a>(pub(super) FileIndex<'a>);
+/// once per RepoMap (it owns its paths, so a long-lived process keeps it with
+/// the map).
+pub struct ImportIndex(pub(super) FileIndex);
 
-impl<'a> ImportIndex<'a> {
+impl ImportIndex {
     /// Indexes `repo`'s paths (by path, directory and file name).
-    pub fn new(repo: &'a RepoMap) -> Self {
+    pub fn new(repo: &RepoMap) -> Self {
         Self(FileIndex::new(repo))
     }
 }
 
-impl std::fmt::Debug for ImportIndex<'_> {
+impl std::fmt::Debug for ImportIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ImportIndex")
             .field("files", &self.0.all.len())
@@ -26,28 +27,34 @@ impl std::fmt::Debug for ImportIndex<'_> {
 }
 
 /// Paths by full path, directory and file name.
-pub(super) struct FileIndex<'a> {
-    paths: HashMap<&'a str, usize>,
+pub(super) struct FileIndex {
+    paths: HashMap<Box<str>, usize>,
     /// Directory → indices of the files directly in it.
-    pub(super) directories: HashMap<&'a str, Vec<usize>>,
+    pub(super) directories: HashMap<Box<str>, Vec<usize>>,
     /// File name → indices, for suffix look-ups.
-    names: HashMap<&'a str, Vec<usize>>,
+    names: HashMap<Box<str>, Vec<usize>>,
     /// Every path, by index.
-    pub(super) all: Vec<&'a str>,
+    pub(super) all: Vec<Box<str>>,
 }
 
-impl<'a> FileIndex<'a> {
-    pub(super) fn new(repo: &'a RepoMap) -> Self {
+impl FileIndex {
+    pub(super) fn new(repo: &RepoMap) -> Self {
         let mut paths = HashMap::new();
-        let mut directories: HashMap<&str, Vec<usize>> = HashMap::new();
-        let mut names: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut directories: HashMap<Box<str>, Vec<usize>> = HashMap::new();
+        let mut names: HashMap<Box<str>, Vec<usize>> = HashMap::new();
         let mut all = Vec::with_capacity(repo.files.len());
         for (index, file) in repo.files.iter().enumerate() {
             let path = file.path.as_str();
-            paths.insert(path, index);
-            directories.entry(parent(path)).or_default().push(index);
-            names.entry(file.path.file_name()).or_default().push(index);
-            all.push(path);
+            paths.insert(Box::from(path), index);
+            directories
+                .entry(Box::from(parent(path)))
+                .or_default()
+                .push(index);
+            names
+                .entry(Box::from(file.path.file_name()))
+                .or_default()
+                .push(index);
+            all.push(Box::from(path));
         }
         Self {
             paths,
@@ -77,7 +84,7 @@ impl<'a> FileIndex<'a> {
                     .iter()
                     .copied()
                     .filter(|&i| {
-                        let path = self.all[i];
+                        let path = &*self.all[i];
                         path == suffix || path.ends_with(&format!("/{suffix}"))
                     })
                     .collect()

@@ -14,7 +14,7 @@ use crate::relative_path::RelativePath;
 
 /// Resolves one import of `from` to repository files (indices into the RepoMap).
 pub(super) fn resolve(
-    index: &FileIndex<'_>,
+    index: &FileIndex,
     layout: &ProjectLayout,
     from: &RelativePath,
     language: Language,

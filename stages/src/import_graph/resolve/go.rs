@@ -4,7 +4,7 @@
 use crate::import_graph::index::{FileIndex, has_extension, join};
 use crate::import_graph::layout::ProjectLayout;
 
-pub(super) fn resolve(index: &FileIndex<'_>, layout: &ProjectLayout, source: &str) -> Vec<usize> {
+pub(super) fn resolve(index: &FileIndex, layout: &ProjectLayout, source: &str) -> Vec<usize> {
     let module = layout
         .go_modules
         .iter()
@@ -25,7 +25,7 @@ pub(super) fn resolve(index: &FileIndex<'_>, layout: &ProjectLayout, source: &st
                 .iter()
                 .copied()
                 .filter(|&i| {
-                    let path = index.all[i];
+                    let path = &*index.all[i];
                     has_extension(path, "go") && !path.ends_with("_test.go")
                 })
                 .collect()

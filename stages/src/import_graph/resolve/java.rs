@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use crate::import_graph::index::{FileIndex, has_extension};
 
-pub(super) fn resolve(index: &FileIndex<'_>, source: &str) -> Vec<usize> {
+pub(super) fn resolve(index: &FileIndex, source: &str) -> Vec<usize> {
     let source = source.trim_start_matches("static ");
     if let Some(package) = source.strip_suffix(".*") {
         let suffix = package.replace('.', "/");
@@ -12,10 +12,10 @@ pub(super) fn resolve(index: &FileIndex<'_>, source: &str) -> Vec<usize> {
             .directories
             .iter()
             .filter(|(directory, _)| {
-                **directory == suffix || directory.ends_with(&format!("/{suffix}"))
+                &***directory == suffix.as_str() || directory.ends_with(&format!("/{suffix}"))
             })
             .flat_map(|(_, files)| files.iter().copied())
-            .filter(|&i| has_extension(index.all[i], "java"))
+            .filter(|&i| has_extension(&index.all[i], "java"))
             .collect::<HashSet<usize>>()
             .into_iter()
             .collect();

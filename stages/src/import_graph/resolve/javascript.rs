@@ -30,7 +30,7 @@ fn js_candidates(base: &str) -> Vec<String> {
 }
 
 pub(super) fn resolve(
-    index: &FileIndex<'_>,
+    index: &FileIndex,
     layout: &ProjectLayout,
     directory: &str,
     source: &str,

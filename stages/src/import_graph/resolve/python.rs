@@ -4,7 +4,7 @@
 use crate::import_graph::index::{FileIndex, join, parent};
 use crate::lang::ImportRef;
 
-pub(super) fn resolve(index: &FileIndex<'_>, directory: &str, import: &ImportRef) -> Vec<usize> {
+pub(super) fn resolve(index: &FileIndex, directory: &str, import: &ImportRef) -> Vec<usize> {
     let source = import.source.as_str();
     let module_files = |base: &str| {
         [
@@ -60,7 +60,7 @@ pub(super) fn resolve(index: &FileIndex<'_>, directory: &str, import: &ImportRef
                 .filter(|&i| index.all[i].matches('/').count() == depth)
                 .collect();
             for symbol in &import.symbols {
-                let parent_dir = parent(index.all[out[0]]);
+                let parent_dir = parent(&index.all[out[0]]);
                 if let Some(i) =
                     index.first(module_files(&join(parent_dir, symbol).unwrap_or_default()))
                 {

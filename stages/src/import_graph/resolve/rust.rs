@@ -24,7 +24,7 @@ fn rust_module_directory(path: &str) -> String {
 }
 
 /// The deepest module file for `segments` under `root` (a module directory).
-fn rust_module_file(index: &FileIndex<'_>, root: &str, segments: &[&str]) -> Option<usize> {
+fn rust_module_file(index: &FileIndex, root: &str, segments: &[&str]) -> Option<usize> {
     for take in (1..=segments.len()).rev() {
         let base = segments[..take].join("/");
         let base = if root.is_empty() {
@@ -40,7 +40,7 @@ fn rust_module_file(index: &FileIndex<'_>, root: &str, segments: &[&str]) -> Opt
 }
 
 pub(super) fn resolve(
-    index: &FileIndex<'_>,
+    index: &FileIndex,
     layout: &ProjectLayout,
     from: &RelativePath,
     import: &ImportRef,

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Warm answers through `aic daemon` against in-process compiles, on one
+repository, in one run, with `git status` timed beside them as the floor.
+
+For each new intent (lines of --intents, none asked before in this home) it
+times, as seen by the caller (wall) and as CPU of the client process:
+
+- `AIC_DAEMON=off aic compile INTENT` (in-process, warm per-file cache);
+- `aic compile INTENT` answered by a running daemon (warm, new intent);
+- the same after editing 3 files (an appended comment line, undone after);
+- `aic hook claude UserPromptSubmit` end to end with the prompt as payload;
+
+and reports medians, p95, the daemon's RSS and whether every daemon answer
+was byte-identical to the in-process one (`durationMs` and `cacheHit`
+aside). The first answer after `aic daemon start` is timed separately.
+
+Usage: perf/daemon_bench.py --aic target/release/aic --repo /path/to/babel \
+         --intents intents.txt [--runs 12] [--edit a.js --edit b.js --edit c.js]
+"""
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def timed(cmd, env, cwd, stdin=None):
+    """Runs cmd; returns (wall ms, child CPU ms, stdout bytes)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    out = subprocess.run(cmd, env=env, cwd=cwd, input=stdin, capture_output=True)
+    wall = (time.perf_counter() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) * 1000
+    return wall, cpu, out.stdout
+
+
+def comparable(stdout):
+    lines = stdout.decode("utf-8", "replace").splitlines()
+    return "\n".join(
+        l for l in lines if not l.strip().startswith(('"durationMs"', '"cacheHit"'))
+    )
+
+
+def pct(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, round((len(values) - 1) * p))]
+
+
+def summary(name, walls, cpus):
+    return (
+        f"| {name} | {len(walls)} | {statistics.median(walls):.0f} | {pct(walls, 0.95):.0f} "
+        f"| {statistics.median(cpus):.0f} |"
+    )
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--aic", required=True)
+    parser.add_argument("--repo", required=True)
+    parser.add_argument("--intents", required=True, help="one intent per line, all new")
+    parser.add_argument("--runs", type=int, default=12)
+    parser.add_argument("--edit", action="append", default=[], help="a file to edit (3)")
+    args = parser.parse_args()
+    aic = os.path.abspath(args.aic)
+    intents = [l.strip() for l in open(args.intents) if l.strip()]
+    if len(intents) < 3 * args.runs + 1:
+        sys.exit(f"need {3 * args.runs + 1} intents, got {len(intents)}")
+    home = tempfile.mkdtemp(prefix="aic-daemon-bench-")
+    os.chmod(home, 0o700)
+    env = dict(os.environ, AIC_HOME=home, AIC_DAEMON="running")
+    env.pop("RUST_LOG", None)
+    off = dict(env, AIC_DAEMON="off")
+    repo = args.repo
+    # Warm the per-file cache (precompute), as a machine that has compiled before.
+    subprocess.run([aic, "precompute", "--root", repo], env=off, capture_output=True)
+    git = [timed(["git", "status", "--porcelain"], off, repo)[:2] for _ in range(5)]
+    subprocess.run([aic, "daemon", "start"], env=env, check=True, capture_output=True)
+    try:
+        first = timed([aic, "compile", intents[0], "--root", repo], env, repo)
+        rows, same = [], True
+        in_process, daemon = ([], []), ([], [])
+        for intent in intents[1 : args.runs + 1]:
+            d = timed([aic, "compile", intent, "--root", repo, "--json"], env, repo)
+            l = timed([aic, "compile", intent, "--root", repo, "--json"], off, repo)
+            same &= comparable(d[2]) == comparable(l[2])
+            daemon[0].append(d[0]); daemon[1].append(d[1])
+            in_process[0].append(l[0]); in_process[1].append(l[1])
+        edited = ([], [])
+        for intent in intents[args.runs + 1 : 2 * args.runs + 1]:
+            originals = {}
+            for path in args.edit:
+                full = os.path.join(repo, path)
+                originals[full] = open(full, "rb").read()
+                with open(full, "ab") as f:
+                    f.write(b"\n// edited by perf/daemon_bench.py\n")
+            try:
+                d = timed([aic, "compile", intent, "--root", repo], env, repo)
+                edited[0].append(d[0]); edited[1].append(d[1])
+            finally:
+                for full, data in originals.items():
+                    with open(full, "wb") as f:
+                        f.write(data)
+        hooks = ([], [])
+        for intent in intents[2 * args.runs + 1 : 3 * args.runs + 1]:
+            payload = json.dumps(
+                {"session_id": "bench", "cwd": repo, "hook_event_name": "UserPromptSubmit",
+                 "prompt": intent}
+            ).encode()
+            h = timed([aic, "hook", "claude", "UserPromptSubmit"], env, repo, stdin=payload)
+            hooks[0].append(h[0]); hooks[1].append(h[1])
+        status = json.loads(
+            subprocess.run([aic, "daemon", "status", "--json"], env=env, capture_output=True).stdout
+        )
+    finally:
+        subprocess.run([aic, "daemon", "stop"], env=env, capture_output=True)
+    print(f"repo: {repo}, files {status['daemon']['projects'][0]['files'] if status['daemon']['projects'] else '?'}")
+    print(f"first answer after `aic daemon start` (precomputed cache): {first[0]:.0f} ms wall")
+    print()
+    print("| what | runs | median ms wall | p95 ms wall | median ms CPU (client) |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    print(summary("git status --porcelain (floor)", [g[0] for g in git], [g[1] for g in git]))
+    print(summary("in-process compile, new intent", *in_process))
+    print(summary("daemon compile, new intent", *daemon))
+    print(summary("daemon compile after editing 3 files", *edited))
+    print(summary("hook UserPromptSubmit via daemon", *hooks))
+    print()
+    print(f"daemon: RSS {status['daemon']['rssBytes'] / 2**20:.0f} MiB, its own p50 "
+          f"{status['daemon']['p50Ms']} ms, p95 {status['daemon']['p95Ms']} ms over "
+          f"{status['daemon']['requests']} requests")
+    print(f"daemon answers byte-identical to in-process: {'yes' if same else 'NO'}")
+
+
+if __name__ == "__main__":
+    main()
