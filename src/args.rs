@@ -361,6 +361,33 @@ pub struct PrecomputeArgs {
     /// Print the report as JSON instead of one line.
     #[arg(long)]
     pub json: bool,
+    /// Precompute only shard I of N (one-based, e.g. `2/4`): the files whose
+    /// content hash falls in it, so N CI jobs split a repository between them.
+    #[arg(long, value_name = "I/N", value_parser = shard_parser)]
+    pub shard: Option<crate::pipeline::scan::Shard>,
+    /// Afterwards, write the rows the remote cache lacks to it (needs
+    /// `cache.remote.url` or AIC_CACHE_REMOTE_URL, not read-only).
+    #[arg(long)]
+    pub push: bool,
+}
+
+/// Parses `--shard I/N`: 1 ≤ I ≤ N.
+fn shard_parser(text: &str) -> Result<crate::pipeline::scan::Shard, String> {
+    let fail = || {
+        format!(
+            "`{text}` is not a shard: expected I/N with 1 ≤ I ≤ N, e.g. `1/4` … `4/4` (in GitHub Actions: `${{{{ matrix.shard }}}}/4`)"
+        )
+    };
+    let (index, count) = text.split_once('/').ok_or_else(fail)?;
+    let index: u32 = index.trim().parse().map_err(|_| fail())?;
+    let count: u32 = count.trim().parse().map_err(|_| fail())?;
+    if index == 0 || count == 0 || index > count {
+        return Err(fail());
+    }
+    Ok(crate::pipeline::scan::Shard {
+        index: index - 1,
+        count,
+    })
 }
 
 /// `aic tree`.
@@ -414,6 +441,26 @@ pub enum CacheCommand {
         /// The export file to read.
         file: PathBuf,
     },
+    /// Write a project's cached rows that the remote cache lacks to it.
+    Push(RemoteSyncArgs),
+    /// Fetch a project's rows from the remote cache into the local one.
+    Pull(RemoteSyncArgs),
+}
+
+/// `aic cache push|pull`.
+#[derive(Debug, Args)]
+pub struct RemoteSyncArgs {
+    /// The project (default: the git work tree or the directory with
+    /// aic.config.json around the current directory, else the current
+    /// directory).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Use this config file instead of searching for aic.config.json.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Inputs shared by `compile` and `inspect`.

@@ -7,11 +7,13 @@
 //! opened on first use and then shared: a compile reads the cache and logs the
 //! compile through the same handle (and the same page cache).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+use aic_stages::config::CacheConfig;
 use aic_storage::Store;
 
 use crate::cache::memo::Memo;
+use crate::cache::remote::{RemoteSettings, RemoteTier};
 use crate::clock::{Clock, SystemClock};
 use crate::home::{AicHome, DatabaseError};
 use crate::resident::ResidentIndex;
@@ -23,6 +25,12 @@ pub struct Host {
     memo: Option<Arc<Memo>>,
     resident: Option<Arc<ResidentIndex>>,
     clock: Arc<dyn Clock>,
+    /// The remote tiers opened so far (one per store), and the stores that
+    /// could not be opened (warned about once).
+    remotes: Mutex<(Vec<Arc<RemoteTier>>, Vec<String>)>,
+    /// Whether this process fills or moves the cache (precompute, push,
+    /// pull) rather than compiling: remote reads then wait as long as writes.
+    patient: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Host {
@@ -77,6 +85,78 @@ impl Host {
             memo,
             resident: None,
             clock,
+            remotes: Mutex::new((Vec::new(), Vec::new())),
+            patient: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// Marks this process as one that fills or moves the cache in bulk (a
+    /// CI job), not a compile: remote reads wait up to the write timeout
+    /// instead of `cache.remote.timeoutMs`. Call before the first compile.
+    pub fn batch_remote(&self) {
+        self.patient
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The remote tier `cache` and the environment name, opened on first
+    /// use and shared by every compile of this process (its breaker too).
+    /// `None` when none is named, or when it cannot be opened: then one
+    /// warning per store, and the compile goes on with the local tier.
+    pub fn remote_tier(&self, cache: &CacheConfig) -> Option<Arc<RemoteTier>> {
+        let settings = match RemoteSettings::from_env(cache) {
+            Ok(settings) => {
+                let mut settings = settings?;
+                if self.patient.load(std::sync::atomic::Ordering::Relaxed) {
+                    settings.timeout = settings
+                        .timeout
+                        .max(crate::cache::remote::MIN_WRITE_TIMEOUT);
+                }
+                settings
+            }
+            Err(error) => {
+                self.warn_once(
+                    error.shown.clone(),
+                    &format!(
+                        "{error}; going on without the remote cache (use {})",
+                        crate::cache::remote::location::URL_FORMS
+                    ),
+                );
+                return None;
+            }
+        };
+        let mut remotes = self.remotes.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(tier) = remotes
+            .0
+            .iter()
+            .find(|tier| tier.settings().same(&settings))
+        {
+            return Some(tier.clone());
+        }
+        let shown = settings.location.shown.clone();
+        match RemoteTier::open(settings) {
+            Ok(tier) => {
+                let tier = Arc::new(tier);
+                remotes.0.push(tier.clone());
+                Some(tier)
+            }
+            Err(cause) => {
+                drop(remotes);
+                self.warn_once(
+                    shown.clone(),
+                    &format!(
+                        "The remote cache `{shown}` cannot be used ({cause}); going on without it"
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    fn warn_once(&self, store: String, message: &str) {
+        let mut remotes = self.remotes.lock().unwrap_or_else(PoisonError::into_inner);
+        if !remotes.1.contains(&store) {
+            remotes.1.push(store);
+            tracing::warn!("{message}");
         }
     }
 

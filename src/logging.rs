@@ -32,7 +32,9 @@ pub fn init(verbose: u8, quiet: u8) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| {
         // rmcp logs every error response it sends at `warn`: the client
         // already gets those, so the server's stderr keeps rmcp's errors only.
-        EnvFilter::new(format!("aic={level},aic_stages={level},rmcp=error,warn"))
+        EnvFilter::new(format!(
+            "aic={level},aic_stages={level},rmcp=error,opendal=error,reqsign=error,warn"
+        ))
     });
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)

@@ -19,6 +19,7 @@ mod install;
 mod mcp;
 mod real_sources;
 mod records;
+mod remote_cache;
 mod spec;
 mod support;
 mod task_text;

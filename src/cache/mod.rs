@@ -14,6 +14,7 @@
 
 pub mod key;
 pub mod memo;
+pub mod remote;
 pub mod spec;
 
 use std::path::{Path, PathBuf};
@@ -32,6 +33,7 @@ use aic_stages::row_codec::{
 use aic_storage::{
     CacheReader, CacheWriter, FactsKey, Lookup, PathRecord, Store, TtlLookup, WriterOptions,
 };
+use dashmap::{DashMap, DashSet};
 use serde::Serialize;
 use tracing::debug;
 
@@ -39,6 +41,7 @@ use crate::clock::Clock;
 use crate::home::DatabaseError;
 use key::{RowKind, StageFingerprint, blob_key, row_key};
 use memo::Memo;
+use remote::RemoteTier;
 
 /// A file modified less than this long before it was hashed is not put in the
 /// path index (2 s, git's "racily clean" rule): a write in the same clock tick
@@ -95,6 +98,54 @@ pub struct CacheReport {
     pub recomputed: Vec<RelativePath>,
     /// Rows written to the database.
     pub rows_written: u64,
+    /// What the remote tier did, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote: Option<RemoteReport>,
+}
+
+/// What the remote tier did during one run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemoteReport {
+    /// The store's URL, redacted.
+    pub store: String,
+    /// Rows read from the store and used (then written to the local tier).
+    pub hits: u64,
+    /// Rows asked for that the store did not have.
+    pub misses: u64,
+    /// Entries refused: a wrong format version or key, a missing or wrong
+    /// signature, an envelope or payload that does not decode.
+    pub rejected: u64,
+    /// Bytes read from the store.
+    pub bytes_read: u64,
+    /// Entries written to the store.
+    pub written: u64,
+    /// Bytes written to the store.
+    pub bytes_written: u64,
+    /// Whether the breaker opened (the store stopped being asked).
+    pub unavailable: bool,
+}
+
+/// The running counts of a [`RemoteReport`], from any thread.
+#[derive(Debug, Default)]
+struct RemoteCounts {
+    hits: AtomicU64,
+    misses: AtomicU64,
+    rejected: AtomicU64,
+    bytes_read: AtomicU64,
+    written: AtomicU64,
+    bytes_written: AtomicU64,
+}
+
+/// A [`FileCache`]'s use of a remote tier: the envelopes fetched ahead of
+/// their look-ups, and the keys known to be in the store.
+#[derive(Debug)]
+struct RemoteLink {
+    tier: Arc<RemoteTier>,
+    fetched: DashMap<FactsKey, Vec<u8>>,
+    present: DashSet<FactsKey>,
+    counts: RemoteCounts,
+    recorded: AtomicBool,
 }
 
 /// The per-file cache for one run over one project.
@@ -115,6 +166,7 @@ pub struct FileCache {
     imports: Counter,
     facts: Counter,
     recomputed: Mutex<Vec<RelativePath>>,
+    remote: Option<RemoteLink>,
 }
 
 impl std::fmt::Debug for FileCache {
@@ -174,6 +226,177 @@ impl FileCache {
             imports: Counter::default(),
             facts: Counter::default(),
             recomputed: Mutex::new(Vec::new()),
+            remote: None,
+        })
+    }
+
+    /// This cache with `tier` behind the local tier: rows fetched with
+    /// [`FileCache::prefetch`] answer look-ups the local tier misses, and are
+    /// then written to the local tier.
+    #[must_use]
+    pub fn with_remote(mut self, tier: Arc<RemoteTier>) -> Self {
+        self.remote = Some(RemoteLink {
+            tier,
+            fetched: DashMap::new(),
+            present: DashSet::new(),
+            counts: RemoteCounts::default(),
+            recorded: AtomicBool::new(false),
+        });
+        self
+    }
+
+    /// The remote tier, when there is one and its breaker is closed.
+    pub fn remote(&self) -> Option<&Arc<RemoteTier>> {
+        self.remote
+            .as_ref()
+            .map(|link| &link.tier)
+            .filter(|tier| tier.is_available())
+    }
+
+    /// The key of a per-file row of this cache's settings.
+    pub fn row_key(
+        &self,
+        hash: ContentHash,
+        kind: RowKind,
+        path: &RelativePath,
+        language: Language,
+    ) -> FactsKey {
+        self.key(hash, kind, path, language)
+    }
+
+    /// Fetches from the remote tier, in batches, the rows of `keys` that
+    /// neither tier in front of it holds, so that their look-ups find them.
+    /// Does nothing without a remote tier or once its breaker opened.
+    pub fn prefetch(&self, keys: impl IntoIterator<Item = FactsKey>) {
+        let Some(link) = &self.remote else {
+            return;
+        };
+        if !link.tier.is_available() {
+            return;
+        }
+        let mut wanted: Vec<FactsKey> = keys
+            .into_iter()
+            .filter(|key| !link.fetched.contains_key(key) && !link.present.contains(key))
+            .filter(|key| {
+                !self
+                    .guarded(|| self.reader.contains(key))
+                    .and_then(Result::ok)
+                    .unwrap_or(false)
+            })
+            .collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        if wanted.is_empty() {
+            return;
+        }
+        let fetched = link.tier.fetch(&wanted);
+        let counts = &link.counts;
+        counts.misses.fetch_add(fetched.misses, Ordering::Relaxed);
+        counts
+            .rejected
+            .fetch_add(fetched.rejected, Ordering::Relaxed);
+        counts
+            .bytes_read
+            .fetch_add(fetched.bytes, Ordering::Relaxed);
+        for (key, envelope) in fetched.entries {
+            link.present.insert(key);
+            link.fetched.insert(key, envelope);
+        }
+    }
+
+    /// A fetched remote row under `key`, decoded and written to the local
+    /// tier; a row that does not open or decode is counted as rejected.
+    fn remote_row<T>(&self, key: FactsKey, decode: impl FnOnce(&[u8]) -> Option<T>) -> Option<T> {
+        let link = self.remote.as_ref()?;
+        let (_, envelope) = link.fetched.remove(&key)?;
+        let value = aic_storage::unseal(&envelope).and_then(|payload| decode(&payload));
+        if value.is_some() {
+            link.counts.hits.fetch_add(1, Ordering::Relaxed);
+            self.send(|writer| writer.put_sealed(key, envelope));
+        } else {
+            link.counts.rejected.fetch_add(1, Ordering::Relaxed);
+        }
+        value
+    }
+
+    /// Writes every row fetched ahead and not looked up to the local tier,
+    /// when its envelope opens and `valid` accepts its payload; the others
+    /// count as rejected. Returns the rows kept.
+    pub fn keep_fetched(&self, valid: &dyn Fn(&[u8]) -> bool) -> u64 {
+        let Some(link) = &self.remote else {
+            return 0;
+        };
+        let keys: Vec<FactsKey> = link.fetched.iter().map(|entry| *entry.key()).collect();
+        let mut kept = 0;
+        for key in keys {
+            if self
+                .remote_row(key, |payload| valid(payload).then_some(()))
+                .is_some()
+            {
+                kept += 1;
+            }
+        }
+        kept
+    }
+
+    /// Whether the remote tier is known to hold `key` (it answered a fetch
+    /// of it during this run).
+    pub fn remote_has(&self, key: &FactsKey) -> bool {
+        self.remote
+            .as_ref()
+            .is_some_and(|link| link.present.contains(key))
+    }
+
+    /// Counts entries written to the remote tier by a push.
+    pub fn note_pushed(&self, written: u64, bytes: u64) {
+        if let Some(link) = &self.remote {
+            link.counts.written.fetch_add(written, Ordering::Relaxed);
+            link.counts
+                .bytes_written
+                .fetch_add(bytes, Ordering::Relaxed);
+        }
+    }
+
+    /// The store behind this cache (for pushes that read it back).
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    /// Adds a run's remote counts to the database's running counts (shown by
+    /// `aic cache stats`), once; a failure is logged.
+    fn record_remote(&self, report: &RemoteReport) {
+        let counts = [
+            ("remote.hits", report.hits),
+            ("remote.misses", report.misses),
+            ("remote.rejected", report.rejected),
+            ("remote.bytesRead", report.bytes_read),
+            ("remote.written", report.written),
+            ("remote.bytesWritten", report.bytes_written),
+        ];
+        let first = self
+            .remote
+            .as_ref()
+            .is_some_and(|link| !link.recorded.swap(true, Ordering::Relaxed));
+        if !first || counts.iter().all(|(_, count)| *count == 0) || self.is_damaged() {
+            return;
+        }
+        if let Err(error) = self.store.add_counters(&counts) {
+            debug!("Remote counts not recorded: {error}");
+        }
+    }
+
+    fn remote_report(&self) -> Option<RemoteReport> {
+        let link = self.remote.as_ref()?;
+        let counts = &link.counts;
+        Some(RemoteReport {
+            store: link.tier.shown().to_owned(),
+            hits: counts.hits.load(Ordering::Relaxed),
+            misses: counts.misses.load(Ordering::Relaxed),
+            rejected: counts.rejected.load(Ordering::Relaxed),
+            bytes_read: counts.bytes_read.load(Ordering::Relaxed),
+            written: counts.written.load(Ordering::Relaxed),
+            bytes_written: counts.bytes_written.load(Ordering::Relaxed),
+            unavailable: !link.tier.is_available(),
         })
     }
 
@@ -193,8 +416,14 @@ impl FileCache {
         row_key(self.fingerprint, hash, kind, path, language)
     }
 
-    /// Looks a row up; a row that does not decode is deleted.
-    fn lookup<T>(&self, key: FactsKey, decode: impl FnOnce(&[u8]) -> Option<T>) -> Option<T> {
+    /// Looks a row up in the local tier, then among the rows fetched from
+    /// the remote tier; a local row that does not decode is deleted.
+    fn lookup<T>(&self, key: FactsKey, decode: impl Fn(&[u8]) -> Option<T>) -> Option<T> {
+        self.lookup_local(key, &decode)
+            .or_else(|| self.remote_row(key, &decode))
+    }
+
+    fn lookup_local<T>(&self, key: FactsKey, decode: impl FnOnce(&[u8]) -> Option<T>) -> Option<T> {
         let found = self.guarded(|| self.reader.get(&key))?;
         match found {
             Ok(Lookup::Hit { payload, touch }) => {
@@ -477,6 +706,10 @@ impl FileCache {
         recomputed.sort();
         recomputed.dedup();
         recomputed.truncate(RECOMPUTED_LISTED);
+        let remote = self.remote_report();
+        if let Some(remote) = &remote {
+            self.record_remote(remote);
+        }
         (
             CacheReport {
                 enabled: true,
@@ -487,6 +720,7 @@ impl FileCache {
                 facts: self.facts.snapshot(),
                 recomputed,
                 rows_written,
+                remote,
             },
             warning,
         )

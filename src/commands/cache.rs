@@ -1,5 +1,8 @@
-//! `aic cache stats | clear | export FILE | import FILE`: the per-file cache in
-//! the database under `AIC_HOME` (default `~/.aic/aic.redb`).
+//! `aic cache stats | clear | export FILE | import FILE | push | pull`: the
+//! per-file cache in the database under `AIC_HOME` (default
+//! `~/.aic/aic.redb`), and its remote tier ([`sync`]).
+
+pub mod sync;
 
 use std::io::{BufReader, BufWriter, Write};
 use std::path::Path;
@@ -29,6 +32,46 @@ struct StatsOutput {
     file_bytes: u64,
     projects: usize,
     path_index_rows: u64,
+    remote: RemoteStats,
+}
+
+/// The remote tier in `aic cache stats`: the store named here (redacted)
+/// and the running counts of every run that used one.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RemoteStats {
+    store: Option<String>,
+    hits: u64,
+    misses: u64,
+    rejected: u64,
+    bytes_read: u64,
+    written: u64,
+    bytes_written: u64,
+}
+
+impl RemoteStats {
+    fn of(store: &Store) -> anyhow::Result<Self> {
+        let counts = store.counters()?;
+        let count = |name: &str| counts.get(name).copied().unwrap_or(0);
+        let root = crate::root::given_or_discovered(None);
+        let config = crate::pipeline::prepare::Project::load(&root, None).map_or_else(
+            |_| aic_stages::config::AicConfig::default().cache,
+            |project| project.config.cache,
+        );
+        let shown = match crate::cache::remote::RemoteSettings::from_env(&config) {
+            Ok(settings) => settings.map(|settings| settings.location.shown),
+            Err(error) => Some(error.shown),
+        };
+        Ok(Self {
+            store: shown,
+            hits: count("remote.hits"),
+            misses: count("remote.misses"),
+            rejected: count("remote.rejected"),
+            bytes_read: count("remote.bytesRead"),
+            written: count("remote.written"),
+            bytes_written: count("remote.bytesWritten"),
+        })
+    }
 }
 
 /// Whether an imported payload decodes as one of the row kinds this aic writes.
@@ -42,6 +85,11 @@ fn decodes(payload: &[u8]) -> bool {
 
 /// Runs a cache subcommand.
 pub fn run(args: &CacheArgs, host: &Host) -> anyhow::Result<()> {
+    match &args.command {
+        CacheCommand::Push(sync) => return sync::run(sync, host, true),
+        CacheCommand::Pull(sync) => return sync::run(sync, host, false),
+        _ => {}
+    }
     let now_secs = host.clock().now_secs();
     let text = match with_database(host, |store| command(store, args, now_secs)) {
         Err(error) if matches!(args.command, CacheCommand::Clear) && is_damage(&error) => {
@@ -106,6 +154,7 @@ fn command(store: &Store, args: &CacheArgs, now_secs: u64) -> anyhow::Result<Str
                 file_bytes: stats.file_bytes,
                 projects: stats.path_rows.len(),
                 path_index_rows: stats.path_rows.values().sum(),
+                remote: RemoteStats::of(store)?,
             };
             if *json {
                 let mut json = serde_json::to_string_pretty(&output)?;
@@ -113,17 +162,26 @@ fn command(store: &Store, args: &CacheArgs, now_secs: u64) -> anyhow::Result<Str
                 json
             } else {
                 let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
+                let remote = &output.remote;
                 format!(
-                    "database      {}\nrows          {}\nstored        {:.1} MiB (compressed)\nfile on disk  {:.1} MiB\nprojects      {}\npath index    {} files\n",
+                    "database      {}\nrows          {}\nstored        {:.1} MiB (compressed)\nfile on disk  {:.1} MiB\nprojects      {}\npath index    {} files\nremote        {}\nremote reads  {} hits, {} misses, {} rejected, {:.1} MiB read\nremote writes {} rows, {:.1} MiB written\n",
                     output.database,
                     output.entries,
                     mib(output.stored_bytes),
                     mib(output.file_bytes),
                     output.projects,
-                    output.path_index_rows
+                    output.path_index_rows,
+                    remote.store.as_deref().unwrap_or("none"),
+                    remote.hits,
+                    remote.misses,
+                    remote.rejected,
+                    mib(remote.bytes_read),
+                    remote.written,
+                    mib(remote.bytes_written),
                 )
             }
         }
+        CacheCommand::Push(_) | CacheCommand::Pull(_) => String::new(),
         CacheCommand::Clear => {
             store.clear_cache()?;
             aic_storage::SPEC_CACHE.clear(store)?;

@@ -1,5 +1,7 @@
-//! `aic precompute [--root DIR] [--json]`: fills the per-file cache for a whole
-//! repository, with a progress bar on a terminal and a one-line summary.
+//! `aic precompute [--root DIR] [--json] [--shard I/N] [--push]`: fills the
+//! per-file cache for a whole repository (or one shard of it), with a
+//! progress bar on a terminal and a one-line summary; `--push` then writes
+//! the rows the remote tier lacks to it.
 
 use std::io::IsTerminal;
 
@@ -14,10 +16,19 @@ use crate::printer::print_stdout;
 
 /// Runs the precompute and prints its summary.
 pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
+    let project_root = crate::root::given_or_discovered(args.root.as_deref());
+    host.batch_remote();
+    if args.push {
+        let project =
+            crate::pipeline::prepare::Project::load(&project_root, args.config.as_deref())?;
+        crate::commands::cache::sync::require_remote(host, &project, true)?;
+    }
     let report = precompute_with_progress(
         &PrecomputeRequest {
-            project_root: crate::root::given_or_discovered(args.root.as_deref()),
+            project_root,
             config_path: args.config.clone(),
+            shard: args.shard,
+            push: args.push,
         },
         host,
         !args.json,
@@ -45,8 +56,23 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
         } else {
             format!("Slowest: {slowest}\n")
         };
+        let shard = report
+            .shard
+            .as_ref()
+            .map_or_else(String::new, |shard| format!(" (shard {shard})"));
+        let remote = cache.remote.as_ref().map_or_else(String::new, |remote| {
+            format!(
+                "; remote {}: {} hits, {} misses, {} rejected, {} rows pushed ({:.1} MB)",
+                remote.store,
+                remote.hits,
+                remote.misses,
+                remote.rejected,
+                remote.written,
+                remote.bytes_written as f64 / 1e6
+            )
+        });
         format!(
-            "Precomputed {} files ({megabytes:.1} MB) in {seconds:.2} s ({:.1} MB/s, {:.0} files/s): {} computed, {} already cached; {} rows written to {}\n{slowest}",
+            "Precomputed {} files{shard} ({megabytes:.1} MB) in {seconds:.2} s ({:.1} MB/s, {:.0} files/s): {} computed, {} already cached; {} rows written to {}{remote}\n{slowest}",
             report.files,
             report.mb_per_second,
             report.files_per_second,

@@ -21,6 +21,8 @@ pub fn run(args: &TreeArgs, host: &Host) -> anyhow::Result<()> {
     let request = PrecomputeRequest {
         project_root: root.clone(),
         config_path: args.config.clone(),
+        shard: None,
+        push: false,
     };
     let report = precompute_with_progress(&request, host, !args.json)?;
     for warning in &report.warnings {

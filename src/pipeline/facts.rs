@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use tracing::info;
 
 use crate::cache::FileCache;
+use crate::cache::key::RowKind;
 use crate::error::CompileError;
 use crate::pipeline::prepare::Plan;
 use crate::pipeline::scan::{Bounded, Snapshot, read_bounded};
@@ -78,6 +79,27 @@ pub fn facts(
 ) -> Result<SelectedFacts, CompileError> {
     let repo = &snapshot.repo;
     let context = plan.project.facts_context(plan.raw);
+    if let Some(cache) = cache.filter(|cache| cache.remote().is_some()) {
+        let shown = selection.ranked.files.iter();
+        let shown = shown.filter(|file| !selection.listed.contains(&file.path));
+        let keys = shown.filter_map(|file| {
+            let index = repo
+                .files
+                .binary_search_by(|f| f.path.cmp(&file.path))
+                .ok()?;
+            let kind = RowKind::Facts {
+                raw: plan.raw,
+                bypass: file.target || file.score > BYPASS_SCORE,
+            };
+            Some(cache.row_key(
+                repo.files[index].content_hash,
+                kind,
+                &file.path,
+                file.language,
+            ))
+        });
+        cache.prefetch(keys.collect::<Vec<_>>());
+    }
     let mut files: Vec<FileFacts> = selection
         .ranked
         .files

@@ -225,13 +225,17 @@ pub(crate) fn file_cache(
     project: &prepare::Project,
 ) -> Result<FileCache, crate::home::DatabaseError> {
     let store = host.database()?;
-    FileCache::open(
+    let cache = FileCache::open(
         store,
         &project.root,
         &project.config,
         host.memo().cloned(),
         host.clock(),
-    )
+    )?;
+    Ok(match host.remote_tier(&project.config.cache) {
+        Some(tier) => cache.with_remote(tier),
+        None => cache,
+    })
 }
 
 /// The caller's cancel flag, checked between phases and inside the scan.

@@ -15,12 +15,16 @@ use dashmap::DashSet;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::cache::CacheReport;
+use aic_storage::{CacheReader, FactsKey};
+
+use crate::cache::key::RowKind;
+use crate::cache::remote::Stored;
+use crate::cache::{CacheReport, FileCache};
 use crate::error::CompileError;
 use crate::host::Host;
 use crate::pipeline::account::elapsed_ms;
 use crate::pipeline::prepare::Project;
-use crate::pipeline::scan::{Bounded, read_bounded, scan_with};
+use crate::pipeline::scan::{Bounded, Shard, read_bounded, scan_shard};
 use crate::pipeline::select::graph::{imports_from_bytes, parse_imports};
 use crate::pipeline::{file_cache, isolate};
 
@@ -31,6 +35,10 @@ pub struct PrecomputeRequest {
     pub project_root: PathBuf,
     /// An explicit config file instead of the walk-up search.
     pub config_path: Option<PathBuf>,
+    /// Only this shard of the files (`--shard I/N`).
+    pub shard: Option<Shard>,
+    /// Write the rows the remote tier lacks to it afterwards (`--push`).
+    pub push: bool,
 }
 
 /// What a precompute did.
@@ -59,6 +67,12 @@ pub struct PrecomputeReport {
     /// The [`SLOWEST_REPORTED`] files that took longest to look up, read,
     /// parse and compute, slowest first (ties by path).
     pub slowest: Vec<SlowFile>,
+    /// The shard covered, one-based (`2/4`), when sharded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// What `--push` wrote to the remote tier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pushed: Option<Stored>,
 }
 
 /// How many of the slowest files a precompute reports.
@@ -174,21 +188,36 @@ pub fn precompute(
     };
     // The files the scan reads are processed as it reads them (one read per
     // file); the rest (answered from the path index) afterwards.
+    // With a remote tier the rows it holds are fetched in batches first, so
+    // every file is processed after the scan.
+    let remote = cache.remote().is_some();
     let handled: DashSet<RelativePath> = DashSet::new();
     let on_read = |file: &FileEntry, bytes: &[u8]| {
         process(file, Some(bytes));
         handled.insert(file.path.clone());
     };
-    let snapshot = scan_with(&project, Some(&cache), None, Some(&on_read));
+    let on_read: Option<&crate::pipeline::scan::OnRead<'_>> = (!remote).then_some(&on_read);
+    let snapshot = scan_shard(&project, Some(&cache), on_read, request.shard);
     let repo = &snapshot.repo;
     on_total(repo.files.len() as u64);
+    let keys = project_keys(&cache, &repo.files);
+    if remote {
+        cache.prefetch(keys.iter().copied());
+    }
     repo.files
         .par_iter()
         .filter(|file| !handled.contains(&file.path))
         .for_each(|file| process(file, None));
     let slowest = slowest.into_inner().unwrap_or_else(PoisonError::into_inner);
-    let (report, warning) = cache.finish();
+    let (mut report, warning) = cache.finish();
     warnings.extend(warning);
+    let pushed = request
+        .push
+        .then(|| push_rows(&cache, &keys, host.clock().now_secs()));
+    if let (Some(pushed), Some(remote)) = (pushed, &mut report.remote) {
+        remote.written += pushed.written;
+        remote.bytes_written += pushed.bytes;
+    }
     let bytes: u64 = repo.files.iter().map(|f| f.size_bytes).sum();
     let seconds = started.elapsed().as_secs_f64().max(0.001);
     let round1 = |value: f64| (value * 10.0).round() / 10.0;
@@ -203,5 +232,81 @@ pub fn precompute(
         files_per_second: round1(repo.files.len() as f64 / seconds),
         parses: parses.into_inner(),
         slowest,
+        shard: request
+            .shard
+            .map(|shard| format!("{}/{}", shard.index + 1, shard.count)),
+        pushed,
     })
+}
+
+/// The keys of every row a precompute stores for `files`: scan terms,
+/// imports (code files) and FileFacts at the default settings; sorted.
+pub fn project_keys(cache: &FileCache, files: &[FileEntry]) -> Vec<FactsKey> {
+    let facts = RowKind::Facts {
+        raw: false,
+        bypass: false,
+    };
+    let mut keys = Vec::with_capacity(files.len() * 3);
+    for file in files {
+        let key = |kind| cache.row_key(file.content_hash, kind, &file.path, file.language);
+        keys.push(key(RowKind::Scan));
+        if file.language.is_code() {
+            keys.push(key(RowKind::Imports));
+        }
+        keys.push(key(facts));
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+/// Rows written to the remote tier per round of a push, bounding the
+/// memory the push holds.
+const PUSH_ROUND: usize = 4096;
+
+/// Writes to the remote tier the rows of `keys` that the local tier holds
+/// and the remote tier lacks (those it answered during this run are known to
+/// be there; the rest are asked for in batches). Call after
+/// [`FileCache::finish`], so that this run's rows are committed. The counts
+/// are added to the database's running counts.
+pub fn push_rows(cache: &FileCache, keys: &[FactsKey], now_secs: u64) -> Stored {
+    let mut stored = Stored::default();
+    let Some(tier) = cache.remote() else {
+        return stored;
+    };
+    if tier.read_only() {
+        return stored;
+    }
+    let Ok(reader) = CacheReader::open(cache.store(), now_secs) else {
+        return stored;
+    };
+    let unknown: Vec<FactsKey> = keys
+        .iter()
+        .filter(|key| !cache.remote_has(key))
+        .copied()
+        .collect();
+    for round in unknown.chunks(PUSH_ROUND) {
+        let Some(missing) = tier.missing(round) else {
+            stored.failed += round.len() as u64;
+            continue;
+        };
+        let rows: Vec<(FactsKey, Vec<u8>)> = missing
+            .into_iter()
+            .filter_map(|key| Some((key, reader.envelope(&key).ok()??)))
+            .collect();
+        let done = tier.store(&rows);
+        stored.written += done.written;
+        stored.bytes += done.bytes;
+        stored.failed += done.failed;
+    }
+    let counts = [
+        ("remote.written", stored.written),
+        ("remote.bytesWritten", stored.bytes),
+    ];
+    if stored.written > 0
+        && let Err(error) = cache.store().add_counters(&counts)
+    {
+        tracing::debug!("Remote counts not recorded: {error}");
+    }
+    stored
 }

@@ -417,6 +417,7 @@ fn update(
         cancel: None,
         never_include: never_include.as_ref(),
         on_read: None,
+        shard: None,
     };
     let mut files: Vec<FileEntry> = resident.snapshot.repo.files.clone();
     let mut left_out = resident.detail.left_out.clone();

@@ -208,6 +208,48 @@ pub struct CacheConfig {
     /// `maxBytes`: the per-file facts cache is trimmed to this many stored
     /// bytes, least recently used rows first (default 1 GiB; aic extension).
     pub max_bytes: u64,
+    /// `remote`: the shared remote tier behind the local cache
+    /// (`docs/remote-cache.md`); absent by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote: Option<RemoteCacheConfig>,
+}
+
+/// The default `cache.remote.timeoutMs`: 300 ms per read request.
+pub const DEFAULT_REMOTE_TIMEOUT_MS: u32 = 300;
+
+/// `cache.remote.*`: where the shared tier of the per-file cache lives. It
+/// holds no credential: those come from the environment only.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemoteCacheConfig {
+    /// `url`: the store (`s3://bucket/prefix?endpoint=…&region=…`,
+    /// `redis://host:port/db`, `webdav+https://host/path`, `https://host/path`
+    /// read-only, `file:///dir`); `AIC_CACHE_REMOTE_URL` wins over it. A URL
+    /// with a user name or password is refused.
+    pub url: Option<String>,
+    /// `readOnly`: never write to the store (default false).
+    pub read_only: bool,
+    /// `timeoutMs`: the longest one read request may take before the remote
+    /// tier is given up for the rest of the process (default 300).
+    pub timeout_ms: u32,
+    /// `prefix`: the key prefix inside the store (default `aic`).
+    pub prefix: String,
+    /// `hmacKeyEnv`: the environment variable holding the HMAC key that signs
+    /// and verifies entries (default `AIC_CACHE_HMAC_KEY`). The key itself is
+    /// never in a config file.
+    pub hmac_key_env: String,
+}
+
+impl Default for RemoteCacheConfig {
+    fn default() -> Self {
+        Self {
+            url: None,
+            read_only: false,
+            timeout_ms: DEFAULT_REMOTE_TIMEOUT_MS,
+            prefix: "aic".to_owned(),
+            hmac_key_env: "AIC_CACHE_HMAC_KEY".to_owned(),
+        }
+    }
 }
 
 /// `repoMap.*`: limits of the RepoMap scan.
@@ -266,6 +308,7 @@ impl Default for AicConfig {
                 ttl_minutes: 60,
                 invalidate_on: vec!["config-change".to_owned(), "file-change".to_owned()],
                 max_bytes: DEFAULT_CACHE_MAX_BYTES,
+                remote: None,
             },
             repo_map: RepoMapConfig {
                 max_file_bytes: DEFAULT_MAX_FILE_BYTES,
@@ -288,7 +331,16 @@ impl AicConfig {
     /// keys sorted): equal configurations give equal hashes whatever the key order
     /// or whitespace of the file.
     pub fn config_hash(&self) -> ContentHash {
-        let canonical = serde_json::to_vec(self).unwrap_or_default();
+        // Where the cache lives changes no output: a compile with a remote
+        // tier hashes as one without.
+        let canonical = if self.cache.remote.is_some() {
+            let mut local = self.clone();
+            local.cache.remote = None;
+            serde_json::to_vec(&local)
+        } else {
+            serde_json::to_vec(self)
+        }
+        .unwrap_or_default();
         ContentHash::of(&canonical)
     }
 }
@@ -646,9 +698,70 @@ fn cache_key(
             }
             cache.invalidate_on = triggers;
         }
+        "remote" => {
+            let remote = cache.remote.get_or_insert_with(RemoteCacheConfig::default);
+            reader.object("cache.remote", value, |reader, key, value| {
+                remote_key(reader, key, value, remote)
+            })?;
+        }
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// One key of `cache.remote`.
+fn remote_key(
+    reader: &mut Reader,
+    key: &str,
+    value: &Value,
+    remote: &mut RemoteCacheConfig,
+) -> Result<bool, ConfigError> {
+    match key {
+        "url" => {
+            let url = reader.optional_string("cache.remote.url", value)?;
+            if let Some(url) = &url
+                && has_credentials(url)
+            {
+                return Err(ConfigError::InvalidValue {
+                    path: "cache.remote.url".to_owned(),
+                    expected: "a URL without a user name or password (put credentials in the environment: AIC_CACHE_REMOTE_URL, AWS_ACCESS_KEY_ID, …)".to_owned(),
+                    found: "a URL with credentials".to_owned(),
+                });
+            }
+            remote.url = url;
+        }
+        "readOnly" => remote.read_only = reader.bool("cache.remote.readOnly", value)?,
+        "timeoutMs" => {
+            remote.timeout_ms = reader.u32("cache.remote.timeoutMs", value)?;
+            if remote.timeout_ms == 0 {
+                return Err(ConfigError::invalid(
+                    "cache.remote.timeoutMs",
+                    "a number of milliseconds above 0",
+                    value,
+                ));
+            }
+        }
+        "prefix" => {
+            remote.prefix = reader
+                .optional_string("cache.remote.prefix", value)?
+                .unwrap_or_default();
+        }
+        "hmacKeyEnv" => {
+            remote.hmac_key_env = reader
+                .optional_string("cache.remote.hmacKeyEnv", value)?
+                .unwrap_or_default();
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Whether a URL's authority carries a user name or password
+/// (`scheme://user:secret@host/…`).
+fn has_credentials(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    authority.contains('@')
 }
 
 /// One key of `qualityGate`.
@@ -901,6 +1014,14 @@ mod tests {
         r#"{"cache": {"invalidateOn": ["always"]}}"#,
         r#"cache.invalidateOn[0]: expected "config-change" or "file-change", found "always""#
     )]
+    #[test_case(
+        r#"{"cache": {"remote": {"url": "redis://:hunter2@cache:6379/0"}}}"#,
+        "cache.remote.url: expected a URL without a user name or password (put credentials in the environment: AIC_CACHE_REMOTE_URL, AWS_ACCESS_KEY_ID, …), found a URL with credentials"
+    )]
+    #[test_case(
+        r#"{"cache": {"remote": {"timeoutMs": 0}}}"#,
+        "cache.remote.timeoutMs: expected a number of milliseconds above 0, found 0"
+    )]
     #[test_case("[1, 2]", "(root): expected a JSON object, found [1,2]")]
     fn invalid_values_name_path_value_and_expectation(text: &str, message: &str) {
         assert_eq!(parse_config(text).unwrap_err().to_string(), message);
@@ -923,6 +1044,21 @@ mod tests {
             AicConfig::default().config_hash()
         );
         assert_ne!(redact.config.config_hash(), block.config.config_hash());
+    }
+
+    #[test]
+    fn the_remote_tier_changes_no_config_hash() {
+        let remote = parse_config(
+            r#"{"cache": {"remote": {"url": "s3://bucket/aic", "readOnly": true, "timeoutMs": 500}}}"#,
+        )
+        .unwrap()
+        .config;
+        let settings = remote.cache.remote.as_ref().unwrap();
+        assert_eq!(settings.url.as_deref(), Some("s3://bucket/aic"));
+        assert!(settings.read_only);
+        assert_eq!(settings.timeout_ms, 500);
+        assert_eq!(settings.prefix, "aic");
+        assert_eq!(remote.config_hash(), AicConfig::default().config_hash());
     }
 
     #[test]

@@ -39,6 +39,9 @@ const FACTS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("file_facts-v2
 const STAMP: usize = 8;
 /// Running totals of the facts tables.
 const TOTALS: TableDefinition<&str, u64> = TableDefinition::new("cache_totals-v1");
+/// Named running counts (the remote tier's hits, misses, rejected entries,
+/// bytes moved) → u64, for `aic cache stats`.
+const COUNTERS: TableDefinition<&str, u64> = TableDefinition::new("cache_counters-v1");
 /// Project id ‖ relative path → [`PathRecord`].
 const PATH_INDEX: TableDefinition<&[u8], &[u8]> = TableDefinition::new("path_index-v1");
 
@@ -281,6 +284,30 @@ impl CacheReader {
         })
     }
 
+    /// Whether a facts row is stored under `key` (its envelope is not opened).
+    ///
+    /// # Errors
+    ///
+    /// [`StorageError::Storage`] when redb fails to read the row.
+    pub fn contains(&self, key: &FactsKey) -> Result<bool, StorageError> {
+        Ok(self.envelope(key)?.is_some())
+    }
+
+    /// The envelope of the facts row under `key`, as stored (not opened).
+    ///
+    /// # Errors
+    ///
+    /// [`StorageError::Storage`] when redb fails to read the row.
+    pub fn envelope(&self, key: &FactsKey) -> Result<Option<Vec<u8>>, StorageError> {
+        let Some(facts) = &self.facts else {
+            return Ok(None);
+        };
+        let row = facts
+            .get(key.0.as_slice())
+            .map_err(|error| StorageError::storage(&self.path, error))?;
+        Ok(row.and_then(|row| row.value().get(STAMP..).map(<[u8]>::to_vec)))
+    }
+
     /// The path index record of `path` in `project`, if any and readable.
     ///
     /// # Errors
@@ -380,6 +407,12 @@ impl CacheWriter {
             key,
             envelope: seal(payload),
         });
+    }
+
+    /// Stores a facts row whose envelope is already sealed (by [`seal`], on
+    /// this machine or another).
+    pub fn put_sealed(&self, key: FactsKey, envelope: Vec<u8>) {
+        self.send(WriteOp::Facts { key, envelope });
     }
 
     /// Records what the path index knows of `path` in `project`.
@@ -681,10 +714,52 @@ impl Store {
                 .delete_table(name)
                 .map_err(|error| StorageError::table(path, &name.to_string(), error))?;
         }
-        write
-            .delete_table(TOTALS)
-            .map_err(|error| StorageError::table(path, &TOTALS.to_string(), error))?;
+        for name in [TOTALS, COUNTERS] {
+            write
+                .delete_table(name)
+                .map_err(|error| StorageError::table(path, &name.to_string(), error))?;
+        }
         self.commit(write)
+    }
+
+    /// Adds `counts` to the named running counts, in one transaction.
+    ///
+    /// # Errors
+    ///
+    /// [`StorageError`] when the write fails; then nothing was added.
+    pub fn add_counters(&self, counts: &[(&str, u64)]) -> Result<(), StorageError> {
+        let path = self.path();
+        let storage = |error| StorageError::storage(path, error);
+        let write = self.begin_write()?;
+        {
+            let mut table = open_write(&write, COUNTERS, path)?;
+            for &(name, count) in counts {
+                let now = table.get(name).map_err(storage)?.map_or(0, |v| v.value());
+                table
+                    .insert(name, now.saturating_add(count))
+                    .map_err(storage)?;
+            }
+        }
+        self.commit(write)
+    }
+
+    /// The named running counts, by name.
+    ///
+    /// # Errors
+    ///
+    /// [`StorageError`] when a read fails.
+    pub fn counters(&self) -> Result<BTreeMap<String, u64>, StorageError> {
+        let read = self.begin_read()?;
+        let path = self.path();
+        let storage = |error| StorageError::storage(path, error);
+        let mut counts = BTreeMap::new();
+        if let Some(table) = open_read(&read, COUNTERS, path)? {
+            for row in table.iter().map_err(storage)? {
+                let (name, count) = row.map_err(storage)?;
+                counts.insert(name.value().to_owned(), count.value());
+            }
+        }
+        Ok(counts)
     }
 
     /// Writes every facts row to `out` as an export file: `AICCACHE`, the format version (u32

@@ -27,8 +27,8 @@ use crate::pipeline::prepare::Project;
 use git::{GitRecency, read_git_recency};
 use walk::walk;
 pub use walk::{
-    Bounded, DEFAULT_NEGATIVE_PATTERNS, LeftOut, OnRead, PathOutcome, ScanOptions, SkippedFiles,
-    read_bounded, scan_path,
+    Bounded, DEFAULT_NEGATIVE_PATTERNS, LeftOut, OnRead, PathOutcome, ScanOptions, Shard,
+    SkippedFiles, read_bounded, scan_path,
 };
 
 /// The files of a project at one moment.
@@ -191,12 +191,33 @@ pub fn never_include(project: &Project) -> Option<ExclusionScanner> {
         .flatten()
 }
 
+/// [`scan_with`] over one [`Shard`] of the files (`aic precompute --shard`):
+/// the others are counted in [`SkippedFiles::other_shard`].
+pub fn scan_shard(
+    project: &Project,
+    cache: Option<&FileCache>,
+    on_read: Option<&OnRead<'_>>,
+    shard: Option<Shard>,
+) -> Snapshot {
+    scan_sharded(project, cache, None, on_read, shard).0
+}
+
 /// [`scan_with`], also returning the [`ScanDetail`] a resident index keeps.
 pub fn scan_detailed(
     project: &Project,
     cache: Option<&FileCache>,
     cancel: Option<&AtomicBool>,
     on_read: Option<&OnRead<'_>>,
+) -> (Snapshot, ScanDetail) {
+    scan_sharded(project, cache, cancel, on_read, None)
+}
+
+fn scan_sharded(
+    project: &Project,
+    cache: Option<&FileCache>,
+    cancel: Option<&AtomicBool>,
+    on_read: Option<&OnRead<'_>>,
+    shard: Option<Shard>,
 ) -> (Snapshot, ScanDetail) {
     let root = project.root.as_path();
     let started = Instant::now();
@@ -215,6 +236,7 @@ pub fn scan_detailed(
                 cancel,
                 never_include: never_include.as_ref(),
                 on_read,
+                shard,
             },
             cache,
         );

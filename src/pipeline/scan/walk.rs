@@ -37,6 +37,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cache::FileCache;
+use crate::cache::key::RowKind;
 
 /// Directories and files never scanned, in gitignore syntax; one list for every
 /// project. A trailing `/` means a directory at any depth.
@@ -109,6 +110,35 @@ pub struct SkippedFiles {
     /// Symbolic links to directories, to files outside the root, or to files
     /// the guard's path rules keep out (`.env`, `*.key`, …).
     pub symlinks: usize,
+    /// Files of other shards (`aic precompute --shard`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub other_shard: usize,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(count: &usize) -> bool {
+    *count == 0
+}
+
+/// One of N disjoint parts of a repository's files, by content hash
+/// (`aic precompute --shard I/N`): the file with hash `h` belongs to shard
+/// `h mod N` (zero-based here, one-based on the command line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// Zero-based index, below `count`.
+    pub index: u32,
+    /// Number of shards, at least 1.
+    pub count: u32,
+}
+
+impl Shard {
+    /// Whether the file with this content hash is in the shard.
+    pub fn contains(self, hash: ContentHash) -> bool {
+        u128::from_be_bytes(hash.0) % u128::from(self.count.max(1)) == u128::from(self.index)
+    }
 }
 
 impl SkippedFiles {
@@ -191,6 +221,9 @@ pub struct ScanOptions<'a> {
     /// from the path index, binary files or files left out), from a rayon
     /// worker, in no particular order.
     pub on_read: Option<&'a OnRead<'a>>,
+    /// Only the files of this shard are scanned (the others are counted in
+    /// [`SkippedFiles::other_shard`]).
+    pub shard: Option<Shard>,
 }
 
 /// What [`ScanOptions::on_read`] is given: the file's entry and its bytes.
@@ -259,6 +292,10 @@ enum FileOutcome {
     TooLarge,
     Unreadable,
     Symlink,
+    /// Outside the shard a sharded precompute covers.
+    OtherShard,
+    /// Waiting for the remote tier.
+    Deferred(Deferred),
 }
 
 /// Walks `root` (an existing directory, already canonicalised).
@@ -350,22 +387,25 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
             }
         })
         .collect();
+    let outcomes = resolve_deferred(outcomes, &found, options, cache);
     let mut entries = Vec::with_capacity(outcomes.len());
     let mut left_out = Vec::new();
+    let mut other_shard = 0;
     for (outcome, file) in outcomes.into_iter().zip(found) {
         match outcome {
             FileOutcome::Entry(entry) => entries.push(entry),
-            FileOutcome::Binary => left_out.push((file.path, LeftOut::Binary)),
-            FileOutcome::TooLarge => left_out.push((file.path, LeftOut::TooLarge)),
-            FileOutcome::Unreadable => left_out.push((file.path, LeftOut::Unreadable)),
-            FileOutcome::Symlink => left_out.push((file.path, LeftOut::Symlink)),
+            FileOutcome::OtherShard => other_shard += 1,
+            outcome => left_out.push((file.path, left_out_of(&outcome))),
         }
     }
     left_out.sort_by(|a, b| a.0.cmp(&b.0));
     directories.sort();
     ScanOutput {
         repo: RepoMap::new(entries),
-        skipped: SkippedFiles::count(&left_out, walk_errors),
+        skipped: SkippedFiles {
+            other_shard,
+            ..SkippedFiles::count(&left_out, walk_errors)
+        },
         left_out,
         directories,
         walk_errors,
@@ -397,12 +437,27 @@ pub fn scan_path(
         absolute,
         is_symlink: metadata.file_type().is_symlink(),
     };
-    match scan_file(root, &found, options, cache) {
-        FileOutcome::Entry(entry) => PathOutcome::Entry(entry),
-        FileOutcome::Binary => PathOutcome::LeftOut(LeftOut::Binary),
-        FileOutcome::TooLarge => PathOutcome::LeftOut(LeftOut::TooLarge),
-        FileOutcome::Unreadable => PathOutcome::LeftOut(LeftOut::Unreadable),
-        FileOutcome::Symlink => PathOutcome::LeftOut(LeftOut::Symlink),
+    let outcome = scan_file(root, &found, options, cache);
+    let outcome = resolve_deferred(vec![outcome], std::slice::from_ref(&found), options, cache);
+    match outcome.into_iter().next() {
+        Some(FileOutcome::Entry(entry)) => PathOutcome::Entry(entry),
+        Some(FileOutcome::OtherShard) => PathOutcome::Ignored,
+        Some(outcome) => PathOutcome::LeftOut(left_out_of(&outcome)),
+        None => PathOutcome::Gone,
+    }
+}
+
+/// Why a file the walk did not keep was left out; a deferred file still
+/// unresolved counts as unreadable.
+fn left_out_of(outcome: &FileOutcome) -> LeftOut {
+    match outcome {
+        FileOutcome::Binary => LeftOut::Binary,
+        FileOutcome::TooLarge => LeftOut::TooLarge,
+        FileOutcome::Symlink => LeftOut::Symlink,
+        FileOutcome::Entry(_)
+        | FileOutcome::OtherShard
+        | FileOutcome::Unreadable
+        | FileOutcome::Deferred(_) => LeftOut::Unreadable,
     }
 }
 
@@ -470,21 +525,9 @@ fn scan_file(
         .ok()
         .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
         .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
-    let language = Language::detect(&file.path);
-    let entry = |size_bytes: u64, content_hash: ContentHash, facts: ScanTerms| {
-        FileOutcome::Entry(FileEntry {
-            language,
-            path: file.path.clone(),
-            size_bytes,
-            estimated_tokens: estimate_tokens(size_bytes),
-            last_modified_ms,
-            recency_ms: last_modified_ms,
-            content_hash,
-            symbol_terms: facts.symbol_terms,
-            name_ids: facts.name_ids,
-            term_stats: facts.term_stats,
-            path_terms: std::sync::OnceLock::new(),
-        })
+    let stat = FileStat {
+        language: Language::detect(&file.path),
+        last_modified_ms,
     };
     // Warm path: an unchanged file (same size and mtime as when it was hashed)
     // whose scan facts are cached is not read at all.
@@ -494,8 +537,19 @@ fn scan_file(
         if binary {
             return FileOutcome::Binary;
         }
-        if let Some(facts) = cache.scan_terms(hash, &file.path, language) {
-            return entry(metadata.len(), hash, facts);
+        if options.shard.is_some_and(|shard| !shard.contains(hash)) {
+            return FileOutcome::OtherShard;
+        }
+        if let Some(facts) = cache.scan_terms(hash, &file.path, stat.language) {
+            return stat.entry(file, metadata.len(), hash, facts);
+        }
+        if cache.remote().is_some() {
+            return FileOutcome::Deferred(Deferred {
+                stat,
+                size_bytes: metadata.len(),
+                hash,
+                bytes: None,
+            });
         }
     }
     let bytes = match read_bounded(&file.absolute, options.max_file_bytes) {
@@ -513,22 +567,183 @@ fn scan_file(
     if binary {
         return FileOutcome::Binary;
     }
-    // Touched but unchanged content (a checkout, a copy) still hits by hash.
-    let outcome = if let Some(facts) =
-        cache.and_then(|cache| cache.scan_terms(content_hash, &file.path, language))
+    if options
+        .shard
+        .is_some_and(|shard| !shard.contains(content_hash))
     {
-        entry(size_bytes, content_hash, facts)
-    } else {
-        let facts = scan_terms(&file.path, language, &bytes);
-        if let Some(cache) = cache {
-            cache.put_scan_terms(content_hash, &file.path, language, &facts);
-        }
-        entry(size_bytes, content_hash, facts)
-    };
-    if let (Some(on_read), FileOutcome::Entry(entry)) = (options.on_read, &outcome) {
-        on_read(entry, &bytes);
+        return FileOutcome::OtherShard;
     }
-    outcome
+    // Touched but unchanged content (a checkout, a copy) still hits by hash.
+    if let Some(facts) =
+        cache.and_then(|cache| cache.scan_terms(content_hash, &file.path, stat.language))
+    {
+        return stat.after_read(file, options, content_hash, facts, &bytes);
+    }
+    if cache.is_some_and(|cache| cache.remote().is_some()) {
+        // The remote tier is asked for every such file in one batch after
+        // this pass; the bytes are kept for a miss, within a bound.
+        let held = HELD_BYTES.fetch_add(bytes.len(), std::sync::atomic::Ordering::Relaxed);
+        let keep = held + bytes.len() <= MAX_DEFERRED_BYTES;
+        if !keep {
+            HELD_BYTES.fetch_sub(bytes.len(), std::sync::atomic::Ordering::Relaxed);
+        }
+        return FileOutcome::Deferred(Deferred {
+            stat,
+            size_bytes,
+            hash: content_hash,
+            bytes: keep.then_some(bytes),
+        });
+    }
+    compute_terms(file, options, cache, stat, content_hash, &bytes)
+}
+
+/// Bytes of deferred files held across all walks of the process; past
+/// [`MAX_DEFERRED_BYTES`] a deferred file is read again on a remote miss.
+static HELD_BYTES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The most bytes of deferred files held in memory (64 MiB).
+const MAX_DEFERRED_BYTES: usize = 64 << 20;
+
+/// What the walk knows of a file besides its bytes.
+#[derive(Clone, Copy)]
+struct FileStat {
+    language: Language,
+    last_modified_ms: i64,
+}
+
+impl FileStat {
+    fn entry(
+        self,
+        file: &Found,
+        size_bytes: u64,
+        content_hash: ContentHash,
+        facts: ScanTerms,
+    ) -> FileOutcome {
+        FileOutcome::Entry(FileEntry {
+            language: self.language,
+            path: file.path.clone(),
+            size_bytes,
+            estimated_tokens: estimate_tokens(size_bytes),
+            last_modified_ms: self.last_modified_ms,
+            recency_ms: self.last_modified_ms,
+            content_hash,
+            symbol_terms: facts.symbol_terms,
+            name_ids: facts.name_ids,
+            term_stats: facts.term_stats,
+            path_terms: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The entry of a file whose bytes were read, handed to `on_read`.
+    fn after_read(
+        self,
+        file: &Found,
+        options: ScanOptions<'_>,
+        content_hash: ContentHash,
+        facts: ScanTerms,
+        bytes: &[u8],
+    ) -> FileOutcome {
+        let outcome = self.entry(file, bytes.len() as u64, content_hash, facts);
+        if let (Some(on_read), FileOutcome::Entry(entry)) = (options.on_read, &outcome) {
+            on_read(entry, bytes);
+        }
+        outcome
+    }
+}
+
+/// A file whose scan terms neither local tier holds, waiting for the remote
+/// tier's batch.
+struct Deferred {
+    stat: FileStat,
+    size_bytes: u64,
+    hash: ContentHash,
+    /// Its bytes, when they were read and held.
+    bytes: Option<Vec<u8>>,
+}
+
+/// Computes and caches the scan terms of a file whose bytes are at hand.
+fn compute_terms(
+    file: &Found,
+    options: ScanOptions<'_>,
+    cache: Option<&FileCache>,
+    stat: FileStat,
+    content_hash: ContentHash,
+    bytes: &[u8],
+) -> FileOutcome {
+    let facts = scan_terms(&file.path, stat.language, bytes);
+    if let Some(cache) = cache {
+        cache.put_scan_terms(content_hash, &file.path, stat.language, &facts);
+    }
+    stat.after_read(file, options, content_hash, facts, bytes)
+}
+
+/// Fetches the scan rows of the deferred files from the remote tier in
+/// batches, then finishes each: from the fetched row, else computed from its
+/// bytes (read again when they were not held or its path index entry
+/// answered).
+fn resolve_deferred(
+    outcomes: Vec<FileOutcome>,
+    found: &[Found],
+    options: ScanOptions<'_>,
+    cache: Option<&FileCache>,
+) -> Vec<FileOutcome> {
+    let Some(cache) = cache else {
+        return outcomes;
+    };
+    let keys: Vec<_> = outcomes
+        .iter()
+        .zip(found)
+        .filter_map(|(outcome, file)| match outcome {
+            FileOutcome::Deferred(deferred) => Some(cache.row_key(
+                deferred.hash,
+                RowKind::Scan,
+                &file.path,
+                deferred.stat.language,
+            )),
+            _ => None,
+        })
+        .collect();
+    if keys.is_empty() {
+        return outcomes;
+    }
+    let started = std::time::Instant::now();
+    cache.prefetch(keys);
+    tracing::debug!("Fetched remote scan rows in {:?}", started.elapsed());
+    outcomes
+        .into_par_iter()
+        .zip(found.par_iter())
+        .map(|(outcome, file)| {
+            let FileOutcome::Deferred(deferred) = outcome else {
+                return outcome;
+            };
+            let Deferred {
+                stat,
+                size_bytes,
+                hash,
+                bytes,
+            } = deferred;
+            if let Some(bytes) = &bytes {
+                HELD_BYTES.fetch_sub(bytes.len(), std::sync::atomic::Ordering::Relaxed);
+            }
+            if let Some(facts) = cache.scan_terms(hash, &file.path, stat.language) {
+                return match &bytes {
+                    Some(bytes) => stat.after_read(file, options, hash, facts, bytes),
+                    None => stat.entry(file, size_bytes, hash, facts),
+                };
+            }
+            let bytes = match bytes {
+                Some(bytes) => bytes,
+                None => match read_bounded(&file.absolute, options.max_file_bytes) {
+                    Ok(Bounded::Bytes(bytes)) => bytes,
+                    Ok(Bounded::TooLarge) => return FileOutcome::TooLarge,
+                    Ok(Bounded::NotRegular) | Err(_) => return FileOutcome::Unreadable,
+                },
+            };
+            // A file changed since its path index entry is hashed again.
+            let hash = ContentHash::of(&bytes);
+            compute_terms(file, options, Some(cache), stat, hash, &bytes)
+        })
+        .collect()
 }
 
 /// Whether a link's canonical `target` (inside `root`) is a file the guard's
@@ -711,6 +926,7 @@ mod tests {
                 cancel: None,
                 never_include: Some(&rules),
                 on_read: None,
+                shard: None,
             },
             None,
         )

@@ -19,6 +19,7 @@ use rayon::prelude::*;
 use tracing::debug;
 
 use crate::cache::FileCache;
+use crate::cache::key::RowKind;
 use crate::pipeline::isolate;
 use crate::pipeline::scan::{Bounded, read_bounded};
 
@@ -134,6 +135,9 @@ pub fn build(
         wanted.sort_unstable();
         wanted.dedup();
         wanted.retain(|&i| !parsed[i]);
+        if let Some(cache) = cache {
+            prefetch_imports(cache, repo, &wanted);
+        }
         let imports: Vec<(usize, ParsedImports)> = wanted
             .par_iter()
             .map(|&i| {
@@ -211,6 +215,21 @@ pub fn build(
         }
         wanted = next;
     }
+}
+
+/// Fetches the import rows of the code files among `files` (indices into
+/// `repo`) from the remote tier in one batch, when there is one.
+pub fn prefetch_imports(cache: &FileCache, repo: &RepoMap, files: &[usize]) {
+    if cache.remote().is_none() {
+        return;
+    }
+    cache.prefetch(
+        files
+            .iter()
+            .map(|&i| &repo.files[i])
+            .filter(|f| f.language.is_code())
+            .map(|f| cache.row_key(f.content_hash, RowKind::Imports, &f.path, f.language)),
+    );
 }
 
 /// A file's imports, and its bytes when they had to be read.
