@@ -148,9 +148,8 @@ impl Backend {
     }
 
     /// Which of `paths` have a value, in order. Object stores are asked
-    /// with the same request as a read (entries are a few hundred bytes):
-    /// with `stat` (a WebDAV `PROPFIND`), a second push to wsgidav under
-    /// load found entries missing that the first had written.
+    /// with the same request as a read (entries are a few hundred bytes), so
+    /// "present" means what a compile would find.
     ///
     /// # Errors
     ///
