@@ -63,7 +63,8 @@ pub enum Command {
     /// Fill the per-file cache for every file of a repository (for CI, or before
     /// a first compile on a large tree).
     Precompute(PrecomputeArgs),
-    /// Inspect or move the per-file cache: stats, clear, export, import.
+    /// Inspect or move the per-file cache: stats, clear, export, import, and
+    /// push or pull a remote store's entries.
     Cache(CacheArgs),
     /// Write a starter aic.config.json into the project (never done otherwise).
     Init(InitArgs),

@@ -328,6 +328,14 @@ fn tampered_and_wrongly_signed_entries_are_refused() {
         );
         assert_eq!(run.code, 0, "{}", run.stderr);
         let remote = run.json()["cache"]["remote"].clone();
+        // Refused entries are said once, with the key to check.
+        let refused = run.stderr.matches("AIC_CACHE_HMAC_KEY matches").count();
+        assert_eq!(
+            refused,
+            usize::from(remote["rejected"].as_u64().unwrap_or(0) > 0),
+            "{}",
+            run.stderr
+        );
         let compiled = run_with(&["compile", INTENT, "--root", root], home.path(), env);
         assert_eq!(compiled.stdout, local_only.stdout);
         remote
@@ -559,7 +567,11 @@ fn shards_together_fill_the_store_as_one_precompute_does() {
         private_tempdir().path(),
         &[],
     );
-    assert!(summary.stdout.contains("(shard 2/4)"), "{}", summary.stdout);
+    assert!(
+        summary.stdout.contains("of shard 2/4"),
+        "{}",
+        summary.stdout
+    );
     for bad in ["5/4", "0/4", "1/0", "two"] {
         let run = run_with(
             &["precompute", "--root", root, "--shard", bad],
@@ -609,4 +621,37 @@ fn a_secret_the_guard_redacts_is_in_no_cached_value() {
             file.display()
         );
     }
+}
+
+#[test]
+fn a_push_to_a_store_that_is_down_fails_the_job() {
+    let repo = fixture_repo("webapp", WEBAPP_MTIMES);
+    let root = repo.path().to_str().unwrap();
+    let home = private_tempdir();
+    // Nothing listens on a port just freed.
+    let url = format!("redis://127.0.0.1:{}/0", free_port());
+    let run = run_with(
+        &["precompute", "--push", "--root", root],
+        home.path(),
+        &[("AIC_CACHE_REMOTE_URL", &url)],
+    );
+    assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("the push is incomplete"),
+        "{}",
+        run.stderr
+    );
+    // A directory store is written with three slashes: a host is refused.
+    let run = run_with(
+        &["precompute", "--push", "--root", root],
+        home.path(),
+        &[("AIC_CACHE_REMOTE_URL", "file://relative/dir")],
+    );
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("file:///ABSOLUTE/DIR"),
+        "{}",
+        run.stderr
+    );
+    assert!(!Path::new("/dir/aic").exists());
 }

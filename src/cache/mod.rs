@@ -709,6 +709,12 @@ impl FileCache {
         let remote = self.remote_report();
         if let Some(remote) = &remote {
             self.record_remote(remote);
+            if remote.rejected > 0 && warning.is_none() {
+                warning = Some(format!(
+                    "{} entries of the remote cache `{}` were refused (a signature that does not verify, another format, or an entry under another key's name) and computed here; check that AIC_CACHE_HMAC_KEY matches the key the cache was filled with",
+                    remote.rejected, remote.store
+                ));
+            }
         }
         (
             CacheReport {

@@ -18,11 +18,15 @@ use crate::printer::print_stdout;
 pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
     let project_root = crate::root::given_or_discovered(args.root.as_deref());
     host.batch_remote();
-    if args.push {
+    let pushing = if args.push {
         let project =
             crate::pipeline::prepare::Project::load(&project_root, args.config.as_deref())?;
-        crate::commands::cache::sync::require_remote(host, &project, true)?;
-    }
+        Some(crate::commands::cache::sync::require_remote(
+            host, &project, true,
+        )?)
+    } else {
+        None
+    };
     let report = precompute_with_progress(
         &PrecomputeRequest {
             project_root,
@@ -59,7 +63,7 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
         let shard = report
             .shard
             .as_ref()
-            .map_or_else(String::new, |shard| format!(" (shard {shard})"));
+            .map_or_else(String::new, |shard| format!(" of shard {shard}"));
         let remote = cache.remote.as_ref().map_or_else(String::new, |remote| {
             format!(
                 "; remote {}: {} hits, {} misses, {} rejected, {} rows pushed ({:.1} MB)",
@@ -85,7 +89,22 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
                 .map_or_else(String::new, |path| path.display().to_string()),
         )
     };
-    print_stdout(&text).context("Failed to write to stdout")
+    print_stdout(&text).context("Failed to write to stdout")?;
+    // A push the store stopped taking fails the job: a CI run must not pass
+    // with the remote cache left unfilled.
+    if let Some(tier) = pushing
+        && !tier.is_available()
+    {
+        return Err(crate::error::UserError::new(
+            format!(
+                "The remote cache `{}` stopped answering, so the push is incomplete",
+                tier.shown()
+            ),
+            "check the store and its credentials (the warning above names the cause), then run `aic precompute --push` again",
+        )
+        .into());
+    }
+    Ok(())
 }
 
 /// [`precompute`] with a progress line on stderr when it is a terminal and

@@ -236,6 +236,14 @@ impl RemoteLocation {
             }
             "file" => {
                 no_query()?;
+                if url
+                    .host_str()
+                    .is_some_and(|host| !host.is_empty() && host != "localhost")
+                {
+                    return Err(fail(
+                        "it names a host (`file://HOST/…`); a directory store is written `file:///ABSOLUTE/DIR`".to_owned(),
+                    ));
+                }
                 if url.path().len() <= 1 {
                     return Err(fail("it names no directory".to_owned()));
                 }
