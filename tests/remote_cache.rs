@@ -655,3 +655,23 @@ fn a_push_to_a_store_that_is_down_fails_the_job() {
     );
     assert!(!Path::new("/dir/aic").exists());
 }
+
+#[test]
+fn a_push_from_a_machine_that_computed_nothing_says_so() {
+    let repo = fixture_repo("webapp", WEBAPP_MTIMES);
+    let root = repo.path().to_str().unwrap();
+    let store = directory();
+    let home = private_tempdir();
+    let run = run_with(
+        &["cache", "push", "--root", root],
+        home.path(),
+        &[("AIC_CACHE_REMOTE_URL", store.url.as_str())],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("in neither this machine's cache nor the store"),
+        "{}",
+        run.stdout
+    );
+}

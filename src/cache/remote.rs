@@ -145,6 +145,10 @@ pub struct Stored {
     pub bytes: u64,
     /// Entries not written because a request failed or the breaker opened.
     pub failed: u64,
+    /// Entries the store lacks that the local cache does not hold either
+    /// (never computed here: `aic precompute` computes them).
+    #[serde(default)]
+    pub not_local: u64,
 }
 
 /// The fail-open switch of one tier: closed until a timeout or

@@ -290,10 +290,12 @@ pub fn push_rows(cache: &FileCache, keys: &[FactsKey], now_secs: u64) -> Stored 
             stored.failed += round.len() as u64;
             continue;
         };
+        let lacking = missing.len() as u64;
         let rows: Vec<(FactsKey, Vec<u8>)> = missing
             .into_iter()
             .filter_map(|key| Some((key, reader.envelope(&key).ok()??)))
             .collect();
+        stored.not_local += lacking - rows.len() as u64;
         let done = tier.store(&rows);
         stored.written += done.written;
         stored.bytes += done.bytes;

@@ -65,6 +65,11 @@ pub fn run(args: &RemoteSyncArgs, host: &Host, push: bool) -> anyhow::Result<()>
     let root = crate::root::given_or_discovered(args.root.as_deref());
     host.batch_remote();
     let project = Project::load(&root, args.config.as_deref())?;
+    // An unknown key (`readonly` for `readOnly`) must not pass in silence
+    // before a write.
+    for warning in &project.warnings {
+        tracing::warn!("{warning}");
+    }
     let tier = require_remote(host, &project, push)?;
     let mut cache = file_cache(host, &project)?;
     let snapshot = crate::pipeline::scan::scan(&project, Some(&cache), None);
@@ -103,8 +108,18 @@ pub fn run(args: &RemoteSyncArgs, host: &Host, push: bool) -> anyhow::Result<()>
         json.push('\n');
         json
     } else if let Some(pushed) = output.pushed {
+        let there =
+            (output.rows as u64).saturating_sub(pushed.written + pushed.failed + pushed.not_local);
+        let not_local = if pushed.not_local == 0 {
+            String::new()
+        } else {
+            format!(
+                "; {} rows are in neither this machine's cache nor the store: run `aic precompute --push` to compute and push them",
+                pushed.not_local
+            )
+        };
         format!(
-            "Pushed {} of {} rows ({:.1} MB) of {} files to {}; the others were there already{}\n",
+            "Pushed {} of {} rows ({:.1} MB) of {} files to {}; {there} were there already{}{not_local}\n",
             pushed.written,
             output.rows,
             pushed.bytes as f64 / 1e6,
