@@ -233,7 +233,12 @@ fn round_trip(store: &Server, name: &str, timeout_ms: u32) {
     assert_eq!(inspect.code, 0, "{}", inspect.stderr);
     let trace = inspect.json();
     let cache = &trace["cache"];
-    assert_eq!(cache["scan"]["computed"], 0, "{cache:#}");
+    // Every row reached the store but those the push counted as failed.
+    assert!(
+        cache["scan"]["computed"].as_u64().unwrap() <= failed,
+        "{cache:#}\nfirst push: {}",
+        push.stdout
+    );
     assert!(cache["remote"]["hits"].as_u64().unwrap() > 0, "{cache:#}");
     assert_eq!(cache["remote"]["rejected"], 0, "{cache:#}");
 

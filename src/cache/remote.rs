@@ -281,10 +281,16 @@ impl RemoteTier {
     pub fn fetch(&self, keys: &[FactsKey]) -> Fetched {
         let mut fetched = Fetched::default();
         let hmac = self.settings.hmac.as_ref();
-        let results = self.run(keys, self.settings.timeout, |backend, batch| async move {
-            let paths: Vec<String> = batch.into_iter().map(|(path, _)| path).collect();
-            backend.get(&paths).await
-        });
+        let concurrency = self.backend.concurrency();
+        let results = self.run(
+            keys,
+            self.settings.timeout,
+            concurrency,
+            |backend, batch| async move {
+                let paths: Vec<String> = batch.into_iter().map(|(path, _)| path).collect();
+                backend.get(&paths).await
+            },
+        );
         for (batch, values) in results {
             for (key, value) in batch.iter().zip(values) {
                 let Some(value) = value else {
@@ -307,10 +313,16 @@ impl RemoteTier {
     /// The keys of `keys` the store has no entry for; `None` when a request
     /// failed (then nothing is known).
     pub fn missing(&self, keys: &[FactsKey]) -> Option<Vec<FactsKey>> {
-        let results = self.run(keys, self.write_timeout(), |backend, batch| async move {
-            let paths: Vec<String> = batch.into_iter().map(|(path, _)| path).collect();
-            backend.exists(&paths).await
-        });
+        let concurrency = self.backend.concurrency();
+        let results = self.run(
+            keys,
+            self.write_timeout(),
+            concurrency,
+            |backend, batch| async move {
+                let paths: Vec<String> = batch.into_iter().map(|(path, _)| path).collect();
+                backend.exists(&paths).await
+            },
+        );
         let answered: usize = results.iter().map(|(batch, _)| batch.len()).sum();
         if answered != keys.len() {
             return None;
@@ -341,17 +353,23 @@ impl RemoteTier {
         let keys: Vec<FactsKey> = rows.iter().map(|(key, _)| *key).collect();
         let shared = values.clone();
         let bytes_of = |key: &FactsKey| values.get(key).map_or(0, |v| v.len() as u64);
-        let results = self.run(&keys, self.write_timeout(), move |backend, batch| {
-            let shared = shared.clone();
-            async move {
-                let count = batch.len();
-                let items = batch
-                    .into_iter()
-                    .filter_map(|(path, key)| Some((path, shared.get(&key)?.clone())))
-                    .collect();
-                backend.put(items).await.map(|()| vec![(); count])
-            }
-        });
+        let concurrency = self.backend.write_concurrency();
+        let results = self.run(
+            &keys,
+            self.write_timeout(),
+            concurrency,
+            move |backend, batch| {
+                let shared = shared.clone();
+                async move {
+                    let count = batch.len();
+                    let items = batch
+                        .into_iter()
+                        .filter_map(|(path, key)| Some((path, shared.get(&key)?.clone())))
+                        .collect();
+                    backend.put(items).await.map(|()| vec![(); count])
+                }
+            },
+        );
         let mut stored = Stored::default();
         for (batch, _) in results {
             stored.written += batch.len() as u64;
@@ -368,7 +386,7 @@ impl RemoteTier {
 
 impl RemoteTier {
     /// Runs `request` over `keys` in the backend's batches (each key with
-    /// its path in the store), at most the backend's concurrency at once,
+    /// its path in the store), at most `concurrency` at once,
     /// each under `timeout`, on the tier's runtime; blocks until all are
     /// done. Returns the batches that succeeded with one result per key; a
     /// batch is not sent once the breaker is open.
@@ -376,6 +394,7 @@ impl RemoteTier {
         &self,
         keys: &[FactsKey],
         timeout: Duration,
+        concurrency: usize,
         request: R,
     ) -> Vec<(Vec<FactsKey>, Vec<T>)>
     where
@@ -395,7 +414,6 @@ impl RemoteTier {
             .collect();
         let backend = self.backend.clone();
         let breaker = self.breaker.clone();
-        let concurrency = self.backend.concurrency();
         let location = self.settings.location.clone();
         let request = Arc::new(request);
         let (sender, receiver) = std::sync::mpsc::channel();

@@ -107,6 +107,16 @@ impl Backend {
         }
     }
 
+    /// Writes in flight at once: as reads, but one at a time on WebDAV,
+    /// where concurrent writes creating the same collection lost entries on a
+    /// server under load (wsgidav, in CI).
+    pub(crate) fn write_concurrency(&self) -> usize {
+        match self {
+            Self::Objects(operator) if operator.info().scheme() == "webdav" => 1,
+            _ => self.concurrency(),
+        }
+    }
+
     async fn redis(
         client: &redis::Client,
         connection: &OnceCell<MultiplexedConnection>,
