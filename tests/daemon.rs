@@ -60,6 +60,28 @@ fn warm(home: &Path, root: &Path) {
     }
 }
 
+/// The webapp repository with a running daemon that has indexed it.
+fn started() -> (CliTest, Daemon) {
+    let test = repository();
+    let daemon = Daemon::start(test.home(), &exe(), &[]);
+    warm(test.home(), test.root());
+    (test, daemon)
+}
+
+/// `aic inspect INTENT --json` on the test's project with `AIC_DAEMON=mode`.
+fn inspect_json(test: &CliTest, intent: &str, mode: &str) -> Value {
+    let root = test.root().to_str().unwrap();
+    let run = run_exe(
+        &exe(),
+        &["inspect", intent, "--root", root, "--json"],
+        test.home(),
+        mode,
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.json()
+}
+
 impl Drop for Daemon {
     fn drop(&mut self) {
         let _ = run_exe(&self.exe, &["daemon", "stop"], &self.home, "running", None);
@@ -170,9 +192,7 @@ fn repository() -> CliTest {
 
 #[test]
 fn daemon_answers_are_byte_identical_to_in_process_ones() {
-    let test = repository();
-    let _daemon = Daemon::start(test.home(), &exe(), &[]);
-    warm(test.home(), test.root());
+    let (test, _daemon) = started();
     for args in [
         &[
             "compile",
@@ -217,36 +237,11 @@ fn daemon_answers_are_byte_identical_to_in_process_ones() {
     ] {
         assert_same(&test, args);
     }
-    let daemon = run_exe(
-        &exe(),
-        &[
-            "inspect",
-            "fix the null check",
-            "--root",
-            test.root().to_str().unwrap(),
-            "--json",
-        ],
-        test.home(),
-        "running",
-        None,
-    );
-    let trace = daemon.json();
+    let trace = inspect_json(&test, "fix the null check", "running");
     assert_eq!(trace["resident"]["answer"], "reused", "{trace:#}");
-    let local = run_exe(
-        &exe(),
-        &[
-            "inspect",
-            "fix the null check",
-            "--root",
-            test.root().to_str().unwrap(),
-            "--json",
-        ],
-        test.home(),
-        "off",
-        None,
-    );
-    assert!(local.json().get("resident").is_none());
-    assert_eq!(trace["selectedFiles"], local.json()["selectedFiles"]);
+    let local = inspect_json(&test, "fix the null check", "off");
+    assert!(local.get("resident").is_none());
+    assert_eq!(trace["selectedFiles"], local["selectedFiles"]);
     let projects = &status(test.home())["daemon"]["projects"];
     assert_eq!(projects.as_array().unwrap().len(), 1, "{projects}");
     assert!(projects[0]["watchedDirectories"].as_u64().unwrap() >= 5);
@@ -254,10 +249,8 @@ fn daemon_answers_are_byte_identical_to_in_process_ones() {
 
 #[test]
 fn edits_deletions_new_directories_and_ignore_rules_are_seen_at_once() {
-    let test = repository();
+    let (test, _daemon) = started();
     let root = test.root().to_path_buf();
-    let _daemon = Daemon::start(test.home(), &exe(), &[]);
-    warm(test.home(), test.root());
     let intent = [
         "compile",
         "where is the session token refreshed",
@@ -426,9 +419,7 @@ fn a_daemon_of_another_build_is_not_used_and_hooks_replace_it() {
 
 #[test]
 fn a_dead_daemon_or_one_that_hangs_up_falls_back_to_in_process() {
-    let test = repository();
-    let _daemon = Daemon::start(test.home(), &exe(), &[]);
-    warm(test.home(), test.root());
+    let (test, _daemon) = started();
     let pid = status(test.home())["daemon"]["pid"].as_u64().unwrap();
     let killed = Command::new("kill")
         .args(["-9", &pid.to_string()])
@@ -514,23 +505,7 @@ fn a_project_over_the_watch_cap_is_walked_on_every_compile_with_the_same_answers
         "--json",
     ];
     assert_same(&test, &intent);
-    let inspect = |home: &Path| {
-        run_exe(
-            &exe(),
-            &[
-                "inspect",
-                "where is the token verified",
-                "--root",
-                test.root().to_str().unwrap(),
-                "--json",
-            ],
-            home,
-            "running",
-            None,
-        )
-        .json()
-    };
-    let trace = inspect(test.home());
+    let trace = inspect_json(&test, "where is the token verified", "running");
     assert_eq!(trace["resident"]["answer"], "walked", "{trace:#}");
     assert!(
         trace["resident"]["reason"]
@@ -559,9 +534,7 @@ fn a_project_over_the_watch_cap_is_walked_on_every_compile_with_the_same_answers
 
 #[test]
 fn a_moved_project_is_answered_at_its_new_path_and_refused_at_the_old_one() {
-    let test = repository();
-    let _daemon = Daemon::start(test.home(), &exe(), &[]);
-    warm(test.home(), test.root());
+    let (test, _daemon) = started();
     let old_root = test.root().to_path_buf();
     let intent = |root: &Path| {
         vec![
@@ -600,10 +573,8 @@ fn a_moved_project_is_answered_at_its_new_path_and_refused_at_the_old_one() {
 
 #[test]
 fn commits_resets_and_exclude_rules_are_seen() {
-    let test = repository();
+    let (test, _daemon) = started();
     let root = test.root().to_path_buf();
-    let _daemon = Daemon::start(test.home(), &exe(), &[]);
-    warm(test.home(), test.root());
     let intent = [
         "compile",
         "where is the user model defined",
@@ -621,20 +592,7 @@ fn commits_resets_and_exclude_rules_are_seen() {
     git(&root, &["commit", "-qam", "guest"], "2024-06-01T00:00:00Z");
     assert_same(&test, &intent);
     git(&root, &["reset", "-q", "--soft", "HEAD~1"], DATE);
-    let trace = run_exe(
-        &exe(),
-        &[
-            "inspect",
-            "where is the user model",
-            "--root",
-            root.to_str().unwrap(),
-            "--json",
-        ],
-        test.home(),
-        "running",
-        None,
-    )
-    .json();
+    let trace = inspect_json(&test, "where is the user model", "running");
     assert_eq!(
         trace["resident"]["gitReread"], true,
         "{:#}",

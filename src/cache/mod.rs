@@ -261,7 +261,7 @@ impl FileCache {
         path: &RelativePath,
         language: Language,
     ) -> FactsKey {
-        self.key(hash, kind, path, language)
+        row_key(self.fingerprint, hash, kind, path, language)
     }
 
     /// Fetches from the remote tier, in batches, the rows of `keys` that
@@ -406,16 +406,6 @@ impl FileCache {
         }
     }
 
-    fn key(
-        &self,
-        hash: ContentHash,
-        kind: RowKind,
-        path: &RelativePath,
-        language: Language,
-    ) -> FactsKey {
-        row_key(self.fingerprint, hash, kind, path, language)
-    }
-
     /// Looks a row up in the local tier, then among the rows fetched from
     /// the remote tier; a local row that does not decode is deleted.
     fn lookup<T>(&self, key: FactsKey, decode: impl Fn(&[u8]) -> Option<T>) -> Option<T> {
@@ -540,7 +530,7 @@ impl FileCache {
         path: &RelativePath,
         language: Language,
     ) -> Option<ScanTerms> {
-        let key = self.key(hash, RowKind::Scan, path, language);
+        let key = self.row_key(hash, RowKind::Scan, path, language);
         let memo = self.memo.as_deref();
         let found = memo.and_then(|memo| memo.scan(&key)).or_else(|| {
             let found = self.lookup(key, |bytes| decode_scan(bytes).ok());
@@ -565,7 +555,7 @@ impl FileCache {
     ) {
         self.scan.computed.fetch_add(1, Ordering::Relaxed);
         self.note_recomputed(path);
-        let key = self.key(hash, RowKind::Scan, path, language);
+        let key = self.row_key(hash, RowKind::Scan, path, language);
         if let Some(memo) = &self.memo {
             memo.put_scan(key, facts.clone());
         }
@@ -580,7 +570,7 @@ impl FileCache {
         path: &RelativePath,
         language: Language,
     ) -> Option<Vec<ImportRef>> {
-        let key = self.key(hash, RowKind::Imports, path, language);
+        let key = self.row_key(hash, RowKind::Imports, path, language);
         let memo = self.memo.as_deref();
         let found = memo.and_then(|memo| memo.imports(&key)).or_else(|| {
             let found = self.lookup(key, |bytes| decode_imports(bytes).ok());
@@ -604,7 +594,7 @@ impl FileCache {
         imports: &[ImportRef],
     ) {
         self.imports.computed.fetch_add(1, Ordering::Relaxed);
-        let key = self.key(hash, RowKind::Imports, path, language);
+        let key = self.row_key(hash, RowKind::Imports, path, language);
         if let Some(memo) = &self.memo {
             memo.put_imports(key, imports.to_vec());
         }
@@ -621,7 +611,7 @@ impl FileCache {
         raw: bool,
         bypass: bool,
     ) -> Option<FileFacts> {
-        let key = self.key(hash, RowKind::Facts { raw, bypass }, path, language);
+        let key = self.row_key(hash, RowKind::Facts { raw, bypass }, path, language);
         let found = self.lookup(key, |bytes| decode_facts(bytes, path, language, hash).ok());
         if found.is_some() {
             self.facts.hits.fetch_add(1, Ordering::Relaxed);
@@ -633,7 +623,7 @@ impl FileCache {
     pub fn put_facts(&self, facts: &FileFacts, raw: bool, bypass: bool) {
         self.facts.computed.fetch_add(1, Ordering::Relaxed);
         self.note_recomputed(&facts.path);
-        let key = self.key(
+        let key = self.row_key(
             facts.content_hash,
             RowKind::Facts { raw, bypass },
             &facts.path,

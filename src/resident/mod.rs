@@ -473,10 +473,10 @@ fn update(
             scan::apply_git_recency(root, &mut repo, git);
         } else {
             let newest = git.newest_commit_ms();
-            for file in &mut repo.files {
-                let absolute = root.join(file.path.as_str());
-                if changes.paths.contains(&absolute) {
-                    file.recency_ms = scan::git_recency_ms(root, file, git, newest);
+            for path in &touched {
+                if let Ok(index) = repo.files.binary_search_by(|file| file.path.cmp(path)) {
+                    let file = &repo.files[index];
+                    repo.files[index].recency_ms = scan::git_recency_ms(root, file, git, newest);
                 }
             }
         }

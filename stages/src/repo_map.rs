@@ -174,17 +174,21 @@ impl RepoMap {
         }
     }
 
+    /// Whether both maps hold the same paths in the same order.
+    pub fn same_paths(&self, other: &RepoMap) -> bool {
+        self.files.len() == other.files.len()
+            && self
+                .files
+                .iter()
+                .zip(&other.files)
+                .all(|(a, b)| a.path == b.path)
+    }
+
     /// Keeps the pattern matches `old` remembered when both maps hold the
     /// same paths in the same order (a content-only update of a resident
     /// snapshot: matches depend on paths only).
     pub fn keep_matches_of(&self, old: &RepoMap) {
-        let same_paths = self.files.len() == old.files.len()
-            && self
-                .files
-                .iter()
-                .zip(&old.files)
-                .all(|(new, old)| new.path == old.path);
-        if same_paths {
+        if self.same_paths(old) {
             let kept = old
                 .matches
                 .0

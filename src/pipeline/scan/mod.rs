@@ -91,14 +91,7 @@ impl Snapshot {
     /// (paths only), and, when no manifest changed, the layout and the
     /// resolved imports of the unchanged files.
     pub fn keep_from(&self, old: &Self, changed: &[RelativePath]) {
-        let same_paths = self.repo.files.len() == old.repo.files.len()
-            && self
-                .repo
-                .files
-                .iter()
-                .zip(&old.repo.files)
-                .all(|(new, old)| new.path == old.path);
-        if !same_paths {
+        if !self.repo.same_paths(&old.repo) {
             return;
         }
         self.repo.keep_matches_of(&old.repo);
