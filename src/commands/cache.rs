@@ -146,6 +146,8 @@ fn bad_file(file: &Path, what: &str, hint: &str) -> anyhow::Error {
 fn command(store: &Store, args: &CacheArgs, now_secs: u64) -> anyhow::Result<String> {
     Ok(match &args.command {
         CacheCommand::Stats { json } => {
+            // Damage in any table, not only the cache's, is named here.
+            store.verify_pages()?;
             let stats = store.cache_stats()?;
             let output = StatsOutput {
                 database: store.path().display().to_string(),

@@ -32,7 +32,12 @@ pub fn run(command: DiagnosticsCommand, args: &DiagnosticsArgs, host: &Host) -> 
         .into());
     }
     let now = host.now_ms();
-    let payload = with_database(host, |store| payload(command, args, store, &root, now))?;
+    let payload = with_database(host, |store| {
+        // What these commands report rests on the whole database: damage in
+        // a table they do not read (the per-file cache) is named here too.
+        store.verify_pages()?;
+        payload(command, args, store, &root, now)
+    })?;
     let text = if args.json {
         let mut json = serde_json::to_string_pretty(&payload)?;
         json.push('\n');

@@ -113,15 +113,17 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
 ///
 /// # Errors
 ///
-/// A [`UserError`](crate::error::UserError) when there is no database, and
-/// the errors of [`precompute`].
+/// A [`UserError`](crate::error::UserError) when there is no database, a
+/// [`DatabaseError::Damaged`](crate::home::DatabaseError::Damaged) when it is
+/// damaged, and the errors of [`precompute`].
 pub fn precompute_with_progress(
     request: &PrecomputeRequest,
     host: &Host,
     show: bool,
 ) -> anyhow::Result<PrecomputeReport> {
     // Without a database there is nothing to fill: say so as a user error.
-    with_database(host, |_| Ok(()))?;
+    // A damaged one would take no rows: say that before the work, not after.
+    with_database(host, |store| Ok(store.verify_pages()?))?;
     let bar = ProgressBar::hidden();
     let on_terminal = std::io::stderr().is_terminal() && show;
     if on_terminal {

@@ -77,9 +77,11 @@ pub const MAX_DIRECTORY_FILES: usize = 20;
 /// (the text to classify) plus the references in order, each once.
 ///
 /// `@ref` counts when `@` starts a word and `ref` has a `.` or `/` in it
-/// (`@service.ts`, `@src/auth/`); e-mail addresses and `@decorators` do not. A
-/// backticked span counts when it looks like a path: no spaces, and a `/` or a
-/// file extension (`` `src/lib.rs` ``, `` `Cargo.toml` ``); backticked code such as
+/// (`@service.ts`, `@src/auth/`) or is a file name that needs no extension
+/// (`@Dockerfile`, `@Makefile`); e-mail addresses and `@decorators` do not. A
+/// backticked span counts when it looks like a path: no spaces, and a `/`, a
+/// file extension or such a file name (`` `src/lib.rs` ``, `` `Cargo.toml` ``,
+/// `` `Dockerfile` ``); backticked code such as
 /// `` `foo()` `` stays in the intent.
 ///
 /// # Examples
@@ -110,7 +112,9 @@ pub fn extract_targets(intent: &str) -> (String, Vec<TargetRef>) {
             if starts_word
                 && !candidate.is_empty()
                 && !decorator
-                && (candidate.contains('.') || candidate.contains('/'))
+                && (candidate.contains('.')
+                    || candidate.contains('/')
+                    || is_known_file_name(candidate))
             {
                 push_target(&mut targets, candidate, TargetSyntax::At);
                 rest = &after_at[candidate.len()..];
@@ -156,6 +160,27 @@ fn push_target(targets: &mut Vec<TargetRef>, raw: &str, syntax: TargetSyntax) {
     }
 }
 
+/// A file name without an extension that names a file all the same
+/// (`Dockerfile`, `Makefile`, `Jenkinsfile`): `@Dockerfile` is a file
+/// reference, where `@Override` is an annotation.
+fn is_known_file_name(text: &str) -> bool {
+    crate::language::Language::from_file_name(text) != crate::language::Language::Unknown
+        || matches!(
+            text,
+            "Jenkinsfile"
+                | "Justfile"
+                | "justfile"
+                | "Containerfile"
+                | "CODEOWNERS"
+                | "Pipfile"
+                | "Brewfile"
+                | "Caddyfile"
+                | "Tiltfile"
+                | "Earthfile"
+                | "Snakefile"
+        )
+}
+
 fn looks_like_path(text: &str) -> bool {
     if text.is_empty()
         || text.len() > 260
@@ -164,7 +189,7 @@ fn looks_like_path(text: &str) -> bool {
     {
         return false;
     }
-    if text.contains('/') {
+    if text.contains('/') || is_known_file_name(text) {
         return true;
     }
     match text.rsplit_once('.') {
@@ -404,6 +429,8 @@ mod tests {
     #[test_case("use @decorator here", "use @decorator here", &[])]
     #[test_case("update @README.md.", "update.", &["README.md"])]
     #[test_case("@a.ts @a.ts twice", "twice", &["a.ts"])]
+    #[test_case("fix @Dockerfile and `Makefile`", "fix and", &["Dockerfile", "Makefile"])]
+    #[test_case("keep @Override and `Status`", "keep @Override and `Status`", &[])]
     #[test_case("a lone ` tick", "a lone ` tick", &[])]
     fn extracts_references(intent: &str, text: &str, raw: &[&str]) {
         let (kept, targets) = extract_targets(intent);

@@ -6,24 +6,33 @@ use regex::Captures;
 use super::patterns::Classes;
 use crate::language::Language;
 
-/// Lower-case fragments that mark an assigned value as a placeholder.
+/// Lower-case fragments that mark an assigned value as a placeholder
+/// wherever they stand in it.
 pub(super) const PLACEHOLDER_FRAGMENTS: &[&str] = &[
     "xxxx",
     "****",
-    "your",
-    "placeholder",
-    "changeme",
     "change_me",
     "change-me",
     "replace_me",
-    "replaceme",
     "replace-me",
-    "redacted",
-    "dummy",
-    "insert",
     "<",
     "${",
     "{{",
+];
+
+/// Lower-case words that mark an assigned value as a placeholder when they
+/// begin it or stand in it as a word of their own (`your-api-key`,
+/// `sk_live_YOUR_KEY`, `dummyToken`), not as letters inside a random value
+/// (`…qYour8…`, `…Dummyx…`). See [`holds_placeholder_word`].
+pub(super) const PLACEHOLDER_WORDS: &[&str] = &[
+    "your",
+    "placeholder",
+    "changeme",
+    "replaceme",
+    "redacted",
+    "dummy",
+    "insert",
+    "example",
 ];
 
 /// Words of a name that mark it as naming a secret (`SECRET_KEY`, `githubToken`,
@@ -616,8 +625,8 @@ pub(super) fn shannon_entropy(value: &str) -> f64 {
 }
 
 /// Whether a value is a placeholder rather than a key: one repeated
-/// character, a [`PLACEHOLDER_FRAGMENTS`] fragment anywhere, or the word
-/// `example` (see [`holds_example_word`]).
+/// character, a [`PLACEHOLDER_FRAGMENTS`] fragment anywhere, or one of the
+/// [`PLACEHOLDER_WORDS`] as a word (see [`holds_placeholder_word`]).
 pub(super) fn is_placeholder(value: &str) -> bool {
     let mut bytes = value.bytes();
     let repeated = bytes
@@ -628,32 +637,42 @@ pub(super) fn is_placeholder(value: &str) -> bool {
         || PLACEHOLDER_FRAGMENTS
             .iter()
             .any(|fragment| lower.contains(fragment))
-        || holds_example_word(value)
+        || value.ends_with("EXAMPLE")
+        || value.ends_with("EXAMPLEKEY")
+        || PLACEHOLDER_WORDS
+            .iter()
+            .any(|word| holds_placeholder_word(value, &lower, word))
 }
 
-/// Whether `example` stands in a value as a word of its own — `example`,
-/// `Example` or `EXAMPLE`, not glued to letters of the same word
-/// (`my-example-token`, `exampleToken`, `myExampleKey`, `…7EXAMPLE`) — or
-/// ends it as in AWS's documented keys (`…EXAMPLE`, `…EXAMPLEKEY`). Five
-/// letters inside a random value (`…pLexample4x…`) are not a placeholder.
-fn holds_example_word(value: &str) -> bool {
-    if value.ends_with("EXAMPLE") || value.ends_with("EXAMPLEKEY") {
+/// Whether `word` (lower case) begins `value` in any case, or stands in it
+/// as a word of its own — `your`, `Your` or `YOUR`, not glued to letters of
+/// the same word (`my-example-token`, `exampleToken`, `myExampleKey`,
+/// `YOUR_KEY` count; `…7EXAMPLEq…`, `…pLexample4x…` do not). AWS's
+/// documented keys end in `EXAMPLE` or `EXAMPLEKEY` glued to the key; the
+/// caller counts those. `lower` is `value` in lower case.
+fn holds_placeholder_word(value: &str, lower: &str, word: &str) -> bool {
+    if lower.starts_with(word) {
         return true;
     }
     let bytes = value.as_bytes();
-    let lower = value.to_ascii_lowercase();
-    lower.match_indices("example").any(|(start, word)| {
-        let end = start + word.len();
+    lower.match_indices(word).any(|(start, found)| {
+        let end = start + found.len();
         let before = start.checked_sub(1).and_then(|at| bytes.get(at)).copied();
         let after = bytes.get(end).copied();
         let letter = |byte: Option<u8>| byte.is_some_and(|b| b.is_ascii_alphabetic());
         let upper = |byte: Option<u8>| byte.is_some_and(|b| b.is_ascii_uppercase());
         let lower_case = |byte: Option<u8>| byte.is_some_and(|b| b.is_ascii_lowercase());
-        match value.get(start..end).unwrap_or_default() {
-            "example" => !letter(before) && !lower_case(after),
-            "Example" => !upper(before) && !lower_case(after),
-            "EXAMPLE" => !upper(before) && !letter(after),
-            _ => false,
+        let text = value.get(start..end).unwrap_or_default();
+        let mut title = word.to_owned();
+        title[..1].make_ascii_uppercase();
+        if text == word {
+            !letter(before) && !lower_case(after)
+        } else if text == title {
+            !upper(before) && !lower_case(after)
+        } else if text == word.to_ascii_uppercase() {
+            !upper(before) && !letter(after)
+        } else {
+            false
         }
     })
 }
@@ -715,6 +734,35 @@ mod tests {
             random.join("Example").to_ascii_lowercase(),
             ["qexample", random[0], random[1]].concat(),
             [random[0], random[1], "exampleq"].concat(),
+        ] {
+            assert!(!is_placeholder(&secret), "{secret}");
+        }
+    }
+
+    /// The other placeholder words follow the same rule as `example`: a word
+    /// of its own, or the start of the value.
+    #[test]
+    fn placeholder_words_count_only_as_words() {
+        let random = ["Zq8vR2mK9pL", "4xW7nB3cD"];
+        for placeholder in [
+            "your-api-key-here".to_owned(),
+            "yourapikey".to_owned(),
+            "sk_live_YOUR_KEY".to_owned(),
+            "dummyToken42".to_owned(),
+            "my_dummy_secret".to_owned(),
+            "REDACTED".to_owned(),
+            "insert-token-here".to_owned(),
+            random.join("_your_"),
+        ] {
+            assert!(is_placeholder(&placeholder), "{placeholder}");
+        }
+        for secret in [
+            random.join("your"),
+            random.join("Your"),
+            random.join("YOURq"),
+            random.join("dummy"),
+            random.join("Dummyx"),
+            random.join("insert"),
         ] {
             assert!(!is_placeholder(&secret), "{secret}");
         }
