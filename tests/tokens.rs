@@ -1,7 +1,9 @@
 //! The token counter against the reference: `aic` counts with `bpe-openai`,
 //! and every count must equal `tiktoken-rs`'s `count_ordinary` in
 //! `cl100k_base`, on real text present on every machine — every file of this
-//! workspace's dependency sources.
+//! workspace's dependency sources. Counting a text as the sum of its line
+//! runs (`TokenCounter::count_lines`, used to count many slices of one file)
+//! must give the same number on every one of those files.
 
 use std::path::PathBuf;
 
@@ -32,8 +34,13 @@ fn tokenizer_agrees_with_tiktoken() {
             let text = String::from_utf8(fs_err::read(path).ok()?).ok()?;
             let ours = counter.count(&text).0 as usize;
             let theirs = reference.count_ordinary(&text);
-            let difference =
-                (ours != theirs).then(|| format!("{}: {ours} vs {theirs}", path.display()));
+            let by_runs = counter.count_lines(&text).0 as usize;
+            let difference = (ours != theirs || by_runs != ours).then(|| {
+                format!(
+                    "{}: {ours} vs {theirs} (by line runs {by_runs})",
+                    path.display()
+                )
+            });
             Some((
                 1_usize,
                 text.len(),

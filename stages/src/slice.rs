@@ -503,7 +503,9 @@ impl SliceCounter {
                 return None;
             }
         }
-        let count = self.tokens.count(text);
+        // The candidates share their lines, and the next intent slices the
+        // same files: each line is encoded once.
+        let count = self.tokens.count_lines(text);
         self.counted_bytes.set(bytes + text.len());
         self.counted_tokens.set(counted + count.0 as usize);
         Some(count)

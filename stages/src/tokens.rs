@@ -78,6 +78,61 @@ impl TokenCounter {
         TokenCount::from_usize(encoder.count(text))
     }
 
+    /// Counts the tokens of `text` as [`TokenCounter::count`] does — the same
+    /// number — as the sum of its line runs' counts, each remembered for the
+    /// rest of the process (see [`RUN_MEMO_ENTRIES`]). Slicing counts many
+    /// texts made of the same lines — the candidate slices of one file, and
+    /// in a long-lived process (the daemon, the MCP server) the same files
+    /// for the next intent — so each line's byte-pair work is paid once;
+    /// later texts cost a scan for line ends, a hash and a look-up per run.
+    ///
+    /// The sum is exact because `cl100k_base`'s pre-tokenizer always ends a
+    /// piece at the start of a line that holds something besides whitespace
+    /// and does not start with `\r`: no piece runs from such a line into the
+    /// previous one (see [`line_runs`]). `tests/tokens.rs` checks it on every
+    /// file of the workspace's dependency sources.
+    pub fn count_lines(self, text: &str) -> TokenCount {
+        if text.is_empty() {
+            return TokenCount::ZERO;
+        }
+        let encoder = ENCODER.get_or_init(bpe_openai::cl100k_base);
+        let runs: Vec<(&str, u128)> = line_runs(text)
+            .map(|run| (run, xxhash_rust::xxh3::xxh3_128(run.as_bytes())))
+            .collect();
+        let mut total = 0_usize;
+        let mut missing = Vec::new();
+        {
+            let memo = RUN_MEMO
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            for &(run, hash) in &runs {
+                match memo.get(&hash) {
+                    Some(&count) => total += count as usize,
+                    None => missing.push((run, hash)),
+                }
+            }
+        }
+        if missing.is_empty() {
+            return TokenCount::from_usize(total);
+        }
+        let counted: Vec<(u128, u32)> = missing
+            .iter()
+            .map(|&(run, hash)| {
+                let count = encoder.count(run);
+                total += count;
+                (hash, u32::try_from(count).unwrap_or(u32::MAX))
+            })
+            .collect();
+        let mut memo = RUN_MEMO
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if memo.len() + counted.len() > RUN_MEMO_ENTRIES {
+            memo.clear();
+        }
+        memo.extend(counted);
+        TokenCount::from_usize(total)
+    }
+
     /// Builds the encoder now if it is not built yet. A caller that knows it
     /// will count later (every compile counts its prompt) calls this on a
     /// spare thread at the start, so the build overlaps other work.
@@ -92,9 +147,70 @@ impl TokenCounter {
     }
 }
 
+/// `text` cut before every line that holds a character other than
+/// whitespace and does not start with `\r`: each run is such a line (or the
+/// text's start) with the blank lines after it. Concatenated, the runs are
+/// `text`.
+fn line_runs(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut search = 0;
+    std::iter::from_fn(move || {
+        if start >= bytes.len() {
+            return None;
+        }
+        while let Some(offset) = memchr::memchr(b'\n', &bytes[search..]) {
+            let cut = search + offset + 1;
+            search = cut;
+            let line_end = memchr::memchr(b'\n', &bytes[cut..]).map_or(bytes.len(), |at| cut + at);
+            let line = &text[cut..line_end];
+            if !line.starts_with('\r') && line.chars().any(|c| !c.is_whitespace()) {
+                let run = &text[start..cut];
+                start = cut;
+                return Some(run);
+            }
+        }
+        let run = &text[start..];
+        start = bytes.len();
+        Some(run)
+    })
+}
+
+/// The most line runs [`TokenCounter::count_lines`] remembers, about 40
+/// bytes each (10 MiB in all); when full the memo starts over.
+pub const RUN_MEMO_ENTRIES: usize = 262_144;
+
+/// The count of each line run seen, by the run's 128-bit xxh3 hash.
+static RUN_MEMO: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<u128, u32>>> =
+    std::sync::LazyLock::new(Default::default);
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counting by line runs gives the count of a plain count, for texts
+    /// that share runs and for runs seen first in another text.
+    #[test]
+    fn counting_by_line_runs_gives_the_same_counts() {
+        let counter = TokenCounter::cl100k();
+        let body = include_str!("slice.rs");
+        let lines: Vec<&str> = body.lines().collect();
+        for window in [1, 7, 40, 400] {
+            for chunk in lines.chunks(window).take(30) {
+                let text = chunk.join("\n");
+                assert_eq!(counter.count_lines(&text), counter.count(&text));
+            }
+        }
+        assert_eq!(counter.count_lines(body), counter.count(body));
+        assert_eq!(counter.count_lines(""), TokenCount::ZERO);
+    }
+
+    #[test]
+    fn line_runs_cut_before_lines_with_text() {
+        let runs: Vec<&str> = line_runs("a\n\n  \n  b\n\rc\nd").collect();
+        assert_eq!(runs, ["a\n\n  \n", "  b\n\rc\n", "d"]);
+        assert_eq!(line_runs("x\n").collect::<Vec<_>>(), ["x\n"]);
+    }
 
     #[test]
     fn counts_known_strings() {
