@@ -517,9 +517,28 @@ fn decodes_to_example(value: &str) -> bool {
         })
 }
 
-/// Words that documentation and tests use as passwords.
+/// Words that documentation and tests use as passwords, "password" and
+/// "secret" in other languages among them (Python's `urllib` docs write
+/// `passwd='geheim$parole'`).
 const EXAMPLE_PASSWORD_WORDS: &[&str] = &[
-    "foo", "bar", "baz", "qux", "test", "demo", "sample", "hunter2",
+    "foo",
+    "bar",
+    "baz",
+    "qux",
+    "test",
+    "demo",
+    "sample",
+    "hunter2",
+    "passwort",
+    "kennwort",
+    "geheim",
+    "parole",
+    "motdepasse",
+    "secreto",
+    "segreto",
+    "contrasena",
+    "senha",
+    "wachtwoord",
 ];
 
 /// Whether a password is one that documentation and defaults use
@@ -700,6 +719,9 @@ mod tests {
             "hunter2",
             "S3cr3t!",
             "test-123",
+            "geheim$parole",
+            "Passwort1!",
+            "motdepasse123",
         ] {
             assert!(is_example_password(example), "{example}");
         }
