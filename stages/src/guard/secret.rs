@@ -955,6 +955,40 @@ mod tests {
         );
     }
 
+    /// AWS's credentials CSV and a pasted pair name the secret by its key id
+    /// alone. The parts are put together here, so this file holds no pair.
+    #[test]
+    fn aws_secret_after_its_key_id_is_redacted() {
+        let id = ["AKIA", "Q7ZJ4K2M", "X9TB3WHN"].concat();
+        let secret = ["q8Vn2+Lr5Tz", "/Hk3Wm9Yp1Cd", "7Fs4Gx6Jb0Nv", "aE2uR"].concat();
+        assert_eq!(secret.len(), 40);
+        let csv = format!("Access key ID,Secret access key\n{id},{secret}\n");
+        let redaction = redact_with("accessKeys.csv", &csv);
+        let redacted = redaction.redacted.as_deref().unwrap();
+        assert!(
+            !redacted.contains(&secret) && !redacted.contains(&id),
+            "{redacted}"
+        );
+        assert_eq!(
+            ids(&redaction.findings),
+            vec!["aws-access-key", "aws-key-pair-secret"]
+        );
+        let pasted = format!("creds: {id} / {secret} for the deploy");
+        let intent = crate::guard::redact_secrets(&pasted).unwrap();
+        assert!(!intent.contains(&secret), "{intent}");
+        // The documented example pair is left alone.
+        let example = [
+            "AKIAIOSFODNN7",
+            "EXAMPLE,",
+            "wJalrXUtnFEMI/K7MDENG/",
+            "bPxRfiCY",
+            "EXAMPLEKEY",
+        ]
+        .concat();
+        let findings = scan("accessKeys.csv", Language::Unknown, &example);
+        assert!(!ids(&findings).contains(&"aws-key-pair-secret"));
+    }
+
     /// Tables write the key as `{KEY}` and pass the value apart, so this file holds
     /// no secret-shaped assignment and is not flagged when aic scans itself.
     #[test_case(
@@ -1061,6 +1095,12 @@ mod tests {
         "docs.md",
         Language::Markdown,
         "Set `api_key` to the key from your dashboard."
+    )]
+    // Base64 of `username:password`, as spring-framework's HtmlUnit tests write it.
+    #[test_case(
+        "src/test/java/RequestBuilderTests.java",
+        Language::Java,
+        r#"String base64Credentials = "dXNlcm5hbWU6cGFzc3dvcmQ=";"#
     )]
     fn ignores_api_key_lookalikes(path: &str, language: Language, line: &str) {
         assert_eq!(scan(path, language, line), Vec::new(), "{line}");

@@ -497,21 +497,48 @@ fn has_version(value: &str) -> bool {
     })
 }
 
-/// Whether a value is base64 of text that is itself an example
-/// (`dXNlcm5hbWU6cGFzc3dvcmQ=` is `username:password`).
+/// Whether a value is base64 of text that is itself an example: a
+/// placeholder, an example password, or `user:password` credentials whose
+/// password a URL would not count (`dXNlcm5hbWU6cGFzc3dvcmQ=` is
+/// `username:password`; see [`plausible_url_password`](super::detectors::plausible_url_password)).
 fn decodes_to_example(value: &str) -> bool {
     super::detectors::decode_base64(value)
         .and_then(|bytes| String::from_utf8(bytes).ok())
         .is_some_and(|text| {
             !text.chars().any(char::is_control)
                 && text.len() >= 4
-                && (is_placeholder(&text) || is_example_password(&text))
+                && (is_placeholder(&text)
+                    || is_example_password(&text)
+                    || text.split_once(':').is_some_and(|(user, password)| {
+                        !user.is_empty()
+                            && !user.contains(char::is_whitespace)
+                            && !super::detectors::plausible_url_password(password)
+                    }))
         })
 }
 
-/// Words that documentation and tests use as passwords.
+/// Words that documentation and tests use as passwords, "password" and
+/// "secret" in other languages among them (Python's `urllib` docs write
+/// `passwd='geheim$parole'`).
 const EXAMPLE_PASSWORD_WORDS: &[&str] = &[
-    "foo", "bar", "baz", "qux", "test", "demo", "sample", "hunter2",
+    "foo",
+    "bar",
+    "baz",
+    "qux",
+    "test",
+    "demo",
+    "sample",
+    "hunter2",
+    "passwort",
+    "kennwort",
+    "geheim",
+    "parole",
+    "motdepasse",
+    "secreto",
+    "segreto",
+    "contrasena",
+    "senha",
+    "wachtwoord",
 ];
 
 /// Whether a password is one that documentation and defaults use
@@ -692,6 +719,9 @@ mod tests {
             "hunter2",
             "S3cr3t!",
             "test-123",
+            "geheim$parole",
+            "Passwort1!",
+            "motdepasse123",
         ] {
             assert!(is_example_password(example), "{example}");
         }
@@ -737,6 +767,24 @@ mod tests {
         ] {
             assert!(!is_placeholder(&secret), "{secret}");
         }
+    }
+
+    /// Base64 of `user:password` credentials is judged as a basic-auth value
+    /// is: an example password makes it an example, a real one does not.
+    #[test]
+    fn base64_credentials_with_an_example_password_are_examples() {
+        // `username:password`, `user:pass`, `admin:secret`, `foo:bar123`.
+        for example in [
+            "dXNlcm5hbWU6cGFzc3dvcmQ=",
+            "dXNlcjpwYXNz",
+            "YWRtaW46c2VjcmV0",
+            "Zm9vOmJhcjEyMw==",
+        ] {
+            assert!(decodes_to_example(example), "{example}");
+        }
+        // `deploy:Tr0ub4dor3` and a random value that is not credentials.
+        assert!(!decodes_to_example("ZGVwbG95OlRyMHViNGRvcjM="));
+        assert!(!decodes_to_example("WnE4dlIybUs5cEw0eFc3bkIzY0Q="));
     }
 
     /// The other placeholder words follow the same rule as `example`: a word
