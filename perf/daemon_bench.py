@@ -10,7 +10,7 @@ times, as seen by the caller (wall) and as CPU of the client process:
 - the same after editing 3 files (an appended comment line, undone after);
 - `aic hook claude UserPromptSubmit` end to end with the prompt as payload;
 
-and reports medians, p95, the daemon's RSS and whether every daemon answer
+and reports medians, p95, the daemon's RSS and CPU per answer, and whether every daemon answer
 was byte-identical to the in-process one (`durationMs` and `cacheHit`
 aside). The first answer after `aic daemon start` is timed separately.
 
@@ -45,6 +45,12 @@ def comparable(stdout):
     return "\n".join(
         l for l in lines if not l.strip().startswith(('"durationMs"', '"cacheHit"'))
     )
+
+
+def process_cpu_ms(pid):
+    """User + system CPU of a running process so far, in ms (Linux /proc)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 def pct(values, p):
@@ -91,6 +97,10 @@ def main():
             same &= comparable(d[2]) == comparable(l[2])
             daemon[0].append(d[0]); daemon[1].append(d[1])
             in_process[0].append(l[0]); in_process[1].append(l[1])
+        pid = json.loads(
+            subprocess.run([aic, "daemon", "status", "--json"], env=env, capture_output=True).stdout
+        )["daemon"]["pid"]
+        daemon_cpu_before = process_cpu_ms(pid)
         edited = ([], [])
         for intent in intents[args.runs + 1 : 2 * args.runs + 1]:
             originals = {}
@@ -114,6 +124,7 @@ def main():
             ).encode()
             h = timed([aic, "hook", "claude", "UserPromptSubmit"], env, repo, stdin=payload)
             hooks[0].append(h[0]); hooks[1].append(h[1])
+        daemon_cpu = (process_cpu_ms(pid) - daemon_cpu_before) / (2 * args.runs)
         status = json.loads(
             subprocess.run([aic, "daemon", "status", "--json"], env=env, capture_output=True).stdout
         )
@@ -132,7 +143,8 @@ def main():
     print()
     print(f"daemon: RSS {status['daemon']['rssBytes'] / 2**20:.0f} MiB, its own p50 "
           f"{status['daemon']['p50Ms']} ms, p95 {status['daemon']['p95Ms']} ms over "
-          f"{status['daemon']['requests']} requests")
+          f"{status['daemon']['requests']} requests; its CPU {daemon_cpu:.1f} ms per answer "
+          f"(mean over the edited and hook runs)")
     print(f"daemon answers byte-identical to in-process: {'yes' if same else 'NO'}")
 
 

@@ -74,8 +74,29 @@ pub fn run(args: &CompileArgs, host: &Host) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs a compile for `aic compile` in this process: the compile, its log
-/// entry, the text to print.
+/// A compile's log entry not written yet: the daemon writes it after the
+/// reply has left, so a client does not wait for the log's commit.
+pub(crate) struct PendingRecord {
+    compilation: crate::pipeline::Compilation,
+}
+
+impl PendingRecord {
+    /// Writes the log entry (for `aic status`, `aic last`); a failure is a
+    /// warning, the compile's result stands.
+    pub(crate) fn record(self, host: &Host) {
+        let origin = CompileOrigin {
+            trigger_source: "cli".to_owned(),
+            ..CompileOrigin::default()
+        };
+        if let Err(message) = record(host, &self.compilation, &origin) {
+            tracing::warn!("The compile was not logged: {message}");
+        }
+    }
+}
+
+/// Runs a compile for `aic compile` in this process: the compile, the text
+/// to print, and its log entry, which the caller writes with
+/// [`PendingRecord::record`] (the daemon after its reply has left).
 ///
 /// # Errors
 ///
@@ -85,15 +106,8 @@ pub(crate) fn answer(
     json: bool,
     copy: bool,
     host: &Host,
-) -> anyhow::Result<Answer> {
+) -> anyhow::Result<(Answer, PendingRecord)> {
     let compilation = compile(request, host)?;
-    let origin = CompileOrigin {
-        trigger_source: "cli".to_owned(),
-        ..CompileOrigin::default()
-    };
-    if let Err(message) = record(host, &compilation, &origin) {
-        tracing::warn!("The compile was not logged: {message}");
-    }
     let prompt = copy.then(|| compilation.prompt.clone());
     let stdout = if json {
         let mut json = serde_json::to_string_pretty(&CompileOutput {
@@ -104,13 +118,14 @@ pub(crate) fn answer(
         json.push('\n');
         json
     } else {
-        compilation.prompt
+        compilation.prompt.clone()
     };
-    Ok(Answer {
+    let answer = Answer {
         stdout,
         tokens_compiled: compilation.meta.tokens_compiled.get(),
         prompt,
-        warnings: compilation.meta.warnings,
+        warnings: compilation.meta.warnings.clone(),
         failure: None,
-    })
+    };
+    Ok((answer, PendingRecord { compilation }))
 }

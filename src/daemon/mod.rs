@@ -77,17 +77,36 @@ impl Outcome {
 
 /// Runs a compile job in this process, as the command would.
 pub fn run_job(job: &CompileJob, host: &Host) -> Outcome {
+    let (outcome, pending) = run_job_unrecorded(job, host);
+    if let Some(pending) = pending {
+        pending.record(host);
+    }
+    outcome
+}
+
+/// [`run_job`] with the compile's log entry left to the caller, who writes
+/// it after the answer has gone out.
+pub(crate) fn run_job_unrecorded(
+    job: &CompileJob,
+    host: &Host,
+) -> (Outcome, Option<crate::commands::compile::PendingRecord>) {
     match job.view {
         View::Prompt { json, copy } => {
             match crate::commands::compile::answer(&job.request, json, copy, host) {
-                Ok(answer) => Outcome {
-                    answer,
-                    error: None,
-                },
-                Err(error) => Outcome::failed(error),
+                Ok((answer, pending)) => (
+                    Outcome {
+                        answer,
+                        error: None,
+                    },
+                    Some(pending),
+                ),
+                Err(error) => (Outcome::failed(error), None),
             }
         }
-        View::Inspect { json } => crate::commands::inspect::answer(&job.request, json, host),
+        View::Inspect { json } => (
+            crate::commands::inspect::answer(&job.request, json, host),
+            None,
+        ),
     }
 }
 

@@ -15,7 +15,8 @@ use anyhow::Context;
 use tracing::{debug, info, warn};
 
 use super::protocol::{DaemonStatus, Envelope, Failure, Reply, Request, read_frame, write_frame};
-use super::{DaemonPaths, Outcome, build_id, environment, run_job};
+use super::{DaemonPaths, Outcome, build_id, environment, run_job_unrecorded};
+use crate::commands::compile::PendingRecord;
 use crate::host::Host;
 
 /// Latencies kept for the status percentiles.
@@ -46,6 +47,10 @@ struct State {
     options: ServeOptions,
     /// Directories requests have named (each warmed up once).
     warming: Mutex<BTreeSet<PathBuf>>,
+    /// Held for writing from just before a reply leaves until its compile's
+    /// log entry is written; every compile passes through it for reading
+    /// first, so it sees the log entries of the answers before it.
+    recording: std::sync::RwLock<()>,
 }
 
 /// Serves until stopped or idle. The socket's directory is made 0700 and the
@@ -87,6 +92,7 @@ pub fn serve(paths: &DaemonPaths, options: ServeOptions) -> anyhow::Result<()> {
         environment: environment(),
         options,
         warming: Mutex::default(),
+        recording: std::sync::RwLock::default(),
     });
     let monitor = {
         let state = state.clone();
@@ -198,13 +204,16 @@ fn connection(state: &Arc<State>, mut stream: UnixStream) -> io::Result<bool> {
     let same_environment = envelope.environment == state.environment;
     // Any build may stop the daemon (a newer one replacing it) or ask its
     // status.
-    let reply = match envelope.request {
-        Request::Stop => Reply::Stopping,
-        Request::Status => Reply::Status(status(state, same_environment)),
-        _ if envelope.build != build_id() => Reply::OtherBuild {
-            daemon: build_id().to_owned(),
-        },
-        _ if !same_environment => Reply::OtherEnvironment,
+    let (reply, pending) = match envelope.request {
+        Request::Stop => (Reply::Stopping, None),
+        Request::Status => (Reply::Status(status(state, same_environment)), None),
+        _ if envelope.build != build_id() => (
+            Reply::OtherBuild {
+                daemon: build_id().to_owned(),
+            },
+            None,
+        ),
+        _ if !same_environment => (Reply::OtherEnvironment, None),
         request => match envelope
             .dir
             .as_deref()
@@ -215,7 +224,7 @@ fn connection(state: &Arc<State>, mut stream: UnixStream) -> io::Result<bool> {
                     "Indexing `{}`; the client compiles itself meanwhile",
                     root.display()
                 );
-                Reply::Warming
+                (Reply::Warming, None)
             }
             None => answer(state, request),
         },
@@ -242,7 +251,20 @@ fn connection(state: &Arc<State>, mut stream: UnixStream) -> io::Result<bool> {
         }
         latencies.push_back(ms);
     }
-    write_frame(&mut stream, &reply)?;
+    // The log entry is written after the reply has left: the client does
+    // not wait for its commit, and the next compile waits for it.
+    let recording = pending.as_ref().map(|_| {
+        state
+            .recording
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+    });
+    let written = write_frame(&mut stream, &reply);
+    if let Some(pending) = pending {
+        pending.record(&state.host);
+    }
+    drop(recording);
+    written?;
     if stopping {
         state.stop.store(true, Ordering::SeqCst);
         if let Ok(address) = stream.local_addr()
@@ -301,10 +323,18 @@ fn warm_up(state: &Arc<State>, dir: &Path, discover: bool) -> Option<PathBuf> {
     Some(root)
 }
 
-fn answer(state: &State, request: Request) -> Reply {
+fn answer(state: &State, request: Request) -> (Reply, Option<PendingRecord>) {
+    // The log entries of earlier answers are written before this compile
+    // reads anything (a hook's session, `aic last`).
+    drop(
+        state
+            .recording
+            .read()
+            .unwrap_or_else(PoisonError::into_inner),
+    );
     match request {
         Request::Compile(job) => {
-            let Outcome { mut answer, error } = run_job(&job, &state.host);
+            let (Outcome { mut answer, error }, pending) = run_job_unrecorded(&job, &state.host);
             answer.failure = error.map(|error| {
                 let (report, status) = crate::commands::render_report(&error);
                 Failure {
@@ -312,11 +342,14 @@ fn answer(state: &State, request: Request) -> Reply {
                     exit: status as u8,
                 }
             });
-            Reply::Compiled(answer)
+            (Reply::Compiled(answer), pending)
         }
-        Request::Hook(input) => Reply::Hook(crate::commands::hook::answer(&input, &state.host)),
-        Request::Status => Reply::Status(status(state, true)),
-        Request::Stop => Reply::Stopping,
+        Request::Hook(input) => (
+            Reply::Hook(crate::commands::hook::answer(&input, &state.host)),
+            None,
+        ),
+        Request::Status => (Reply::Status(status(state, true)), None),
+        Request::Stop => (Reply::Stopping, None),
     }
 }
 

@@ -427,7 +427,7 @@ fn fit_with_notes(
         let notes = prompt_notes(plan, selection, placement, &dropped_slices);
         let parts = prompt_parts(plan, session, &notes, selection.orientation.as_deref());
         let fixed = fixed_text(plan.assembler(), &parts);
-        let overhead = plan.tokens().count(&fixed);
+        let overhead = plan.tokens().count_lines(&fixed);
         let fixed_size = limit
             .filter(|limit| limit.scope == SizeScope::Prompt)
             .map_or(0, |limit| limit.measure(&fixed));
@@ -925,7 +925,7 @@ fn focus_slice(
             body: sliced.text.clone(),
             sliced: true,
         });
-        let cost = tokens.count(&block);
+        let cost = tokens.count_lines(&block);
         if cost > allowance {
             budget = budget.saturating_sub(cost.0 - allowance.0);
             continue;
@@ -1092,7 +1092,7 @@ fn slice_best(
             sliced: true,
         };
         let candidate = assembler.assemble(parts, std::slice::from_ref(&block));
-        let candidate_tokens = tokens.count(&candidate);
+        let candidate_tokens = tokens.count_lines(&candidate);
         if candidate_tokens > total {
             slice_budget = slice_budget.saturating_sub(candidate_tokens.0 - total.0);
             continue;
@@ -1153,7 +1153,9 @@ impl<'a> BlockCounter<'a> {
         let count = if let Some(count) = self.memo.and_then(|memo| memo.block_tokens(hash)) {
             count
         } else {
-            let count = self.tokens.count(text).0;
+            // A block shares its lines with the texts counted before it
+            // (its slice candidates, the same file for the last intent).
+            let count = self.tokens.count_lines(text).0;
             if let Some(memo) = self.memo {
                 memo.put_block_tokens(hash, count);
             }
