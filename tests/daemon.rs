@@ -247,6 +247,35 @@ fn daemon_answers_are_byte_identical_to_in_process_ones() {
     assert!(projects[0]["watchedDirectories"].as_u64().unwrap() >= 5);
 }
 
+/// The daemon writes a compile's log entry after its reply has left; the
+/// next command still sees it (`aic last` asks the daemon to settle first;
+/// the next compile waits for it).
+#[test]
+fn a_daemon_compile_is_logged_before_the_next_command_reads_the_log() {
+    let (test, _daemon) = started();
+    let root = test.root().to_str().unwrap();
+    for round in 0..5 {
+        let intent = format!("fix the null check in the user service, take {round}");
+        let run = run_exe(
+            &exe(),
+            &["compile", &intent, "--root", root],
+            test.home(),
+            "running",
+            None,
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let last = run_exe(
+            &exe(),
+            &["last", "--root", root, "--json"],
+            test.home(),
+            "running",
+            None,
+        );
+        assert_eq!(last.code, 0, "{}", last.stderr);
+        assert!(last.stdout.contains(&intent), "{round}: {}", last.stdout);
+    }
+}
+
 #[test]
 fn edits_deletions_new_directories_and_ignore_rules_are_seen_at_once() {
     let (test, _daemon) = started();

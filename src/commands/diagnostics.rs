@@ -31,6 +31,9 @@ pub fn run(command: DiagnosticsCommand, args: &DiagnosticsArgs, host: &Host) -> 
         )
         .into());
     }
+    // A daemon writes a compile's log entry just after its answer: wait
+    // for the entries of the answers already sent.
+    crate::daemon::client::settle();
     let now = host.now_ms();
     let payload = with_database(host, |store| {
         // What these commands report rests on the whole database: damage in

@@ -97,6 +97,24 @@ pub fn compile(job: &CompileJob, host: &Host) -> Outcome {
     run_job(job, host)
 }
 
+/// Waits until a running daemon has written the log entries of the answers
+/// it has sent (it writes each after its reply has left), so a command that
+/// reads the log (`aic last`, `aic status`) sees every compile before it.
+/// Costs a failed connect when no daemon runs; does nothing with
+/// `AIC_DAEMON=off`.
+pub fn settle() {
+    if Mode::from_env(Mode::Running) == Mode::Off || cfg!(not(unix)) {
+        return;
+    }
+    let Some(home) = AicHome::from_env() else {
+        return;
+    };
+    let paths = DaemonPaths::new(home.dir());
+    if let Err(error) = exchange(&paths, &Request::Status, Duration::from_secs(2)) {
+        debug!("No daemon to settle: {error}");
+    }
+}
+
 /// A hook's output from the daemon, starting one when none runs (unless
 /// `AIC_DAEMON` says otherwise); `None` when the hook must run in this
 /// process.

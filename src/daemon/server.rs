@@ -206,7 +206,17 @@ fn connection(state: &Arc<State>, mut stream: UnixStream) -> io::Result<bool> {
     // status.
     let (reply, pending) = match envelope.request {
         Request::Stop => (Reply::Stopping, None),
-        Request::Status => (Reply::Status(status(state, same_environment)), None),
+        // A status waits for the log entries of the answers sent before it
+        // (`client::settle`).
+        Request::Status => {
+            drop(
+                state
+                    .recording
+                    .read()
+                    .unwrap_or_else(PoisonError::into_inner),
+            );
+            (Reply::Status(status(state, same_environment)), None)
+        }
         _ if envelope.build != build_id() => (
             Reply::OtherBuild {
                 daemon: build_id().to_owned(),
