@@ -45,6 +45,11 @@ pub struct FileEntry {
     /// ([`crate::symbols::symbol_terms`]), sorted; used for symbol relevance.
     #[serde(skip)]
     pub symbol_terms: std::sync::Arc<[String]>,
+    /// [`crate::terms::term_id`]s of [`FileEntry::symbol_terms`], sorted and
+    /// without repeats ([`symbol_ids`]): symbol relevance compares these, a
+    /// number at a time, instead of the strings.
+    #[serde(skip)]
+    pub symbol_ids: std::sync::Arc<[u32]>,
     /// [`crate::symbols::name_id`]s of the names the file defines, sorted:
     /// what an intent's mentioned names are matched against.
     #[serde(skip)]
@@ -98,6 +103,18 @@ impl FileEntry {
         self.path_terms
             .get_or_init(|| std::sync::Arc::new(PathTerms::of(&self.path)))
     }
+}
+
+/// The sorted, distinct [`crate::terms::term_id`]s of a file's symbol
+/// terms, for [`FileEntry::symbol_ids`].
+pub fn symbol_ids(symbol_terms: &[String]) -> std::sync::Arc<[u32]> {
+    let mut ids: Vec<u32> = symbol_terms
+        .iter()
+        .map(|term| crate::terms::term_id(term))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.into()
 }
 
 /// Estimates the `cl100k_base` token count of a text file from its size in bytes.
@@ -275,6 +292,7 @@ impl FileEntry {
             recency_ms: mtime_ms,
             content_hash: ContentHash::of(path.as_bytes()),
             symbol_terms: std::sync::Arc::default(),
+            symbol_ids: std::sync::Arc::default(),
             name_ids: std::sync::Arc::default(),
             term_stats: TermStats::of(path, ""),
             path_terms: std::sync::OnceLock::new(),

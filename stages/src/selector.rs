@@ -446,7 +446,7 @@ impl HeuristicSelector {
             signals.push(SelectionSignals {
                 path_relevance: query.path_relevance(file.path_terms()),
                 import_proximity: 0.0,
-                symbol_relevance: query.symbol_relevance(&file.symbol_terms),
+                symbol_relevance: query.symbol_relevance(&file.symbol_ids),
                 content_relevance,
                 recency,
                 size_penalty,
@@ -676,6 +676,8 @@ pub fn path_relevance(subject_tokens: &[String], path: &RelativePath) -> f64 {
 /// small share of everything.
 struct Query {
     tokens: Vec<String>,
+    /// [`term_id`] of each token.
+    ids: Vec<u32>,
     weights: Vec<f64>,
     /// Per-token multiplier of the BM25 content score (the section weight
     /// for a long intent, 1 otherwise).
@@ -693,6 +695,7 @@ impl Query {
     fn uniform(tokens: &[String]) -> Self {
         Self {
             tokens: tokens.to_vec(),
+            ids: tokens.iter().map(|token| term_id(token)).collect(),
             weights: vec![1.0; tokens.len()],
             content_weights: vec![1.0; tokens.len()],
             denominator: tokens.len() as f64,
@@ -729,6 +732,7 @@ impl Query {
         kept.sort_by_key(|(index, _)| *index);
         Self {
             tokens: kept.iter().map(|(i, _)| tokens[*i].clone()).collect(),
+            ids: kept.iter().map(|(i, _)| ids[*i]).collect(),
             weights: kept.iter().map(|(_, w)| *w).collect(),
             content_weights: kept.iter().map(|(i, _)| section_weights[*i]).collect(),
             denominator,
@@ -770,15 +774,18 @@ impl Query {
     ///
     /// Words are compared whole and stemmed, not as substrings, for the same
     /// reason as [`path_relevance`].
-    fn symbol_relevance(&self, symbol_terms: &[String]) -> f64 {
-        if self.tokens.is_empty() || self.denominator <= 0.0 {
+    /// The weighted share of tokens that are words of a name the file
+    /// defines; `symbol_ids` are the file's sorted symbol term ids
+    /// ([`FileEntry::symbol_ids`]).
+    fn symbol_relevance(&self, symbol_ids: &[u32]) -> f64 {
+        if self.tokens.is_empty() || self.denominator <= 0.0 || symbol_ids.is_empty() {
             return 0.0;
         }
         let hits: f64 = self
-            .tokens
+            .ids
             .iter()
             .zip(&self.weights)
-            .filter(|(token, _)| symbol_terms.binary_search(token).is_ok())
+            .filter(|(id, _)| symbol_ids.binary_search(id).is_ok())
             .fold(0.0, |sum, (_, weight)| sum + weight);
         (hits / self.denominator).min(1.0)
     }
@@ -787,7 +794,7 @@ impl Query {
 /// Symbol relevance: the share of subject tokens
 /// that are words of a name the file defines. `symbol_terms` must be sorted.
 pub fn symbol_relevance(subject_tokens: &[String], symbol_terms: &[String]) -> f64 {
-    Query::uniform(subject_tokens).symbol_relevance(symbol_terms)
+    Query::uniform(subject_tokens).symbol_relevance(&crate::repo_map::symbol_ids(symbol_terms))
 }
 
 /// BM25 parameters: term-frequency saturation and length normalisation, the
