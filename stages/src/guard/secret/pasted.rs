@@ -107,9 +107,11 @@ const NOT_SECRET_WORDS: &[&str] = &[
     "tokenizer",
 ];
 
-/// Words that say the value after them is a hash or an id, not the secret
-/// named before them (`the token hash is …`, `key fingerprint …`).
+/// Words that say the value after them is a hash, an id or a public key,
+/// not the secret named before them (`the token hash is …`, `key
+/// fingerprint …`, `pubkey256 = …`).
 const HASH_WORDS: &[&str] = &[
+    "pubkey",
     "hash",
     "hashes",
     "hashed",
@@ -157,7 +159,32 @@ pub(super) fn plausible_random_token(content: &str, span: Range<usize>) -> bool 
     let Some(value) = content.get(span.clone()) else {
         return false;
     };
-    looks_random(value, ALONE_LENGTH, 4.2, -0.1) && stands_alone(content, span, false)
+    looks_random(value, ALONE_LENGTH, 4.2, -0.1)
+        && stands_alone(content, span.clone(), false)
+        && !named_not_secret_before(content, span.start)
+}
+
+/// How many words before a value with no secret's name are searched for a
+/// hash's name.
+const ALONE_WORDS: usize = 3;
+
+/// Whether one of the [`ALONE_WORDS`] words before `start`, in the same
+/// sentence, names a hash or a public key (`Public key pin-sha256: …`,
+/// `const pubkey256 = …`, `the checksum is …`).
+fn named_not_secret_before(content: &str, start: usize) -> bool {
+    let before = content.get(..start).unwrap_or_default();
+    let window = before
+        .get(before.floor_char_boundary(before.len().saturating_sub(NEARBY_BYTES))..)
+        .unwrap_or_default();
+    for word in window.split_whitespace().rev().take(ALONE_WORDS) {
+        if name_is_secret(word) == Named::NotSecret {
+            return true;
+        }
+        if word.ends_with(['.', '!', '?']) {
+            break;
+        }
+    }
+    false
 }
 
 /// Whether a value written right after `pass`, `password`, `pwd`, … with no
@@ -229,10 +256,11 @@ pub(super) fn looks_random(value: &str, length: usize, entropy: f64, score: f64)
 /// How random a token reads, from about -1 (words: `getUserAccessToken2`)
 /// to about 1 (`q8Vn2Lr5TzHk3W`): the share of neighbouring letters and
 /// digits that change class (lower, upper, digit) less the share of
-/// characters in runs of three or more of one class (a capitalised word
-/// counts as one run). Random base62 scores about 0.2, camel-case names
-/// about -0.4; a random value of 24 characters scores below -0.2 about
-/// once in 30, below -0.1 about once in 12.
+/// characters in runs of three or more of one class that read as words (a
+/// capitalised word counts as one run; five consonants in a row are not a
+/// word). Random base62 scores about 0.2, camel-case names about -0.5; a
+/// random value of 24 characters scores below -0.2 about once in 35, one of
+/// 40 below -0.2 about once in 100 and below -0.1 about once in 30.
 pub(super) fn randomness(value: &str) -> f64 {
     class_switch_rate(value) - share_in_runs(value)
 }
