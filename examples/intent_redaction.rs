@@ -68,7 +68,10 @@ fn main() -> anyhow::Result<()> {
 /// other file, numbered.
 fn texts_of(file: &str, content: &str) -> anyhow::Result<Vec<(String, String)>> {
     let mut texts = Vec::new();
-    if file.ends_with(".jsonl") {
+    let jsonl = std::path::Path::new(file)
+        .extension()
+        .is_some_and(|extension| extension.eq_ignore_ascii_case("jsonl"));
+    if jsonl {
         for (number, line) in content.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
