@@ -339,9 +339,14 @@ impl ContextGuard {
 /// Redacts the secrets in a text that is not a file (a pasted intent): every
 /// secret the [`SecretScanner`] finds is replaced by its typed placeholder,
 /// `[REDACTED github-token #1]`, as in a redacted file. A secret written in
-/// prose (`the password is …`, `my api key: …`, `token=… in the job`) is
-/// found too (rule `prose-secret`, for pasted text only); a name without a
-/// value that looks like one (`the password field is empty`) is left alone.
+/// prose (`the password is …`, `my api key: …`, `token=… in the job`,
+/// `pass … to the login function`) is found too (rule `prose-secret`, for
+/// pasted text only), and so is a token random enough to be a credential a
+/// few words after a secret's name (`here is the key: …`, rule
+/// `prose-secret-nearby`) or, 40 characters or more, with no name (rule
+/// `random-token`); a name without a value that looks like one (`the
+/// password field is empty`) is left alone, and so are commit ids, hashes,
+/// UUIDs, paths, URLs and identifiers.
 ///
 /// Returns `None` when the text holds no secret (the caller keeps it as it
 /// is); redacting a redacted text finds nothing more.

@@ -6,6 +6,7 @@
 #[cfg(test)]
 mod coverage;
 mod detectors;
+mod pasted;
 pub(crate) mod patterns;
 mod plausibility;
 
@@ -57,7 +58,10 @@ const PRIVATE_KEY_SPAN: usize = 64 * 1024;
 ///   config `auth` values, Kubernetes `Secret` data;
 /// - in text pasted into a request (the intent, [`redact_secrets`](crate::guard::redact_secrets))
 ///   only: a secret written in prose, `the password is …`, `my api key: …`,
-///   `token=… in the deploy job` (rule `prose-secret`);
+///   `token=… in the deploy job`, `pass … to the login function` (rule
+///   `prose-secret`); a token random enough to be a credential a few words
+///   after a secret's name, `here is the key: …` (rule `prose-secret-nearby`);
+///   a long random token with no name (rule `random-token`);
 /// - assignments to secret-like names in any case and syntax (`=`, `:`, `:=`,
 ///   `=>`, JSON, YAML, TOML, INI, properties, env files, Dockerfile `ENV`/`ARG`,
 ///   XML elements, NuGet `<add key=… value=…>`): the name is split on `_`, `-`,
@@ -161,7 +165,30 @@ const PRIVATE_KEY_SPAN: usize = 64 * 1024;
 ///   lower-case letters with high entropy), and none of a placeholder, a
 ///   well-known example password, a slug of words (`case-sensitive`,
 ///   `OPENAI_API_KEY`), a path, a URL, a variable (`$TOKEN`) or code. So "the
-///   password field is empty" and "reset the password" are left alone.
+///   password field is empty" and "reset the password" are left alone. A
+///   password's name followed by the value with nothing between (`pass … to
+///   the login function`) asks more of the value: three letters, a symbol
+///   other than `_`, `-`, `.` or letters and digits that change class often,
+///   and not a keyword argument (`dtype=float32`), a dotted name
+///   (`np.float64`), a path, an e-mail address, a hex number or a key chord
+///   (`Ctrl+Shift+P`).
+/// - `prose-secret-nearby` and `random-token` (pasted text only) judge a token
+///   of the base64 alphabets by its shape: 24 characters or more (40 with no
+///   name), upper- and lower-case letters and digits, not hex (commit ids,
+///   hashes, UUIDs), not a slug, a snake-case name, filler, a placeholder, a
+///   hash in SRI form (`sha512-…`) or base64 of ordinary text, an entropy
+///   floor, and a randomness score: letters and digits that change class
+///   often, few runs that read as words. A random value of 24 characters
+///   fails the score about once in 30, of 40 about once in 100; camel-case
+///   names fail it. The token must stand apart: not in a dotted name, a file
+///   name, a path after a host, an e-mail address, a URL (except a query
+///   value named as a secret, `?access_token=…`, for `prose-secret-nearby`),
+///   after a hash's algorithm (`SHA256:…`, `h1:…`), after `ssh-ed25519` or in
+///   a certificate. `prose-secret-nearby` needs a secret's name (`key`,
+///   `secret`, `token`, `password`, `pass`, `pwd`, `credential`, …) at most
+///   six words before, in the same sentence, with no hash's name between
+///   (`hash`, `fingerprint`, `commit`) and not named as something else
+///   (`public key`, `cache key`, `primary key`, `KeyError`, `key_id`).
 ///
 /// The coverage of the rules is measured by their samples; see `docs/guard.md`.
 pub struct SecretScanner {
@@ -463,8 +490,14 @@ impl SecretScanner {
                         .as_str()
                         .trim_end_matches(['.', ',', ';', ':', '?', ')', ']', '}']);
                     span.end = span.start + kept.len();
-                    plausible_prose_secret(kept)
+                    if captures.name("bare").is_some() {
+                        pasted::plausible_bare_password(kept)
+                    } else {
+                        plausible_prose_secret(kept)
+                    }
                 }
+                Check::NearSecretName => pasted::plausible_nearby_secret(content, span.clone()),
+                Check::RandomToken => pasted::plausible_random_token(content, span.clone()),
                 Check::EnvFileSecret => captures.name("name").is_some_and(|name| {
                     plausibility::plausible_env_secret(name.as_str(), value.as_str())
                 }),

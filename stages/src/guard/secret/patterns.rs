@@ -103,8 +103,18 @@ pub(crate) enum Check {
     EnvFileSecret,
     /// A secret written in prose (`the password is …`):
     /// [`plausible_prose_secret`](super::plausibility::plausible_prose_secret)
-    /// after trailing sentence punctuation is dropped.
+    /// after trailing sentence punctuation is dropped; with a `bare` group
+    /// (a password's name and the value with nothing between,
+    /// `pass … to the login function`),
+    /// [`plausible_bare_password`](super::pasted::plausible_bare_password).
     ProseSecret,
+    /// A token random enough to be a credential, a few words after a
+    /// secret's name (`here is the key: …`):
+    /// [`plausible_nearby_secret`](super::pasted::plausible_nearby_secret).
+    NearSecretName,
+    /// A long token random enough to be a credential, with no name:
+    /// [`plausible_random_token`](super::pasted::plausible_random_token).
+    RandomToken,
 }
 
 /// Character classes a token must hold.

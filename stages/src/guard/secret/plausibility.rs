@@ -433,7 +433,7 @@ pub(super) fn plausible_secret_assignment(
 /// letters with high entropy (12 or more, 3.5 bits per character), and none of
 /// a placeholder, a well-known example password, a slug of words
 /// (`case-sensitive`, `OPENAI_API_KEY`), a path, a URL, a variable, a version
-/// or code.
+/// or code (`Token::{start,end}` puts a `:` first).
 pub(super) fn plausible_prose_secret(value: &str) -> bool {
     let letter = value.bytes().any(|byte| byte.is_ascii_alphabetic());
     let digit = value.bytes().any(|byte| byte.is_ascii_digit());
@@ -451,7 +451,7 @@ pub(super) fn plausible_prose_secret(value: &str) -> bool {
         && !is_slug(value)
         && !value.contains("://")
         && !value.starts_with([
-            '/', '.', '~', '$', '%', '@', '&', '*', '#', '-', '[', '(', '{', '<',
+            '/', '.', '~', '$', '%', '@', '&', '*', '#', '-', '[', '(', '{', '<', ':',
         ])
         && !value.contains('\\')
         && !has_version(value)
