@@ -587,12 +587,22 @@ impl HeuristicSelector {
                 .position(|t| *t == file.path)
                 .unwrap_or(usize::MAX)
         };
-        scored.sort_by(|a, b| {
-            target_rank(a)
-                .cmp(&target_rank(b))
-                .then_with(|| b.score.total_cmp(&a.score))
-                .then_with(|| a.path.cmp(&b.path))
+        // Sorted by position (a stable sort of indices, the same order as a
+        // stable sort of the files), so a large repository's scored files
+        // are moved once, not at every merge.
+        let ranks: Vec<usize> = scored.iter().map(target_rank).collect();
+        let mut order: Vec<usize> = (0..scored.len()).collect();
+        order.sort_by(|&a, &b| {
+            ranks[a]
+                .cmp(&ranks[b])
+                .then_with(|| scored[b].score.total_cmp(&scored[a].score))
+                .then_with(|| scored[a].path.cmp(&scored[b].path))
         });
+        let mut slots: Vec<Option<ScoredFile>> = scored.into_iter().map(Some).collect();
+        let mut scored: Vec<ScoredFile> = order
+            .iter()
+            .filter_map(|&index| slots[index].take())
+            .collect();
         let pinned = scored.iter().filter(|f| f.target).count();
         let keep = max_files.max(pinned);
         let truncated = scored.len() > keep;
@@ -824,24 +834,35 @@ fn content_relevance(query: &Query, candidates: &[&FileEntry]) -> Vec<f64> {
         .sum::<f64>()
         / n;
     let average_length = average_length.max(1.0);
+    // Each file's frequency of each term is looked up once: the document
+    // frequencies and the scores are both read from this table (candidates ×
+    // terms, row by row).
+    let width = ids.len();
+    let mut frequencies = vec![0_u16; candidates.len() * width];
+    let mut df = vec![0_u32; width];
+    for (row, file) in frequencies.chunks_exact_mut(width).zip(candidates) {
+        for ((cell, &(id, _)), df) in row.iter_mut().zip(&ids).zip(&mut df) {
+            *cell = file.term_stats.frequency(id);
+            *df += u32::from(*cell > 0);
+        }
+    }
     let idf: Vec<f64> = ids
         .iter()
-        .map(|&(id, weight)| {
-            let df = candidates
-                .iter()
-                .filter(|f| f.term_stats.frequency(id) > 0)
-                .count() as f64;
+        .zip(&df)
+        .map(|(&(_, weight), &df)| {
+            let df = f64::from(df);
             weight * ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
         })
         .collect();
     let scores: Vec<f64> = candidates
         .iter()
-        .map(|file| {
+        .zip(frequencies.chunks_exact(width))
+        .map(|(file, row)| {
             let length = f64::from(file.term_stats.length);
-            ids.iter()
+            row.iter()
                 .zip(&idf)
-                .map(|(&(id, _), idf)| {
-                    let tf = f64::from(file.term_stats.frequency(id));
+                .map(|(&tf, idf)| {
+                    let tf = f64::from(tf);
                     if tf == 0.0 {
                         return 0.0;
                     }
