@@ -67,8 +67,8 @@ pub struct FileEntry {
 /// The stemmed words of a file's path, as path relevance compares them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PathTerms {
-    /// Words of the directory part.
-    pub directory: Vec<String>,
+    /// Words of the directory part, shared by the files of one directory.
+    pub directory: std::sync::Arc<[String]>,
     /// Words of the file name without its extension.
     pub name: Vec<String>,
     /// The extension, stemmed.
@@ -78,7 +78,7 @@ pub struct PathTerms {
 impl PathTerms {
     /// The terms of `path`.
     pub fn of(path: &RelativePath) -> Self {
-        use crate::terms::{path_terms, split_words, stem};
+        use crate::terms::{split_words, stem};
         let directory = path
             .as_str()
             .rsplit_once('/')
@@ -90,12 +90,39 @@ impl PathTerms {
             None => file_name,
         };
         Self {
-            directory: path_terms(directory),
+            directory: directory_terms(directory),
             name: split_words(stem_part).iter().map(|w| stem(w)).collect(),
             extension: extension.map(|e| stem(&e)),
         }
     }
 }
+
+/// The stemmed words of a directory path, split once per directory and
+/// thread (the files of a directory share them); the memo starts over past
+/// [`DIRECTORY_MEMO_ENTRIES`] directories.
+fn directory_terms(directory: &str) -> std::sync::Arc<[String]> {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    thread_local! {
+        static MEMO: RefCell<HashMap<String, std::sync::Arc<[String]>>> =
+            RefCell::new(HashMap::new());
+    }
+    MEMO.with(|memo| {
+        if let Some(terms) = memo.borrow().get(directory) {
+            return terms.clone();
+        }
+        let terms: std::sync::Arc<[String]> = crate::terms::path_terms(directory).into();
+        let mut memo = memo.borrow_mut();
+        if memo.len() >= DIRECTORY_MEMO_ENTRIES {
+            memo.clear();
+        }
+        memo.insert(directory.to_owned(), terms.clone());
+        terms
+    })
+}
+
+/// The most directories [`directory_terms`] remembers per thread.
+const DIRECTORY_MEMO_ENTRIES: usize = 16_384;
 
 impl FileEntry {
     /// The stemmed words of the path (computed once per entry).

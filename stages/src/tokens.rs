@@ -177,8 +177,8 @@ fn line_runs(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The most line runs [`TokenCounter::count_lines`] remembers, about 40
-/// bytes each (10 MiB in all); when full the memo starts over.
-pub const RUN_MEMO_ENTRIES: usize = 262_144;
+/// bytes each (2.5 MiB in all); when full the memo starts over.
+pub const RUN_MEMO_ENTRIES: usize = 65_536;
 
 /// The count of each line run seen, by the run's 128-bit xxh3 hash.
 static RUN_MEMO: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<u128, u32>>> =
