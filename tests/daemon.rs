@@ -276,6 +276,32 @@ fn a_daemon_compile_is_logged_before_the_next_command_reads_the_log() {
     }
 }
 
+/// `aic cache clear` on a damaged database moves the file aside and stops
+/// the daemon, which still had the old file open (it would go on logging
+/// to it).
+#[test]
+fn clearing_a_damaged_database_stops_the_daemon_that_holds_it() {
+    let (test, _daemon) = started();
+    let database = test.home().join("aic.redb");
+    let mut bytes = fs_err::read(&database).unwrap();
+    bytes[..64].fill(0);
+    fs_err::write(&database, bytes).unwrap();
+    let run = run_exe(&exe(), &["cache", "clear"], test.home(), "running", None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("moved it aside"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("stopped the running aic daemon"),
+        "{}",
+        run.stdout
+    );
+    let status = run_exe(&exe(), &["daemon", "status"], test.home(), "running", None);
+    assert!(
+        status.stdout.contains("No aic daemon runs"),
+        "{}",
+        status.stdout
+    );
+}
+
 #[test]
 fn edits_deletions_new_directories_and_ignore_rules_are_seen_at_once() {
     let (test, _daemon) = started();

@@ -131,11 +131,38 @@ fn recover(host: &Host) -> anyhow::Result<String> {
         )
     })?;
     home.open_database()?;
+    // A running daemon still holds the old file open and would go on
+    // writing to it: it is stopped, and the next hook or compile that
+    // starts one opens the new file.
+    let stopped = stop_daemon(home.dir());
     Ok(format!(
-        "The aic database `{}` was damaged: moved it aside to `{}` and created an empty one (caches and logs start over)\n",
+        "The aic database `{}` was damaged: moved it aside to `{}` and created an empty one (caches and logs start over){}\n",
         path.display(),
-        aside.display()
+        aside.display(),
+        if stopped {
+            "; stopped the running aic daemon, which had the old file open (`aic daemon start` starts it again)"
+        } else {
+            ""
+        }
     ))
+}
+
+/// Stops the daemon of the aic home at `dir` if one runs; whether one was
+/// stopped.
+fn stop_daemon(dir: &Path) -> bool {
+    let paths = crate::daemon::DaemonPaths::new(dir);
+    let stopped = matches!(
+        crate::daemon::client::exchange(
+            &paths,
+            &crate::daemon::protocol::Request::Stop,
+            std::time::Duration::from_secs(2),
+        ),
+        Ok(crate::daemon::protocol::Reply::Stopping)
+    );
+    if stopped {
+        crate::daemon::client::wait_gone(&paths);
+    }
+    stopped
 }
 
 /// A user error for a file argument that cannot be used.

@@ -321,7 +321,13 @@ fn warm_up(state: &Arc<State>, dir: &Path, discover: bool) -> Option<PathBuf> {
             editor_id: "aic-daemon".to_owned(),
             ..Default::default()
         };
-        match crate::pipeline::compile(&request, &state.host) {
+        // Its warnings (a vague intent, a sliced file) are about this
+        // neutral intent, not a user's: they are not logged.
+        let compiled =
+            tracing::subscriber::with_default(tracing::subscriber::NoSubscriber::default(), || {
+                crate::pipeline::compile(&request, &state.host)
+            });
+        match compiled {
             Ok(_) => info!(
                 "Indexed `{}` in {:.0} ms",
                 warmed.display(),

@@ -179,13 +179,16 @@ fn record(shared: &Shared, git_dir: Option<&Path>, event: notify::Result<Event>)
     let now_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_millis() as u64);
-    // Cookies are aic's own: they do not count as the project's last event.
+    // Cookies are aic's own, and reads (aic's own, when it compiles) change
+    // nothing: neither counts as the project's last event.
     let is_cookie = |path: &PathBuf| {
         path.file_name()
             .and_then(|name| name.to_str())
             .is_some_and(|name| name.starts_with(COOKIE_PREFIX))
     };
-    if !matches!(&event, Ok(event) if event.paths.iter().all(is_cookie)) {
+    if !matches!(&event, Ok(event) if event.paths.iter().all(is_cookie)
+        || matches!(event.kind, EventKind::Access(_)))
+    {
         changes.last_event_ms = now_ms;
     }
     match event {
