@@ -79,7 +79,9 @@ impl TokenCounter {
     }
 
     /// Counts the tokens of `text` as [`TokenCounter::count`] does — the same
-    /// number — as the sum of its line runs' counts, each remembered for the
+    /// number — as the sum of its line runs' counts (a run: a line holding
+    /// something besides whitespace, with the blank lines after it), each
+    /// remembered for the
     /// rest of the process (see [`RUN_MEMO_ENTRIES`]). Slicing counts many
     /// texts made of the same lines — the candidate slices of one file, and
     /// in a long-lived process (the daemon, the MCP server) the same files
@@ -89,7 +91,7 @@ impl TokenCounter {
     /// The sum is exact because `cl100k_base`'s pre-tokenizer always ends a
     /// piece at the start of a line that holds something besides whitespace
     /// and does not start with `\r`: no piece runs from such a line into the
-    /// previous one (see [`line_runs`]). `tests/tokens.rs` checks it on every
+    /// previous one. `tests/tokens.rs` checks it on every
     /// file of the workspace's dependency sources.
     pub fn count_lines(self, text: &str) -> TokenCount {
         if text.is_empty() {
