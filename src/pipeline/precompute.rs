@@ -200,7 +200,13 @@ pub fn precompute(
     let snapshot = scan_shard(&project, Some(&cache), on_read, request.shard);
     let repo = &snapshot.repo;
     on_total(repo.files.len() as u64);
-    let keys = project_keys(&cache, &repo.files);
+    let mut keys = project_keys(&cache, &repo.files);
+    // The git history row goes with the files' rows (shard 1 reads it).
+    if let Some(key) = crate::pipeline::scan::git::history_row_key(&project.root)
+        .filter(|_| request.shard.is_none_or(|shard| shard.index == 0))
+    {
+        keys.push(key);
+    }
     if remote {
         cache.prefetch(keys.iter().copied());
     }

@@ -73,7 +73,9 @@ pub fn run(args: &RemoteSyncArgs, host: &Host, push: bool) -> anyhow::Result<()>
     let tier = require_remote(host, &project, push)?;
     let mut cache = file_cache(host, &project)?;
     let snapshot = crate::pipeline::scan::scan(&project, Some(&cache), None);
-    let keys = project_keys(&cache, &snapshot.repo.files);
+    let mut keys = project_keys(&cache, &snapshot.repo.files);
+    // The git history row moves with the files' rows.
+    keys.extend(crate::pipeline::scan::git::history_row_key(&project.root));
     let mut output = SyncOutput {
         store: tier.shown().to_owned(),
         files: snapshot.repo.files.len(),

@@ -137,6 +137,28 @@ pub fn tracked_files(root: &Path) -> Option<Vec<String>> {
 /// The history part depends only on the `HEAD` commit and the root's place in
 /// the work tree, so with a `cache` it is read once per `HEAD` and kept in the
 /// per-file cache (keyed by the commit id); the index is read every time.
+/// What a history row is keyed by: the `HEAD` commit and the project's
+/// place in the repository (the same on every machine with that checkout).
+fn history_source(head: &[u8], prefix: &str) -> Vec<u8> {
+    let mut source = head.to_vec();
+    source.extend_from_slice(prefix.as_bytes());
+    source
+}
+
+/// The per-file cache key of the git history row [`read_git_recency`]
+/// stores for the project at `root`; `None` outside a git repository or
+/// before its first commit. `aic precompute --push` pushes that row, so a
+/// new machine reads the history instead of walking 1,000 commits.
+pub fn history_row_key(root: &Path) -> Option<aic_storage::FactsKey> {
+    let repo = gix::discover(root).ok()?;
+    let prefix = root_prefix(&repo, root)?;
+    let head = repo.head_id().ok()?;
+    Some(crate::cache::key::blob_key(
+        &history_source(head.as_bytes(), &prefix),
+        HISTORY_ROW,
+    ))
+}
+
 pub fn read_git_recency(root: &Path, cache: Option<&FileCache>) -> Option<GitRecency> {
     let repo = gix::discover(root).ok()?;
     let prefix = root_prefix(&repo, root)?;
@@ -171,8 +193,7 @@ pub fn read_git_recency(root: &Path, cache: Option<&FileCache>) -> Option<GitRec
     let Ok(head) = repo.head_id() else {
         return Some(recency);
     };
-    let mut history_key = head.as_bytes().to_vec();
-    history_key.extend_from_slice(prefix.as_bytes());
+    let history_key = history_source(head.as_bytes(), &prefix);
     if let Some(history) = cache
         .and_then(|cache| cache.blob(&history_key, HISTORY_ROW))
         .and_then(|bytes| postcard::from_bytes::<History>(&bytes).ok())

@@ -217,10 +217,11 @@ fn scan_sharded(
     let never_include = never_include(project);
     let (walked, git) = std::thread::scope(|scope| {
         // A shard of a precompute (a CI matrix job) fills per-file rows,
-        // which do not depend on history: it skips reading git (about a
+        // which do not depend on history: only the first shard reads git
+        // (for the history row a push shares), the others skip it (about a
         // fifth of a quarter shard's CPU on babel).
         let git = scope.spawn(|| {
-            if shard.is_some() {
+            if shard.is_some_and(|shard| shard.index > 0) {
                 return None;
             }
             let started = Instant::now();
