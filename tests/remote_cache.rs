@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{Run, WEBAPP_MTIMES, aic, fixture_repo, private_tempdir};
+use crate::support::{Run, WEBAPP_MTIMES, aic, fixture_repo, git, private_tempdir};
 
 const INTENT: &str = "fix the null check in the user service";
 
@@ -301,6 +301,56 @@ fn stored(dir: &Path) -> Vec<PathBuf> {
 
 fn store_dir(store: &Server) -> PathBuf {
     PathBuf::from(store.url.trim_start_matches("file://"))
+}
+
+/// `precompute --push` shares the git history row: a new machine reads the
+/// last-commit times from the store instead of walking the history, and
+/// ranks the same.
+#[test]
+fn the_git_history_travels_with_the_files_rows() {
+    let repo = tempfile::tempdir().unwrap();
+    git(
+        repo.path(),
+        &["init", "-q", "-b", "main"],
+        "2023-01-01T00:00:00Z",
+    );
+    for (file, date) in [
+        ("old_parser.py", "2023-01-01T00:00:00Z"),
+        ("new_parser.py", "2024-01-01T00:00:00Z"),
+    ] {
+        fs_err::write(
+            repo.path().join(file),
+            "def parse():\n    return 'parser'\n",
+        )
+        .unwrap();
+        git(repo.path(), &["add", file], date);
+        git(repo.path(), &["commit", "-q", "-m", file], date);
+    }
+    let root = repo.path().to_str().unwrap();
+    let store = directory();
+    let remote = [("AIC_CACHE_REMOTE_URL", store.url.as_str())];
+    let push = run_with(
+        &["precompute", "--root", root, "--push"],
+        private_tempdir().path(),
+        &remote,
+    );
+    assert_eq!(push.code, 0, "{}", push.stderr);
+    let args = ["-vv", "inspect", "parser", "--root", root, "--json"];
+    let through_remote = run_with(&args, private_tempdir().path(), &remote);
+    assert_eq!(through_remote.code, 0, "{}", through_remote.stderr);
+    assert!(
+        through_remote
+            .stderr
+            .contains("history of 2 commits from the cache"),
+        "{}",
+        through_remote.stderr
+    );
+    let local = run_with(&args, private_tempdir().path(), &[]);
+    assert!(!local.stderr.contains("from the cache"), "{}", local.stderr);
+    assert_eq!(
+        through_remote.json()["selectedFiles"],
+        local.json()["selectedFiles"]
+    );
 }
 
 #[test]

@@ -194,6 +194,11 @@ pub fn read_git_recency(root: &Path, cache: Option<&FileCache>) -> Option<GitRec
         return Some(recency);
     };
     let history_key = history_source(head.as_bytes(), &prefix);
+    if let Some(cache) = cache {
+        // One round trip to the remote tier, if there is one and the local
+        // tier lacks the row (this thread runs beside the walk).
+        cache.prefetch([crate::cache::key::blob_key(&history_key, HISTORY_ROW)]);
+    }
     if let Some(history) = cache
         .and_then(|cache| cache.blob(&history_key, HISTORY_ROW))
         .and_then(|bytes| postcard::from_bytes::<History>(&bytes).ok())
