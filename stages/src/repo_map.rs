@@ -41,13 +41,10 @@ pub struct FileEntry {
     pub recency_ms: i64,
     /// xxh3-128 of the file's bytes.
     pub content_hash: ContentHash,
-    /// Stemmed words of the names the file defines
-    /// ([`crate::symbols::symbol_terms`]), sorted; used for symbol relevance.
-    #[serde(skip)]
-    pub symbol_terms: std::sync::Arc<[String]>,
-    /// [`crate::terms::term_id`]s of [`FileEntry::symbol_terms`], sorted and
-    /// without repeats ([`symbol_ids`]): symbol relevance compares these, a
-    /// number at a time, instead of the strings.
+    /// [`crate::terms::term_id`]s of the stemmed words of the names the file
+    /// defines ([`crate::symbols::symbol_terms`]), sorted and without repeats
+    /// ([`symbol_ids`]): symbol relevance compares these, a number at a
+    /// time, instead of the strings.
     #[serde(skip)]
     pub symbol_ids: std::sync::Arc<[u32]>,
     /// [`crate::symbols::name_id`]s of the names the file defines, sorted:
@@ -318,7 +315,6 @@ impl FileEntry {
             last_modified_ms: mtime_ms,
             recency_ms: mtime_ms,
             content_hash: ContentHash::of(path.as_bytes()),
-            symbol_terms: std::sync::Arc::default(),
             symbol_ids: std::sync::Arc::default(),
             name_ids: std::sync::Arc::default(),
             term_stats: TermStats::of(path, ""),

@@ -581,28 +581,7 @@ impl HeuristicSelector {
         }
         excluded.extend(zero_signal);
 
-        let target_rank = |file: &ScoredFile| {
-            targets
-                .iter()
-                .position(|t| *t == file.path)
-                .unwrap_or(usize::MAX)
-        };
-        // Sorted by position (a stable sort of indices, the same order as a
-        // stable sort of the files), so a large repository's scored files
-        // are moved once, not at every merge.
-        let ranks: Vec<usize> = scored.iter().map(target_rank).collect();
-        let mut order: Vec<usize> = (0..scored.len()).collect();
-        order.sort_by(|&a, &b| {
-            ranks[a]
-                .cmp(&ranks[b])
-                .then_with(|| scored[b].score.total_cmp(&scored[a].score))
-                .then_with(|| scored[a].path.cmp(&scored[b].path))
-        });
-        let mut slots: Vec<Option<ScoredFile>> = scored.into_iter().map(Some).collect();
-        let mut scored: Vec<ScoredFile> = order
-            .iter()
-            .filter_map(|&index| slots[index].take())
-            .collect();
+        let mut scored = ranked(scored, &targets);
         let pinned = scored.iter().filter(|f| f.target).count();
         let keep = max_files.max(pinned);
         let truncated = scored.len() > keep;
@@ -630,6 +609,34 @@ impl HeuristicSelector {
             weights: Some(weights),
         }
     }
+}
+
+/// `scored` in selection order: targets first in the order named, then by
+/// score descending, then by path. Sorted by position (a stable sort of
+/// indices, the same order as a stable sort of the files), so a large
+/// repository's scored files are moved once, not at every merge.
+fn ranked(scored: Vec<ScoredFile>, targets: &[RelativePath]) -> Vec<ScoredFile> {
+    let ranks: Vec<usize> = scored
+        .iter()
+        .map(|file| {
+            targets
+                .iter()
+                .position(|t| *t == file.path)
+                .unwrap_or(usize::MAX)
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..scored.len()).collect();
+    order.sort_by(|&a, &b| {
+        ranks[a]
+            .cmp(&ranks[b])
+            .then_with(|| scored[b].score.total_cmp(&scored[a].score))
+            .then_with(|| scored[a].path.cmp(&scored[b].path))
+    });
+    let mut slots: Vec<Option<ScoredFile>> = scored.into_iter().map(Some).collect();
+    order
+        .iter()
+        .filter_map(|&index| slots[index].take())
+        .collect()
 }
 
 /// The graph-independent part of a selection ([`HeuristicSelector::first_pass`]).
@@ -780,13 +787,11 @@ impl Query {
     }
 
     /// Symbol relevance: the weighted share of tokens that are words of a
-    /// name the file defines. `symbol_terms` must be sorted.
+    /// name the file defines; `symbol_ids` are the file's sorted symbol term
+    /// ids ([`FileEntry::symbol_ids`]).
     ///
     /// Words are compared whole and stemmed, not as substrings, for the same
     /// reason as [`path_relevance`].
-    /// The weighted share of tokens that are words of a name the file
-    /// defines; `symbol_ids` are the file's sorted symbol term ids
-    /// ([`FileEntry::symbol_ids`]).
     fn symbol_relevance(&self, symbol_ids: &[u32]) -> f64 {
         if self.tokens.is_empty() || self.denominator <= 0.0 || symbol_ids.is_empty() {
             return 0.0;

@@ -628,7 +628,6 @@ impl FileStat {
             recency_ms: self.last_modified_ms,
             content_hash,
             symbol_ids: aic_stages::repo_map::symbol_ids(&facts.symbol_terms),
-            symbol_terms: facts.symbol_terms,
             name_ids: facts.name_ids,
             term_stats: facts.term_stats,
             path_terms: std::sync::OnceLock::new(),

@@ -31,16 +31,23 @@ use crate::relative_path::RelativePath;
 /// The rule kinds of the reference scanner, gitleaks (names only).
 const REFERENCE_KINDS: &str = include_str!("../../../tests/fixtures/guard/reference_kinds.txt");
 
-/// A deterministic generator (SplitMix64).
-struct Fakes(u64);
+/// A deterministic generator (SplitMix64), so no random-looking value is
+/// committed as a literal; the guard's other tests use it too.
+pub(super) struct Fakes(u64);
 
 impl Fakes {
-    fn new(seed: &str) -> Self {
+    /// A generator seeded by a text (a rule id).
+    pub(super) fn new(seed: &str) -> Self {
         let mut hash = 0xcbf2_9ce4_8422_2325_u64;
         for byte in seed.bytes() {
             hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
         }
         Self(hash)
+    }
+
+    /// A generator seeded by a number.
+    pub(super) fn seeded(seed: u64) -> Self {
+        Self(seed)
     }
 
     fn next(&mut self) -> u64 {
@@ -51,7 +58,8 @@ impl Fakes {
         z ^ (z >> 31)
     }
 
-    fn string(&mut self, alphabet: &[u8], length: usize) -> String {
+    /// `length` characters drawn from `alphabet`.
+    pub(super) fn string(&mut self, alphabet: &[u8], length: usize) -> String {
         (0..length)
             .map(|_| {
                 let index = usize::try_from(self.next() % alphabet.len() as u64).unwrap();
@@ -79,7 +87,8 @@ fn alphabet(class: &str) -> &'static [u8] {
     }
 }
 
-fn base64(bytes: &[u8]) -> String {
+/// Standard base64 with padding.
+pub(super) fn base64(bytes: &[u8]) -> String {
     const DIGITS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
