@@ -109,7 +109,7 @@ pub fn compute_facts(
             language,
             content_hash,
             lossy_utf8,
-            original_tokens: context.tokens.count(&text),
+            original_tokens: context.tokens.count_lines(&text),
             transformed_tokens: TokenCount::ZERO,
             transforms_applied: Vec::new(),
             guard,
@@ -139,7 +139,7 @@ pub fn compute_facts(
             body: String::new(),
             sliced: false,
         });
-        let body_tokens = context.tokens.count(&body);
+        let body_tokens = context.tokens.count_lines(&body);
         let block_tokens = TokenCount(
             context
                 .tokens
@@ -174,7 +174,7 @@ pub fn compute_facts(
     let original_tokens = if unchanged {
         transformed_tokens
     } else {
-        context.tokens.count(&text)
+        context.tokens.count_lines(&text)
     };
     FileFacts {
         path: path.clone(),
