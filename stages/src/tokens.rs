@@ -7,6 +7,12 @@
 //! tables load in about 80 ms instead of 200 ms. The tokenizer is loaded once
 //! per process and only on the first count: a compile that never counts
 //! never pays for it.
+//!
+//! Two memos make repeated text cheap, both exact because a count is the sum
+//! of independent parts: each thread remembers the count of every short
+//! pre-tokenizer piece it has encoded (code repeats ` return`, `);` and
+//! `\n\t\t` endlessly), and [`TokenCounter::count_lines`] remembers whole
+//! line runs process-wide.
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -74,8 +80,7 @@ impl TokenCounter {
         if text.is_empty() {
             return TokenCount::ZERO;
         }
-        let encoder = ENCODER.get_or_init(bpe_openai::cl100k_base);
-        TokenCount::from_usize(encoder.count(text))
+        TokenCount::from_usize(count_pieces(text))
     }
 
     /// Counts the tokens of `text` as [`TokenCounter::count`] does — the same
@@ -97,41 +102,28 @@ impl TokenCounter {
         if text.is_empty() {
             return TokenCount::ZERO;
         }
-        let encoder = ENCODER.get_or_init(bpe_openai::cl100k_base);
-        let runs: Vec<(&str, u128)> = line_runs(text)
-            .map(|run| (run, xxhash_rust::xxh3::xxh3_128(run.as_bytes())))
-            .collect();
         let mut total = 0_usize;
-        let mut missing = Vec::new();
-        {
-            let memo = RUN_MEMO
+        for run in line_runs(text) {
+            let hash = xxhash_rust::xxh3::xxh3_128(run.as_bytes());
+            let shard = &RUN_MEMO[(hash as usize) % RUN_MEMO_SHARDS];
+            let known = shard
                 .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            for &(run, hash) in &runs {
-                match memo.get(&hash) {
-                    Some(&count) => total += count as usize,
-                    None => missing.push((run, hash)),
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get(&hash)
+                .copied();
+            let count = known.unwrap_or_else(|| {
+                let count = u32::try_from(count_pieces(run)).unwrap_or(u32::MAX);
+                let mut memo = shard
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if memo.len() >= RUN_MEMO_ENTRIES / RUN_MEMO_SHARDS {
+                    memo.clear();
                 }
-            }
+                memo.insert(hash, count);
+                count
+            });
+            total += count as usize;
         }
-        if missing.is_empty() {
-            return TokenCount::from_usize(total);
-        }
-        let counted: Vec<(u128, u32)> = missing
-            .iter()
-            .map(|&(run, hash)| {
-                let count = encoder.count(run);
-                total += count;
-                (hash, u32::try_from(count).unwrap_or(u32::MAX))
-            })
-            .collect();
-        let mut memo = RUN_MEMO
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if memo.len() + counted.len() > RUN_MEMO_ENTRIES {
-            memo.clear();
-        }
-        memo.extend(counted);
         TokenCount::from_usize(total)
     }
 
@@ -182,9 +174,95 @@ fn line_runs(text: &str) -> impl Iterator<Item = &str> {
 /// bytes each (2.5 MiB in all); when full the memo starts over.
 pub const RUN_MEMO_ENTRIES: usize = 65_536;
 
-/// The count of each line run seen, by the run's 128-bit xxh3 hash.
-static RUN_MEMO: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<u128, u32>>> =
-    std::sync::LazyLock::new(Default::default);
+/// The count of each line run seen, by the run's 128-bit xxh3 hash, in
+/// [`RUN_MEMO_SHARDS`] maps chosen by the hash so that parallel workers
+/// rarely wait for one another; each holds at most its share of
+/// [`RUN_MEMO_ENTRIES`] and starts over when full.
+static RUN_MEMO: [std::sync::Mutex<RunMemo>; RUN_MEMO_SHARDS] =
+    [const { std::sync::Mutex::new(RunMemo::with_hasher(IdentityHasher)) }; RUN_MEMO_SHARDS];
+
+/// The number of independently locked parts of the line-run memo.
+const RUN_MEMO_SHARDS: usize = 16;
+
+/// Line-run counts by the run's xxh3-128 hash, which is already uniform, so
+/// the map uses its low bits as they are.
+type RunMemo = std::collections::HashMap<u128, u32, IdentityHasher>;
+
+/// A hasher for keys that are already hashes: the key's low 64 bits.
+#[derive(Clone, Copy, Default)]
+struct IdentityHasher;
+
+impl std::hash::BuildHasher for IdentityHasher {
+    type Hasher = IdentityState;
+
+    fn build_hasher(&self) -> IdentityState {
+        IdentityState(0)
+    }
+}
+
+/// The state of [`IdentityHasher`].
+#[derive(Default)]
+struct IdentityState(u64);
+
+impl std::hash::Hasher for IdentityState {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u128(&mut self, value: u128) {
+        // The hash's high half picks the memo shard; the low half the bucket.
+        self.0 = value as u64;
+    }
+}
+
+/// The most bytes a pre-tokenizer piece may have to be remembered by
+/// [`count_pieces`]; longer pieces (rare: long words, runs of spaces or
+/// punctuation) are encoded each time.
+const PIECE_MEMO_MAX_BYTES: usize = 24;
+
+/// The most pieces each thread remembers (about 40 bytes each, 640 KiB);
+/// when full the memo starts over.
+const PIECE_MEMO_ENTRIES: usize = 16_384;
+
+thread_local! {
+    /// Each short piece's token count, per thread, so the byte-pair work for
+    /// a common piece (` return`, `);`, `\n\t`) is done once per thread.
+    static PIECE_MEMO: std::cell::RefCell<std::collections::HashMap<Box<[u8]>, u32>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// The token count of `text`: the sum of its pre-tokenizer pieces' counts,
+/// exactly what `Tokenizer::count` computes, with each short piece's count
+/// remembered per thread.
+fn count_pieces(text: &str) -> usize {
+    let encoder = ENCODER.get_or_init(bpe_openai::cl100k_base);
+    PIECE_MEMO.with_borrow_mut(|memo| {
+        encoder
+            .split(text)
+            .map(|piece| {
+                let bytes = piece.as_bytes();
+                if bytes.len() > PIECE_MEMO_MAX_BYTES {
+                    return encoder.bpe.count(bytes);
+                }
+                if let Some(&count) = memo.get(bytes) {
+                    return count as usize;
+                }
+                let count = encoder.bpe.count(bytes);
+                if memo.len() >= PIECE_MEMO_ENTRIES {
+                    memo.clear();
+                }
+                memo.insert(bytes.into(), u32::try_from(count).unwrap_or(u32::MAX));
+                count
+            })
+            .sum()
+    })
+}
 
 #[cfg(test)]
 mod tests {
