@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
+use rustc_hash::FxHashMap;
 
 /// Words that carry no subject in an intent (English function words and question
 /// words). Compared against lower-cased, unstemmed words.
@@ -153,33 +154,39 @@ impl TermStats {
     /// assert_eq!(stats.frequency(term_id("find")), 1);
     /// ```
     pub fn of(path: &str, content: &str) -> Self {
-        let mut counts: HashMap<u32, u32> = HashMap::new();
+        let mut counts: FxHashMap<u32, u32> = FxHashMap::default();
         let mut length = 0u32;
-        let mut add = |word: &str| {
-            if word.len() < 2 || is_stopword(word) {
-                return;
+        WORD_IDS.with_borrow_mut(|memo| {
+            let mut add = |word: &str| {
+                if word.len() < 2 {
+                    return;
+                }
+                if let Some(id) = word_id(memo, word) {
+                    *counts.entry(id).or_default() += 1;
+                    length = length.saturating_add(1);
+                }
+            };
+            for word in split_words(path) {
+                add(&word);
             }
-            let id = stemmed_id(word);
-            *counts.entry(id).or_default() += 1;
-            length = length.saturating_add(1);
-        };
-        for word in split_words(path) {
-            add(&word);
-        }
-        for chunk in content.split(|c: char| !c.is_alphanumeric()) {
-            if chunk.is_empty() || chunk.len() > 64 {
-                continue;
-            }
-            if chunk.bytes().all(|b| b.is_ascii_lowercase()) {
-                add(chunk);
-            } else {
-                let mut parts = Vec::new();
-                split_identifier(chunk, &mut parts);
-                for part in &parts {
-                    add(part);
+            let mut lowered = [0_u8; MAX_CONTENT_WORD_BYTES];
+            for chunk in alphanumeric_runs(content) {
+                if chunk.len() > MAX_CONTENT_WORD_BYTES {
+                    continue;
+                }
+                if chunk.bytes().all(|b| b.is_ascii_lowercase()) {
+                    add(chunk);
+                } else if chunk.is_ascii() {
+                    split_ascii_identifier(chunk.as_bytes(), &mut lowered, &mut add);
+                } else {
+                    let mut parts = Vec::new();
+                    split_identifier(chunk, &mut parts);
+                    for part in &parts {
+                        add(part);
+                    }
                 }
             }
-        }
+        });
         let mut terms: Vec<(u32, u16)> = counts
             .into_iter()
             .map(|(id, count)| (id, u16::try_from(count).unwrap_or(u16::MAX)))
@@ -196,24 +203,92 @@ impl TermStats {
     }
 }
 
-/// The term id of a lower-case word after stemming, memoised per thread: source
-/// repeats the same identifiers, and stemming costs more than a hash look-up.
-fn stemmed_id(word: &str) -> u32 {
-    thread_local! {
-        static MEMO: RefCell<HashMap<String, u32>> = RefCell::new(HashMap::new());
+/// Content words longer than this many bytes (hashes, base64, minified
+/// names) are not terms.
+const MAX_CONTENT_WORD_BYTES: usize = 64;
+
+/// The most words [`WORD_IDS`] remembers per thread before it starts over.
+const WORD_IDS_CAP: usize = 200_000;
+
+thread_local! {
+    /// Each lower-case word's term id after stemming, or `None` for a stop
+    /// word, per thread: source repeats the same identifiers, and stemming
+    /// costs more than a hash look-up.
+    static WORD_IDS: RefCell<FxHashMap<Box<str>, Option<u32>>> =
+        RefCell::new(FxHashMap::default());
+}
+
+/// The term id of a lower-case word of two or more bytes, `None` for a stop
+/// word, through the thread's memo.
+fn word_id(memo: &mut FxHashMap<Box<str>, Option<u32>>, word: &str) -> Option<u32> {
+    if let Some(&id) = memo.get(word) {
+        return id;
     }
-    MEMO.with(|memo| {
-        if let Some(id) = memo.borrow().get(word) {
-            return *id;
+    let id = (!is_stopword(word)).then(|| term_id(&stem(word)));
+    if memo.len() >= WORD_IDS_CAP {
+        memo.clear();
+    }
+    memo.insert(word.into(), id);
+    id
+}
+
+/// The maximal runs of alphanumeric characters of `text`, in order: the
+/// non-empty pieces of `text.split(|c: char| !c.is_alphanumeric())`, with
+/// ASCII bytes classified by a table instead of decoding each character.
+fn alphanumeric_runs(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let mut start = None;
+        while at < bytes.len() {
+            let (alphanumeric, width) = if bytes[at].is_ascii() {
+                (bytes[at].is_ascii_alphanumeric(), 1)
+            } else {
+                let c = text[at..].chars().next().unwrap_or_default();
+                (c.is_alphanumeric(), c.len_utf8())
+            };
+            match (alphanumeric, start) {
+                (true, None) => start = Some(at),
+                (false, Some(from)) => {
+                    let run = &text[from..at];
+                    at += width;
+                    return Some(run);
+                }
+                _ => {}
+            }
+            at += width;
         }
-        let id = term_id(&stem(word));
-        let mut memo = memo.borrow_mut();
-        if memo.len() > 200_000 {
-            memo.clear();
-        }
-        memo.insert(word.to_owned(), id);
-        id
+        start.map(|from| &text[from..])
     })
+}
+
+/// [`split_identifier`] for an ASCII identifier of at most
+/// [`MAX_CONTENT_WORD_BYTES`] bytes, without allocating: each part is
+/// lower-cased into `lowered` and handed to `add`.
+fn split_ascii_identifier(chunk: &[u8], lowered: &mut [u8], add: &mut impl FnMut(&str)) {
+    for (at, byte) in chunk.iter().enumerate() {
+        lowered[at] = byte.to_ascii_lowercase();
+    }
+    let mut emit = |from: usize, to: usize| {
+        // ASCII in, ASCII out: always UTF-8.
+        if let Ok(word) = std::str::from_utf8(&lowered[from..to]) {
+            add(word);
+        }
+    };
+    let mut start = 0;
+    for i in 1..chunk.len() {
+        let (prev, cur) = (chunk[i - 1], chunk[i]);
+        let next_is_lower = chunk.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+        let boundary = (prev.is_ascii_lowercase() && cur.is_ascii_uppercase())
+            || (prev.is_ascii_uppercase() && cur.is_ascii_uppercase() && next_is_lower)
+            || (prev.is_ascii_alphabetic() && cur.is_ascii_digit())
+            || (prev.is_ascii_digit() && cur.is_ascii_alphabetic());
+        if boundary {
+            emit(start, i);
+            start = i;
+        }
+    }
+    emit(start, chunk.len());
 }
 
 #[cfg(test)]
@@ -221,6 +296,67 @@ mod tests {
     use test_case::test_case;
 
     use super::*;
+
+    /// The counting of [`TermStats::of`] before its ASCII fast paths and
+    /// memo: every character decoded, every identifier split by
+    /// [`split_identifier`].
+    fn reference_term_stats(path: &str, content: &str) -> TermStats {
+        let mut counts: HashMap<u32, u32> = HashMap::new();
+        let mut length = 0u32;
+        let mut add = |word: &str| {
+            if word.len() < 2 || is_stopword(word) {
+                return;
+            }
+            *counts.entry(term_id(&stem(word))).or_default() += 1;
+            length += 1;
+        };
+        for word in split_words(path) {
+            add(&word);
+        }
+        for chunk in content.split(|c: char| !c.is_alphanumeric()) {
+            if chunk.is_empty() || chunk.len() > 64 {
+                continue;
+            }
+            let mut parts = Vec::new();
+            split_identifier(chunk, &mut parts);
+            for part in &parts {
+                add(part);
+            }
+        }
+        let mut terms: Vec<(u32, u16)> = counts
+            .into_iter()
+            .map(|(id, count)| (id, u16::try_from(count).unwrap_or(u16::MAX)))
+            .collect();
+        terms.sort_unstable();
+        TermStats { terms, length }
+    }
+
+    /// The fast paths count exactly what splitting every chunk does, on this
+    /// crate's sources and on text with non-ASCII letters and digits,
+    /// acronyms, digits at both ends and words at the length limit.
+    #[test]
+    fn term_stats_match_the_plain_splitter() {
+        let texts = [
+            include_str!("terms.rs"),
+            include_str!("slice.rs"),
+            include_str!("tokens.rs"),
+            include_str!("facts.rs"),
+            "parseHTTPHeader2 utf8Decoder XMLHttpRequest getURLForID A1b2C3 x9 9x __init__",
+            "naïveCafé Straße ÜBERgröße 東京Tower ǅemal İstanbul ﬁle Ⅻclock ½cup",
+            "camelCaseWordThatIsExactlySixtyFourBytesLongForTheLimitCheckHere1 andOneByteLongerThanThatLimitSoItIsSkippedEntirelyFromTheCounts12",
+            "",
+            "a",
+            "é",
+        ];
+        for text in texts {
+            assert_eq!(
+                TermStats::of("src/userService/HTTPServer.ts", text),
+                reference_term_stats("src/userService/HTTPServer.ts", text),
+                "{:?}",
+                text.get(..40).unwrap_or(text)
+            );
+        }
+    }
 
     #[test]
     fn stopwords_are_sorted_for_binary_search() {
