@@ -344,6 +344,39 @@ fn typescript_names_are_top_level_declarations_and_class_methods() {
     );
 }
 
+/// Methods are found in every kind of top-level class: plain, abstract,
+/// exported, exported abstract, default-exported; in `.ts` and `.tsx`.
+#[test]
+fn typescript_methods_of_every_class_kind() {
+    let source = "class Plain { run() {} }\n\
+                  abstract class Base { abstract shape(): void; area(): number { return 1; } }\n\
+                  export class Shown { show(): void {} }\n\
+                  export abstract class Hidden { abstract hide(): void; }\n\
+                  export default class Main { start() {} }\n\
+                  declare class Ambient { ambient(): void; }\n\
+                  function outer() { class Inner { inner() {} } }\n";
+    for file in ["src/classes.ts", "src/classes.tsx"] {
+        let analysis = analyze(file, source);
+        let methods: Vec<&str> = names(&analysis)
+            .into_iter()
+            .filter(|(_, kind)| *kind == SymbolKind::Method)
+            .map(|(name, _)| name)
+            .collect();
+        assert_eq!(
+            methods,
+            ["run", "shape", "area", "show", "hide", "start"],
+            "{file}"
+        );
+        let signatures = analysis.signatures_only.unwrap_or_default();
+        for method in ["run()", "shape()", "area()", "show()", "hide()", "start()"] {
+            assert!(
+                signatures.contains(method),
+                "{file}: {method} in {signatures}"
+            );
+        }
+    }
+}
+
 #[test]
 fn javascript_imports_include_require_and_esm() {
     assert_eq!(
