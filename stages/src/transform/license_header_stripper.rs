@@ -144,10 +144,18 @@ impl ContentTransformer for LicenseHeaderStripper {
     }
 
     fn transform(&self, path: &RelativePath, content: &str) -> String {
-        let Some(syntax) = header_syntax(Language::detect(path)) else {
+        let language = Language::detect(path);
+        let Some(syntax) = header_syntax(language) else {
             return content.to_owned();
         };
-        strip_license_header(content, syntax)
+        let stripped = strip_license_header(content, syntax);
+        if stripped.len() < content.len() && content.ends_with(stripped.as_str()) {
+            // The comment stripper runs next on `stripped`; its comments and
+            // strings are those of `content` past the header, found in the
+            // parse of `content` that the signature tiers reuse.
+            source_spans::remember_suffix(path, language, content, &stripped);
+        }
+        stripped
     }
 }
 
