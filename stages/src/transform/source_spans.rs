@@ -786,7 +786,7 @@ mod tests {
         for (file, original) in cases {
             let path = RelativePath::new(file).unwrap();
             let language = Language::detect(&path);
-            let cut = original.find("\n").unwrap() + 1;
+            let cut = original.find('\n').unwrap() + 1;
             let cut = if original.starts_with("/*") {
                 original.find("*/").unwrap() + 3
             } else {
