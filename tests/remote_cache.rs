@@ -576,6 +576,88 @@ fn credentials_and_the_hmac_key_never_show() {
     assert!(!refused.stderr.contains("s3cr3t"), "{}", refused.stderr);
 }
 
+/// In a git work tree a shard takes a file's blob id from the index when the
+/// file is as the index recorded it, and computes it from the bytes when not
+/// (changed, untracked, touched): the shards still cover every file once,
+/// fill the store as one precompute does, and give each file the shard it
+/// gets outside git, where every id is computed.
+#[test]
+fn shards_in_a_git_work_tree_split_the_files_as_outside_git() {
+    let plain = fixture_repo("webapp", WEBAPP_MTIMES);
+    let checkout = fixture_repo("webapp", WEBAPP_MTIMES);
+    let tree = checkout.path();
+    git(tree, &["init", "-q", "-b", "main"], "2024-01-01T00:00:00Z");
+    git(tree, &["add", "."], "2024-01-01T00:00:00Z");
+    git(
+        tree,
+        &["commit", "-q", "-m", "first"],
+        "2024-01-01T00:00:00Z",
+    );
+    // A changed tracked file, an untracked one and a touched one, the same
+    // in the copy outside git.
+    for root in [plain.path(), tree] {
+        fs_err::write(root.join("src/extra.ts"), "export const extra = 1;\n").unwrap();
+        let readme = fs_err::read_to_string(root.join("README.md")).unwrap();
+        fs_err::write(root.join("README.md"), format!("{readme}\nMore.\n")).unwrap();
+    }
+    let touched = std::fs::File::options()
+        .write(true)
+        .open(tree.join("package.json"))
+        .unwrap();
+    touched
+        .set_modified(std::time::SystemTime::now() + Duration::from_hours(1))
+        .unwrap();
+    let shard_files = |root: &Path, store: &Server| -> Vec<u64> {
+        ["1/3", "2/3", "3/3"]
+            .iter()
+            .map(|shard| {
+                let run = run_with(
+                    &[
+                        "precompute",
+                        "--root",
+                        root.to_str().unwrap(),
+                        "--push",
+                        "--shard",
+                        shard,
+                        "--json",
+                    ],
+                    private_tempdir().path(),
+                    &[("AIC_CACHE_REMOTE_URL", store.url.as_str())],
+                );
+                assert_eq!(run.code, 0, "{}", run.stderr);
+                run.json()["files"].as_u64().unwrap()
+            })
+            .collect()
+    };
+    let in_git = directory();
+    let outside = directory();
+    let in_git_counts = shard_files(tree, &in_git);
+    let outside_counts = shard_files(plain.path(), &outside);
+    assert_eq!(in_git_counts, outside_counts);
+    let whole = directory();
+    let run = run_with(
+        &[
+            "precompute",
+            "--root",
+            tree.to_str().unwrap(),
+            "--push",
+            "--json",
+        ],
+        private_tempdir().path(),
+        &[("AIC_CACHE_REMOTE_URL", whole.url.as_str())],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        in_git_counts.iter().sum::<u64>(),
+        run.json()["files"].as_u64().unwrap()
+    );
+    let rows = |store: &Server| -> Vec<PathBuf> {
+        // The history row (shard 1 and the whole run push it) aside.
+        stored(&store_dir(store))
+    };
+    assert_eq!(rows(&in_git), rows(&whole));
+}
+
 #[test]
 fn shards_together_fill_the_store_as_one_precompute_does() {
     let repo = fixture_repo("webapp", WEBAPP_MTIMES);

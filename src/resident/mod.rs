@@ -418,6 +418,7 @@ fn update(
         never_include: never_include.as_ref(),
         on_read: None,
         shard: None,
+        blob_index: None,
     };
     let mut files: Vec<FileEntry> = resident.snapshot.repo.files.clone();
     let mut left_out = resident.detail.left_out.clone();

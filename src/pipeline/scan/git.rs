@@ -111,6 +111,70 @@ fn root_prefix(repo: &gix::Repository, root: &Path) -> Option<String> {
     })
 }
 
+/// The blob ids git's index records for the files under a project root, with
+/// the size and modification second it saw them at: what `aic precompute
+/// --shard` decides a file's shard by without reading it.
+///
+/// A file's shard is a function of its git blob id, a hash of its content
+/// that every machine computes alike: taken from the index when the file's
+/// size and modification second are those the index recorded (a fresh
+/// checkout), and computed from the bytes otherwise (a changed, untracked or
+/// touched file, or a project outside git).
+#[derive(Debug)]
+pub struct BlobIndex {
+    /// Stage-0 entries by path relative to the project root: size (low 32
+    /// bits), modification second and blob id.
+    entries: HashMap<String, (u32, u32, gix::ObjectId)>,
+    /// The repository's object hash (SHA-1, or SHA-256 in a repository made
+    /// with it).
+    kind: gix::hash::Kind,
+}
+
+impl BlobIndex {
+    /// The index of the repository enclosing `root`; `None` outside a git
+    /// work tree or when the index cannot be read.
+    pub fn read(root: &Path) -> Option<Self> {
+        let repo = gix::discover(root).ok()?;
+        let prefix = root_prefix(&repo, root)?;
+        let index = repo.index_or_empty().ok()?;
+        let entries = index
+            .entries()
+            .iter()
+            .filter(|entry| entry.stage_raw() == 0)
+            .filter_map(|entry| {
+                let path = entry.path(&index).to_str().ok()?;
+                let path = path.strip_prefix(prefix.as_str())?;
+                Some((
+                    path.to_owned(),
+                    (entry.stat.size, entry.stat.mtime.secs, entry.id),
+                ))
+            })
+            .collect();
+        Some(Self {
+            entries,
+            kind: repo.object_hash(),
+        })
+    }
+
+    /// The blob id the index recorded for `path` when the file on disk has
+    /// the size and modification second it recorded (`mtime_ms`: ms since the
+    /// epoch); `None` when the file must be read to know it.
+    pub fn recorded(&self, path: &str, size_bytes: u64, mtime_ms: i64) -> Option<&gix::oid> {
+        let (size, mtime, id) = self.entries.get(path)?;
+        (u64::from(*size) == (size_bytes & 0xffff_ffff)
+            && i64::from(*mtime) == mtime_ms.div_euclid(1000))
+        .then_some(id.as_ref())
+    }
+}
+
+/// The git blob id of `bytes`, as `git hash-object` computes it in the
+/// repository of `index` (SHA-1 outside git); `None` when the hasher refuses
+/// the input (a SHA-1 collision attack).
+pub fn blob_id(index: Option<&BlobIndex>, bytes: &[u8]) -> Option<gix::ObjectId> {
+    let kind = index.map_or(gix::hash::Kind::Sha1, |index| index.kind);
+    gix::objs::compute_hash(kind, gix::objs::Kind::Blob, bytes).ok()
+}
+
 /// The files git tracks under `root` (its index's stage-0 entries), relative
 /// to `root`, sorted; `None` outside a git work tree.
 pub fn tracked_files(root: &Path) -> Option<Vec<String>> {
@@ -408,6 +472,55 @@ mod tests {
         ));
         fs_err::write(root.join("src/old.rs"), "new").unwrap();
         assert!(full.is_dirty("src/old.rs", 3, mtime_ms + 60_000, read("src/old.rs")));
+    }
+
+    /// The index gives a clean file's blob id, the one `blob_id` computes
+    /// from its bytes, relative to a project root below the work tree; a file
+    /// of another size or second, or untracked, must be read.
+    #[test]
+    fn the_blob_index_vouches_for_files_as_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs_err::canonicalize(dir.path()).unwrap();
+        git(&root, &["init", "-q", "-b", "main"], "2024-01-01T00:00:00Z");
+        fs_err::create_dir_all(root.join("app/src")).unwrap();
+        fs_err::write(root.join("app/src/main.rs"), "fn main() {}\n").unwrap();
+        git(&root, &["add", "."], "2024-01-01T00:00:00Z");
+        git(
+            &root,
+            &["commit", "-q", "-m", "one"],
+            "2024-01-01T00:00:00Z",
+        );
+        fs_err::write(root.join("app/untracked.rs"), "u").unwrap();
+
+        let index = BlobIndex::read(&root.join("app")).unwrap();
+        let meta = fs_err::metadata(root.join("app/src/main.rs")).unwrap();
+        let mtime_ms = i64::try_from(
+            meta.modified()
+                .unwrap()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_millis(),
+        )
+        .unwrap();
+        let recorded = index.recorded("src/main.rs", meta.len(), mtime_ms).unwrap();
+        let bytes = fs_err::read(root.join("app/src/main.rs")).unwrap();
+        assert_eq!(Some(recorded.to_owned()), blob_id(Some(&index), &bytes));
+        // `git hash-object` of "fn main() {}\n".
+        assert_eq!(
+            recorded.to_string(),
+            "f328e4d9d04c31d0d70d16d21a07d1613be9d577"
+        );
+        assert!(
+            index
+                .recorded("src/main.rs", meta.len() + 1, mtime_ms)
+                .is_none()
+        );
+        assert!(
+            index
+                .recorded("src/main.rs", meta.len(), mtime_ms + 60_000)
+                .is_none()
+        );
+        assert!(index.recorded("untracked.rs", 1, mtime_ms).is_none());
     }
 
     #[test]

@@ -24,7 +24,7 @@ use tracing::{debug, info};
 
 use crate::cache::FileCache;
 use crate::pipeline::prepare::Project;
-use git::{GitRecency, read_git_recency};
+use git::{BlobIndex, GitRecency, read_git_recency};
 use walk::walk;
 pub use walk::{
     Bounded, DEFAULT_NEGATIVE_PATTERNS, LeftOut, OnRead, PathOutcome, ScanOptions, Shard,
@@ -215,6 +215,9 @@ fn scan_sharded(
     let root = project.root.as_path();
     let started = Instant::now();
     let never_include = never_include(project);
+    // A shard reads git's index (milliseconds) to skip the other shards'
+    // files without reading them.
+    let blob_index = shard.and_then(|_| BlobIndex::read(root));
     let (walked, git) = std::thread::scope(|scope| {
         // A shard of a precompute (a CI matrix job) fills per-file rows,
         // which do not depend on history: only the first shard reads git
@@ -237,6 +240,7 @@ fn scan_sharded(
                 never_include: never_include.as_ref(),
                 on_read,
                 shard,
+                blob_index: blob_index.as_ref(),
             },
             cache,
         );

@@ -36,6 +36,7 @@ use jwalk::{ClientState, WalkDirGeneric};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::git::{BlobIndex, blob_id};
 use crate::cache::FileCache;
 use crate::cache::key::RowKind;
 
@@ -123,9 +124,12 @@ fn is_zero(count: &usize) -> bool {
     *count == 0
 }
 
-/// One of N disjoint parts of a repository's files, by content hash
-/// (`aic precompute --shard I/N`): the file with hash `h` belongs to shard
-/// `h mod N` (zero-based here, one-based on the command line).
+/// One of N disjoint parts of a repository's files, by content
+/// (`aic precompute --shard I/N`): the file whose git blob id starts with the
+/// 128-bit number `h` belongs to shard `h mod N` (zero-based here, one-based
+/// on the command line). The blob id comes from git's index when the file is
+/// as the index recorded it, so a shard does not read the other shards'
+/// files (see [`BlobIndex`](super::git::BlobIndex)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
     /// Zero-based index, below `count`.
@@ -135,9 +139,13 @@ pub struct Shard {
 }
 
 impl Shard {
-    /// Whether the file with this content hash is in the shard.
-    pub fn contains(self, hash: ContentHash) -> bool {
-        u128::from_be_bytes(hash.0) % u128::from(self.count.max(1)) == u128::from(self.index)
+    /// Whether the file with this git blob id is in the shard; a file whose
+    /// id could not be computed is in the first.
+    pub fn contains(self, blob_id: Option<&gix::oid>) -> bool {
+        let Some(start) = blob_id.and_then(|id| id.as_bytes().first_chunk::<16>()) else {
+            return self.index == 0;
+        };
+        u128::from_be_bytes(*start) % u128::from(self.count.max(1)) == u128::from(self.index)
     }
 }
 
@@ -224,6 +232,9 @@ pub struct ScanOptions<'a> {
     /// Only the files of this shard are scanned (the others are counted in
     /// [`SkippedFiles::other_shard`]).
     pub shard: Option<Shard>,
+    /// Git's index, which gives a shard the blob ids of unchanged files
+    /// without reading them.
+    pub blob_index: Option<&'a BlobIndex>,
 }
 
 /// What [`ScanOptions::on_read`] is given: the file's entry and its bytes.
@@ -529,16 +540,28 @@ fn scan_file(
         language: Language::detect(&file.path),
         last_modified_ms,
     };
+    // A shard learns a file's blob id from git's index when the file is as
+    // the index recorded it, and skips the other shards' files unread.
+    let recorded = options.shard.and_then(|_| {
+        options
+            .blob_index
+            .and_then(|index| index.recorded(file.path.as_str(), metadata.len(), last_modified_ms))
+    });
+    if let Some(shard) = options.shard
+        && recorded.is_some()
+        && !shard.contains(recorded)
+    {
+        return FileOutcome::OtherShard;
+    }
     // Warm path: an unchanged file (same size and mtime as when it was hashed)
-    // whose scan facts are cached is not read at all.
+    // whose scan facts are cached is not read at all (in a shard, only when
+    // the index said the file is the shard's).
     if let Some(cache) = cache
+        && (options.shard.is_none() || recorded.is_some())
         && let Some((hash, binary)) = cache.indexed_hash(&file.path, metadata.len(), mtime_ns)
     {
         if binary {
             return FileOutcome::Binary;
-        }
-        if options.shard.is_some_and(|shard| !shard.contains(hash)) {
-            return FileOutcome::OtherShard;
         }
         if let Some(facts) = cache.scan_terms(hash, &file.path, stat.language) {
             return stat.entry(file, metadata.len(), hash, facts);
@@ -567,9 +590,9 @@ fn scan_file(
     if binary {
         return FileOutcome::Binary;
     }
-    if options
-        .shard
-        .is_some_and(|shard| !shard.contains(content_hash))
+    if let Some(shard) = options.shard
+        && recorded.is_none()
+        && !shard.contains(blob_id(options.blob_index, &bytes).as_deref())
     {
         return FileOutcome::OtherShard;
     }
@@ -927,6 +950,7 @@ mod tests {
                 never_include: Some(&rules),
                 on_read: None,
                 shard: None,
+                blob_index: None,
             },
             None,
         )
