@@ -363,7 +363,8 @@ pub struct PrecomputeArgs {
     #[arg(long)]
     pub json: bool,
     /// Precompute only shard I of N (one-based, e.g. `2/4`): the files whose
-    /// content hash falls in it, so N CI jobs split a repository between them.
+    /// git blob id (a hash of the content) falls in it, so N CI jobs split a
+    /// repository between them.
     #[arg(long, value_name = "I/N", value_parser = shard_parser)]
     pub shard: Option<crate::pipeline::scan::Shard>,
     /// Afterwards, write the rows the remote cache lacks to it (needs
