@@ -18,6 +18,7 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use bpe_openai::Tokenizer;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde::Serialize;
 
 /// A number of tokens in the `cl100k_base` encoding, the unit of every budget.
@@ -105,7 +106,7 @@ impl TokenCounter {
         let mut total = 0_usize;
         for run in line_runs(text) {
             let hash = xxhash_rust::xxh3::xxh3_128(run.as_bytes());
-            let shard = &RUN_MEMO[(hash as usize) % RUN_MEMO_SHARDS];
+            let shard = &RUN_MEMO[(hash >> 124) as usize % RUN_MEMO_SHARDS];
             let known = shard
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -175,51 +176,14 @@ fn line_runs(text: &str) -> impl Iterator<Item = &str> {
 pub const RUN_MEMO_ENTRIES: usize = 65_536;
 
 /// The count of each line run seen, by the run's 128-bit xxh3 hash, in
-/// [`RUN_MEMO_SHARDS`] maps chosen by the hash so that parallel workers
-/// rarely wait for one another; each holds at most its share of
+/// [`RUN_MEMO_SHARDS`] maps chosen by the hash's top bits so that parallel
+/// workers rarely wait for one another; each holds at most its share of
 /// [`RUN_MEMO_ENTRIES`] and starts over when full.
-static RUN_MEMO: [std::sync::Mutex<RunMemo>; RUN_MEMO_SHARDS] =
-    [const { std::sync::Mutex::new(RunMemo::with_hasher(IdentityHasher)) }; RUN_MEMO_SHARDS];
+static RUN_MEMO: [std::sync::Mutex<FxHashMap<u128, u32>>; RUN_MEMO_SHARDS] =
+    [const { std::sync::Mutex::new(FxHashMap::with_hasher(FxBuildHasher)) }; RUN_MEMO_SHARDS];
 
 /// The number of independently locked parts of the line-run memo.
 const RUN_MEMO_SHARDS: usize = 16;
-
-/// Line-run counts by the run's xxh3-128 hash, which is already uniform, so
-/// the map uses its low bits as they are.
-type RunMemo = std::collections::HashMap<u128, u32, IdentityHasher>;
-
-/// A hasher for keys that are already hashes: the key's low 64 bits.
-#[derive(Clone, Copy, Default)]
-struct IdentityHasher;
-
-impl std::hash::BuildHasher for IdentityHasher {
-    type Hasher = IdentityState;
-
-    fn build_hasher(&self) -> IdentityState {
-        IdentityState(0)
-    }
-}
-
-/// The state of [`IdentityHasher`].
-#[derive(Default)]
-struct IdentityState(u64);
-
-impl std::hash::Hasher for IdentityState {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
-        }
-    }
-
-    fn write_u128(&mut self, value: u128) {
-        // The hash's high half picks the memo shard; the low half the bucket.
-        self.0 = value as u64;
-    }
-}
 
 /// The most bytes a pre-tokenizer piece may have to be remembered by
 /// [`count_pieces`]; longer pieces (rare: long words, runs of spaces or
@@ -233,8 +197,8 @@ const PIECE_MEMO_ENTRIES: usize = 16_384;
 thread_local! {
     /// Each short piece's token count, per thread, so the byte-pair work for
     /// a common piece (` return`, `);`, `\n\t`) is done once per thread.
-    static PIECE_MEMO: std::cell::RefCell<std::collections::HashMap<Box<[u8]>, u32>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+    static PIECE_MEMO: std::cell::RefCell<FxHashMap<Box<[u8]>, u32>> =
+        std::cell::RefCell::new(FxHashMap::default());
 }
 
 /// The token count of `text`: the sum of its pre-tokenizer pieces' counts,
