@@ -129,7 +129,7 @@ fn is_zero(count: &usize) -> bool {
 /// 128-bit number `h` belongs to shard `h mod N` (zero-based here, one-based
 /// on the command line). The blob id comes from git's index when the file is
 /// as the index recorded it, so a shard does not read the other shards'
-/// files (see [`BlobIndex`](super::git::BlobIndex)).
+/// files (see [`BlobIndex`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
     /// Zero-based index, below `count`.
