@@ -179,6 +179,16 @@ fn mentions_license(text: &str, doc: bool) -> bool {
     words.iter().any(|word| lower.contains(word))
 }
 
+/// Whether a comment of the header is a directive that stays
+/// ([`source_spans::is_directive`]), except a `@license` annotation: it only
+/// marks the block as a licence for minifiers, and the block goes with it.
+fn is_kept_directive(text: &str, syntax: CommentSyntax) -> bool {
+    let body = text
+        .trim_start_matches(['/', '*', '#', '!'])
+        .trim_start_matches(|c: char| c.is_whitespace() || c == '*');
+    source_spans::is_directive(text, syntax) && !body.starts_with("@license")
+}
+
 /// The line starting at `at`: its text without the line break, and the
 /// offset after the line break.
 fn line_at(content: &str, at: usize) -> (&str, usize) {
@@ -243,7 +253,7 @@ fn strip_license_header(content: &str, syntax: HeaderSyntax) -> String {
             && !(opener == "#" && trimmed.starts_with("#!["))
         {
             let kind = line_kind(trimmed, opener);
-            let directive = source_spans::is_directive(trimmed.trim_end(), comment_syntax);
+            let directive = is_kept_directive(trimmed.trim_end(), comment_syntax);
             match &mut current {
                 Some((block, current_kind)) if *current_kind == kind => {
                     block.end = next;
@@ -286,7 +296,7 @@ fn strip_license_header(content: &str, syntax: HeaderSyntax) -> String {
             }
             let text = &content[open_at..close_end];
             let doc = open == "/*" && source_spans::is_doc_comment(text, CommentSyntax::Slashes);
-            let directives = if source_spans::is_directive(text, CommentSyntax::Slashes) {
+            let directives = if is_kept_directive(text, CommentSyntax::Slashes) {
                 vec![(at, next)]
             } else {
                 Vec::new()
@@ -361,6 +371,17 @@ mod tests {
         let out = strip(file_name, input);
         assert_eq!(out, expected, "{file_name}");
         assert_eq!(strip(file_name, &out), out, "{file_name} is idempotent");
+    }
+
+    /// A `@license` block goes like any other licence block, however it
+    /// opens; other `@` directives (`@flow`, `@jsx`) stay.
+    #[test_case("/**\n * @license\n * Copyright 2019 Google LLC\n * SPDX-License-Identifier: BSD-3-Clause\n */\nexport const a = 1;\n", "export const a = 1;\n")]
+    #[test_case("/*\n * @license\n * Copyright 2019 Google LLC\n */\n\nexport const a = 1;\n", "export const a = 1;\n")]
+    #[test_case("/** @license Copyright 2019 Google LLC */\nexport const a = 1;\n", "export const a = 1;\n")]
+    #[test_case("// @license MIT, Copyright Acme\nexport const a = 1;\n", "export const a = 1;\n")]
+    #[test_case("/* @flow */\n// Copyright Acme\nexport const a = 1;\n", "/* @flow */\nexport const a = 1;\n")]
+    fn license_annotations_go_with_their_block(input: &str, expected: &str) {
+        assert_eq!(strip("src/a.js", input), expected);
     }
 
     #[test]
