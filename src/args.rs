@@ -381,8 +381,22 @@ fn shard_parser(text: &str) -> Result<crate::pipeline::scan::Shard, String> {
         )
     };
     let (index, count) = text.split_once('/').ok_or_else(fail)?;
-    let index: u32 = index.trim().parse().map_err(|_| fail())?;
-    let count: u32 = count.trim().parse().map_err(|_| fail())?;
+    let number = |part: &str| -> Result<u32, String> {
+        part.trim()
+            .parse()
+            .map_err(|error: std::num::ParseIntError| {
+                if *error.kind() == std::num::IntErrorKind::PosOverflow {
+                    format!(
+                        "`{text}` is not a shard: {part} is over the most shards, {}",
+                        u32::MAX
+                    )
+                } else {
+                    fail()
+                }
+            })
+    };
+    let index = number(index)?;
+    let count = number(count)?;
     if index == 0 || count == 0 || index > count {
         return Err(fail());
     }

@@ -722,6 +722,18 @@ fn shards_together_fill_the_store_as_one_precompute_does() {
             run.stderr
         );
     }
+    let run = run_with(
+        &["precompute", "--root", root, "--shard", "1/99999999999"],
+        private_tempdir().path(),
+        &[],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("99999999999 is over the most shards, 4294967295"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// The payload inside a remote entry (format in `src/cache/remote/entry.rs`).

@@ -375,11 +375,26 @@ mod tests {
 
     /// A `@license` block goes like any other licence block, however it
     /// opens; other `@` directives (`@flow`, `@jsx`) stay.
-    #[test_case("/**\n * @license\n * Copyright 2019 Google LLC\n * SPDX-License-Identifier: BSD-3-Clause\n */\nexport const a = 1;\n", "export const a = 1;\n")]
-    #[test_case("/*\n * @license\n * Copyright 2019 Google LLC\n */\n\nexport const a = 1;\n", "export const a = 1;\n")]
-    #[test_case("/** @license Copyright 2019 Google LLC */\nexport const a = 1;\n", "export const a = 1;\n")]
-    #[test_case("// @license MIT, Copyright Acme\nexport const a = 1;\n", "export const a = 1;\n")]
-    #[test_case("/* @flow */\n// Copyright Acme\nexport const a = 1;\n", "/* @flow */\nexport const a = 1;\n")]
+    #[test_case(
+        "/**\n * @license\n * Copyright 2019 Google LLC\n * SPDX-License-Identifier: BSD-3-Clause\n */\nexport const a = 1;\n",
+        "export const a = 1;\n"
+    )]
+    #[test_case(
+        "/*\n * @license\n * Copyright 2019 Google LLC\n */\n\nexport const a = 1;\n",
+        "export const a = 1;\n"
+    )]
+    #[test_case(
+        "/** @license Copyright 2019 Google LLC */\nexport const a = 1;\n",
+        "export const a = 1;\n"
+    )]
+    #[test_case(
+        "// @license MIT, Copyright Acme\nexport const a = 1;\n",
+        "export const a = 1;\n"
+    )]
+    #[test_case(
+        "/* @flow */\n// Copyright Acme\nexport const a = 1;\n",
+        "/* @flow */\nexport const a = 1;\n"
+    )]
     fn license_annotations_go_with_their_block(input: &str, expected: &str) {
         assert_eq!(strip("src/a.js", input), expected);
     }
