@@ -523,6 +523,46 @@ mod tests {
         assert!(index.recorded("untracked.rs", 1, mtime_ms).is_none());
     }
 
+    /// In a repository made with `--object-format=sha256` the index's ids
+    /// and the computed ones are SHA-256 blob ids.
+    #[test]
+    fn a_sha256_repository_gives_sha256_blob_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs_err::canonicalize(dir.path()).unwrap();
+        git(
+            &root,
+            &["init", "-q", "-b", "main", "--object-format=sha256"],
+            "2024-01-01T00:00:00Z",
+        );
+        fs_err::write(root.join("main.rs"), "fn main() {}\n").unwrap();
+        git(&root, &["add", "."], "2024-01-01T00:00:00Z");
+        git(
+            &root,
+            &["commit", "-q", "-m", "one"],
+            "2024-01-01T00:00:00Z",
+        );
+        let index = BlobIndex::read(&root).unwrap();
+        let meta = fs_err::metadata(root.join("main.rs")).unwrap();
+        let mtime_ms = i64::try_from(
+            meta.modified()
+                .unwrap()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_millis(),
+        )
+        .unwrap();
+        let recorded = index.recorded("main.rs", meta.len(), mtime_ms).unwrap();
+        // `git hash-object` of "fn main() {}\n" in a SHA-256 repository.
+        assert_eq!(
+            recorded.to_string(),
+            "da5ceda4be334422a92d010a0718b9347fc5191bda27f4dd280a2ae7c1932462"
+        );
+        assert_eq!(
+            blob_id(Some(&index), b"fn main() {}\n").as_deref(),
+            Some(recorded)
+        );
+    }
+
     #[test]
     fn no_repository_gives_none() {
         let dir = tempfile::tempdir().unwrap();
