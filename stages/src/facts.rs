@@ -94,6 +94,9 @@ pub fn compute_facts(
     bypass_format_specific: bool,
 ) -> FileFacts {
     let content_hash = ContentHash::of(bytes);
+    // A UTF-8 byte-order mark is an encoding artefact, not content: without
+    // it the licence header and comment rules see the file's first line.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let (text, lossy_utf8) = match std::str::from_utf8(bytes) {
         Ok(valid) => (valid.to_owned(), false),
         Err(_) => (String::from_utf8_lossy(bytes).into_owned(), true),
@@ -254,6 +257,19 @@ mod tests {
         assert!(l3.block_tokens < l0.block_tokens);
         assert_eq!(f.transforms_applied, ["WhitespaceNormalizer"]);
         assert!(f.transformed_tokens < f.original_tokens);
+    }
+
+    /// A byte-order mark goes, so the licence header behind it does too.
+    #[test]
+    fn a_byte_order_mark_is_not_content() {
+        let f = facts(
+            "src/frob.ts",
+            "\u{feff}// Copyright 2022 Acme. MIT license.\n\nexport const frob = 'a';\n".as_bytes(),
+        );
+        assert_eq!(
+            f.render(InclusionTier::L0).unwrap().body,
+            "export const frob = 'a';\n"
+        );
     }
 
     #[test]
