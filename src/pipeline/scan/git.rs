@@ -48,11 +48,8 @@ pub struct GitRecency {
     /// Last commit time (seconds since the epoch) per path relative to the project
     /// root, for paths changed in the commits read.
     pub last_commit: HashMap<String, i64>,
-    /// Index entries per path relative to the project root: size, mtime seconds
-    /// and blob id.
-    index: HashMap<String, (u32, u32, gix::ObjectId)>,
-    /// Whether the index could be read (when not, no file is reported dirty).
-    has_index: bool,
+    /// The index, when it could be read (when not, no file is reported dirty).
+    index: Option<BlobIndex>,
     /// Commits read.
     pub commits_read: usize,
 }
@@ -62,6 +59,11 @@ impl GitRecency {
     /// uncommitted change is newer than it.
     pub fn newest_commit_ms(&self) -> i64 {
         self.last_commit.values().copied().max().unwrap_or(0) * 1000
+    }
+
+    /// Entries of the index (0 when it could not be read).
+    fn indexed(&self) -> usize {
+        self.index.as_ref().map_or(0, |index| index.entries.len())
     }
 
     /// Whether a file differs from what the index recorded (or is not in it).
@@ -77,23 +79,19 @@ impl GitRecency {
         mtime_ms: i64,
         read: impl FnOnce() -> Option<Vec<u8>>,
     ) -> bool {
-        if !self.has_index {
+        let Some(index) = &self.index else {
             return false;
-        }
-        let Some(&(size, mtime, id)) = self.index.get(path) else {
+        };
+        let Some((size, _, id)) = index.entries.get(path) else {
             return true;
         };
-        if u64::from(size) != (size_bytes & 0xffff_ffff) {
+        if u64::from(*size) != (size_bytes & 0xffff_ffff) {
             return true;
         }
-        if i64::from(mtime) == mtime_ms.div_euclid(1000) {
+        if index.recorded(path, size_bytes, mtime_ms).is_some() {
             return false;
         }
-        match read() {
-            Some(bytes) => gix::objs::compute_hash(id.kind(), gix::objs::Kind::Blob, &bytes)
-                .map_or(true, |found| found != id),
-            None => true,
-        }
+        read().is_none_or(|bytes| blob_id(Some(index), &bytes).as_ref() != Some(id))
     }
 }
 
@@ -122,8 +120,8 @@ fn root_prefix(repo: &gix::Repository, root: &Path) -> Option<String> {
 /// touched file, or a project outside git).
 #[derive(Debug)]
 pub struct BlobIndex {
-    /// Stage-0 entries by path relative to the project root: size (low 32
-    /// bits), modification second and blob id.
+    /// Entries by path relative to the project root: size (low 32 bits;
+    /// `u32::MAX` for a conflicted path), modification second and blob id.
     entries: HashMap<String, (u32, u32, gix::ObjectId)>,
     /// The repository's object hash (SHA-1, or SHA-256 in a repository made
     /// with it).
@@ -136,18 +134,22 @@ impl BlobIndex {
     pub fn read(root: &Path) -> Option<Self> {
         let repo = gix::discover(root).ok()?;
         let prefix = root_prefix(&repo, root)?;
+        Self::of(&repo, &prefix)
+    }
+
+    /// The index of `repo`, its paths relative to `prefix` (see
+    /// [`root_prefix`]). A conflicted path (several stages) is recorded with
+    /// an impossible size, so it never matches the file on disk.
+    fn of(repo: &gix::Repository, prefix: &str) -> Option<Self> {
         let index = repo.index_or_empty().ok()?;
-        let entries = index
-            .entries()
-            .iter()
-            .filter(|entry| entry.stage_raw() == 0)
-            .filter_map(|entry| {
-                let path = entry.path(&index).to_str().ok()?;
-                let path = path.strip_prefix(prefix.as_str())?;
-                Some((
-                    path.to_owned(),
-                    (entry.stat.size, entry.stat.mtime.secs, entry.id),
-                ))
+        let entries = entries_under(&index, prefix)
+            .map(|(path, entry)| {
+                let size = if entry.stage_raw() == 0 {
+                    entry.stat.size
+                } else {
+                    u32::MAX
+                };
+                (path.to_owned(), (size, entry.stat.mtime.secs, entry.id))
             })
             .collect();
         Some(Self {
@@ -181,17 +183,25 @@ pub fn tracked_files(root: &Path) -> Option<Vec<String>> {
     let repo = gix::discover(root).ok()?;
     let prefix = root_prefix(&repo, root)?;
     let index = repo.index_or_empty().ok()?;
-    let mut files: Vec<String> = index
-        .entries()
-        .iter()
-        .filter(|entry| entry.stage_raw() == 0)
-        .filter_map(|entry| {
-            let path = entry.path(&index).to_str().ok()?;
-            path.strip_prefix(prefix.as_str()).map(str::to_owned)
-        })
+    let mut files: Vec<String> = entries_under(&index, &prefix)
+        .filter(|(_, entry)| entry.stage_raw() == 0)
+        .map(|(path, _)| path.to_owned())
         .collect();
     files.sort();
     Some(files)
+}
+
+/// The entries of `index` under the project root, with their paths relative
+/// to it (`prefix`: see [`root_prefix`]); paths that are not UTF-8 are left
+/// out.
+fn entries_under<'a>(
+    index: &'a gix::index::File,
+    prefix: &'a str,
+) -> impl Iterator<Item = (&'a str, &'a gix::index::Entry)> {
+    index.entries().iter().filter_map(move |entry| {
+        let path = entry.path(index).to_str().ok()?;
+        Some((path.strip_prefix(prefix)?, entry))
+    })
 }
 
 /// Reads history and the index for the repository enclosing `root`; `None` when
@@ -233,25 +243,10 @@ pub fn read_git_recency(root: &Path, cache: Option<&FileCache>) -> Option<GitRec
 
     let mut recency = GitRecency::default();
     let index_started = std::time::Instant::now();
-    if let Ok(index) = repo.index_or_empty() {
-        recency.has_index = true;
-        for entry in index.entries() {
-            if let Some(path) = relative(entry.path(&index)) {
-                // A conflicted path has several stages; any of them marks it dirty.
-                let size = if entry.stage_raw() == 0 {
-                    entry.stat.size
-                } else {
-                    u32::MAX
-                };
-                let stat = (size, entry.stat.mtime.secs, entry.id);
-                recency.index.insert(path, stat);
-            }
-        }
-    }
-
+    recency.index = BlobIndex::of(&repo, &prefix);
     debug!(
         "git: read {} index entries in {:?}",
-        recency.index.len(),
+        recency.indexed(),
         index_started.elapsed()
     );
     let Ok(head) = repo.head_id() else {
@@ -272,7 +267,7 @@ pub fn read_git_recency(root: &Path, cache: Option<&FileCache>) -> Option<GitRec
         debug!(
             "git: history of {} commits from the cache, {} index entries",
             recency.commits_read,
-            recency.index.len()
+            recency.indexed()
         );
         return Some(recency);
     }
@@ -331,7 +326,7 @@ pub fn read_git_recency(root: &Path, cache: Option<&FileCache>) -> Option<GitRec
         "git: {} commits read, {} paths with history, {} index entries",
         recency.commits_read,
         recency.last_commit.len(),
-        recency.index.len()
+        recency.indexed()
     );
     Some(recency)
 }
@@ -420,6 +415,16 @@ mod tests {
         assert!(status.success(), "git {args:?}");
     }
 
+    /// A file's modification time in ms since the epoch.
+    fn modified_ms(meta: &std::fs::Metadata) -> i64 {
+        let since = meta
+            .modified()
+            .unwrap()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap();
+        i64::try_from(since.as_millis()).unwrap()
+    }
+
     #[test]
     fn last_commit_times_and_dirty_files() {
         let dir = tempfile::tempdir().unwrap();
@@ -449,12 +454,7 @@ mod tests {
 
         let full = read_git_recency(&root, None).unwrap();
         let meta = fs_err::metadata(root.join("src/old.rs")).unwrap();
-        let mtime_ms = meta
-            .modified()
-            .unwrap()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_millis() as i64;
+        let mtime_ms = modified_ms(&meta);
         let read = |path: &str| {
             let path = root.join(path);
             move || fs_err::read(path).ok()
@@ -494,14 +494,7 @@ mod tests {
 
         let index = BlobIndex::read(&root.join("app")).unwrap();
         let meta = fs_err::metadata(root.join("app/src/main.rs")).unwrap();
-        let mtime_ms = i64::try_from(
-            meta.modified()
-                .unwrap()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_millis(),
-        )
-        .unwrap();
+        let mtime_ms = modified_ms(&meta);
         let recorded = index.recorded("src/main.rs", meta.len(), mtime_ms).unwrap();
         let bytes = fs_err::read(root.join("app/src/main.rs")).unwrap();
         assert_eq!(Some(recorded.to_owned()), blob_id(Some(&index), &bytes));
@@ -543,14 +536,7 @@ mod tests {
         );
         let index = BlobIndex::read(&root).unwrap();
         let meta = fs_err::metadata(root.join("main.rs")).unwrap();
-        let mtime_ms = i64::try_from(
-            meta.modified()
-                .unwrap()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_millis(),
-        )
-        .unwrap();
+        let mtime_ms = modified_ms(&meta);
         let recorded = index.recorded("main.rs", meta.len(), mtime_ms).unwrap();
         // `git hash-object` of "fn main() {}\n" in a SHA-256 repository.
         assert_eq!(

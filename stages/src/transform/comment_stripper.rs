@@ -3,7 +3,7 @@ use std::ops::Range;
 use crate::language::Language;
 use crate::relative_path::RelativePath;
 use crate::transform::ContentTransformer;
-use crate::transform::source_spans::{self, Comment, CommentSyntax, SourceSpans, StringLiteral};
+use crate::transform::source_spans::{self, CommentSyntax, SourceSpans};
 use crate::work;
 
 /// ## What it does
@@ -75,32 +75,15 @@ impl ContentTransformer for CommentStripper {
             let (from, to) = checkpoints[index];
             to + (position - from)
         };
-        let map_range = |range: &Range<usize>| map(range.start)..map(range.end);
-        let kept = SourceSpans {
-            syntax: spans.syntax,
-            comments: spans
-                .comments
-                .iter()
-                .filter(|comment| {
-                    removed
-                        .binary_search_by_key(&comment.range.start, |r| r.start)
-                        .is_err()
-                })
-                .map(|comment| Comment {
-                    range: map_range(&comment.range),
-                    above_declaration: comment.above_declaration,
-                })
-                .collect(),
-            strings: spans
-                .strings
-                .iter()
-                .map(|literal| StringLiteral {
-                    range: map_range(&literal.range),
-                    content: map_range(&literal.content),
-                    truncatable: literal.truncatable,
-                })
-                .collect(),
-        };
+        let kept = spans.moved(
+            |comment| {
+                removed
+                    .binary_search_by_key(&comment.start, |r| r.start)
+                    .is_err()
+            },
+            |_| true,
+            map,
+        );
         source_spans::remember(path, language, &out, kept);
         out
     }

@@ -69,6 +69,42 @@ pub(crate) struct SourceSpans {
 
 /// What the transformers need of the language providers' grammars: which
 /// node kinds are comments and string literals.
+impl SourceSpans {
+    /// The spans kept by `keep_comment` and `keep_string` (given each span's
+    /// range), with every offset passed through `map`: the spans of a text
+    /// that a transformer cut pieces out of, for the next transformer.
+    pub(crate) fn moved(
+        &self,
+        keep_comment: impl Fn(&Range<usize>) -> bool,
+        keep_string: impl Fn(&Range<usize>) -> bool,
+        map: impl Fn(usize) -> usize,
+    ) -> Self {
+        let map_range = |range: &Range<usize>| map(range.start)..map(range.end);
+        Self {
+            syntax: self.syntax,
+            comments: self
+                .comments
+                .iter()
+                .filter(|comment| keep_comment(&comment.range))
+                .map(|comment| Comment {
+                    range: map_range(&comment.range),
+                    above_declaration: comment.above_declaration,
+                })
+                .collect(),
+            strings: self
+                .strings
+                .iter()
+                .filter(|string| keep_string(&string.range))
+                .map(|string| StringLiteral {
+                    range: map_range(&string.range),
+                    content: map_range(&string.content),
+                    truncatable: string.truncatable,
+                })
+                .collect(),
+        }
+    }
+}
+
 impl Grammar {
     fn is_comment(self, kind: &str) -> bool {
         match self {
@@ -190,29 +226,11 @@ pub(crate) fn remember_suffix(
     let Some(spans) = scan_cached(path, language, original) else {
         return;
     };
-    let shift = |range: &Range<usize>| range.start - cut..range.end - cut;
-    let moved = SourceSpans {
-        syntax: spans.syntax,
-        comments: spans
-            .comments
-            .iter()
-            .filter(|comment| comment.range.start >= cut)
-            .map(|comment| Comment {
-                range: shift(&comment.range),
-                above_declaration: comment.above_declaration,
-            })
-            .collect(),
-        strings: spans
-            .strings
-            .iter()
-            .filter(|string| string.range.start >= cut)
-            .map(|string| StringLiteral {
-                range: shift(&string.range),
-                content: shift(&string.content),
-                truncatable: string.truncatable,
-            })
-            .collect(),
-    };
+    let moved = spans.moved(
+        |comment| comment.start >= cut,
+        |string| string.start >= cut,
+        |offset| offset - cut,
+    );
     remember(path, language, suffix, moved);
 }
 
