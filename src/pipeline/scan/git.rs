@@ -234,7 +234,7 @@ pub fn history_row_key(root: &Path) -> Option<aic_storage::FactsKey> {
 }
 
 pub fn read_git_recency(root: &Path, cache: Option<&FileCache>) -> Option<GitRecency> {
-    let repo = gix::discover(root).ok()?;
+    let mut repo = gix::discover(root).ok()?;
     let prefix = root_prefix(&repo, root)?;
     let relative = |path: &[u8]| -> Option<String> {
         let path = path.to_str().ok()?;
@@ -249,6 +249,10 @@ pub fn read_git_recency(root: &Path, cache: Option<&FileCache>) -> Option<GitRec
         recency.indexed(),
         index_started.elapsed()
     );
+    // Consecutive commits share most trees: decoded trees are kept (about
+    // 1 KiB per tracked file, gix's sizing for tree diffs), and packed deltas
+    // are cached by the pack cache.
+    repo.object_cache_size_if_unset((recency.indexed() << 10).max(4 << 10));
     let Ok(head) = repo.head_id() else {
         return Some(recency);
     };
@@ -332,7 +336,10 @@ pub fn read_git_recency(root: &Path, cache: Option<&FileCache>) -> Option<GitRec
 }
 
 /// Appends to `changed` every blob path that differs between two trees (either
-/// may be absent: an added or deleted subtree).
+/// may be absent: an added or deleted subtree). Both trees' entries are in
+/// git's order (by name, a tree's name read with a trailing `/`), so one merge
+/// pass pairs them; a name that is a blob on one side and a tree on the other
+/// is two entries, each handled as added or removed.
 fn diff_trees(
     repo: &gix::Repository,
     old: Option<gix::ObjectId>,
@@ -343,53 +350,87 @@ fn diff_trees(
     if old == new {
         return;
     }
-    let entries = |id: Option<gix::ObjectId>| -> HashMap<Vec<u8>, (gix::ObjectId, bool)> {
-        let Some(id) = id else { return HashMap::new() };
-        let Some(tree) = id
-            .attach(repo)
-            .object()
-            .ok()
-            .and_then(|o| o.try_into_tree().ok())
-        else {
-            return HashMap::new();
-        };
-        let Ok(decoded) = tree.decode() else {
-            return HashMap::new();
-        };
-        decoded
-            .entries
-            .iter()
-            .filter(|e| !e.mode.is_commit())
-            .map(|e| (e.filename.to_vec(), (e.oid.to_owned(), e.mode.is_tree())))
-            .collect()
+    let load = |id: Option<gix::ObjectId>| -> Option<gix::Tree<'_>> {
+        id?.attach(repo).object().ok()?.try_into_tree().ok()
     };
-    let old_entries = entries(old);
-    let new_entries = entries(new);
-    let mut names: Vec<&Vec<u8>> = old_entries.keys().chain(new_entries.keys()).collect();
-    names.sort();
-    names.dedup();
-    for name in names {
-        let before = old_entries.get(name);
-        let after = new_entries.get(name);
-        if before.map(|e| e.0) == after.map(|e| e.0) {
+    let (old_tree, new_tree) = (load(old), load(new));
+    let (before, after) = (
+        tree_entries(old_tree.as_ref()),
+        tree_entries(new_tree.as_ref()),
+    );
+    let (mut i, mut j) = (0, 0);
+    while i < before.len() || j < after.len() {
+        let order = match (before.get(i), after.get(j)) {
+            (Some(a), Some(b)) => a.git_order(b),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        let (old_entry, new_entry) = match order {
+            std::cmp::Ordering::Less => (before.get(i), None),
+            std::cmp::Ordering::Greater => (None, after.get(j)),
+            std::cmp::Ordering::Equal => (before.get(i), after.get(j)),
+        };
+        i += usize::from(order.is_le());
+        j += usize::from(order.is_ge());
+        if old_entry.map(|e| e.id) == new_entry.map(|e| e.id) {
             continue;
         }
+        let entry = old_entry.or(new_entry).expect("one side has the entry");
         let length = prefix.len();
         if !prefix.is_empty() {
             prefix.push(b'/');
         }
-        prefix.extend_from_slice(name);
-        let old_tree = before.filter(|e| e.1).map(|e| e.0);
-        let new_tree = after.filter(|e| e.1).map(|e| e.0);
-        if old_tree.is_some() || new_tree.is_some() {
-            diff_trees(repo, old_tree, new_tree, prefix, changed);
-        }
-        let blob_changed =
-            before.filter(|e| !e.1).map(|e| e.0) != after.filter(|e| !e.1).map(|e| e.0);
-        if blob_changed {
+        prefix.extend_from_slice(entry.name);
+        if entry.is_tree {
+            diff_trees(
+                repo,
+                old_entry.map(|e| e.id),
+                new_entry.map(|e| e.id),
+                prefix,
+                changed,
+            );
+        } else {
             changed.push(prefix.clone());
         }
         prefix.truncate(length);
+    }
+}
+
+/// The entries of `tree` other than submodules, in the tree's order.
+fn tree_entries<'a>(tree: Option<&'a gix::Tree<'_>>) -> Vec<TreeEntry<'a>> {
+    let Some(decoded) = tree.and_then(|tree| tree.decode().ok()) else {
+        return Vec::new();
+    };
+    decoded
+        .entries
+        .iter()
+        .filter(|e| !e.mode.is_commit())
+        .map(|e| TreeEntry {
+            name: e.filename.as_bytes(),
+            id: e.oid.to_owned(),
+            is_tree: e.mode.is_tree(),
+        })
+        .collect()
+}
+
+/// One entry of a decoded tree: its name (borrowed from the tree's buffer),
+/// id and kind.
+struct TreeEntry<'a> {
+    name: &'a [u8],
+    id: gix::ObjectId,
+    is_tree: bool,
+}
+
+impl TreeEntry<'_> {
+    /// Git's tree order: names compared bytewise, a tree's as if it ended in
+    /// `/`.
+    fn git_order(&self, other: &Self) -> std::cmp::Ordering {
+        let suffix = |entry: &Self| entry.is_tree.then_some(b'/');
+        self.name
+            .iter()
+            .copied()
+            .chain(suffix(self))
+            .cmp(other.name.iter().copied().chain(suffix(other)))
     }
 }
 
@@ -477,6 +518,55 @@ mod tests {
     /// The index gives a clean file's blob id, the one `blob_id` computes
     /// from its bytes, relative to a project root below the work tree; a file
     /// of another size or second, or untracked, must be read.
+    /// Git orders a tree named `a` after a blob `a.rs` (as `a/`), and a
+    /// name can turn from a file into a directory: the merge of two trees
+    /// pairs only like with like.
+    #[test]
+    fn history_follows_tree_order_and_a_file_becoming_a_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs_err::canonicalize(dir.path()).unwrap();
+        git(&root, &["init", "-q", "-b", "main"], "2024-01-01T00:00:00Z");
+        fs_err::create_dir_all(root.join("a")).unwrap();
+        fs_err::write(root.join("a.rs"), "1").unwrap();
+        fs_err::write(root.join("a/x.rs"), "1").unwrap();
+        fs_err::write(root.join("a-b.rs"), "1").unwrap();
+        fs_err::write(root.join("b"), "file").unwrap();
+        git(&root, &["add", "."], "2024-01-01T00:00:00Z");
+        git(
+            &root,
+            &["commit", "-q", "-m", "one"],
+            "2024-01-01T00:00:00Z",
+        );
+        fs_err::write(root.join("a/x.rs"), "2").unwrap();
+        fs_err::remove_file(root.join("b")).unwrap();
+        fs_err::create_dir_all(root.join("b")).unwrap();
+        fs_err::write(root.join("b/c.rs"), "2").unwrap();
+        git(&root, &["add", "-A"], "2024-06-01T00:00:00Z");
+        git(
+            &root,
+            &["commit", "-q", "-m", "two"],
+            "2024-06-01T00:00:00Z",
+        );
+
+        let recency = read_git_recency(&root, None).unwrap();
+        let mut last: Vec<(&str, i64)> = recency
+            .last_commit
+            .iter()
+            .map(|(path, time)| (path.as_str(), *time))
+            .collect();
+        last.sort_unstable();
+        assert_eq!(
+            last,
+            [
+                ("a-b.rs", 1_704_067_200),
+                ("a.rs", 1_704_067_200),
+                ("a/x.rs", 1_717_200_000),
+                ("b", 1_717_200_000),
+                ("b/c.rs", 1_717_200_000),
+            ]
+        );
+    }
+
     #[test]
     fn the_blob_index_vouches_for_files_as_recorded() {
         let dir = tempfile::tempdir().unwrap();
