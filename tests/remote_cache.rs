@@ -353,6 +353,68 @@ fn the_git_history_travels_with_the_files_rows() {
     );
 }
 
+/// A new checkout of a repository that `precompute --push` filled the store
+/// for reads no file that git's index vouches for: each file's content hash
+/// and scan terms come from the store by its blob id. A file changed since
+/// its commit is read. The prompt is the bytes of a compile without the
+/// remote tier, and the next compile finds every file in the path index.
+#[test]
+fn a_new_checkout_learns_its_files_from_the_store_by_blob_id() {
+    let repo = fixture_repo("webapp", WEBAPP_MTIMES);
+    let tree = repo.path();
+    git(tree, &["init", "-q", "-b", "main"], "2024-01-01T00:00:00Z");
+    git(tree, &["add", "."], "2024-01-01T00:00:00Z");
+    git(
+        tree,
+        &["commit", "-q", "-m", "first"],
+        "2024-01-01T00:00:00Z",
+    );
+    let service = tree.join("src/user/service.ts");
+    let text = fs_err::read_to_string(&service).unwrap();
+    fs_err::write(&service, format!("{text}\n// changed after the commit\n")).unwrap();
+    let root = tree.to_str().unwrap();
+    let store = directory();
+    let remote = [("AIC_CACHE_REMOTE_URL", store.url.as_str())];
+    let push = run_with(
+        &["precompute", "--root", root, "--push", "--json"],
+        private_tempdir().path(),
+        &remote,
+    );
+    assert_eq!(push.code, 0, "{}", push.stderr);
+    let files = push.json()["files"].as_u64().unwrap();
+
+    let fresh = private_tempdir();
+    let inspect = |home: &Path| {
+        let run = run_with(
+            &["inspect", INTENT, "--root", root, "--json"],
+            home,
+            &remote,
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()["cache"].clone()
+    };
+    let first = inspect(fresh.path());
+    assert_eq!(first["pathIndexHits"], 0, "{first:#}");
+    assert_eq!(first["blobIndexHits"], files - 1, "{first:#}");
+    assert_eq!(first["scan"]["computed"], 0, "{first:#}");
+    assert_eq!(first["remote"]["rejected"], 0, "{first:#}");
+    let second = inspect(fresh.path());
+    // The changed file was written moments ago: too recent for the path
+    // index (git's racily-clean rule), so it is read again.
+    assert_eq!(second["pathIndexHits"], files - 1, "{second:#}");
+    assert_eq!(second["blobIndexHits"], 0, "{second:#}");
+
+    let compile = |home: &Path, env: &[(&str, &str)]| {
+        let run = run_with(&["compile", INTENT, "--root", root], home, env);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout
+    };
+    assert_eq!(
+        compile(private_tempdir().path(), &remote),
+        compile(private_tempdir().path(), &[])
+    );
+}
+
 #[test]
 fn tampered_and_wrongly_signed_entries_are_refused() {
     let repo = fixture_repo("webapp", WEBAPP_MTIMES);

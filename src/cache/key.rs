@@ -23,6 +23,12 @@ pub enum RowKind {
     Scan,
     /// A file's imports.
     Imports,
+    /// A file's scan row under its git blob id instead of its content hash
+    /// (the id's first 16 bytes take the content hash's place in the key):
+    /// the file's content hash and size with its scan row, so that a new
+    /// checkout learns both from git's index without reading the file. Only
+    /// the remote tier holds these ([`crate::cache::FileCache::blob_scan`]).
+    BlobScan,
     /// A file's [`FileFacts`](aic_stages::facts::FileFacts), with the raw
     /// (`#raw`) and bypass (direct target or score above 0.9) flags of the
     /// transform stage.
@@ -64,6 +70,7 @@ pub fn row_key(
         RowKind::Scan => (1u8, false, false),
         RowKind::Imports => (2, false, false),
         RowKind::Facts { raw, bypass } => (3, raw, bypass),
+        RowKind::BlobScan => (4, false, false),
     };
     let mut variant = CacheKeyHasher::new("aic-file-row-v1");
     variant
@@ -109,6 +116,7 @@ mod tests {
         let keys = [
             row_key(base, hash, RowKind::Scan, &a, Language::Rust),
             row_key(base, hash, RowKind::Imports, &a, Language::Rust),
+            row_key(base, hash, RowKind::BlobScan, &a, Language::Rust),
             row_key(base, hash, facts, &a, Language::Rust),
             row_key(
                 base,

@@ -51,6 +51,41 @@ const RACY_NS: i64 = 2_000_000_000;
 /// The most recomputed paths a [`CacheReport`] lists.
 const RECOMPUTED_LISTED: usize = 100;
 
+/// The payload of a [`RowKind::BlobScan`] row: the file's content hash
+/// (16 bytes), its size (u64, little endian) and its scan row's envelope as
+/// the local tier stores it.
+#[derive(Debug)]
+pub struct BlobScanRow<'a> {
+    /// xxh3-128 of the file's bytes.
+    pub hash: ContentHash,
+    /// The file's size in bytes.
+    pub size_bytes: u64,
+    /// The scan row's envelope.
+    pub scan: &'a [u8],
+}
+
+impl<'a> BlobScanRow<'a> {
+    /// Reads a payload; `None` when it is too short.
+    pub fn decode(payload: &'a [u8]) -> Option<Self> {
+        let hash = payload.get(..16)?.try_into().ok()?;
+        let size = payload.get(16..24)?.try_into().ok()?;
+        Some(Self {
+            hash: ContentHash(hash),
+            size_bytes: u64::from_le_bytes(size),
+            scan: payload.get(24..)?,
+        })
+    }
+
+    /// The payload.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut payload = Vec::with_capacity(24 + self.scan.len());
+        payload.extend_from_slice(&self.hash.0);
+        payload.extend_from_slice(&self.size_bytes.to_le_bytes());
+        payload.extend_from_slice(self.scan);
+        payload
+    }
+}
+
 /// Hits and computations of one kind of row.
 #[derive(Debug, Default)]
 struct Counter {
@@ -88,6 +123,9 @@ pub struct CacheReport {
     pub database: Option<PathBuf>,
     /// Files whose size and mtime matched the path index (not read to be hashed).
     pub path_index_hits: u64,
+    /// Files of a new checkout whose content hash and scan terms came from
+    /// the remote tier by their git blob id (not read to be hashed).
+    pub blob_index_hits: u64,
     /// The RepoMap scan (symbol terms, term statistics).
     pub scan: StageCounts,
     /// Import parsing.
@@ -161,6 +199,7 @@ pub struct FileCache {
     fingerprint: StageFingerprint,
     scan_started_ns: i64,
     path_hits: AtomicU64,
+    blob_hits: AtomicU64,
     damaged: AtomicBool,
     scan: Counter,
     imports: Counter,
@@ -221,6 +260,7 @@ impl FileCache {
             fingerprint: StageFingerprint::new(&config.guard, &config.content_transformers),
             scan_started_ns: clock.now_ns(),
             path_hits: AtomicU64::new(0),
+            blob_hits: AtomicU64::new(0),
             damaged: AtomicBool::new(false),
             scan: Counter::default(),
             imports: Counter::default(),
@@ -563,6 +603,68 @@ impl FileCache {
         self.send(|writer| writer.put_facts(key, &payload));
     }
 
+    /// The key of a file's [`RowKind::BlobScan`] row; `blob` is its git blob
+    /// id (SHA-1 or SHA-256).
+    pub fn blob_scan_key(
+        &self,
+        blob: &gix::oid,
+        path: &RelativePath,
+        language: Language,
+    ) -> FactsKey {
+        let mut first = [0u8; 16];
+        first.copy_from_slice(&blob.as_bytes()[..16]);
+        self.row_key(ContentHash(first), RowKind::BlobScan, path, language)
+    }
+
+    /// Whether this database has scanned the project before (its path index
+    /// holds a file of it). A damaged or unreadable index counts as known.
+    pub fn knows_project(&self) -> bool {
+        self.guarded(|| self.reader.has_project_paths(&self.project))
+            .and_then(Result::ok)
+            .unwrap_or(true)
+    }
+
+    /// A file's content hash and scan terms from its [`RowKind::BlobScan`]
+    /// row fetched ahead from the remote tier, when the row was made from a
+    /// file of `size_bytes` (a checkout filter that changes the bytes changes
+    /// the size: the file is then read). The scan row goes to the local tier
+    /// under the content hash, and the path index learns the file.
+    pub fn blob_scan(
+        &self,
+        blob: &gix::oid,
+        path: &RelativePath,
+        language: Language,
+        size_bytes: u64,
+        mtime_ns: i64,
+    ) -> Option<(ContentHash, ScanTerms)> {
+        let link = self.remote.as_ref()?;
+        let key = self.blob_scan_key(blob, path, language);
+        let (_, envelope) = link.fetched.remove(&key)?;
+        let opened = aic_storage::unseal(&envelope).and_then(|payload| {
+            let row = BlobScanRow::decode(&payload)?;
+            if row.size_bytes != size_bytes {
+                return Some(None);
+            }
+            let terms = decode_scan(&aic_storage::unseal(row.scan)?).ok()?;
+            Some(Some((row.hash, row.scan.to_vec(), terms)))
+        });
+        let Some(found) = opened else {
+            link.counts.rejected.fetch_add(1, Ordering::Relaxed);
+            return None;
+        };
+        let (hash, scan_envelope, terms) = found?;
+        link.counts.hits.fetch_add(1, Ordering::Relaxed);
+        self.scan.hits.fetch_add(1, Ordering::Relaxed);
+        self.blob_hits.fetch_add(1, Ordering::Relaxed);
+        let scan_key = self.row_key(hash, RowKind::Scan, path, language);
+        if let Some(memo) = &self.memo {
+            memo.put_scan(scan_key, terms.clone());
+        }
+        self.send(|writer| writer.put_sealed(scan_key, scan_envelope));
+        self.index_path(path, size_bytes, mtime_ns, hash, false);
+        Some((hash, terms))
+    }
+
     /// The cached imports of a file.
     pub fn imports(
         &self,
@@ -711,6 +813,7 @@ impl FileCache {
                 enabled: true,
                 database: Some(self.store.path().to_path_buf()),
                 path_index_hits: self.path_hits.load(Ordering::Relaxed),
+                blob_index_hits: self.blob_hits.load(Ordering::Relaxed),
                 scan: self.scan.snapshot(),
                 imports: self.imports.snapshot(),
                 facts: self.facts.snapshot(),

@@ -3,6 +3,7 @@
 //! and the FileFacts at the default settings (no `#raw`, no bypass) — so that a
 //! CI job can hand a warm cache to a fleet of machines.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -19,7 +20,7 @@ use aic_storage::{CacheReader, FactsKey};
 
 use crate::cache::key::RowKind;
 use crate::cache::remote::Stored;
-use crate::cache::{CacheReport, FileCache};
+use crate::cache::{BlobScanRow, CacheReport, FileCache};
 use crate::error::CompileError;
 use crate::host::Host;
 use crate::pipeline::account::elapsed_ms;
@@ -217,9 +218,12 @@ pub fn precompute(
     let slowest = slowest.into_inner().unwrap_or_else(PoisonError::into_inner);
     let (mut report, warning) = cache.finish();
     warnings.extend(warning);
-    let pushed = request
-        .push
-        .then(|| push_rows(&cache, &keys, host.clock().now_secs()));
+    let pushed = request.push.then(|| {
+        let now_secs = host.clock().now_secs();
+        let built = blob_scan_rows(&cache, &project.root, &repo.files, now_secs);
+        keys.extend(built.keys());
+        push_rows(&cache, &keys, &built, now_secs)
+    });
     if let (Some(pushed), Some(remote)) = (pushed, &mut report.remote) {
         remote.written += pushed.written;
         remote.bytes_written += pushed.bytes;
@@ -266,16 +270,58 @@ pub fn project_keys(cache: &FileCache, files: &[FileEntry]) -> Vec<FactsKey> {
     keys
 }
 
+/// The [`RowKind::BlobScan`] rows of the files git's index vouches for (as
+/// it recorded them), built from their scan rows in the local tier, sealed:
+/// what a new checkout finds its files' content hashes and scan terms by
+/// without reading them. Empty outside git. Call after
+/// [`FileCache::finish`].
+pub fn blob_scan_rows(
+    cache: &FileCache,
+    root: &std::path::Path,
+    files: &[FileEntry],
+    now_secs: u64,
+) -> BTreeMap<FactsKey, Vec<u8>> {
+    let Some(index) = crate::pipeline::scan::git::BlobIndex::read(root) else {
+        return BTreeMap::new();
+    };
+    let Ok(reader) = CacheReader::open(cache.store(), now_secs) else {
+        return BTreeMap::new();
+    };
+    files
+        .iter()
+        .filter_map(|file| {
+            let blob =
+                index.recorded(file.path.as_str(), file.size_bytes, file.last_modified_ms)?;
+            let scan_key =
+                cache.row_key(file.content_hash, RowKind::Scan, &file.path, file.language);
+            let scan = reader.envelope(&scan_key).ok()??;
+            let row = BlobScanRow {
+                hash: file.content_hash,
+                size_bytes: file.size_bytes,
+                scan: &scan,
+            };
+            let key = cache.blob_scan_key(blob, &file.path, file.language);
+            Some((key, aic_storage::seal(&row.encode())))
+        })
+        .collect()
+}
+
 /// Rows written to the remote tier per round of a push, bounding the
 /// memory the push holds.
 const PUSH_ROUND: usize = 4096;
 
 /// Writes to the remote tier the rows of `keys` that the local tier holds
 /// and the remote tier lacks (those it answered during this run are known to
-/// be there; the rest are asked for in batches). Call after
-/// [`FileCache::finish`], so that this run's rows are committed. The counts
-/// are added to the database's running counts.
-pub fn push_rows(cache: &FileCache, keys: &[FactsKey], now_secs: u64) -> Stored {
+/// be there; the rest are asked for in batches), or that `built` holds
+/// (rows made for the push, sealed). Call after [`FileCache::finish`], so
+/// that this run's rows are committed. The counts are added to the
+/// database's running counts.
+pub fn push_rows(
+    cache: &FileCache,
+    keys: &[FactsKey],
+    built: &BTreeMap<FactsKey, Vec<u8>>,
+    now_secs: u64,
+) -> Stored {
     let mut stored = Stored::default();
     let Some(tier) = cache.remote() else {
         return stored;
@@ -299,7 +345,10 @@ pub fn push_rows(cache: &FileCache, keys: &[FactsKey], now_secs: u64) -> Stored 
         let lacking = missing.len() as u64;
         let rows: Vec<(FactsKey, Vec<u8>)> = missing
             .into_iter()
-            .filter_map(|key| Some((key, reader.envelope(&key).ok()??)))
+            .filter_map(|key| match built.get(&key) {
+                Some(envelope) => Some((key, envelope.clone())),
+                None => Some((key, reader.envelope(&key).ok()??)),
+            })
             .collect();
         stored.not_local += lacking - rows.len() as u64;
         let done = tier.store(&rows);

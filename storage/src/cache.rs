@@ -308,6 +308,26 @@ impl CacheReader {
         Ok(row.and_then(|row| row.value().get(STAMP..).map(<[u8]>::to_vec)))
     }
 
+    /// Whether the path index holds any file of `project` (a project this
+    /// database has not scanned before holds none).
+    ///
+    /// # Errors
+    ///
+    /// [`StorageError::Storage`] when redb fails to read the table.
+    pub fn has_project_paths(&self, project: &[u8; 16]) -> Result<bool, StorageError> {
+        let Some(paths) = &self.paths else {
+            return Ok(false);
+        };
+        let mut rows = paths
+            .range::<&[u8]>(project.as_slice()..)
+            .map_err(|error| StorageError::storage(&self.path, error))?;
+        let first = rows
+            .next()
+            .transpose()
+            .map_err(|error| StorageError::storage(&self.path, error))?;
+        Ok(first.is_some_and(|(key, _)| key.value().starts_with(project)))
+    }
+
     /// The path index record of `path` in `project`, if any and readable.
     ///
     /// # Errors
@@ -1001,6 +1021,9 @@ mod tests {
             })
         );
         assert_eq!(reader.path_record(&[2; 16], "src/a.rs").unwrap(), None);
+        assert!(reader.has_project_paths(&[1; 16]).unwrap());
+        assert!(!reader.has_project_paths(&[0; 16]).unwrap());
+        assert!(!reader.has_project_paths(&[2; 16]).unwrap());
         let later = CacheReader::open(&store, 1000 + TOUCH_INTERVAL_SECS).unwrap();
         assert!(matches!(
             later.get(&key(1)).unwrap(),

@@ -14,7 +14,7 @@ use crate::cache::{FileCache, RemoteReport};
 use crate::error::UserError;
 use crate::host::Host;
 use crate::pipeline::file_cache;
-use crate::pipeline::precompute::{project_keys, push_rows};
+use crate::pipeline::precompute::{blob_scan_rows, project_keys, push_rows};
 use crate::pipeline::prepare::Project;
 use crate::printer::print_stdout;
 
@@ -88,7 +88,11 @@ pub fn run(args: &RemoteSyncArgs, host: &Host, push: bool) -> anyhow::Result<()>
         if let Some(warning) = warning {
             tracing::warn!("{warning}");
         }
-        output.pushed = Some(push_rows(&cache, &keys, host.clock().now_secs()));
+        let now_secs = host.clock().now_secs();
+        let built = blob_scan_rows(&cache, &project.root, &snapshot.repo.files, now_secs);
+        keys.extend(built.keys());
+        output.rows = keys.len();
+        output.pushed = Some(push_rows(&cache, &keys, &built, now_secs));
     } else {
         cache.prefetch(keys.iter().copied());
         keep_fetched(&cache);

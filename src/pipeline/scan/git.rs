@@ -15,6 +15,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, OnceLock};
 
 use gix::bstr::ByteSlice;
 use gix::prelude::ObjectIdExt;
@@ -49,7 +50,7 @@ pub struct GitRecency {
     /// root, for paths changed in the commits read.
     pub last_commit: HashMap<String, i64>,
     /// The index, when it could be read (when not, no file is reported dirty).
-    index: Option<BlobIndex>,
+    index: Option<Arc<BlobIndex>>,
     /// Commits read.
     pub commits_read: usize,
 }
@@ -158,6 +159,15 @@ impl BlobIndex {
         })
     }
 
+    /// The paths (relative to the project root) and blob ids of the index's
+    /// unconflicted entries, in no particular order.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &gix::oid)> {
+        self.entries
+            .iter()
+            .filter(|(_, (size, _, _))| *size != u32::MAX)
+            .map(|(path, (_, _, id))| (path.as_str(), id.as_ref()))
+    }
+
     /// The blob id the index recorded for `path` when the file on disk has
     /// the size and modification second it recorded (`mtime_ms`: ms since the
     /// epoch); `None` when the file must be read to know it.
@@ -175,6 +185,42 @@ impl BlobIndex {
 pub fn blob_id(index: Option<&BlobIndex>, bytes: &[u8]) -> Option<gix::ObjectId> {
     let kind = index.map_or(gix::hash::Kind::Sha1, |index| index.kind);
     gix::objs::compute_hash(kind, gix::objs::Kind::Blob, bytes).ok()
+}
+
+/// Git's index for one scan, read once by whichever thread asks first (the
+/// git thread, beside the walk); a thread that asks meanwhile waits for it.
+/// The loader may do more than read it (fetch what the index names).
+pub struct SharedBlobIndex<'a> {
+    cell: OnceLock<Option<Arc<BlobIndex>>>,
+    load: Box<dyn Fn() -> Option<Arc<BlobIndex>> + Send + Sync + 'a>,
+}
+
+impl std::fmt::Debug for SharedBlobIndex<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedBlobIndex")
+            .field("loaded", &self.cell.get().is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> SharedBlobIndex<'a> {
+    /// An index `load` reads on first use.
+    pub fn new(load: impl Fn() -> Option<Arc<BlobIndex>> + Send + Sync + 'a) -> Self {
+        Self {
+            cell: OnceLock::new(),
+            load: Box::new(load),
+        }
+    }
+
+    /// The index, loaded now or waited for; `None` outside git.
+    pub fn get(&self) -> Option<&BlobIndex> {
+        self.cell.get_or_init(&self.load).as_deref()
+    }
+
+    /// [`SharedBlobIndex::get`], shared.
+    pub fn shared(&self) -> Option<Arc<BlobIndex>> {
+        self.cell.get_or_init(&self.load).clone()
+    }
 }
 
 /// The files git tracks under `root` (its index's stage-0 entries), relative
@@ -233,7 +279,11 @@ pub fn history_row_key(root: &Path) -> Option<aic_storage::FactsKey> {
     ))
 }
 
-pub fn read_git_recency(root: &Path, cache: Option<&FileCache>) -> Option<GitRecency> {
+pub fn read_git_recency(
+    root: &Path,
+    cache: Option<&FileCache>,
+    index: Option<Arc<BlobIndex>>,
+) -> Option<GitRecency> {
     let mut repo = gix::discover(root).ok()?;
     let prefix = root_prefix(&repo, root)?;
     let relative = |path: &[u8]| -> Option<String> {
@@ -243,7 +293,7 @@ pub fn read_git_recency(root: &Path, cache: Option<&FileCache>) -> Option<GitRec
 
     let mut recency = GitRecency::default();
     let index_started = std::time::Instant::now();
-    recency.index = BlobIndex::of(&repo, &prefix);
+    recency.index = index.or_else(|| BlobIndex::of(&repo, &prefix).map(Arc::new));
     debug!(
         "git: read {} index entries in {:?}",
         recency.indexed(),
@@ -488,12 +538,12 @@ mod tests {
         );
         fs_err::write(root.join("untracked.rs"), "u").unwrap();
 
-        let recency = read_git_recency(&root.join("src"), None).unwrap();
+        let recency = read_git_recency(&root.join("src"), None, None).unwrap();
         assert_eq!(recency.commits_read, 2);
         assert_eq!(recency.last_commit.get("old.rs"), Some(&1_704_067_200));
         assert_eq!(recency.last_commit.get("deep/new.rs"), Some(&1_717_200_000));
 
-        let full = read_git_recency(&root, None).unwrap();
+        let full = read_git_recency(&root, None, None).unwrap();
         let meta = fs_err::metadata(root.join("src/old.rs")).unwrap();
         let mtime_ms = modified_ms(&meta);
         let read = |path: &str| {
@@ -548,7 +598,7 @@ mod tests {
             "2024-06-01T00:00:00Z",
         );
 
-        let recency = read_git_recency(&root, None).unwrap();
+        let recency = read_git_recency(&root, None, None).unwrap();
         let mut last: Vec<(&str, i64)> = recency
             .last_commit
             .iter()
@@ -643,7 +693,8 @@ mod tests {
     fn no_repository_gives_none() {
         let dir = tempfile::tempdir().unwrap();
         assert!(
-            read_git_recency(dir.path(), None).is_none() || std::env::var_os("GIT_DIR").is_some()
+            read_git_recency(dir.path(), None, None).is_none()
+                || std::env::var_os("GIT_DIR").is_some()
         );
     }
 }

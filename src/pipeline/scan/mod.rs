@@ -18,13 +18,14 @@ use std::time::Instant;
 use aic_stages::content_hash::ContentHash;
 use aic_stages::guard::ExclusionScanner;
 use aic_stages::import_graph::{ImportIndex, ProjectLayout, ResolvedImports};
+use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::{FileEntry, RepoMap};
 use tracing::{debug, info};
 
 use crate::cache::FileCache;
 use crate::pipeline::prepare::Project;
-use git::{BlobIndex, GitRecency, read_git_recency};
+use git::{BlobIndex, GitRecency, SharedBlobIndex, read_git_recency};
 use walk::walk;
 pub use walk::{
     Bounded, DEFAULT_NEGATIVE_PATTERNS, LeftOut, OnRead, PathOutcome, ScanOptions, Shard,
@@ -215,20 +216,32 @@ fn scan_sharded(
     let root = project.root.as_path();
     let started = Instant::now();
     let never_include = never_include(project);
-    // A shard reads git's index (milliseconds) to skip the other shards'
-    // files without reading them.
-    let blob_index = shard.and_then(|_| BlobIndex::read(root));
+    // Git's index gives blob ids without reading files: a shard skips the
+    // other shards' files by them, and a new checkout (a database that has
+    // not seen the project) with a remote tier fetches the files' scan rows
+    // by them while the walk lists the files.
+    let fresh = cache.is_some_and(|cache| cache.remote().is_some() && !cache.knows_project());
+    let blob_index = (shard.is_some() || fresh).then(|| {
+        SharedBlobIndex::new(move || {
+            let index = BlobIndex::read(root).map(Arc::new);
+            if let (Some(cache), Some(index)) = (cache.filter(|_| fresh), &index) {
+                prefetch_blob_scans(cache, index);
+            }
+            index
+        })
+    });
     let (walked, git) = std::thread::scope(|scope| {
         // A shard of a precompute (a CI matrix job) fills per-file rows,
         // which do not depend on history: only the first shard reads git
         // (for the history row a push shares), the others skip it (about a
         // fifth of a quarter shard's CPU on babel).
         let git = scope.spawn(|| {
+            let index = blob_index.as_ref().and_then(SharedBlobIndex::shared);
             if shard.is_some_and(|shard| shard.index > 0) {
                 return None;
             }
             let started = Instant::now();
-            let git = read_git_recency(root, cache);
+            let git = read_git_recency(root, cache, index);
             debug!("Read git history and index in {:?}", started.elapsed());
             git
         });
@@ -270,6 +283,29 @@ fn scan_sharded(
         git,
     };
     (snapshot, detail)
+}
+
+/// Fetches from the remote tier the [`RowKind::BlobScan`] rows of every file
+/// git's index names, in batches, so that the walk finds each unchanged
+/// file's content hash and scan terms without reading it.
+///
+/// [`RowKind::BlobScan`]: crate::cache::key::RowKind::BlobScan
+fn prefetch_blob_scans(cache: &FileCache, index: &BlobIndex) {
+    let started = Instant::now();
+    let keys: Vec<_> = index
+        .entries()
+        .filter_map(|(path, blob)| {
+            let path = RelativePath::new(path)?;
+            let language = Language::detect(&path);
+            Some(cache.blob_scan_key(blob, &path, language))
+        })
+        .collect();
+    let asked = keys.len();
+    cache.prefetch(keys);
+    debug!(
+        "Fetched the remote scan rows of {asked} files by blob id in {:?}",
+        started.elapsed()
+    );
 }
 
 /// Replaces each file's recency time with what git knows: uncommitted changes are

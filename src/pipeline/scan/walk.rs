@@ -36,7 +36,7 @@ use jwalk::{ClientState, WalkDirGeneric};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::git::{BlobIndex, blob_id};
+use super::git::{SharedBlobIndex, blob_id};
 use crate::cache::FileCache;
 use crate::cache::key::RowKind;
 
@@ -129,7 +129,7 @@ fn is_zero(count: &usize) -> bool {
 /// 128-bit number `h` belongs to shard `h mod N` (zero-based here, one-based
 /// on the command line). The blob id comes from git's index when the file is
 /// as the index recorded it, so a shard does not read the other shards'
-/// files (see [`BlobIndex`]).
+/// files (see [`BlobIndex`](super::git::BlobIndex)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
     /// Zero-based index, below `count`.
@@ -232,9 +232,11 @@ pub struct ScanOptions<'a> {
     /// Only the files of this shard are scanned (the others are counted in
     /// [`SkippedFiles::other_shard`]).
     pub shard: Option<Shard>,
-    /// Git's index, which gives a shard the blob ids of unchanged files
-    /// without reading them.
-    pub blob_index: Option<&'a BlobIndex>,
+    /// Git's index, which gives the blob ids of unchanged files without
+    /// reading them: to a shard, to decide whose a file is, and to a new
+    /// checkout, to find a file's scan row in the remote tier
+    /// ([`FileCache::blob_scan`]). Waited for when the first file needs it.
+    pub blob_index: Option<&'a SharedBlobIndex<'a>>,
 }
 
 /// What [`ScanOptions::on_read`] is given: the file's entry and its bytes.
@@ -540,13 +542,11 @@ fn scan_file(
         language: Language::detect(&file.path),
         last_modified_ms,
     };
-    // A shard learns a file's blob id from git's index when the file is as
-    // the index recorded it, and skips the other shards' files unread.
-    let recorded = options.shard.and_then(|_| {
-        options
-            .blob_index
-            .and_then(|index| index.recorded(file.path.as_str(), metadata.len(), last_modified_ms))
-    });
+    // A file's blob id comes from git's index when the file is as the index
+    // recorded it: a shard skips the other shards' files unread.
+    let blob_index = options.blob_index.and_then(SharedBlobIndex::get);
+    let recorded = blob_index
+        .and_then(|index| index.recorded(file.path.as_str(), metadata.len(), last_modified_ms));
     if let Some(shard) = options.shard
         && recorded.is_some()
         && !shard.contains(recorded)
@@ -575,6 +575,15 @@ fn scan_file(
             });
         }
     }
+    // A new checkout: the remote tier's row under the blob id gives the
+    // content hash and scan terms (unless the bytes are wanted anyway).
+    if let (Some(cache), Some(blob)) = (cache, recorded)
+        && options.on_read.is_none()
+        && let Some((hash, terms)) =
+            cache.blob_scan(blob, &file.path, stat.language, metadata.len(), mtime_ns)
+    {
+        return stat.entry(file, metadata.len(), hash, terms);
+    }
     let bytes = match read_bounded(&file.absolute, options.max_file_bytes) {
         Ok(Bounded::Bytes(bytes)) => bytes,
         Ok(Bounded::TooLarge) => return FileOutcome::TooLarge,
@@ -592,7 +601,7 @@ fn scan_file(
     }
     if let Some(shard) = options.shard
         && recorded.is_none()
-        && !shard.contains(blob_id(options.blob_index, &bytes).as_deref())
+        && !shard.contains(blob_id(blob_index, &bytes).as_deref())
     {
         return FileOutcome::OtherShard;
     }
