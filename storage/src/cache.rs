@@ -19,7 +19,8 @@
 //! Writes go through a [`CacheWriter`]: one thread owns the write transactions, fed by a
 //! crossbeam channel, and commits in batches of [`BATCH_OPS`] operations (intermediate batches
 //! with [`redb::Durability::None`], the last one durably). Other processes may commit between
-//! two batches; a row another process already wrote is kept, not overwritten.
+//! two batches; a row another process already wrote is replaced by the same value (keys are
+//! content addressed) and counted as present.
 
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
@@ -51,8 +52,13 @@ pub const COMPRESS_FROM_BYTES: usize = 256;
 const ZSTD_LEVEL: i32 = 3;
 /// A hit refreshes the row's "last used" time only when it is older than this (1 hour).
 pub const TOUCH_INTERVAL_SECS: u64 = 3600;
-/// Operations per write transaction.
-pub const BATCH_OPS: usize = 4096;
+/// Operations per write transaction. Every commit, even one that is not
+/// durable, costs redb page bookkeeping: a new checkout's compile (55k rows on
+/// babel) took 0.54 s wall with 4,096 and 0.47 s with 16,384.
+pub const BATCH_OPS: usize = 16384;
+/// Operations the writer's channel holds: senders wait beyond it, which bounds
+/// the memory of rows not yet written.
+const CHANNEL_OPS: usize = 16384;
 /// Eviction shrinks the cache to this share of `cache.maxBytes` (in percent), so that it does
 /// not run on every compile once the cache is full.
 const EVICT_TO_PERCENT: u64 = 90;
@@ -385,7 +391,7 @@ pub struct WriteReport {
 
 /// The storage writer actor: one thread that owns the write transactions.
 ///
-/// Senders never block for long: the channel holds [`BATCH_OPS`] × 4 operations. Call
+/// Senders never block for long: the channel holds [`CHANNEL_OPS`] operations. Call
 /// [`CacheWriter::finish`] to commit what is left and learn the outcome; dropping the writer
 /// also commits, but loses the report.
 pub struct CacheWriter {
@@ -402,7 +408,7 @@ impl std::fmt::Debug for CacheWriter {
 impl CacheWriter {
     /// Starts the writer thread on `store`.
     pub fn spawn(store: Arc<Store>, options: WriterOptions) -> Self {
-        let (sender, receiver) = crossbeam_channel::bounded(BATCH_OPS * 4);
+        let (sender, receiver) = crossbeam_channel::bounded(CHANNEL_OPS);
         let handle = std::thread::Builder::new()
             .name("aic-cache-writer".to_owned())
             .spawn(move || write_loop(&store, &receiver, options))
@@ -535,17 +541,25 @@ fn apply(
         for op in batch.drain(..) {
             match op {
                 WriteOp::Facts { key, envelope } => {
-                    if facts.get(key.0.as_slice()).map_err(storage)?.is_some() {
-                        report.facts_present += 1;
-                        continue;
-                    }
+                    // One B-tree walk: a row another process wrote under the
+                    // same key holds the same value (keys are content
+                    // addressed), so replacing it only refreshes its stamp.
                     let row = stamped(options.now_secs, &envelope);
-                    facts
+                    let replaced = facts
                         .insert(key.0.as_slice(), row.as_slice())
-                        .map_err(storage)?;
+                        .map_err(storage)?
+                        .map(|old| old.value().len() as u64);
                     bytes += row.len() as u64;
-                    entries += 1;
-                    report.facts_written += 1;
+                    match replaced {
+                        Some(old) => {
+                            bytes = bytes.saturating_sub(old);
+                            report.facts_present += 1;
+                        }
+                        None => {
+                            entries += 1;
+                            report.facts_written += 1;
+                        }
+                    }
                 }
                 WriteOp::Path { key, record } => {
                     paths
@@ -819,7 +833,7 @@ impl Store {
     }
 
     /// Reads an export file into the cache. Each row's envelope is opened and its payload given
-    /// to `valid`; rows that fail either are skipped, as are rows already present. A file cut
+    /// to `valid`; rows that fail either are skipped; rows already present are counted. A file cut
     /// short keeps the rows before the cut.
     ///
     /// # Errors

@@ -225,7 +225,7 @@ fn scan_sharded(
         SharedBlobIndex::new(move || {
             let index = BlobIndex::read(root).map(Arc::new);
             if let (Some(cache), Some(index)) = (cache.filter(|_| fresh), &index) {
-                prefetch_blob_scans(cache, index);
+                prefetch_blob_scans(cache, index, shard);
             }
             index
         })
@@ -286,14 +286,16 @@ fn scan_sharded(
 }
 
 /// Fetches from the remote tier the [`RowKind::BlobScan`] rows of every file
-/// git's index names, in batches, so that the walk finds each unchanged
-/// file's content hash and scan terms without reading it.
+/// git's index names (of `shard`'s, when there is one), in batches, so that
+/// the walk finds each unchanged file's content hash and scan terms without
+/// reading it.
 ///
 /// [`RowKind::BlobScan`]: crate::cache::key::RowKind::BlobScan
-fn prefetch_blob_scans(cache: &FileCache, index: &BlobIndex) {
+fn prefetch_blob_scans(cache: &FileCache, index: &BlobIndex, shard: Option<Shard>) {
     let started = Instant::now();
     let keys: Vec<_> = index
         .entries()
+        .filter(|(_, blob)| shard.is_none_or(|shard| shard.contains(Some(blob))))
         .filter_map(|(path, blob)| {
             let path = RelativePath::new(path)?;
             let language = Language::detect(&path);
