@@ -351,6 +351,39 @@ fn the_git_history_travels_with_the_files_rows() {
         through_remote.json()["selectedFiles"],
         local.json()["selectedFiles"]
     );
+
+    // Three shards walk a run of the commits each (one run is empty) and
+    // push their parts; a new machine merges them into the same history.
+    let sharded = directory();
+    let remote = [("AIC_CACHE_REMOTE_URL", sharded.url.as_str())];
+    for shard in ["1/3", "2/3", "3/3"] {
+        let push = run_with(
+            &["precompute", "--root", root, "--push", "--shard", shard],
+            private_tempdir().path(),
+            &remote,
+        );
+        assert_eq!(push.code, 0, "{}", push.stderr);
+    }
+    let merged = run_with(&args, private_tempdir().path(), &remote);
+    assert_eq!(merged.code, 0, "{}", merged.stderr);
+    assert!(
+        merged
+            .stderr
+            .contains("history of 2 commits from the cache"),
+        "{}",
+        merged.stderr
+    );
+    assert_eq!(run_trace(&merged), run_trace(&through_remote));
+}
+
+/// A run's trace without what differs between two runs of one compile (its
+/// times and what the cache did).
+fn run_trace(run: &Run) -> serde_json::Value {
+    let mut trace = run.json();
+    let fields = trace.as_object_mut().unwrap();
+    fields.remove("phaseTimes");
+    fields.remove("cache");
+    trace
 }
 
 /// A new checkout of a repository that `precompute --push` filled the store
@@ -713,11 +746,29 @@ fn shards_in_a_git_work_tree_split_the_files_as_outside_git() {
         in_git_counts.iter().sum::<u64>(),
         run.json()["files"].as_u64().unwrap()
     );
-    let rows = |store: &Server| -> Vec<PathBuf> {
-        // The history row (shard 1 and the whole run push it) aside.
-        stored(&store_dir(store))
-    };
-    assert_eq!(rows(&in_git), rows(&whole));
+    // The same rows, but for the history: the whole run pushes its row, the
+    // three shards their parts and the parts' count, all keyed by one commit.
+    let (sharded, unsharded) = (stored(&store_dir(&in_git)), stored(&store_dir(&whole)));
+    let only_sharded: Vec<&PathBuf> = sharded
+        .iter()
+        .filter(|row| !unsharded.contains(row))
+        .collect();
+    let only_whole: Vec<&PathBuf> = unsharded
+        .iter()
+        .filter(|row| !sharded.contains(row))
+        .collect();
+    assert_eq!(
+        (only_sharded.len(), only_whole.len()),
+        (4, 1),
+        "{only_sharded:?} {only_whole:?}"
+    );
+    // A key's first 16 bytes (32 hex digits) hash what the row is made from.
+    let source = |row: &PathBuf| row.file_name().unwrap().to_str().unwrap()[..32].to_owned();
+    assert!(
+        only_sharded
+            .iter()
+            .all(|row| source(row) == source(only_whole[0]))
+    );
 }
 
 #[test]

@@ -189,7 +189,7 @@ pub fn run_task(
         .baselines
         .iter()
         .any(|b| b == "recency")
-        .then(|| crate::pipeline::scan::git::read_git_recency(root, None, None))
+        .then(|| crate::pipeline::scan::git::read_git_recency(root, None, None, None))
         .flatten()
         .map(|recency| recency.last_commit)
         .unwrap_or_default();

@@ -203,11 +203,10 @@ pub fn precompute(
     on_total(repo.files.len() as u64);
     let mut keys = project_keys(&cache, &repo.files);
     // The git history row goes with the files' rows (shard 1 reads it).
-    if let Some(key) = crate::pipeline::scan::git::history_row_key(&project.root)
-        .filter(|_| request.shard.is_none_or(|shard| shard.index == 0))
-    {
-        keys.push(key);
-    }
+    keys.extend(crate::pipeline::scan::git::history_row_keys(
+        &project.root,
+        request.shard,
+    ));
     if remote {
         cache.prefetch(keys.iter().copied());
     }

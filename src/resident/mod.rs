@@ -467,7 +467,7 @@ fn update(
     }
     let mut repo = RepoMap::new(files);
     if changes.git {
-        resident.detail.git = read_git_recency(root, cache, None);
+        resident.detail.git = read_git_recency(root, cache, None, None);
     }
     if let Some(git) = &resident.detail.git {
         if changes.git {

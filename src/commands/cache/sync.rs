@@ -75,7 +75,10 @@ pub fn run(args: &RemoteSyncArgs, host: &Host, push: bool) -> anyhow::Result<()>
     let snapshot = crate::pipeline::scan::scan(&project, Some(&cache), None);
     let mut keys = project_keys(&cache, &snapshot.repo.files);
     // The git history row moves with the files' rows.
-    keys.extend(crate::pipeline::scan::git::history_row_key(&project.root));
+    keys.extend(crate::pipeline::scan::git::history_row_keys(
+        &project.root,
+        None,
+    ));
     let mut output = SyncOutput {
         store: tier.shown().to_owned(),
         files: snapshot.repo.files.len(),

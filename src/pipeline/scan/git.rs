@@ -21,7 +21,9 @@ use gix::bstr::ByteSlice;
 use gix::prelude::ObjectIdExt;
 use tracing::debug;
 
+use super::Shard;
 use crate::cache::FileCache;
+use crate::cache::key::blob_key;
 
 /// The most commits read from history.
 pub const MAX_COMMITS: usize = 1_000;
@@ -37,7 +39,7 @@ pub(crate) fn is_history_row(payload: &[u8]) -> bool {
 
 /// What a history read found, as cached: commits read, and the last commit
 /// time per path, sorted by path.
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct History {
     commits_read: u32,
     last_commit: Vec<(String, i64)>,
@@ -250,13 +252,6 @@ fn entries_under<'a>(
     })
 }
 
-/// Reads history and the index for the repository enclosing `root`; `None` when
-/// `root` is not inside a git repository with a work tree or `HEAD` cannot be
-/// read (a repository with no commit still reports its dirty files).
-///
-/// The history part depends only on the `HEAD` commit and the root's place in
-/// the work tree, so with a `cache` it is read once per `HEAD` and kept in the
-/// per-file cache (keyed by the commit id); the index is read every time.
 /// What a history row is keyed by: the `HEAD` commit and the project's
 /// place in the repository (the same on every machine with that checkout).
 fn history_source(head: &[u8], prefix: &str) -> Vec<u8> {
@@ -265,31 +260,46 @@ fn history_source(head: &[u8], prefix: &str) -> Vec<u8> {
     source
 }
 
-/// The per-file cache key of the git history row [`read_git_recency`]
-/// stores for the project at `root`; `None` outside a git repository or
-/// before its first commit. `aic precompute --push` pushes that row, so a
-/// new machine reads the history instead of walking 1,000 commits.
-pub fn history_row_key(root: &Path) -> Option<aic_storage::FactsKey> {
-    let repo = gix::discover(root).ok()?;
-    let prefix = root_prefix(&repo, root)?;
-    let head = repo.head_id().ok()?;
-    Some(crate::cache::key::blob_key(
-        &history_source(head.as_bytes(), &prefix),
-        HISTORY_ROW,
-    ))
+/// The per-file cache keys of the git history rows [`read_git_recency`]
+/// stores for the project at `root` with `part`: the whole history's row,
+/// or a shard's part and the parts' count; empty outside a git repository or
+/// before its first commit. `aic precompute --push` pushes them, so a new
+/// machine reads the history instead of walking 1,000 commits.
+pub fn history_row_keys(root: &Path, part: Option<Shard>) -> Vec<aic_storage::FactsKey> {
+    let Some(source) = gix::discover(root).ok().and_then(|repo| {
+        let prefix = root_prefix(&repo, root)?;
+        let head = repo.head_id().ok()?;
+        Some(history_source(head.as_bytes(), &prefix))
+    }) else {
+        return Vec::new();
+    };
+    match part {
+        Some(part) => vec![
+            blob_key(&source, &part_kind(part)),
+            blob_key(&source, HISTORY_PARTS),
+        ],
+        None => vec![blob_key(&source, HISTORY_ROW)],
+    }
 }
 
+/// Reads history and the index for the repository enclosing `root`; `None` when
+/// `root` is not inside a git repository with a work tree or `HEAD` cannot be
+/// read (a repository with no commit still reports its dirty files). With
+/// `part` (a shard of a precompute), only that shard's run of commits is
+/// walked ([`walk_history`]).
+///
+/// The history part depends only on the `HEAD` commit and the root's place in
+/// the work tree, so with a `cache` it is read once per `HEAD` and kept in the
+/// per-file cache (keyed by the commit id); the index is read every time.
+/// A history that sharded precomputes stored in parts is merged.
 pub fn read_git_recency(
     root: &Path,
     cache: Option<&FileCache>,
     index: Option<Arc<BlobIndex>>,
+    part: Option<Shard>,
 ) -> Option<GitRecency> {
     let mut repo = gix::discover(root).ok()?;
     let prefix = root_prefix(&repo, root)?;
-    let relative = |path: &[u8]| -> Option<String> {
-        let path = path.to_str().ok()?;
-        path.strip_prefix(prefix.as_str()).map(str::to_owned)
-    };
 
     let mut recency = GitRecency::default();
     let index_started = std::time::Instant::now();
@@ -306,37 +316,135 @@ pub fn read_git_recency(
     let Ok(head) = repo.head_id() else {
         return Some(recency);
     };
-    let history_key = history_source(head.as_bytes(), &prefix);
-    if let Some(cache) = cache {
-        // One round trip to the remote tier, if there is one and the local
-        // tier lacks the row (this thread runs beside the walk).
-        cache.prefetch([crate::cache::key::blob_key(&history_key, HISTORY_ROW)]);
+    let source = history_source(head.as_bytes(), &prefix);
+    let history = match cache.and_then(|cache| cached_history(cache, &source, part)) {
+        Some(history) => {
+            debug!(
+                "git: history of {} commits from the cache, {} index entries",
+                history.commits_read,
+                recency.indexed()
+            );
+            history
+        }
+        None => {
+            let history = walk_history(&repo, head.detach(), &prefix, part);
+            if let Some(cache) = cache
+                && let Ok(bytes) = postcard::to_stdvec(&history)
+            {
+                match part {
+                    Some(part) => {
+                        cache.put_blob(&source, &part_kind(part), &bytes);
+                        cache.put_blob(&source, HISTORY_PARTS, &part.count.to_le_bytes());
+                    }
+                    None => cache.put_blob(&source, HISTORY_ROW, &bytes),
+                }
+            }
+            debug!(
+                "git: {} commits read, {} paths with history, {} index entries",
+                history.commits_read,
+                history.last_commit.len(),
+                recency.indexed()
+            );
+            history
+        }
+    };
+    recency.commits_read = history.commits_read as usize;
+    recency.last_commit = history.last_commit.into_iter().collect();
+    Some(recency)
+}
+
+/// The row kind of one shard's part of the history ([`walk_history`]).
+fn part_kind(part: Shard) -> String {
+    format!("{HISTORY_ROW}:part={}/{}", part.index + 1, part.count)
+}
+
+/// The row that says into how many parts sharded precomputes split the
+/// history of a commit (u32, little endian).
+const HISTORY_PARTS: &str = "git-history-parts-v1";
+
+/// The cached history under `source`: for a part, that part's row; for the
+/// whole, its row, or else the parts sharded precomputes stored, merged (and
+/// kept locally as the whole row). One round trip to the remote tier asks
+/// for the whole row and the parts' count, a second for the parts.
+fn cached_history(cache: &FileCache, source: &[u8], part: Option<Shard>) -> Option<History> {
+    let decode = |bytes: Vec<u8>| postcard::from_bytes::<History>(&bytes).ok();
+    if let Some(part) = part {
+        cache.prefetch([blob_key(source, &part_kind(part))]);
+        return cache.blob(source, &part_kind(part)).and_then(decode);
     }
-    if let Some(history) = cache
-        .and_then(|cache| cache.blob(&history_key, HISTORY_ROW))
-        .and_then(|bytes| postcard::from_bytes::<History>(&bytes).ok())
-    {
-        recency.commits_read = history.commits_read as usize;
-        recency.last_commit = history.last_commit.into_iter().collect();
-        debug!(
-            "git: history of {} commits from the cache, {} index entries",
-            recency.commits_read,
-            recency.indexed()
-        );
-        return Some(recency);
+    cache.prefetch([
+        blob_key(source, HISTORY_ROW),
+        blob_key(source, HISTORY_PARTS),
+    ]);
+    if let Some(history) = cache.blob(source, HISTORY_ROW).and_then(decode) {
+        return Some(history);
     }
+    let count = cache.blob(source, HISTORY_PARTS)?;
+    let count = u32::from_le_bytes(count.as_slice().try_into().ok()?);
+    let parts: Vec<Shard> = (0..count).map(|index| Shard { index, count }).collect();
+    cache.prefetch(parts.iter().map(|part| blob_key(source, &part_kind(*part))));
+    let parts = parts
+        .iter()
+        .map(|part| cache.blob(source, &part_kind(*part)).and_then(decode))
+        .collect::<Option<Vec<History>>>()?;
+    let history = History::merge(parts);
+    if let Ok(bytes) = postcard::to_stdvec(&history) {
+        cache.put_blob(source, HISTORY_ROW, &bytes);
+    }
+    Some(history)
+}
+
+impl History {
+    /// The history of consecutive runs of commits, newest run first, as one
+    /// walk over all of them finds it: a path's time is that of the newest
+    /// run that changed it.
+    fn merge(parts: Vec<Self>) -> Self {
+        let mut commits_read = 0;
+        let mut last_commit: HashMap<String, i64> = HashMap::new();
+        for part in parts {
+            commits_read += part.commits_read;
+            for (path, time) in part.last_commit {
+                last_commit.entry(path).or_insert(time);
+            }
+        }
+        let mut last_commit: Vec<(String, i64)> = last_commit.into_iter().collect();
+        last_commit.sort_unstable();
+        Self {
+            commits_read,
+            last_commit,
+        }
+    }
+}
+
+/// Walks the newest [`MAX_COMMITS`] commits from `head` (by commit time) and
+/// records, for every path under the project (`prefix`) that a commit
+/// changed against its first parent, the time of the newest such commit.
+/// With `part`, only that shard's run of consecutive commits is diffed (the
+/// first of N shards takes the newest N-th), so N shards share the work and
+/// [`History::merge`] of their parts is the whole walk's result.
+fn walk_history(
+    repo: &gix::Repository,
+    head: gix::ObjectId,
+    prefix: &str,
+    part: Option<Shard>,
+) -> History {
     let Ok(walk) = repo
-        .rev_walk([head.detach()])
+        .rev_walk([head])
         .sorting(gix::revision::walk::Sorting::ByCommitTime(
             gix::traverse::commit::simple::CommitTimeOrder::default(),
         ))
         .all()
     else {
-        return Some(recency);
+        return History::default();
     };
-    for info in walk.take(MAX_COMMITS) {
-        let Ok(info) = info else { break };
-        recency.commits_read += 1;
+    let commits: Vec<_> = walk.take(MAX_COMMITS).map_while(Result::ok).collect();
+    let range = part.map_or(0..commits.len(), |part| {
+        let at = |index: u32| commits.len() * index as usize / part.count as usize;
+        at(part.index)..at(part.index + 1)
+    });
+    let mut last_commit: HashMap<String, i64> = HashMap::new();
+    let commits_read = range.len() as u32;
+    for info in &commits[range] {
         let time = info.commit_time();
         let Ok(commit) = info.object() else { continue };
         let Ok(tree) = commit.tree_id() else { continue };
@@ -349,40 +457,29 @@ pub fn read_git_recency(
             .map(gix::Id::detach);
         let mut changed = Vec::new();
         diff_trees(
-            &repo,
+            repo,
             parent_tree,
             Some(tree.detach()),
             &mut Vec::new(),
             &mut changed,
         );
         for path in changed {
-            if let Some(path) = relative(&path) {
-                recency.last_commit.entry(path).or_insert(time);
-            }
+            let Some(path) = path
+                .to_str()
+                .ok()
+                .and_then(|path| path.strip_prefix(prefix))
+            else {
+                continue;
+            };
+            last_commit.entry(path.to_owned()).or_insert(time);
         }
     }
-    if let Some(cache) = cache {
-        let mut last_commit: Vec<(String, i64)> = recency
-            .last_commit
-            .iter()
-            .map(|(path, time)| (path.clone(), *time))
-            .collect();
-        last_commit.sort_unstable();
-        let history = History {
-            commits_read: recency.commits_read as u32,
-            last_commit,
-        };
-        if let Ok(bytes) = postcard::to_stdvec(&history) {
-            cache.put_blob(&history_key, HISTORY_ROW, &bytes);
-        }
+    let mut last_commit: Vec<(String, i64)> = last_commit.into_iter().collect();
+    last_commit.sort_unstable();
+    History {
+        commits_read,
+        last_commit,
     }
-    debug!(
-        "git: {} commits read, {} paths with history, {} index entries",
-        recency.commits_read,
-        recency.last_commit.len(),
-        recency.indexed()
-    );
-    Some(recency)
 }
 
 /// Appends to `changed` every blob path that differs between two trees (either
@@ -538,12 +635,12 @@ mod tests {
         );
         fs_err::write(root.join("untracked.rs"), "u").unwrap();
 
-        let recency = read_git_recency(&root.join("src"), None, None).unwrap();
+        let recency = read_git_recency(&root.join("src"), None, None, None).unwrap();
         assert_eq!(recency.commits_read, 2);
         assert_eq!(recency.last_commit.get("old.rs"), Some(&1_704_067_200));
         assert_eq!(recency.last_commit.get("deep/new.rs"), Some(&1_717_200_000));
 
-        let full = read_git_recency(&root, None, None).unwrap();
+        let full = read_git_recency(&root, None, None, None).unwrap();
         let meta = fs_err::metadata(root.join("src/old.rs")).unwrap();
         let mtime_ms = modified_ms(&meta);
         let read = |path: &str| {
@@ -568,6 +665,43 @@ mod tests {
     /// The index gives a clean file's blob id, the one `blob_id` computes
     /// from its bytes, relative to a project root below the work tree; a file
     /// of another size or second, or untracked, must be read.
+    /// Shards walk consecutive runs of the history: merged in order, their
+    /// parts are the whole walk's history, for any number of shards (more
+    /// shards than commits too).
+    #[test]
+    fn history_parts_merge_into_the_whole_history() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs_err::canonicalize(dir.path()).unwrap();
+        git(&root, &["init", "-q", "-b", "main"], "2024-01-01T00:00:00Z");
+        for (day, files) in [
+            (1, &["a.rs", "b.rs", "lib/c.rs"][..]),
+            (2, &["a.rs"][..]),
+            (3, &["lib/c.rs", "d.rs"][..]),
+            (4, &["b.rs"][..]),
+            (5, &["a.rs", "lib/e.rs"][..]),
+        ] {
+            let date = format!("2024-01-{day:02}T00:00:00Z");
+            for file in files {
+                let path = root.join(file);
+                fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+                fs_err::write(&path, format!("{file} {day}")).unwrap();
+            }
+            git(&root, &["add", "-A"], &date);
+            git(&root, &["commit", "-q", "-m", &date], &date);
+        }
+        let repo = gix::discover(&root).unwrap();
+        let head = repo.head_id().unwrap().detach();
+        let whole = walk_history(&repo, head, "", None);
+        assert_eq!(whole.commits_read, 5);
+        assert_eq!(whole.last_commit.len(), 5);
+        for count in 1..=7 {
+            let parts = (0..count)
+                .map(|index| walk_history(&repo, head, "", Some(Shard { index, count })))
+                .collect();
+            assert_eq!(History::merge(parts), whole, "{count} parts");
+        }
+    }
+
     /// Git orders a tree named `a` after a blob `a.rs` (as `a/`), and a
     /// name can turn from a file into a directory: the merge of two trees
     /// pairs only like with like.
@@ -598,7 +732,7 @@ mod tests {
             "2024-06-01T00:00:00Z",
         );
 
-        let recency = read_git_recency(&root, None, None).unwrap();
+        let recency = read_git_recency(&root, None, None, None).unwrap();
         let mut last: Vec<(&str, i64)> = recency
             .last_commit
             .iter()
@@ -693,7 +827,7 @@ mod tests {
     fn no_repository_gives_none() {
         let dir = tempfile::tempdir().unwrap();
         assert!(
-            read_git_recency(dir.path(), None, None).is_none()
+            read_git_recency(dir.path(), None, None, None).is_none()
                 || std::env::var_os("GIT_DIR").is_some()
         );
     }

@@ -231,17 +231,13 @@ fn scan_sharded(
         })
     });
     let (walked, git) = std::thread::scope(|scope| {
-        // A shard of a precompute (a CI matrix job) fills per-file rows,
-        // which do not depend on history: only the first shard reads git
-        // (for the history row a push shares), the others skip it (about a
-        // fifth of a quarter shard's CPU on babel).
+        // A shard of a precompute (a CI matrix job) walks its own run of
+        // the history's commits, so N shards share that work too and push
+        // parts a new machine merges.
         let git = scope.spawn(|| {
             let index = blob_index.as_ref().and_then(SharedBlobIndex::shared);
-            if shard.is_some_and(|shard| shard.index > 0) {
-                return None;
-            }
             let started = Instant::now();
-            let git = read_git_recency(root, cache, index);
+            let git = read_git_recency(root, cache, index, shard);
             debug!("Read git history and index in {:?}", started.elapsed());
             git
         });
