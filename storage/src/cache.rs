@@ -550,15 +550,12 @@ fn apply(
                         .map_err(storage)?
                         .map(|old| old.value().len() as u64);
                     bytes += row.len() as u64;
-                    match replaced {
-                        Some(old) => {
-                            bytes = bytes.saturating_sub(old);
-                            report.facts_present += 1;
-                        }
-                        None => {
-                            entries += 1;
-                            report.facts_written += 1;
-                        }
+                    if let Some(old) = replaced {
+                        bytes = bytes.saturating_sub(old);
+                        report.facts_present += 1;
+                    } else {
+                        entries += 1;
+                        report.facts_written += 1;
                     }
                 }
                 WriteOp::Path { key, record } => {

@@ -317,16 +317,15 @@ pub fn read_git_recency(
         return Some(recency);
     };
     let source = history_source(head.as_bytes(), &prefix);
-    let history = match cache.and_then(|cache| cached_history(cache, &source, part)) {
-        Some(history) => {
+    let history =
+        if let Some(history) = cache.and_then(|cache| cached_history(cache, &source, part)) {
             debug!(
                 "git: history of {} commits from the cache, {} index entries",
                 history.commits_read,
                 recency.indexed()
             );
             history
-        }
-        None => {
+        } else {
             let history = walk_history(&repo, head.detach(), &prefix, part);
             if let Some(cache) = cache
                 && let Ok(bytes) = postcard::to_stdvec(&history)
@@ -346,8 +345,7 @@ pub fn read_git_recency(
                 recency.indexed()
             );
             history
-        }
-    };
+        };
     recency.commits_read = history.commits_read as usize;
     recency.last_commit = history.last_commit.into_iter().collect();
     Some(recency)
