@@ -176,7 +176,15 @@ pub fn build(
             }
         }
         drop(known);
-        debug!("imports: round {round} parsed at {:?}", started.elapsed());
+        debug!(
+            "imports: round {round} parsed at {:?}: {} files, {} bytes",
+            started.elapsed(),
+            wanted.len(),
+            wanted
+                .iter()
+                .map(|&i| repo.files[i].size_bytes)
+                .sum::<u64>()
+        );
         let (graph, stats) =
             ImportGraph::build_indexed(repo, layout, index, &imports_of, &mut memo);
         let mut known = snapshot

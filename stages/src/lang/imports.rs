@@ -33,22 +33,36 @@ pub(crate) fn extract(grammar: Grammar, tree: &Tree, content: &str) -> Vec<Impor
     extract_matches(grammar, tree, content)
 }
 
-/// Whether `content` holds a word every import pattern of `grammar` needs.
-/// TypeScript and JavaScript imports may sit anywhere in the tree (`require`,
-/// `import()`), so their query walks every node; three quarters of babel's
-/// code files (its test fixtures) have no `import`, `export` or `require` at
-/// all, and their trees are not walked. The other grammars' queries look at
-/// top-level nodes only.
-fn may_import(grammar: Grammar, content: &str) -> bool {
-    match grammar {
+/// Whether `content` holds a word that every import pattern of `grammar`
+/// needs (`import`, `export` or `require` in TypeScript and JavaScript,
+/// `use`, `extern` or `mod` in Rust, `import` elsewhere): a file without
+/// them has no import, so it need not be parsed for its imports nor its tree
+/// walked by the imports query. Three quarters of babel's code files (its
+/// test fixtures) and deno's global declaration files (`lib.*.d.ts`, 1 MB
+/// and more) have none.
+pub(crate) fn may_import(grammar: Grammar, content: &str) -> bool {
+    let words: &[&[u8]] = match grammar {
         Grammar::TypeScript | Grammar::Tsx | Grammar::JavaScript => {
-            let bytes = content.as_bytes();
-            [&b"import"[..], b"export", b"require"]
-                .iter()
-                .any(|word| memchr::memmem::find(bytes, word).is_some())
+            &[b"import", b"export", b"require"]
         }
-        Grammar::Python | Grammar::Go | Grammar::Rust | Grammar::Java => true,
-    }
+        Grammar::Rust => &[b"use", b"extern", b"mod"],
+        Grammar::Python | Grammar::Go | Grammar::Java => &[b"import"],
+    };
+    let bytes = content.as_bytes();
+    words.iter().any(|word| has_word(bytes, word))
+}
+
+/// Whether `word` occurs in `bytes` as a whole word: not preceded or followed
+/// by an ASCII letter, digit, `_` or `$` (`requireResidentKey` holds no
+/// `require`). A non-ASCII neighbour counts as a boundary, so the check
+/// never drops a keyword next to Unicode white space.
+fn has_word(bytes: &[u8], word: &[u8]) -> bool {
+    let part_of_name = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$';
+    memchr::memmem::find_iter(bytes, word).any(|at| {
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        let after = bytes.get(at + word.len()).copied();
+        !before.is_some_and(part_of_name) && !after.is_some_and(part_of_name)
+    })
 }
 
 /// [`extract`] without the word check.
@@ -265,6 +279,8 @@ mod tests {
             "const s = 'require';\nlet t = s;\n",
             "function plain(a, b) { return a + b; }\nclass C { m() {} }\n",
             "// nothing to see\nconst impor = 1, expor = 2;\n",
+            "interface Options { requireResidentKey?: boolean; exported: string; }\n",
+            "const x = a.require_y + b.importer;\n",
         ];
         for grammar in [Grammar::TypeScript, Grammar::Tsx, Grammar::JavaScript] {
             for source in sources {
@@ -279,8 +295,35 @@ mod tests {
                     assert!(all.is_empty(), "{grammar:?}: {source}");
                 }
             }
-            assert!(!may_import(grammar, sources[7]));
+            for source in &sources[7..] {
+                assert!(!may_import(grammar, source), "{source}");
+            }
             assert!(!extract(grammar, &parse(grammar, sources[0]).unwrap(), sources[0]).is_empty());
+        }
+        let others = [
+            (Grammar::Rust, "use std::fmt;\nfn main() {}\n"),
+            (Grammar::Rust, "mod parser;\nextern crate alloc;\n"),
+            (Grammar::Rust, "fn main() { let x = 1; }\n"),
+            (Grammar::Python, "from os import path\nimport sys\n"),
+            (Grammar::Python, "def f():\n    return 1\n"),
+            (Grammar::Go, "package main\nimport \"fmt\"\n"),
+            (Grammar::Go, "package main\nfunc main() {}\n"),
+            (Grammar::Java, "import java.util.List;\nclass A {}\n"),
+            (Grammar::Java, "class A { void f() {} }\n"),
+        ];
+        for (grammar, source) in others {
+            let tree = parse(grammar, source).unwrap();
+            let all = extract_matches(grammar, &tree, source);
+            assert_eq!(
+                extract(grammar, &tree, source),
+                all,
+                "{grammar:?}: {source}"
+            );
+            assert_eq!(
+                may_import(grammar, source),
+                !all.is_empty(),
+                "{grammar:?}: {source}"
+            );
         }
     }
 }

@@ -48,6 +48,9 @@ impl LanguageProvider for TreeSitterProvider {
     }
 
     fn parse_imports(&self, content: &str, _path: &RelativePath) -> Vec<ImportRef> {
+        if !imports::may_import(self.grammar, content) {
+            return Vec::new();
+        }
         self.parse(content)
             .map(|tree| imports::extract(self.grammar, &tree, content))
             .unwrap_or_default()
