@@ -52,24 +52,77 @@ pub(crate) fn may_import(grammar: Grammar, content: &str) -> bool {
     words.iter().any(|word| has_word(bytes, word))
 }
 
-/// Whether `word` occurs in `bytes` as a whole word: not preceded or followed
-/// by an ASCII letter, digit, `_` or `$` (`requireResidentKey` holds no
-/// `require`). A non-ASCII neighbour counts as a boundary, so the check
-/// never drops a keyword next to Unicode white space.
-fn has_word(bytes: &[u8], word: &[u8]) -> bool {
+/// Whether every import a TypeScript or JavaScript file can hold is a
+/// statement directly under the root, so the imports query need not look
+/// for pattern starts deeper down (which walks every node of every function
+/// body): there is no `require`, and each `import` or `export` keyword in the
+/// tree is the keyword of a statement whose parent is the root (as the
+/// parse, error recovery included, placed it). A dynamic `import()`, or an
+/// import in `declare module`, in a block or under an error node fails the
+/// check, and the whole tree is searched as before.
+fn only_top_level_statements(grammar: Grammar, tree: &Tree, content: &str) -> bool {
+    if !matches!(
+        grammar,
+        Grammar::TypeScript | Grammar::Tsx | Grammar::JavaScript
+    ) {
+        return false;
+    }
+    let bytes = content.as_bytes();
+    if has_word(bytes, b"require") {
+        return false;
+    }
+    let root = tree.root_node();
+    [&b"import"[..], b"export"].iter().all(|word| {
+        word_starts(bytes, word).all(|at| {
+            let Some(node) = root.descendant_for_byte_range(at, at + word.len()) else {
+                return true;
+            };
+            // Text in a comment, a string or a name is no keyword.
+            if node.kind().as_bytes() != *word {
+                return true;
+            }
+            node.parent().is_some_and(|statement| {
+                matches!(statement.kind(), "import_statement" | "export_statement")
+                    && statement.parent() == Some(root)
+            })
+        })
+    })
+}
+
+/// The offsets at which `word` occurs in `bytes` as a whole word (see
+/// [`has_word`]).
+fn word_starts<'a>(bytes: &'a [u8], word: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
     let part_of_name = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$';
-    memchr::memmem::find_iter(bytes, word).any(|at| {
+    memchr::memmem::find_iter(bytes, word).filter(move |&at| {
         let before = at.checked_sub(1).map(|i| bytes[i]);
         let after = bytes.get(at + word.len()).copied();
         !before.is_some_and(part_of_name) && !after.is_some_and(part_of_name)
     })
 }
 
+/// Whether `word` occurs in `bytes` as a whole word: not preceded or followed
+/// by an ASCII letter, digit, `_` or `$` (`requireResidentKey` holds no
+/// `require`). A non-ASCII neighbour counts as a boundary, so the check
+/// never drops a keyword next to Unicode white space.
+fn has_word(bytes: &[u8], word: &[u8]) -> bool {
+    word_starts(bytes, word).next().is_some()
+}
+
 /// [`extract`] without the word check.
 fn extract_matches(grammar: Grammar, tree: &Tree, content: &str) -> Vec<ImportRef> {
+    let top_level = only_top_level_statements(grammar, tree, content);
+    collect(grammar, tree, content, top_level)
+}
+
+/// The imports the query finds, looking for pattern starts only among the
+/// root's children when `top_level`.
+fn collect(grammar: Grammar, tree: &Tree, content: &str, top_level: bool) -> Vec<ImportRef> {
     let compiled = grammar.query(Purpose::Imports);
     let mut statements: BTreeMap<(usize, usize), Statement<'_>> = BTreeMap::new();
     let mut cursor = compiled.cursor();
+    if top_level && !compiled.rooted {
+        cursor.set_max_start_depth(Some(1));
+    }
     let mut matches = cursor.matches(&compiled.query, tree.root_node(), content.as_bytes());
     while let Some(found) = matches.next() {
         let Some((statement, kind)) =
@@ -311,7 +364,7 @@ mod tests {
             (Grammar::Java, "import java.util.List;\nclass A {}\n"),
             (Grammar::Java, "class A { void f() {} }\n"),
         ];
-        for (grammar, source) in others {
+        for (grammar, source) in others.iter().copied() {
             let tree = parse(grammar, source).unwrap();
             let all = extract_matches(grammar, &tree, source);
             assert_eq!(
@@ -324,6 +377,55 @@ mod tests {
                 !all.is_empty(),
                 "{grammar:?}: {source}"
             );
+        }
+    }
+
+    /// Files whose imports are all statements under the root are searched
+    /// from the root's children only, with the same result; a nested import,
+    /// a dynamic one or `require` sends the query through the whole tree.
+    #[test]
+    fn top_level_imports_are_found_without_walking_the_whole_tree() {
+        let cases = [
+            (
+                "import a from './a';\nexport * from './b';\nfunction f() { return 1; }\n",
+                true,
+            ),
+            (
+                "// import x from 'nowhere'\nconst s = \"export\";\nimport a from './a';\n",
+                true,
+            ),
+            (
+                "export default function f() {}\nexport const x = 1;\n",
+                true,
+            ),
+            (
+                "import a from './a';\nasync function f() { await import('./lazy'); }\n",
+                false,
+            ),
+            ("const a = require('./a');\n", false),
+            (
+                "declare module 'm' {\n  import x from './x';\n  export * from './y';\n}\n",
+                false,
+            ),
+            ("if (a) {\nimport x from './x';\n}\n", false),
+            ("import a from './a'\nfunction (\n", true),
+        ];
+        for grammar in [Grammar::TypeScript, Grammar::Tsx, Grammar::JavaScript] {
+            for (source, top_level) in cases {
+                let tree = parse(grammar, source).unwrap();
+                if grammar != Grammar::JavaScript || !source.starts_with("declare") {
+                    assert_eq!(
+                        only_top_level_statements(grammar, &tree, source),
+                        top_level,
+                        "{grammar:?}: {source}"
+                    );
+                }
+                assert_eq!(
+                    extract_matches(grammar, &tree, source),
+                    collect(grammar, &tree, source, false),
+                    "{grammar:?}: {source}"
+                );
+            }
         }
     }
 }
