@@ -391,7 +391,7 @@ pub struct WriteReport {
 
 /// The storage writer actor: one thread that owns the write transactions.
 ///
-/// Senders never block for long: the channel holds [`CHANNEL_OPS`] operations. Call
+/// Senders never block for long: the channel holds 16,384 operations. Call
 /// [`CacheWriter::finish`] to commit what is left and learn the outcome; dropping the writer
 /// also commits, but loses the report.
 pub struct CacheWriter {

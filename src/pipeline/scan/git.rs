@@ -129,6 +129,10 @@ pub struct BlobIndex {
     /// The repository's object hash (SHA-1, or SHA-256 in a repository made
     /// with it).
     kind: gix::hash::Kind,
+    /// The second the index was written: an entry modified in that second or
+    /// later is "racily clean" (git's term): the file may have changed after
+    /// the index saw it, within the same second, so it must be read.
+    written_secs: i64,
 }
 
 impl BlobIndex {
@@ -158,6 +162,7 @@ impl BlobIndex {
         Some(Self {
             entries,
             kind: repo.object_hash(),
+            written_secs: index.timestamp().unix_seconds(),
         })
     }
 
@@ -166,17 +171,25 @@ impl BlobIndex {
     pub fn entries(&self) -> impl Iterator<Item = (&str, &gix::oid)> {
         self.entries
             .iter()
-            .filter(|(_, (size, _, _))| *size != u32::MAX)
+            .filter(|(_, (size, mtime, _))| *size != u32::MAX && self.settled(*mtime))
             .map(|(path, (_, _, id))| (path.as_str(), id.as_ref()))
+    }
+
+    /// Whether an entry modified at `mtime_secs` was settled when the index
+    /// was written (not racily clean).
+    fn settled(&self, mtime_secs: u32) -> bool {
+        i64::from(mtime_secs) < self.written_secs
     }
 
     /// The blob id the index recorded for `path` when the file on disk has
     /// the size and modification second it recorded (`mtime_ms`: ms since the
-    /// epoch); `None` when the file must be read to know it.
+    /// epoch), and that second is before the index was written; `None` when
+    /// the file must be read to know it.
     pub fn recorded(&self, path: &str, size_bytes: u64, mtime_ms: i64) -> Option<&gix::oid> {
         let (size, mtime, id) = self.entries.get(path)?;
         (u64::from(*size) == (size_bytes & 0xffff_ffff)
-            && i64::from(*mtime) == mtime_ms.div_euclid(1000))
+            && i64::from(*mtime) == mtime_ms.div_euclid(1000)
+            && self.settled(*mtime))
         .then_some(id.as_ref())
     }
 }
@@ -285,8 +298,8 @@ pub fn history_row_keys(root: &Path, part: Option<Shard>) -> Vec<aic_storage::Fa
 /// Reads history and the index for the repository enclosing `root`; `None` when
 /// `root` is not inside a git repository with a work tree or `HEAD` cannot be
 /// read (a repository with no commit still reports its dirty files). With
-/// `part` (a shard of a precompute), only that shard's run of commits is
-/// walked ([`walk_history`]).
+/// `part` (a shard of a precompute), only that shard's run of consecutive
+/// commits (the I-th of N, newest first) is walked.
 ///
 /// The history part depends only on the `HEAD` commit and the root's place in
 /// the work tree, so with a `cache` it is read once per `HEAD` and kept in the
@@ -602,6 +615,18 @@ mod tests {
     }
 
     /// A file's modification time in ms since the epoch.
+    /// Writes `text` to `path` with a modification time an hour ago, so that
+    /// an index written now has settled it (not racily clean).
+    fn write_settled(path: &Path, text: &str) {
+        fs_err::write(path, text).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(std::time::SystemTime::now() - std::time::Duration::from_hours(1))
+            .unwrap();
+    }
+
     fn modified_ms(meta: &std::fs::Metadata) -> i64 {
         let since = meta
             .modified()
@@ -755,7 +780,8 @@ mod tests {
         let root = fs_err::canonicalize(dir.path()).unwrap();
         git(&root, &["init", "-q", "-b", "main"], "2024-01-01T00:00:00Z");
         fs_err::create_dir_all(root.join("app/src")).unwrap();
-        fs_err::write(root.join("app/src/main.rs"), "fn main() {}\n").unwrap();
+        write_settled(&root.join("app/src/main.rs"), "fn main() {}\n");
+        fs_err::write(root.join("app/src/racy.rs"), "fn racy() {}\n").unwrap();
         git(&root, &["add", "."], "2024-01-01T00:00:00Z");
         git(
             &root,
@@ -786,6 +812,15 @@ mod tests {
                 .is_none()
         );
         assert!(index.recorded("untracked.rs", 1, mtime_ms).is_none());
+        // Written in the second the index was written: it may have changed
+        // since without a new size or second, so it must be read.
+        let racy = fs_err::metadata(root.join("app/src/racy.rs")).unwrap();
+        assert!(
+            index
+                .recorded("src/racy.rs", racy.len(), modified_ms(&racy))
+                .is_none()
+        );
+        assert!(index.entries().all(|(path, _)| path != "src/racy.rs"));
     }
 
     /// In a repository made with `--object-format=sha256` the index's ids
@@ -799,7 +834,7 @@ mod tests {
             &["init", "-q", "-b", "main", "--object-format=sha256"],
             "2024-01-01T00:00:00Z",
         );
-        fs_err::write(root.join("main.rs"), "fn main() {}\n").unwrap();
+        write_settled(&root.join("main.rs"), "fn main() {}\n");
         git(&root, &["add", "."], "2024-01-01T00:00:00Z");
         git(
             &root,
