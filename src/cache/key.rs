@@ -138,6 +138,6 @@ mod tests {
                 assert_ne!(x, y);
             }
         }
-        assert_eq!(keys[2], row_key(base, hash, facts, &a, Language::Rust));
+        assert_eq!(keys[3], row_key(base, hash, facts, &a, Language::Rust));
     }
 }
