@@ -436,6 +436,9 @@ fn a_new_checkout_learns_its_files_from_the_store_by_blob_id() {
     // index (git's racily-clean rule), so it is read again.
     assert_eq!(second["pathIndexHits"], files - 1, "{second:#}");
     assert_eq!(second["blobIndexHits"], 0, "{second:#}");
+    // A warm compile asks the store nothing (the history row is local now).
+    assert_eq!(second["remote"]["hits"], 0, "{second:#}");
+    assert_eq!(second["remote"]["misses"], 0, "{second:#}");
 
     let compile = |home: &Path, env: &[(&str, &str)]| {
         let run = run_with(&["compile", INTENT, "--root", root], home, env);

@@ -205,7 +205,7 @@ thread_local! {
 /// exactly what `Tokenizer::count` computes, with each short piece's count
 /// remembered per thread.
 fn count_pieces(text: &str) -> usize {
-    let encoder = ENCODER.get_or_init(bpe_openai::cl100k_base);
+    let encoder = crate::work::once(&ENCODER, bpe_openai::cl100k_base);
     PIECE_MEMO.with_borrow_mut(|memo| {
         encoder
             .split(text)

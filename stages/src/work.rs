@@ -16,10 +16,35 @@
 //! ```
 
 use std::cell::Cell;
+use std::sync::OnceLock;
+use std::time::Instant;
 
 thread_local! {
     static UNITS: Cell<u64> = const { Cell::new(0) };
     static PARSES: Cell<u64> = const { Cell::new(0) };
+    static SETUP_NS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// The value `cell` holds, built by `init` on first use; the time this thread
+/// spends building it, or waiting for another thread that is, counts in
+/// [`setup_ns`].
+pub(crate) fn once<'a, T>(cell: &'a OnceLock<T>, init: impl FnOnce() -> T) -> &'a T {
+    if let Some(value) = cell.get() {
+        return value;
+    }
+    let started = Instant::now();
+    let value = cell.get_or_init(init);
+    let spent = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    SETUP_NS.with(|ns| ns.set(ns.get().saturating_add(spent)));
+    value
+}
+
+/// Nanoseconds this thread has spent building the process's shared tables
+/// (compiled tree-sitter queries, the tokenizer) or waiting for them: paid
+/// once per process, not by the file that happened to need them first, so a
+/// per-file time leaves it out.
+pub fn setup_ns() -> u64 {
+    SETUP_NS.with(Cell::get)
 }
 
 /// Counts one tree-sitter parse on this thread.

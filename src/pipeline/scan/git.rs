@@ -375,13 +375,18 @@ const HISTORY_PARTS: &str = "git-history-parts-v1";
 
 /// The cached history under `source`: for a part, that part's row; for the
 /// whole, its row, or else the parts sharded precomputes stored, merged (and
-/// kept locally as the whole row). One round trip to the remote tier asks
-/// for the whole row and the parts' count, a second for the parts.
+/// kept locally as the whole row). Without a local whole row, one round trip
+/// to the remote tier asks for it and the parts' count, a second for the
+/// parts.
 fn cached_history(cache: &FileCache, source: &[u8], part: Option<Shard>) -> Option<History> {
     let decode = |bytes: Vec<u8>| postcard::from_bytes::<History>(&bytes).ok();
     if let Some(part) = part {
         cache.prefetch([blob_key(source, &part_kind(part))]);
         return cache.blob(source, &part_kind(part)).and_then(decode);
+    }
+    // The whole row held locally answers without asking the store.
+    if let Some(history) = cache.blob(source, HISTORY_ROW).and_then(decode) {
+        return Some(history);
     }
     cache.prefetch([
         blob_key(source, HISTORY_ROW),

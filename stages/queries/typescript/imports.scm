@@ -8,9 +8,11 @@
 (import_statement
   (import_clause (identifier) @import.symbol)) @import
 
+; A list of names is captured whole and read in code: a pattern per name
+; keeps one partial match per name alive to the statement's end, which made a
+; list of hundreds of names quadratic.
 (import_statement
-  (import_clause
-    (named_imports (import_specifier name: (identifier) @import.symbol)))) @import
+  (import_clause (named_imports) @import.symbols)) @import
 
 (import_statement
   (import_require_clause
@@ -21,7 +23,7 @@
   source: (string (string_fragment) @import.source)) @import.reexport
 
 (export_statement
-  (export_clause (export_specifier name: (identifier) @import.symbol))
+  (export_clause) @import.symbols
   source: (string)) @import.reexport
 
 (call_expression

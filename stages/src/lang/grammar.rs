@@ -186,7 +186,7 @@ impl Grammar {
     pub(crate) fn query(self, purpose: Purpose) -> &'static CompiledQuery {
         static QUERIES: [[OnceLock<CompiledQuery>; Purpose::ALL.len()]; Grammar::ALL.len()] =
             [const { [const { OnceLock::new() }; Purpose::ALL.len()] }; Grammar::ALL.len()];
-        QUERIES[self.index()][purpose as usize].get_or_init(|| {
+        crate::work::once(&QUERIES[self.index()][purpose as usize], || {
             CompiledQuery::compile(self, purpose).expect(
                 "built-in queries compile (checked by `every_query_compiles_against_its_grammar`)",
             )
@@ -215,6 +215,9 @@ pub(crate) enum Role {
     ImportSource,
     /// `@import.symbol`: an imported name.
     ImportSymbol,
+    /// `@import.symbols`: a list of import or export specifiers (`{ a, b as
+    /// c }`), whose `name` identifiers are the imported names.
+    ImportSymbolList,
     /// `@import.tree`: a Rust `use` tree, flattened by the provider.
     ImportTree,
     /// `@_…`: a helper for predicates, ignored.
@@ -234,6 +237,7 @@ impl Role {
             (Purpose::Imports, "import.module") => Self::Import(ImportKind::ModuleDeclaration),
             (Purpose::Imports, "import.source") => Self::ImportSource,
             (Purpose::Imports, "import.symbol") => Self::ImportSymbol,
+            (Purpose::Imports, "import.symbols") => Self::ImportSymbolList,
             (Purpose::Imports, "import.tree") => Self::ImportTree,
             (Purpose::Names | Purpose::Signatures, "name") => Self::Name,
             (Purpose::Signatures, "doc") => Self::Doc,

@@ -156,6 +156,17 @@ fn collect(grammar: Grammar, tree: &Tree, content: &str, top_level: bool) -> Vec
                 Role::ImportSymbol => {
                     entry.symbols.insert(node.start_byte(), node);
                 }
+                Role::ImportSymbolList => {
+                    let mut walk = node.walk();
+                    for specifier in node.named_children(&mut walk) {
+                        if let Some(name) = specifier
+                            .child_by_field_name("name")
+                            .filter(|name| name.kind() == "identifier")
+                        {
+                            entry.symbols.insert(name.start_byte(), name);
+                        }
+                    }
+                }
                 Role::ImportTree => {
                     entry.trees.insert(node.start_byte(), node);
                 }
@@ -425,6 +436,26 @@ mod tests {
                     collect(grammar, &tree, source, false),
                     "{grammar:?}: {source}"
                 );
+            }
+        }
+    }
+
+    /// A list of names is read from its node: every name of a long `export
+    /// { … } from` or `import { … } from` list is found, once.
+    #[test]
+    fn long_name_lists_give_every_name() {
+        let names: Vec<String> = (0..2_000).map(|i| format!("name{i}")).collect();
+        let list = names.join(",\n  ");
+        let source = format!(
+            "import {{\n  {list}\n}} from './a';\nexport {{\n  {list}\n}} from './b';\nexport type {{ {list} }};\n"
+        );
+        for grammar in [Grammar::TypeScript, Grammar::Tsx, Grammar::JavaScript] {
+            let tree = parse(grammar, &source).unwrap();
+            let imports = extract(grammar, &tree, &source);
+            let sources: Vec<&str> = imports.iter().map(|i| i.source.as_str()).collect();
+            assert_eq!(sources, ["./a", "./b"], "{grammar:?}");
+            for import in &imports {
+                assert_eq!(import.symbols, names, "{grammar:?}");
             }
         }
     }
