@@ -28,7 +28,7 @@ thread_local! {
 /// The value `cell` holds, built by `init` on first use; the time this thread
 /// spends building it, or waiting for another thread that is, counts in
 /// [`setup_ns`].
-pub(crate) fn once<'a, T>(cell: &'a OnceLock<T>, init: impl FnOnce() -> T) -> &'a T {
+pub(crate) fn once<T>(cell: &OnceLock<T>, init: impl FnOnce() -> T) -> &T {
     if let Some(value) = cell.get() {
         return value;
     }
