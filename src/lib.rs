@@ -37,6 +37,8 @@
 //! # Ok::<(), aic::error::CompileError>(())
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod args;
 pub mod bench;
 pub mod cache;

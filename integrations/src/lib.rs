@@ -19,6 +19,8 @@
 //! assert!(HookEvent::UserPromptSubmit.injects_context(Editor::ClaudeCode));
 //! assert!(!HookEvent::UserPromptSubmit.injects_context(Editor::Cursor));
 //! ```
+
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod claude;

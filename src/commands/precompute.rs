@@ -35,7 +35,8 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
             push: args.push,
         },
         host,
-        !args.json,
+        // `-q` leaves stderr to errors: no progress bar either.
+        !args.json && tracing::enabled!(tracing::Level::WARN),
     )?;
     for warning in &report.warnings {
         tracing::warn!("{warning}");
@@ -65,14 +66,18 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
             .as_ref()
             .map_or_else(String::new, |shard| format!(" of shard {shard}"));
         let remote = cache.remote.as_ref().map_or_else(String::new, |remote| {
+            let pushed = if args.push {
+                format!(
+                    ", {} rows pushed ({:.1} MB)",
+                    remote.written,
+                    remote.bytes_written as f64 / 1e6
+                )
+            } else {
+                String::new()
+            };
             format!(
-                "; remote {}: {} hits, {} misses, {} rejected, {} rows pushed ({:.1} MB)",
-                remote.store,
-                remote.hits,
-                remote.misses,
-                remote.rejected,
-                remote.written,
-                remote.bytes_written as f64 / 1e6
+                "; remote {}: {} hits, {} misses, {} rejected{pushed}",
+                remote.store, remote.hits, remote.misses, remote.rejected,
             )
         });
         format!(

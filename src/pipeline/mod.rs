@@ -56,6 +56,10 @@ use crate::error::CompileError;
 use crate::host::Host;
 use prompt_cache::CachedPrompt;
 
+/// The most source bytes whose parse trees one compile keeps between its
+/// select and facts phases (see [`aic_stages::lang::KeptTrees`]).
+const KEPT_TREE_BYTES: usize = 4 << 20;
+
 /// Runs one compile.
 ///
 /// # Errors
@@ -106,6 +110,9 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
     if let Some(cached) = hit {
         return Ok(account::reused(request, &plan, cached, cache, started));
     }
+    // The import graph parses the best candidates; the facts phase then
+    // parses those selected again unless their trees are kept.
+    let kept_trees = aic_stages::lang::keep_trees(KEPT_TREE_BYTES);
     let selection = times.run("select", || {
         select::select(
             &plan,
@@ -126,6 +133,14 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
             &mut warnings,
         )
     })?;
+    let kept = kept_trees.report();
+    drop(kept_trees);
+    tracing::debug!(
+        "kept trees: {} ({} bytes of source), {} parses saved",
+        kept.trees,
+        kept.source_bytes,
+        kept.reused
+    );
     if facts.blocks_everything(&selection) {
         let mut trace = account::blocked_trace(
             account::Blocked {

@@ -58,7 +58,12 @@ use crate::language::Language;
 use crate::relative_path::RelativePath;
 
 pub use generic::GenericProvider;
-pub use grammar::{MAX_PARSE_BYTES, QueryError, compile_queries};
+pub use grammar::{
+    KeptTrees, KeptTreesReport, MAX_PARSE_BYTES, QueryError, compile_queries, keep_trees, keeping,
+};
+/// The allocator tree-sitter's C library uses, and how to replace it (once,
+/// before any parse): see [`tree_sitter::set_allocator`].
+pub use tree_sitter::{Allocator as ParserAllocator, set_allocator as set_parser_allocator};
 
 pub(crate) use grammar::{Grammar, parse as parse_tree};
 pub(crate) use python_comments::long_comment_runs as python_long_comment_runs;

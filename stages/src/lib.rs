@@ -21,6 +21,8 @@
 //! let budget = BudgetAllocator.allocate(&BudgetInputs::default());
 //! assert_eq!(budget.total.0, 123_500);
 //! ```
+
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod assembler;

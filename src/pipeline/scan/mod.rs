@@ -266,7 +266,7 @@ fn scan_sharded(
     if let Some(git) = &git {
         apply_git_recency(root, &mut repo, git);
         info!(
-            "git: {} commits read, {} files with history",
+            "git: history of the last {} commits, {} files with history",
             git.commits_read,
             git.last_commit.len()
         );

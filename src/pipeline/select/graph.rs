@@ -1,7 +1,7 @@
 //! The import graph, built lazily: imports are parsed only for the files that
 //! can matter to this intent, in two rounds, through the per-file cache.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
@@ -109,6 +109,7 @@ pub fn build(
     snapshot: &Snapshot,
     selector: &HeuristicSelector,
     (first_pass, also_parse): (FirstPass, Vec<usize>),
+    keep_trees_of: usize,
     cache: Option<&FileCache>,
 ) -> BuiltGraph {
     let started = Instant::now();
@@ -122,6 +123,9 @@ pub fn build(
         .iter()
         .filter_map(|f| index_of(&f.path))
         .collect();
+    // The best `keep_trees_of` are likely to be selected and parsed again
+    // for their facts: their trees are kept when the compile keeps trees.
+    let likely: HashSet<usize> = wanted.iter().copied().take(keep_trees_of).collect();
     wanted.extend(also_parse);
     let mut parsed = vec![false; repo.files.len()];
     let mut parsed_count = 0;
@@ -142,14 +146,16 @@ pub fn build(
             .par_iter()
             .map(|&i| {
                 let file = &repo.files[i];
-                let parsed = parse_imports(
-                    root,
-                    max_file_bytes,
-                    &file.path,
-                    file.language,
-                    file.content_hash,
-                    cache,
-                );
+                let parsed = aic_stages::lang::keeping(likely.contains(&i), || {
+                    parse_imports(
+                        root,
+                        max_file_bytes,
+                        &file.path,
+                        file.language,
+                        file.content_hash,
+                        cache,
+                    )
+                });
                 (i, parsed)
             })
             .collect();

@@ -97,6 +97,7 @@ pub fn select(
             }
             also
         }),
+        max_files,
         cache,
     );
     let graph_at = started.elapsed();
