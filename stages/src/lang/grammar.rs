@@ -725,6 +725,45 @@ mod tests {
         );
     }
 
+    /// Real parses done on a fresh thread while it parses `text`.
+    fn parses_on_another_thread(text: &'static str) -> u64 {
+        std::thread::spawn(move || {
+            let before = work::parses();
+            assert!(parse(Grammar::Rust, text).is_some());
+            work::parses() - before
+        })
+        .join()
+        .unwrap()
+    }
+
+    #[test]
+    fn a_kept_tree_is_parsed_once_across_threads_while_its_scope_lives() {
+        const KEPT: &str = "use kept_trees_test::a;\nfn kept_once() {}\n";
+        const NOT_KEPT: &str = "use kept_trees_test::b;\nfn parsed_twice() {}\n";
+        let scope = keep_trees(1 << 20);
+        std::thread::spawn(|| {
+            keeping(true, || parse(Grammar::Rust, KEPT));
+            keeping(false, || parse(Grammar::Rust, NOT_KEPT));
+        })
+        .join()
+        .unwrap();
+        assert_eq!(parses_on_another_thread(KEPT), 0);
+        assert_eq!(parses_on_another_thread(NOT_KEPT), 1);
+        let report = scope.report();
+        assert!(report.trees >= 1 && report.reused >= 1, "{report:?}");
+        drop(scope);
+        // Without a scope nothing is kept or handed out.
+        assert_eq!(parses_on_another_thread(KEPT), 1);
+        // A scope keeps no more source than its cap.
+        const OVER_CAP: &str = "fn over_the_cap_of_kept_trees() {}\n";
+        let scope = keep_trees(OVER_CAP.len() - 1);
+        std::thread::spawn(|| keeping(true, || parse(Grammar::Rust, OVER_CAP)))
+            .join()
+            .unwrap();
+        assert_eq!(parses_on_another_thread(OVER_CAP), 1);
+        assert_eq!(scope.report().trees, 0);
+    }
+
     #[test]
     fn a_pattern_is_rooted_when_it_opens_with_the_root_node() {
         assert!(starts_with_node(
