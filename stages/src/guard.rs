@@ -210,23 +210,26 @@ pub enum GuardError {
 /// The orchestrator: exclusion by path first, then allow patterns, then the
 /// content scanners.
 ///
-/// Built once per run; every glob and regex is compiled in [`ContextGuard::new`], so
-/// [`ContextGuard::scan_file`] only matches. The guard is `Send + Sync` and may be
-/// shared across worker threads.
+/// Built once per run: the globs are compiled in [`ContextGuard::new`], the
+/// injection scanners' patterns on the first [`ContextGuard::scan_file`] (a
+/// compile answered from the cache scans nothing). The guard is `Send + Sync`
+/// and may be shared across worker threads.
 pub struct ContextGuard {
     enabled: bool,
     exclusion: ExclusionScanner,
     allow: PathGlobs,
     secret: SecretScanner,
-    /// The injection scanners, after the secret scanner, in chain order.
-    content_scanners: Vec<Box<dyn GuardScanner>>,
+    /// The injection scanners, after the secret scanner, in chain order;
+    /// built on the first file scanned (their patterns cost a few ms to
+    /// compile, and a compile whose files all come from the cache scans none).
+    content_scanners: std::sync::OnceLock<Vec<Box<dyn GuardScanner>>>,
 }
 
 impl std::fmt::Debug for ContextGuard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let scanners: Vec<&str> = [self.exclusion.name(), self.secret.name()]
             .into_iter()
-            .chain(self.content_scanners.iter().map(|scanner| scanner.name()))
+            .chain(self.content_scanners().iter().map(|scanner| scanner.name()))
             .collect();
         f.debug_struct("ContextGuard")
             .field("enabled", &self.enabled)
@@ -256,11 +259,18 @@ impl ContextGuard {
             exclusion: ExclusionScanner::new(&config.additional_exclusions)?,
             allow: PathGlobs::new("guard.allowPatterns", &config.allow_patterns, false)?,
             secret: SecretScanner::with_action(config.secret_action),
-            content_scanners: vec![
+            content_scanners: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The injection scanners, built on first use.
+    fn content_scanners(&self) -> &[Box<dyn GuardScanner>] {
+        self.content_scanners.get_or_init(|| {
+            vec![
                 Box::new(PromptInjectionScanner::new()),
                 Box::new(MarkdownInstructionScanner::new()),
                 Box::new(CommandInjectionScanner::new()),
-            ],
+            ]
         })
     }
 
@@ -289,7 +299,7 @@ impl ContextGuard {
             let secrets = self.secret.scan_and_redact(path, language, content);
             findings = secrets.findings;
             redacted = secrets.redacted;
-            for scanner in &self.content_scanners {
+            for scanner in self.content_scanners() {
                 findings.extend(scanner.scan(path, language, content));
             }
             escalate_commands_with_injection(&mut findings);

@@ -66,8 +66,9 @@ pub struct FileEntry {
 pub struct PathTerms {
     /// Words of the directory part, shared by the files of one directory.
     pub directory: std::sync::Arc<[String]>,
-    /// Words of the file name without its extension.
-    pub name: Vec<String>,
+    /// Words of the file name without its extension, shared by the files
+    /// of that name (`index`, `input`, `mod`).
+    pub name: std::sync::Arc<[String]>,
     /// The extension, stemmed.
     pub extension: Option<String>,
 }
@@ -75,7 +76,7 @@ pub struct PathTerms {
 impl PathTerms {
     /// The terms of `path`.
     pub fn of(path: &RelativePath) -> Self {
-        use crate::terms::{split_words, stem};
+        use crate::terms::stem;
         let directory = path
             .as_str()
             .rsplit_once('/')
@@ -88,38 +89,53 @@ impl PathTerms {
         };
         Self {
             directory: directory_terms(directory),
-            name: split_words(stem_part).iter().map(|w| stem(w)).collect(),
+            name: path_part_terms(stem_part),
             extension: extension.map(|e| stem(&e)),
         }
     }
 }
 
-/// The stemmed words of a directory path, split once per directory and
-/// thread (the files of a directory share them); the memo starts over past
-/// [`DIRECTORY_MEMO_ENTRIES`] directories.
-fn directory_terms(directory: &str) -> std::sync::Arc<[String]> {
+/// The stemmed words of a path component or a file name, split once per
+/// text and thread (files of one name, directories of one name); the memo
+/// starts over past [`PATH_PART_MEMO_ENTRIES`] texts.
+fn path_part_terms(part: &str) -> std::sync::Arc<[String]> {
     use std::cell::RefCell;
-    use std::collections::HashMap;
     thread_local! {
-        static MEMO: RefCell<HashMap<String, std::sync::Arc<[String]>>> =
-            RefCell::new(HashMap::new());
+        static MEMO: RefCell<rustc_hash::FxHashMap<Box<str>, std::sync::Arc<[String]>>> =
+            RefCell::new(rustc_hash::FxHashMap::default());
     }
     MEMO.with(|memo| {
-        if let Some(terms) = memo.borrow().get(directory) {
+        if let Some(terms) = memo.borrow().get(part) {
             return terms.clone();
         }
-        let terms: std::sync::Arc<[String]> = crate::terms::path_terms(directory).into();
+        let terms: std::sync::Arc<[String]> = crate::terms::path_terms(part).into();
         let mut memo = memo.borrow_mut();
-        if memo.len() >= DIRECTORY_MEMO_ENTRIES {
+        if memo.len() >= PATH_PART_MEMO_ENTRIES {
             memo.clear();
         }
-        memo.insert(directory.to_owned(), terms.clone());
+        memo.insert(part.into(), terms.clone());
         terms
     })
 }
 
-/// The most directories [`directory_terms`] remembers per thread.
-const DIRECTORY_MEMO_ENTRIES: usize = 16_384;
+/// The stemmed words of a directory path: those of its components in order
+/// (every `/` splits words, so this equals splitting the whole path), each
+/// component split once per thread (`packages`, `src`, `test` recur in most
+/// of a repository's directories).
+fn directory_terms(directory: &str) -> std::sync::Arc<[String]> {
+    if !directory.contains('/') {
+        return path_part_terms(directory);
+    }
+    let mut words = Vec::new();
+    for component in directory.split('/') {
+        words.extend(path_part_terms(component).iter().cloned());
+    }
+    words.into()
+}
+
+/// The most path components and file names [`path_part_terms`] remembers
+/// per thread.
+const PATH_PART_MEMO_ENTRIES: usize = 32_768;
 
 impl FileEntry {
     /// The stemmed words of the path (computed once per entry).
@@ -331,6 +347,37 @@ impl FileEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn path_terms_by_component_equal_the_whole_path_split() {
+        for path in [
+            "README.md",
+            "src/userService/HTTPServer2.ts",
+            "packages/babel-plugin-x/test/fixtures/utf8Bytes/input.js",
+            "a/ünïcode_Dir/x-y.z/mod.rs",
+            "deep/deep/deep/deep/runningTests/file",
+        ] {
+            let path = RelativePath::new(path).unwrap();
+            let terms = PathTerms::of(&path);
+            let (directory, file_name) = path
+                .as_str()
+                .rsplit_once('/')
+                .unwrap_or(("", path.as_str()));
+            assert_eq!(
+                &*terms.directory,
+                crate::terms::path_terms(directory).as_slice(),
+                "{path}"
+            );
+            let stem = file_name
+                .rsplit_once('.')
+                .map_or(file_name, |(stem, _)| stem);
+            assert_eq!(
+                &*terms.name,
+                crate::terms::path_terms(stem).as_slice(),
+                "{path}"
+            );
+        }
+    }
 
     #[test]
     fn token_estimate_rounds_up() {

@@ -19,6 +19,7 @@ use std::sync::{Arc, OnceLock};
 
 use gix::bstr::ByteSlice;
 use gix::prelude::ObjectIdExt;
+use rustc_hash::FxHashMap;
 use tracing::debug;
 
 use super::Shard;
@@ -50,7 +51,7 @@ struct History {
 pub struct GitRecency {
     /// Last commit time (seconds since the epoch) per path relative to the project
     /// root, for paths changed in the commits read.
-    pub last_commit: HashMap<String, i64>,
+    pub last_commit: FxHashMap<String, i64>,
     /// The index, when it could be read (when not, no file is reported dirty).
     index: Option<Arc<BlobIndex>>,
     /// Commits read.
@@ -125,7 +126,7 @@ fn root_prefix(repo: &gix::Repository, root: &Path) -> Option<String> {
 pub struct BlobIndex {
     /// Entries by path relative to the project root: size (low 32 bits;
     /// `u32::MAX` for a conflicted path), modification second and blob id.
-    entries: HashMap<String, (u32, u32, gix::ObjectId)>,
+    entries: FxHashMap<String, (u32, u32, gix::ObjectId)>,
     /// The repository's object hash (SHA-1, or SHA-256 in a repository made
     /// with it).
     kind: gix::hash::Kind,
