@@ -177,10 +177,11 @@ fn collect(grammar: Grammar, tree: &Tree, content: &str, top_level: bool) -> Vec
 
     let mut imports = Vec::new();
     for statement in statements.values() {
-        let mut symbols: Vec<String> = Vec::new();
+        let mut symbols = Unique::default();
         for node in statement.symbols.values() {
-            push_unique(&mut symbols, text(*node, content));
+            symbols.push(text(*node, content));
         }
+        let symbols = symbols.values;
         for node in statement.sources.values() {
             let source = text(*node, content);
             if source.is_empty() {
@@ -195,9 +196,9 @@ fn collect(grammar: Grammar, tree: &Tree, content: &str, top_level: bool) -> Vec
             });
         }
         for node in statement.trees.values() {
-            let mut paths = Vec::new();
+            let mut paths = UsePaths::default();
             flatten_use_tree(*node, "", content, &mut paths);
-            for (source, symbols) in paths {
+            for (source, symbols) in paths.paths {
                 imports.push(ImportRef {
                     is_relative: is_relative(grammar, &source),
                     source,
@@ -234,10 +235,30 @@ fn text(node: Node<'_>, content: &str) -> String {
         .collect()
 }
 
-fn push_unique(values: &mut Vec<String>, value: String) {
-    if !value.is_empty() && !values.contains(&value) {
-        values.push(value);
+/// Non-empty strings in first-seen order, each once; linear in their
+/// number (a `from x import` or `export { … }` list may name thousands).
+#[derive(Default)]
+struct Unique {
+    values: Vec<String>,
+    seen: rustc_hash::FxHashSet<String>,
+}
+
+impl Unique {
+    fn push(&mut self, value: String) {
+        if !value.is_empty() && !self.seen.contains(&value) {
+            self.seen.insert(value.clone());
+            self.values.push(value);
+        }
     }
+}
+
+/// The (module path, symbols) pairs of a Rust use tree, in first-seen order.
+#[derive(Default)]
+struct UsePaths {
+    paths: Vec<(String, Vec<String>)>,
+    /// Per path of `paths`, by index: its symbols seen so far.
+    seen: Vec<rustc_hash::FxHashSet<String>>,
+    index: rustc_hash::FxHashMap<String, usize>,
 }
 
 fn join_path(prefix: &str, path: &str) -> String {
@@ -252,17 +273,21 @@ fn join_path(prefix: &str, path: &str) -> String {
 
 /// Adds `symbol` to the import of `source`, creating it if needed; an empty
 /// symbol only makes sure the import exists.
-fn add(paths: &mut Vec<(String, Vec<String>)>, source: String, symbol: String) {
+fn add(paths: &mut UsePaths, source: String, symbol: String) {
     if source.is_empty() {
         return;
     }
-    let index = if let Some(index) = paths.iter().position(|(existing, _)| *existing == source) {
+    let index = if let Some(&index) = paths.index.get(&source) {
         index
     } else {
-        paths.push((source, Vec::new()));
-        paths.len() - 1
+        paths.index.insert(source.clone(), paths.paths.len());
+        paths.paths.push((source, Vec::new()));
+        paths.seen.push(rustc_hash::FxHashSet::default());
+        paths.paths.len() - 1
     };
-    push_unique(&mut paths[index].1, symbol);
+    if !symbol.is_empty() && paths.seen[index].insert(symbol.clone()) {
+        paths.paths[index].1.push(symbol);
+    }
 }
 
 /// Splits a path into its module and last segment: `a::b::C` → (`a::b`, `C`).
@@ -274,12 +299,7 @@ fn split_last(path: &str) -> (&str, &str) {
 /// in source order: `crate::a::{b::C, D, e::*}` gives `crate::a::b` with `C`,
 /// `crate::a` with `D` and `crate::a::e` with `*`. A bare `use foo;` imports
 /// the crate `foo` with no symbols; `self` in a list imports the list's module.
-fn flatten_use_tree(
-    node: Node<'_>,
-    prefix: &str,
-    content: &str,
-    paths: &mut Vec<(String, Vec<String>)>,
-) {
+fn flatten_use_tree(node: Node<'_>, prefix: &str, content: &str, paths: &mut UsePaths) {
     match node.kind() {
         "use_as_clause" => {
             if let Some(path) = node.child_by_field_name("path") {
@@ -438,6 +458,36 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A Python `from … import` of thousands of names and a Rust use list of
+    /// thousands of paths give every name once (each name used to be checked
+    /// against all before it: 8,000 names took 45 ms, 16,000 four times
+    /// that).
+    #[test]
+    fn long_python_and_rust_lists_give_every_name_once() {
+        let names: Vec<String> = (0..8_000).map(|i| format!("name{i}")).collect();
+        let source = format!(
+            "from pkg.mod import (\n    {},\n    name0\n)\n",
+            names.join(",\n    ")
+        );
+        let tree = parse(Grammar::Python, &source).unwrap();
+        let imports = extract(Grammar::Python, &tree, &source);
+        assert_eq!(imports.len(), 1);
+        assert_eq!(imports[0].source, "pkg.mod");
+        assert_eq!(imports[0].symbols, names);
+
+        let modules: Vec<String> = (0..4_000).map(|i| format!("m{i}::Item")).collect();
+        let source = format!(
+            "use crate::{{{}, m0::Item, m0::Other}};\n",
+            modules.join(", ")
+        );
+        let tree = parse(Grammar::Rust, &source).unwrap();
+        let imports = extract(Grammar::Rust, &tree, &source);
+        assert_eq!(imports.len(), 4_000);
+        assert_eq!(imports[0].source, "crate::m0");
+        assert_eq!(imports[0].symbols, ["Item", "Other"]);
+        assert_eq!(imports[3_999].source, "crate::m3999");
     }
 
     /// A list of names is read from its node: every name of a long `export
