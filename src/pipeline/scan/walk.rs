@@ -259,12 +259,6 @@ impl ScanOptions<'_> {
     }
 }
 
-/// How long the walk waits for a thread of the rayon pool before giving up
-/// (jwalk's default is 1 s). A long-lived server may still be finishing a
-/// cancelled compile on the pool; the walk must wait for it, not report an
-/// empty tree.
-const WALK_BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_mins(10);
-
 /// The ignore rules in force while reading a directory, deepest first.
 #[derive(Clone, Debug, Default)]
 struct IgnoreStack {
@@ -319,9 +313,11 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
         .skip_hidden(false)
         .follow_links(false)
         .sort(false)
-        .parallelism(jwalk::Parallelism::RayonDefaultPool {
-            busy_timeout: WALK_BUSY_TIMEOUT,
-        })
+        // One thread reads the directories while the rayon pool scans the
+        // files it finds: jwalk's parallel walk hands its results over in
+        // order, and its consumer spins (`sched_yield`) while it waits,
+        // which took a tenth of a warm babel compile's CPU on 2 cores.
+        .parallelism(jwalk::Parallelism::Serial)
         .root_read_dir_state(base)
         .process_read_dir(|depth, directory, stack, children| {
             // jwalk first "reads" the root's parent, whose one child is the
@@ -351,55 +347,71 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
             });
         });
 
-    let mut found = Vec::new();
     let mut directories = Vec::new();
     let mut walk_errors = 0usize;
-    for entry in walk {
-        if options.cancelled() {
-            break;
-        }
-        let Ok(entry) = entry else {
-            walk_errors += 1;
-            continue;
-        };
-        if entry.depth == 0 {
-            continue;
-        }
-        let absolute = entry.path();
-        let Ok(relative) = absolute.strip_prefix(root) else {
-            continue;
-        };
-        let Some(path) = relative.to_str().and_then(RelativePath::new) else {
-            // Non-UTF-8 names cannot be shown in a prompt.
-            walk_errors += 1;
-            continue;
-        };
-        if entry.file_type.is_dir() {
-            directories.push(path);
-            continue;
-        }
-        found.push(Found {
-            path,
-            absolute,
-            is_symlink: entry.file_type.is_symlink(),
+    let (sender, receiver) = crossbeam_channel::unbounded::<Found>();
+    let mut scanned: Vec<(Found, FileOutcome)> = std::thread::scope(|scope| {
+        let scanner = scope.spawn(|| {
+            receiver
+                .into_iter()
+                .par_bridge()
+                .map(|file| {
+                    let outcome = if options.cancelled() {
+                        FileOutcome::Unreadable
+                    } else {
+                        scan_file(root, &file, options, cache)
+                    };
+                    (file, outcome)
+                })
+                .collect::<Vec<_>>()
         });
-    }
-
+        for entry in walk {
+            if options.cancelled() {
+                break;
+            }
+            let Ok(entry) = entry else {
+                walk_errors += 1;
+                continue;
+            };
+            if entry.depth == 0 {
+                continue;
+            }
+            let absolute = entry.path();
+            let Ok(relative) = absolute.strip_prefix(root) else {
+                continue;
+            };
+            let Some(path) = relative.to_str().and_then(RelativePath::new) else {
+                // Non-UTF-8 names cannot be shown in a prompt.
+                walk_errors += 1;
+                continue;
+            };
+            if entry.file_type.is_dir() {
+                directories.push(path);
+                continue;
+            }
+            let found = Found {
+                path,
+                absolute,
+                is_symlink: entry.file_type.is_symlink(),
+            };
+            if sender.send(found).is_err() {
+                break;
+            }
+        }
+        drop(sender);
+        tracing::debug!("Walked the directories in {:?}", walk_started.elapsed());
+        scanner
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    });
+    // The scan finishes files in any order; what follows is in path order.
+    scanned.sort_unstable_by(|a, b| a.0.path.cmp(&b.0.path));
+    let (found, outcomes): (Vec<Found>, Vec<FileOutcome>) = scanned.into_iter().unzip();
     tracing::debug!(
-        "Walked {} files in {:?}",
+        "Walked and scanned {} files in {:?}",
         found.len(),
         walk_started.elapsed()
     );
-    let outcomes: Vec<FileOutcome> = found
-        .par_iter()
-        .map(|file| {
-            if options.cancelled() {
-                FileOutcome::Unreadable
-            } else {
-                scan_file(root, file, options, cache)
-            }
-        })
-        .collect();
     let outcomes = resolve_deferred(outcomes, &found, options, cache);
     let mut entries = Vec::with_capacity(outcomes.len());
     let mut left_out = Vec::new();
