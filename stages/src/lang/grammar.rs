@@ -500,14 +500,13 @@ pub(crate) fn parse(grammar: Grammar, content: &str) -> Option<Tree> {
         return tree;
     }
     let key = (grammar, hash, content.len());
-    let tree = match kept_tree(key) {
-        Some(tree) => tree,
-        None => {
-            let tree = parse_uncached(grammar, content);
-            keep_tree(key, &tree);
-            tree
+    let tree = kept_tree(key).or_else(|| {
+        let tree = parse_uncached(grammar, content);
+        if let Some(tree) = &tree {
+            keep_tree(key, tree);
         }
-    };
+        tree
+    });
     LAST_TREES.with(|trees| {
         if let Ok(mut trees) = trees.try_borrow_mut() {
             trees.truncate(REMEMBERED_TREES - 1);
@@ -540,7 +539,7 @@ struct TreeStore {
     kept_bytes: usize,
     /// Parses answered from a kept tree.
     reused: usize,
-    trees: HashMap<TreeKey, Option<Tree>>,
+    trees: HashMap<TreeKey, Tree>,
 }
 
 static KEPT_TREES: LazyLock<Mutex<TreeStore>> = LazyLock::new(|| {
@@ -629,7 +628,7 @@ impl Drop for KeptTrees {
 }
 
 /// The kept tree of `key`, when a scope is open and one was kept.
-fn kept_tree(key: TreeKey) -> Option<Option<Tree>> {
+fn kept_tree(key: TreeKey) -> Option<Tree> {
     let mut store = KEPT_TREES.lock().unwrap_or_else(PoisonError::into_inner);
     if store.scopes == 0 {
         return None;
@@ -641,7 +640,7 @@ fn kept_tree(key: TreeKey) -> Option<Option<Tree>> {
 
 /// Keeps `tree` under `key` inside [`keeping`], when a scope is open and
 /// its cap allows.
-fn keep_tree(key: TreeKey, tree: &Option<Tree>) {
+fn keep_tree(key: TreeKey, tree: &Tree) {
     if !KEEPING.with(std::cell::Cell::get) {
         return;
     }
@@ -740,6 +739,7 @@ mod tests {
     fn a_kept_tree_is_parsed_once_across_threads_while_its_scope_lives() {
         const KEPT: &str = "use kept_trees_test::a;\nfn kept_once() {}\n";
         const NOT_KEPT: &str = "use kept_trees_test::b;\nfn parsed_twice() {}\n";
+        const OVER_CAP: &str = "fn over_the_cap_of_kept_trees() {}\n";
         let scope = keep_trees(1 << 20);
         std::thread::spawn(|| {
             keeping(true, || parse(Grammar::Rust, KEPT));
@@ -755,7 +755,6 @@ mod tests {
         // Without a scope nothing is kept or handed out.
         assert_eq!(parses_on_another_thread(KEPT), 1);
         // A scope keeps no more source than its cap.
-        const OVER_CAP: &str = "fn over_the_cap_of_kept_trees() {}\n";
         let scope = keep_trees(OVER_CAP.len() - 1);
         std::thread::spawn(|| keeping(true, || parse(Grammar::Rust, OVER_CAP)))
             .join()
