@@ -66,8 +66,7 @@ pub struct FileEntry {
 pub struct PathTerms {
     /// Words of the directory part, shared by the files of one directory.
     pub directory: std::sync::Arc<[String]>,
-    /// Words of the file name without its extension, shared by the files
-    /// of that name (`index`, `input`, `mod`).
+    /// Words of the file name without its extension.
     pub name: std::sync::Arc<[String]>,
     /// The extension, stemmed.
     pub extension: Option<String>,
@@ -89,53 +88,63 @@ impl PathTerms {
         };
         Self {
             directory: directory_terms(directory),
-            name: path_part_terms(stem_part),
+            // File names are mostly distinct (and a memo of them costs
+            // memory for nothing in a tree of unique names); directory
+            // components repeat.
+            name: crate::terms::path_terms(stem_part).into(),
             extension: extension.map(|e| stem(&e)),
         }
     }
 }
 
-/// The stemmed words of a path component or a file name, split once per
-/// text and thread (files of one name, directories of one name); the memo
-/// starts over past [`PATH_PART_MEMO_ENTRIES`] texts.
-fn path_part_terms(part: &str) -> std::sync::Arc<[String]> {
-    use std::cell::RefCell;
-    thread_local! {
-        static MEMO: RefCell<rustc_hash::FxHashMap<Box<str>, std::sync::Arc<[String]>>> =
-            RefCell::new(rustc_hash::FxHashMap::default());
+type TermsMemo = std::cell::RefCell<rustc_hash::FxHashMap<Box<str>, std::sync::Arc<[String]>>>;
+
+/// `key`'s value in `memo`, else `compute`'s, remembered; the memo starts
+/// over past [`PATH_MEMO_ENTRIES`] keys.
+fn remembered(
+    memo: &'static std::thread::LocalKey<TermsMemo>,
+    key: &str,
+    compute: impl FnOnce() -> std::sync::Arc<[String]>,
+) -> std::sync::Arc<[String]> {
+    if let Some(terms) = memo.with_borrow(|memo| memo.get(key).cloned()) {
+        return terms;
     }
-    MEMO.with(|memo| {
-        if let Some(terms) = memo.borrow().get(part) {
-            return terms.clone();
-        }
-        let terms: std::sync::Arc<[String]> = crate::terms::path_terms(part).into();
-        let mut memo = memo.borrow_mut();
-        if memo.len() >= PATH_PART_MEMO_ENTRIES {
+    let terms = compute();
+    memo.with_borrow_mut(|memo| {
+        if memo.len() >= PATH_MEMO_ENTRIES {
             memo.clear();
         }
-        memo.insert(part.into(), terms.clone());
-        terms
+        memo.insert(key.into(), terms.clone());
+    });
+    terms
+}
+
+thread_local! {
+    /// Words of path components.
+    static COMPONENT_TERMS: TermsMemo = TermsMemo::default();
+    /// Words of whole directory paths, shared by the files of a directory.
+    static DIRECTORY_TERMS: TermsMemo = TermsMemo::default();
+}
+
+/// The stemmed words of a directory path, one shared list per directory and
+/// thread: those of its components in order (every `/` splits words, so this
+/// equals splitting the whole path), each component split once per thread
+/// (`packages`, `src`, `test` recur in most of a repository's directories).
+fn directory_terms(directory: &str) -> std::sync::Arc<[String]> {
+    remembered(&DIRECTORY_TERMS, directory, || {
+        let mut words = Vec::new();
+        for component in directory.split('/') {
+            let terms = remembered(&COMPONENT_TERMS, component, || {
+                crate::terms::path_terms(component).into()
+            });
+            words.extend(terms.iter().cloned());
+        }
+        words.into()
     })
 }
 
-/// The stemmed words of a directory path: those of its components in order
-/// (every `/` splits words, so this equals splitting the whole path), each
-/// component split once per thread (`packages`, `src`, `test` recur in most
-/// of a repository's directories).
-fn directory_terms(directory: &str) -> std::sync::Arc<[String]> {
-    if !directory.contains('/') {
-        return path_part_terms(directory);
-    }
-    let mut words = Vec::new();
-    for component in directory.split('/') {
-        words.extend(path_part_terms(component).iter().cloned());
-    }
-    words.into()
-}
-
-/// The most path components and file names [`path_part_terms`] remembers
-/// per thread.
-const PATH_PART_MEMO_ENTRIES: usize = 32_768;
+/// The most directories, and path components, the memos keep per thread.
+const PATH_MEMO_ENTRIES: usize = 16_384;
 
 impl FileEntry {
     /// The stemmed words of the path (computed once per entry).

@@ -259,6 +259,11 @@ impl ScanOptions<'_> {
     }
 }
 
+/// Files the walk hands to the rayon pool at a time: few enough that the
+/// pool's threads finish together, enough that handing them over costs
+/// nothing next to scanning them.
+const WALK_BATCH: usize = 32;
+
 /// The ignore rules in force while reading a directory, deepest first.
 #[derive(Clone, Debug, Default)]
 struct IgnoreStack {
@@ -349,22 +354,28 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
 
     let mut directories = Vec::new();
     let mut walk_errors = 0usize;
-    let (sender, receiver) = crossbeam_channel::unbounded::<Found>();
-    let mut scanned: Vec<(Found, FileOutcome)> = std::thread::scope(|scope| {
+    let (sender, receiver) = crossbeam_channel::unbounded::<Vec<Found>>();
+    let mut scanned: Vec<Vec<(Found, FileOutcome)>> = std::thread::scope(|scope| {
         let scanner = scope.spawn(|| {
             receiver
                 .into_iter()
                 .par_bridge()
-                .map(|file| {
-                    let outcome = if options.cancelled() {
-                        FileOutcome::Unreadable
-                    } else {
-                        scan_file(root, &file, options, cache)
-                    };
-                    (file, outcome)
+                .map(|batch| {
+                    batch
+                        .into_iter()
+                        .map(|file| {
+                            let outcome = if options.cancelled() {
+                                FileOutcome::Unreadable
+                            } else {
+                                scan_file(root, &file, options, cache)
+                            };
+                            (file, outcome)
+                        })
+                        .collect()
                 })
-                .collect::<Vec<_>>()
+                .collect()
         });
+        let mut batch = Vec::with_capacity(WALK_BATCH);
         for entry in walk {
             if options.cancelled() {
                 break;
@@ -389,14 +400,24 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
                 directories.push(path);
                 continue;
             }
-            let found = Found {
+            batch.push(Found {
                 path,
                 absolute,
                 is_symlink: entry.file_type.is_symlink(),
-            };
-            if sender.send(found).is_err() {
+            });
+            if batch.len() == WALK_BATCH
+                && sender
+                    .send(std::mem::replace(
+                        &mut batch,
+                        Vec::with_capacity(WALK_BATCH),
+                    ))
+                    .is_err()
+            {
                 break;
             }
+        }
+        if !batch.is_empty() {
+            let _ = sender.send(batch);
         }
         drop(sender);
         tracing::debug!("Walked the directories in {:?}", walk_started.elapsed());
@@ -404,19 +425,18 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     });
-    // The scan finishes files in any order; what follows is in path order.
-    scanned.sort_unstable_by(|a, b| a.0.path.cmp(&b.0.path));
-    let (found, outcomes): (Vec<Found>, Vec<FileOutcome>) = scanned.into_iter().unzip();
+    // The scan finishes batches in any order: the RepoMap and the lists
+    // below are sorted by path.
+    let total: usize = scanned.iter().map(Vec::len).sum();
     tracing::debug!(
-        "Walked and scanned {} files in {:?}",
-        found.len(),
+        "Walked and scanned {total} files in {:?}",
         walk_started.elapsed()
     );
-    let outcomes = resolve_deferred(outcomes, &found, options, cache);
-    let mut entries = Vec::with_capacity(outcomes.len());
+    resolve_deferred(&mut scanned, options, cache);
+    let mut entries = Vec::with_capacity(total);
     let mut left_out = Vec::new();
     let mut other_shard = 0;
-    for (outcome, file) in outcomes.into_iter().zip(found) {
+    for (file, outcome) in scanned.into_iter().flatten() {
         match outcome {
             FileOutcome::Entry(entry) => entries.push(entry),
             FileOutcome::OtherShard => other_shard += 1,
@@ -463,11 +483,12 @@ pub fn scan_path(
         is_symlink: metadata.file_type().is_symlink(),
     };
     let outcome = scan_file(root, &found, options, cache);
-    let outcome = resolve_deferred(vec![outcome], std::slice::from_ref(&found), options, cache);
-    match outcome.into_iter().next() {
-        Some(FileOutcome::Entry(entry)) => PathOutcome::Entry(entry),
-        Some(FileOutcome::OtherShard) => PathOutcome::Ignored,
-        Some(outcome) => PathOutcome::LeftOut(left_out_of(&outcome)),
+    let mut scanned = [vec![(found, outcome)]];
+    resolve_deferred(&mut scanned, options, cache);
+    match scanned[0].pop() {
+        Some((_, FileOutcome::Entry(entry))) => PathOutcome::Entry(entry),
+        Some((_, FileOutcome::OtherShard)) => PathOutcome::Ignored,
+        Some((_, outcome)) => PathOutcome::LeftOut(left_out_of(&outcome)),
         None => PathOutcome::Gone,
     }
 }
@@ -726,18 +747,17 @@ fn compute_terms(
 /// bytes (read again when they were not held or its path index entry
 /// answered).
 fn resolve_deferred(
-    outcomes: Vec<FileOutcome>,
-    found: &[Found],
+    batches: &mut [Vec<(Found, FileOutcome)>],
     options: ScanOptions<'_>,
     cache: Option<&FileCache>,
-) -> Vec<FileOutcome> {
+) {
     let Some(cache) = cache else {
-        return outcomes;
+        return;
     };
-    let keys: Vec<_> = outcomes
+    let keys: Vec<_> = batches
         .iter()
-        .zip(found)
-        .filter_map(|(outcome, file)| match outcome {
+        .flatten()
+        .filter_map(|(file, outcome)| match outcome {
             FileOutcome::Deferred(deferred) => Some(cache.row_key(
                 deferred.hash,
                 RowKind::Scan,
@@ -748,46 +768,59 @@ fn resolve_deferred(
         })
         .collect();
     if keys.is_empty() {
-        return outcomes;
+        return;
     }
     let started = std::time::Instant::now();
     cache.prefetch(keys);
     tracing::debug!("Fetched remote scan rows in {:?}", started.elapsed());
-    outcomes
-        .into_par_iter()
-        .zip(found.par_iter())
-        .map(|(outcome, file)| {
-            let FileOutcome::Deferred(deferred) = outcome else {
-                return outcome;
-            };
-            let Deferred {
-                stat,
-                size_bytes,
-                hash,
-                bytes,
-            } = deferred;
-            if let Some(bytes) = &bytes {
-                HELD_BYTES.fetch_sub(bytes.len(), std::sync::atomic::Ordering::Relaxed);
-            }
-            if let Some(facts) = cache.scan_terms(hash, &file.path, stat.language) {
-                return match &bytes {
-                    Some(bytes) => stat.after_read(file, options, hash, facts, bytes),
-                    None => stat.entry(file, size_bytes, hash, facts),
+    batches.par_iter_mut().for_each(|batch| {
+        for (file, outcome) in batch {
+            if matches!(outcome, FileOutcome::Deferred(_)) {
+                let FileOutcome::Deferred(deferred) =
+                    std::mem::replace(outcome, FileOutcome::Unreadable)
+                else {
+                    continue;
                 };
+                *outcome = resolve_one(file, deferred, options, cache);
             }
-            let bytes = match bytes {
-                Some(bytes) => bytes,
-                None => match read_bounded(&file.absolute, options.max_file_bytes) {
-                    Ok(Bounded::Bytes(bytes)) => bytes,
-                    Ok(Bounded::TooLarge) => return FileOutcome::TooLarge,
-                    Ok(Bounded::NotRegular) | Err(_) => return FileOutcome::Unreadable,
-                },
-            };
-            // A file changed since its path index entry is hashed again.
-            let hash = ContentHash::of(&bytes);
-            compute_terms(file, options, Some(cache), stat, hash, &bytes)
-        })
-        .collect()
+        }
+    });
+}
+
+/// Finishes one deferred file: from its fetched scan row, else computed from
+/// its bytes.
+fn resolve_one(
+    file: &Found,
+    deferred: Deferred,
+    options: ScanOptions<'_>,
+    cache: &FileCache,
+) -> FileOutcome {
+    let Deferred {
+        stat,
+        size_bytes,
+        hash,
+        bytes,
+    } = deferred;
+    if let Some(bytes) = &bytes {
+        HELD_BYTES.fetch_sub(bytes.len(), std::sync::atomic::Ordering::Relaxed);
+    }
+    if let Some(facts) = cache.scan_terms(hash, &file.path, stat.language) {
+        return match &bytes {
+            Some(bytes) => stat.after_read(file, options, hash, facts, bytes),
+            None => stat.entry(file, size_bytes, hash, facts),
+        };
+    }
+    let bytes = match bytes {
+        Some(bytes) => bytes,
+        None => match read_bounded(&file.absolute, options.max_file_bytes) {
+            Ok(Bounded::Bytes(bytes)) => bytes,
+            Ok(Bounded::TooLarge) => return FileOutcome::TooLarge,
+            Ok(Bounded::NotRegular) | Err(_) => return FileOutcome::Unreadable,
+        },
+    };
+    // A file changed since its path index entry is hashed again.
+    let hash = ContentHash::of(&bytes);
+    compute_terms(file, options, Some(cache), stat, hash, &bytes)
 }
 
 /// Whether a link's canonical `target` (inside `root`) is a file the guard's
