@@ -310,11 +310,11 @@ enum FileOutcome {
     Deferred(Deferred),
 }
 
-/// Walks `root` (an existing directory, already canonicalised).
-pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) -> ScanOutput {
-    let walk_started = std::time::Instant::now();
+/// jwalk over `root`, serial (see [`walk`]), applying the `.gitignore`
+/// files and the base ignore rules as each directory is read.
+fn directory_walk(root: &Path) -> WalkDirGeneric<ScanState> {
     let base = base_ignore_stack(root);
-    let walk = WalkDirGeneric::<ScanState>::new(root)
+    WalkDirGeneric::<ScanState>::new(root)
         .skip_hidden(false)
         .follow_links(false)
         .sort(false)
@@ -350,13 +350,74 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
                 }
                 Err(_) => true,
             });
-        });
+        })
+}
 
+/// Reads the directories of `walk` on this thread and sends the files found
+/// to `sender`, [`WALK_BATCH`] at a time; returns the directories and the
+/// number of entries that could not be read or named.
+fn read_directories(
+    walk: WalkDirGeneric<ScanState>,
+    root: &Path,
+    options: ScanOptions<'_>,
+    sender: &crossbeam_channel::Sender<Vec<Found>>,
+) -> (Vec<RelativePath>, usize) {
     let mut directories = Vec::new();
     let mut walk_errors = 0usize;
+    let mut batch = Vec::with_capacity(WALK_BATCH);
+    for entry in walk {
+        if options.cancelled() {
+            break;
+        }
+        let Ok(entry) = entry else {
+            walk_errors += 1;
+            continue;
+        };
+        if entry.depth == 0 {
+            continue;
+        }
+        let absolute = entry.path();
+        let Ok(relative) = absolute.strip_prefix(root) else {
+            continue;
+        };
+        let Some(path) = relative.to_str().and_then(RelativePath::new) else {
+            // Non-UTF-8 names cannot be shown in a prompt.
+            walk_errors += 1;
+            continue;
+        };
+        if entry.file_type.is_dir() {
+            directories.push(path);
+            continue;
+        }
+        batch.push(Found {
+            path,
+            absolute,
+            is_symlink: entry.file_type.is_symlink(),
+        });
+        if batch.len() == WALK_BATCH
+            && sender
+                .send(std::mem::replace(
+                    &mut batch,
+                    Vec::with_capacity(WALK_BATCH),
+                ))
+                .is_err()
+        {
+            break;
+        }
+    }
+    if !batch.is_empty() {
+        let _ = sender.send(batch);
+    }
+    (directories, walk_errors)
+}
+
+/// Walks `root` (an existing directory, already canonicalised).
+pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) -> ScanOutput {
+    let walk_started = std::time::Instant::now();
+    let walk = directory_walk(root);
     let (sender, receiver) = crossbeam_channel::unbounded::<Vec<Found>>();
-    let mut scanned: Vec<Vec<(Found, FileOutcome)>> = std::thread::scope(|scope| {
-        let scanner = scope.spawn(|| {
+    let (mut directories, walk_errors, mut scanned) = std::thread::scope(|scope| {
+        let scan = scope.spawn(|| {
             receiver
                 .into_iter()
                 .par_bridge()
@@ -373,57 +434,15 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
                         })
                         .collect()
                 })
-                .collect()
+                .collect::<Vec<Vec<(Found, FileOutcome)>>>()
         });
-        let mut batch = Vec::with_capacity(WALK_BATCH);
-        for entry in walk {
-            if options.cancelled() {
-                break;
-            }
-            let Ok(entry) = entry else {
-                walk_errors += 1;
-                continue;
-            };
-            if entry.depth == 0 {
-                continue;
-            }
-            let absolute = entry.path();
-            let Ok(relative) = absolute.strip_prefix(root) else {
-                continue;
-            };
-            let Some(path) = relative.to_str().and_then(RelativePath::new) else {
-                // Non-UTF-8 names cannot be shown in a prompt.
-                walk_errors += 1;
-                continue;
-            };
-            if entry.file_type.is_dir() {
-                directories.push(path);
-                continue;
-            }
-            batch.push(Found {
-                path,
-                absolute,
-                is_symlink: entry.file_type.is_symlink(),
-            });
-            if batch.len() == WALK_BATCH
-                && sender
-                    .send(std::mem::replace(
-                        &mut batch,
-                        Vec::with_capacity(WALK_BATCH),
-                    ))
-                    .is_err()
-            {
-                break;
-            }
-        }
-        if !batch.is_empty() {
-            let _ = sender.send(batch);
-        }
+        let (directories, walk_errors) = read_directories(walk, root, options, &sender);
         drop(sender);
         tracing::debug!("Walked the directories in {:?}", walk_started.elapsed());
-        scanner
+        let scanned = scan
             .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (directories, walk_errors, scanned)
     });
     // The scan finishes batches in any order: the RepoMap and the lists
     // below are sorted by path.
