@@ -24,7 +24,12 @@ pub fn run(args: &TreeArgs, host: &Host) -> anyhow::Result<()> {
         shard: None,
         push: false,
     };
-    let report = precompute_with_progress(&request, host, !args.json)?;
+    // `-q` leaves stderr to errors: no progress bar either.
+    let report = precompute_with_progress(
+        &request,
+        host,
+        !args.json && tracing::enabled!(tracing::Level::WARN),
+    )?;
     for warning in &report.warnings {
         tracing::warn!("{warning}");
     }

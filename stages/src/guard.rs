@@ -265,13 +265,16 @@ impl ContextGuard {
 
     /// The injection scanners, built on first use.
     fn content_scanners(&self) -> &[Box<dyn GuardScanner>] {
-        self.content_scanners.get_or_init(|| {
-            vec![
-                Box::new(PromptInjectionScanner::new()),
-                Box::new(MarkdownInstructionScanner::new()),
-                Box::new(CommandInjectionScanner::new()),
-            ]
-        })
+        // Built once per guard: counted as setup, not as the first file's time.
+        let scanners: &Vec<Box<dyn GuardScanner>> =
+            crate::work::once(&self.content_scanners, || {
+                vec![
+                    Box::new(PromptInjectionScanner::new()),
+                    Box::new(MarkdownInstructionScanner::new()),
+                    Box::new(CommandInjectionScanner::new()),
+                ]
+            });
+        scanners
     }
 
     /// Scans one file: its repository-relative `path`, detected `language` and text

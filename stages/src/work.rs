@@ -40,7 +40,8 @@ pub(crate) fn once<T>(cell: &OnceLock<T>, init: impl FnOnce() -> T) -> &T {
 }
 
 /// Nanoseconds this thread has spent building the process's shared tables
-/// (compiled tree-sitter queries, the tokenizer) or waiting for them: paid
+/// (compiled tree-sitter queries, the tokenizer, the guard's injection
+/// scanners) or waiting for them: paid
 /// once per process, not by the file that happened to need them first, so a
 /// per-file time leaves it out.
 pub fn setup_ns() -> u64 {

@@ -266,8 +266,9 @@ fn scan_sharded(
     if let Some(git) = &git {
         apply_git_recency(root, &mut repo, git);
         info!(
-            "git: history of the last {} commits, {} files with history",
+            "git: history of the last {} commit{}, {} paths changed in it",
             git.commits_read,
+            if git.commits_read == 1 { "" } else { "s" },
             git.last_commit.len()
         );
     }

@@ -1,6 +1,7 @@
-//! The RepoMap walk: a parallel walk of the project root with jwalk, gitignore
-//! rules applied while each directory is read, then a rayon pass that stats,
-//! reads and hashes every file and computes its scan terms (through the cache).
+//! The RepoMap walk: jwalk reads the project's directories on one thread,
+//! with the gitignore rules applied as each is read, and hands the files it
+//! finds to the rayon pool, which stats, reads and hashes each one and computes
+//! its scan terms (through the cache) while the walk goes on.
 //!
 //! Ignore rules, highest priority first: `.gitignore` files from the deepest
 //! directory up to the root, then `.gitignore` files of the root's ancestors up to
