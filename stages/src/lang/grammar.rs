@@ -556,11 +556,11 @@ static KEPT_TREES: LazyLock<Mutex<TreeStore>> = LazyLock::new(|| {
 /// (until the trees of `cap_bytes` of source are kept) and handed to any
 /// thread that parses the same text, so a compile parses a file once even
 /// when one phase reads its imports on one rayon worker and a later phase its
-/// comments and signatures on another. A tree takes about 20 times its
+/// comments and signatures on another. A tree takes about 23 times its
 /// source's size in memory (measured on deno's Rust and TypeScript), so only
 /// the files likely to be parsed again are kept; everything kept is dropped
-/// when the last open scope closes. Scopes of
-/// concurrent compiles share the store: a tree depends only on its text.
+/// when the last open scope closes. Scopes of concurrent compiles share the
+/// store: a tree depends only on its text.
 #[must_use = "trees are kept only while the scope lives"]
 pub struct KeptTrees(());
 
@@ -573,10 +573,15 @@ thread_local! {
 /// set and a [`KeptTrees`] scope is open: for the files a later phase is
 /// likely to parse again.
 pub fn keeping<T>(keep: bool, work: impl FnOnce() -> T) -> T {
-    let before = KEEPING.with(|flag| flag.replace(keep));
-    let result = work();
-    KEEPING.with(|flag| flag.set(before));
-    result
+    /// Restores the thread's flag, also when `work` panics.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            KEEPING.with(|flag| flag.set(self.0));
+        }
+    }
+    let _restore = Restore(KEEPING.with(|flag| flag.replace(keep)));
+    work()
 }
 
 /// Opens a [`KeptTrees`] scope keeping the trees of up to `cap_bytes` bytes
@@ -620,9 +625,10 @@ impl Drop for KeptTrees {
             store.cap_bytes = 0;
             store.kept_bytes = 0;
             store.reused = 0;
-            // Freed outside the lock would be nicer, but a scope closes once
-            // per compile.
-            store.trees = HashMap::new();
+            let trees = std::mem::take(&mut store.trees);
+            // The trees are freed after the lock is released.
+            drop(store);
+            drop(trees);
         }
     }
 }
