@@ -35,8 +35,7 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
             push: args.push,
         },
         host,
-        // `-q` leaves stderr to errors: no progress bar either.
-        !args.json && tracing::enabled!(tracing::Level::WARN),
+        !args.json,
     )?;
     for warning in &report.warnings {
         tracing::warn!("{warning}");
@@ -113,9 +112,9 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// [`precompute`] with a progress line on stderr when it is a terminal and
-/// `show` is set: a running count while the scan reads files (their number is
-/// not known yet), then a bar.
+/// [`precompute`] with a progress line on stderr when it is a terminal,
+/// `show` is set and `-q` is not: a running count while the scan reads files
+/// (their number is not known yet), then a bar.
 ///
 /// # Errors
 ///
@@ -131,7 +130,9 @@ pub fn precompute_with_progress(
     // A damaged one would take no rows: say that before the work, not after.
     with_database(host, |store| Ok(store.verify_pages()?))?;
     let bar = ProgressBar::hidden();
-    let on_terminal = std::io::stderr().is_terminal() && show;
+    // `-q` leaves stderr to errors: no progress bar either.
+    let on_terminal =
+        std::io::stderr().is_terminal() && show && tracing::enabled!(tracing::Level::WARN);
     if on_terminal {
         bar.set_draw_target(ProgressDrawTarget::stderr());
         bar.set_style(

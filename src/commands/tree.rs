@@ -24,12 +24,7 @@ pub fn run(args: &TreeArgs, host: &Host) -> anyhow::Result<()> {
         shard: None,
         push: false,
     };
-    // `-q` leaves stderr to errors: no progress bar either.
-    let report = precompute_with_progress(
-        &request,
-        host,
-        !args.json && tracing::enabled!(tracing::Level::WARN),
-    )?;
+    let report = precompute_with_progress(&request, host, !args.json)?;
     for warning in &report.warnings {
         tracing::warn!("{warning}");
     }

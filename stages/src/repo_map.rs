@@ -67,7 +67,7 @@ pub struct PathTerms {
     /// Words of the directory part, shared by the files of one directory.
     pub directory: std::sync::Arc<[String]>,
     /// Words of the file name without its extension.
-    pub name: std::sync::Arc<[String]>,
+    pub name: Vec<String>,
     /// The extension, stemmed.
     pub extension: Option<String>,
 }
@@ -88,10 +88,9 @@ impl PathTerms {
         };
         Self {
             directory: directory_terms(directory),
-            // File names are mostly distinct (and a memo of them costs
-            // memory for nothing in a tree of unique names); directory
-            // components repeat.
-            name: crate::terms::path_terms(stem_part).into(),
+            // File names are mostly distinct: split each time, unlike
+            // directory components, which repeat.
+            name: crate::terms::path_terms(stem_part),
             extension: extension.map(|e| stem(&e)),
         }
     }
@@ -380,11 +379,7 @@ mod tests {
             let stem = file_name
                 .rsplit_once('.')
                 .map_or(file_name, |(stem, _)| stem);
-            assert_eq!(
-                &*terms.name,
-                crate::terms::path_terms(stem).as_slice(),
-                "{path}"
-            );
+            assert_eq!(terms.name, crate::terms::path_terms(stem), "{path}");
         }
     }
 

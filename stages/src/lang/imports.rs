@@ -202,7 +202,7 @@ fn collect(grammar: Grammar, tree: &Tree, content: &str, top_level: bool) -> Vec
                 imports.push(ImportRef {
                     is_relative: is_relative(grammar, &source),
                     source,
-                    symbols,
+                    symbols: symbols.values,
                     kind: statement.kind,
                 });
             }
@@ -245,8 +245,7 @@ struct Unique {
 
 impl Unique {
     fn push(&mut self, value: String) {
-        if !value.is_empty() && !self.seen.contains(&value) {
-            self.seen.insert(value.clone());
+        if !value.is_empty() && self.seen.insert(value.clone()) {
             self.values.push(value);
         }
     }
@@ -255,9 +254,8 @@ impl Unique {
 /// The (module path, symbols) pairs of a Rust use tree, in first-seen order.
 #[derive(Default)]
 struct UsePaths {
-    paths: Vec<(String, Vec<String>)>,
-    /// Per path of `paths`, by index: its symbols seen so far.
-    seen: Vec<rustc_hash::FxHashSet<String>>,
+    paths: Vec<(String, Unique)>,
+    /// Where each module path is in `paths`.
     index: rustc_hash::FxHashMap<String, usize>,
 }
 
@@ -281,13 +279,10 @@ fn add(paths: &mut UsePaths, source: String, symbol: String) {
         index
     } else {
         paths.index.insert(source.clone(), paths.paths.len());
-        paths.paths.push((source, Vec::new()));
-        paths.seen.push(rustc_hash::FxHashSet::default());
+        paths.paths.push((source, Unique::default()));
         paths.paths.len() - 1
     };
-    if !symbol.is_empty() && paths.seen[index].insert(symbol.clone()) {
-        paths.paths[index].1.push(symbol);
-    }
+    paths.paths[index].1.push(symbol);
 }
 
 /// Splits a path into its module and last segment: `a::b::C` → (`a::b`, `C`).
