@@ -69,6 +69,8 @@ pub struct TokenCounter;
 
 static ENCODER: OnceLock<&'static Tokenizer> = OnceLock::new();
 
+mod pretokenizer;
+
 impl TokenCounter {
     /// The counter for `cl100k_base`.
     pub fn cl100k() -> Self {
@@ -203,28 +205,36 @@ thread_local! {
 
 /// The token count of `text`: the sum of its pre-tokenizer pieces' counts,
 /// exactly what `Tokenizer::count` computes, with each short piece's count
-/// remembered per thread.
+/// remembered per thread. ASCII text is cut into pieces by
+/// [`pretokenizer::ascii_pieces`], other text by `bpe-openai`'s regular
+/// expression.
 fn count_pieces(text: &str) -> usize {
     let encoder = crate::work::once(&ENCODER, bpe_openai::cl100k_base);
     PIECE_MEMO.with_borrow_mut(|memo| {
-        encoder
-            .split(text)
-            .map(|piece| {
-                let bytes = piece.as_bytes();
-                if bytes.len() > PIECE_MEMO_MAX_BYTES {
-                    return encoder.bpe.count(bytes);
-                }
-                if let Some(&count) = memo.get(bytes) {
-                    return count as usize;
-                }
-                let count = encoder.bpe.count(bytes);
-                if memo.len() >= PIECE_MEMO_ENTRIES {
-                    memo.clear();
-                }
-                memo.insert(bytes.into(), u32::try_from(count).unwrap_or(u32::MAX));
-                count
-            })
-            .sum()
+        let mut count_piece = |bytes: &[u8]| {
+            if bytes.len() > PIECE_MEMO_MAX_BYTES {
+                return encoder.bpe.count(bytes);
+            }
+            if let Some(&count) = memo.get(bytes) {
+                return count as usize;
+            }
+            let count = encoder.bpe.count(bytes);
+            if memo.len() >= PIECE_MEMO_ENTRIES {
+                memo.clear();
+            }
+            memo.insert(bytes.into(), u32::try_from(count).unwrap_or(u32::MAX));
+            count
+        };
+        if text.is_ascii() {
+            pretokenizer::ascii_pieces(text.as_bytes())
+                .map(count_piece)
+                .sum()
+        } else {
+            encoder
+                .split(text)
+                .map(|piece| count_piece(piece.as_bytes()))
+                .sum()
+        }
     })
 }
 
