@@ -65,19 +65,19 @@ fn piece_end(text: &[u8], start: usize) -> usize {
         }
     }
     if byte.is_ascii_alphabetic() {
-        return run_end(text, start, u8::is_ascii_alphabetic);
+        return run_end(text, start, |byte| byte.is_ascii_alphabetic());
     }
     if !byte.is_ascii_digit()
         && !matches!(byte, b'\r' | b'\n')
         && at(start + 1).is_some_and(|next| next.is_ascii_alphabetic())
     {
-        return run_end(text, start + 1, u8::is_ascii_alphabetic);
+        return run_end(text, start + 1, |byte| byte.is_ascii_alphabetic());
     }
     if byte.is_ascii_digit() {
-        return run_end(text, start, u8::is_ascii_digit).min(start + 3);
+        return run_end(text, start, |byte| byte.is_ascii_digit()).min(start + 3);
     }
     let marks = if byte == b' ' { start + 1 } else { start };
-    if at(marks).is_some_and(|mark| is_mark(&mark)) {
+    if at(marks).is_some_and(is_mark) {
         let end = run_end(text, marks, is_mark);
         return run_end(text, end, |byte| matches!(byte, b'\r' | b'\n'));
     }
@@ -85,7 +85,7 @@ fn piece_end(text: &[u8], start: usize) -> usize {
     let end = run_end(text, start, is_whitespace);
     if let Some(last_break) = text[start..end]
         .iter()
-        .rposition(|byte| matches!(byte, b'\r' | b'\n'))
+        .rposition(|&byte| matches!(byte, b'\r' | b'\n'))
     {
         return start + last_break + 1;
     }
@@ -96,10 +96,10 @@ fn piece_end(text: &[u8], start: usize) -> usize {
 }
 
 /// The end of the run of bytes from `start` that `class` accepts.
-fn run_end(text: &[u8], start: usize, class: impl Fn(&u8) -> bool) -> usize {
+fn run_end(text: &[u8], start: usize, class: impl Fn(u8) -> bool) -> usize {
     text[start..]
         .iter()
-        .position(|byte| !class(byte))
+        .position(|&byte| !class(byte))
         .map_or(text.len(), |offset| start + offset)
 }
 
@@ -107,13 +107,13 @@ fn run_end(text: &[u8], start: usize, class: impl Fn(&u8) -> bool) -> usize {
 /// vertical tab, form feed, carriage return and space (Unicode's
 /// `White_Space`, which unlike [`u8::is_ascii_whitespace`] includes the
 /// vertical tab).
-fn is_whitespace(byte: &u8) -> bool {
+fn is_whitespace(byte: u8) -> bool {
     matches!(byte, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
 }
 
 /// A byte of the pattern's `[^\s\p{L}\p{N}]` in ASCII: punctuation and
 /// control bytes.
-fn is_mark(byte: &u8) -> bool {
+fn is_mark(byte: u8) -> bool {
     !is_whitespace(byte) && !byte.is_ascii_alphanumeric()
 }
 
