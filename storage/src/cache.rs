@@ -48,8 +48,9 @@ const PATH_INDEX: TableDefinition<&[u8], &[u8]> = TableDefinition::new("path_ind
 
 /// Payloads of this many bytes or more are stored zstd-compressed.
 pub const COMPRESS_FROM_BYTES: usize = 256;
-/// zstd level: 3 is zstd's default, fast enough to keep `aic precompute` far above 20 MB/s.
-const ZSTD_LEVEL: i32 = 3;
+/// zstd level. Level 1 against zstd's default 3, on babel's 100k rows: the
+/// database 76 MB instead of 75 MB, `aic precompute` about 2 % less CPU.
+const ZSTD_LEVEL: i32 = 1;
 /// A hit refreshes the row's "last used" time only when it is older than this (1 hour).
 pub const TOUCH_INTERVAL_SECS: u64 = 3600;
 /// Operations per write transaction. Every commit, even one that is not
