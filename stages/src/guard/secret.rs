@@ -384,7 +384,7 @@ impl SecretScanner {
             .iter()
             .zip(&applies)
             .any(|(rule, applies)| rule.files.is_some() && *applies);
-        let mut prefilters: Vec<&Prefilter> = vec![&set.exact, &set.any_case];
+        let mut prefilters: Vec<&Prefilter> = vec![&set.everywhere];
         if restricted {
             prefilters.push(&set.restricted);
         }
@@ -393,17 +393,7 @@ impl SecretScanner {
         }
         let mut hits = prefilters
             .iter()
-            .flat_map(|prefilter| {
-                prefilter
-                    .automaton
-                    .find_overlapping_iter(content)
-                    .filter_map(|hit| {
-                        Some((
-                            hit.start(),
-                            *prefilter.owners.get(hit.pattern().as_usize())?,
-                        ))
-                    })
-            })
+            .flat_map(|prefilter| prefilter.hits(content))
             .filter(|&(start, _)| !in_placeholder(start))
             .filter(|&(_, index)| applies.get(index).copied().unwrap_or(false))
             .peekable();

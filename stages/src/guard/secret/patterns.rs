@@ -288,10 +288,9 @@ pub(crate) enum RuleError {
 /// The compiled rules and their prefilters.
 pub(crate) struct RuleSet {
     pub(crate) rules: Vec<SecretRule>,
-    /// The case-sensitive keywords of the rules for every file.
-    pub(crate) exact: Prefilter,
-    /// The ASCII case-insensitive keywords of the rules for every file.
-    pub(crate) any_case: Prefilter,
+    /// The keywords of the rules for every file: one pass over a file finds
+    /// those matched ignoring ASCII case and those matched exactly.
+    pub(crate) everywhere: Prefilter,
     /// The keywords of the rules limited to some file names (`files`), run
     /// only on a file one of them applies to: their keywords may be as
     /// common as `=`.
@@ -300,38 +299,66 @@ pub(crate) struct RuleSet {
     pub(crate) pasted: Prefilter,
 }
 
-/// An Aho-Corasick automaton over keywords, and the rule each keyword belongs to.
+/// An Aho-Corasick automaton over keywords, ignoring ASCII case, and the
+/// rule each keyword belongs to.
 pub(crate) struct Prefilter {
-    pub(crate) automaton: AhoCorasick,
-    pub(crate) owners: Vec<usize>,
+    automaton: AhoCorasick,
+    /// The rule of each keyword, by keyword index.
+    owners: Vec<usize>,
+    /// Each keyword, when it must match in its own case.
+    exact: Vec<Option<Box<str>>>,
 }
 
 impl Prefilter {
-    /// The automaton over the keywords of the rules `select` picks, matching
-    /// them ignoring ASCII case when `any_case`.
+    /// The automaton over the keywords of the rules `select` picks. A
+    /// keyword matches ignoring ASCII case when its rule says `any_case` or
+    /// when `every_case`, else only as written.
     fn new(
         rules: &[SecretRule],
-        any_case: bool,
+        every_case: bool,
         select: impl Fn(&SecretRule) -> bool,
     ) -> Result<Self, RuleError> {
-        let (keywords, owners): (Vec<&str>, Vec<usize>) = rules
-            .iter()
-            .enumerate()
-            .filter(|(_, rule)| select(rule))
-            .flat_map(|(index, rule)| {
-                rule.keywords
-                    .iter()
-                    .map(move |keyword| (keyword.as_str(), index))
-            })
-            .unzip();
+        let mut keywords = Vec::new();
+        let mut owners = Vec::new();
+        let mut exact = Vec::new();
+        for (index, rule) in rules.iter().enumerate().filter(|(_, rule)| select(rule)) {
+            for keyword in &rule.keywords {
+                keywords.push(keyword.as_str());
+                owners.push(index);
+                exact.push((!every_case && !rule.any_case).then(|| keyword.as_str().into()));
+            }
+        }
         // A DFA: with a few hundred keywords the default would pick an NFA,
         // which runs at half the speed over every byte of every file.
         let automaton = AhoCorasick::builder()
-            .ascii_case_insensitive(any_case)
+            .ascii_case_insensitive(true)
             .kind(Some(aho_corasick::AhoCorasickKind::DFA))
             .build(keywords)
             .map_err(RuleError::Keywords)?;
-        Ok(Self { automaton, owners })
+        Ok(Self {
+            automaton,
+            owners,
+            exact,
+        })
+    }
+
+    /// Every keyword found in `content`, overlapping ones too, as (byte
+    /// offset, rule index), in order of where each keyword ends.
+    pub(crate) fn hits<'a>(
+        &'a self,
+        content: &'a str,
+    ) -> impl Iterator<Item = (usize, usize)> + 'a {
+        self.automaton
+            .find_overlapping_iter(content)
+            .filter_map(move |hit| {
+                let keyword = hit.pattern().as_usize();
+                if let Some(Some(exact)) = self.exact.get(keyword)
+                    && content.as_bytes().get(hit.range()) != Some(exact.as_bytes())
+                {
+                    return None;
+                }
+                Some((hit.start(), *self.owners.get(keyword)?))
+            })
     }
 }
 
@@ -383,8 +410,7 @@ pub(crate) fn load(files: &[(&str, &str)], eager: bool) -> Result<RuleSet, RuleE
     }
     let everywhere = |rule: &SecretRule| rule.files.is_none() && !rule.pasted;
     Ok(RuleSet {
-        exact: Prefilter::new(&rules, false, |rule| !rule.any_case && everywhere(rule))?,
-        any_case: Prefilter::new(&rules, true, |rule| rule.any_case && everywhere(rule))?,
+        everywhere: Prefilter::new(&rules, false, everywhere)?,
         restricted: Prefilter::new(&rules, true, |rule| rule.files.is_some())?,
         pasted: Prefilter::new(&rules, true, |rule| rule.pasted)?,
         rules,
