@@ -113,6 +113,18 @@ impl Grammar {
         }
     }
 
+    /// The bytes every comment and string literal of this grammar holds (its
+    /// opener): a node whose text has none of them holds neither, and the
+    /// walk does not go into it.
+    fn span_openers(self) -> &'static [u8] {
+        match self {
+            Self::TypeScript | Self::Tsx | Self::JavaScript => b"/\"'`",
+            Self::Python => b"#\"'",
+            Self::Go => b"/\"`",
+            Self::Rust | Self::Java => b"/\"",
+        }
+    }
+
     fn is_string(self, kind: &str) -> bool {
         match self {
             Self::TypeScript | Self::Tsx | Self::JavaScript => {
@@ -252,7 +264,7 @@ pub(crate) fn scan(path: &RelativePath, language: Language, content: &str) -> Op
         if tree.root_node().has_error() {
             return None;
         }
-        let mut spans = walk(grammar, &tree, content);
+        let mut spans = walk(grammar, &tree, content, Prune::BySpanOpeners);
         if grammar == Grammar::Python {
             // The comments of long runs are not in the tree.
             let masked = python_long_comment_runs(content);
@@ -304,11 +316,74 @@ struct Level<'tree> {
     run_end_row: usize,
 }
 
+/// Whether [`walk`] skips the nodes that cannot hold a comment or a string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Prune {
+    /// Go into a node only when its text holds one of the grammar's
+    /// [`Grammar::span_openers`] (what the scan does).
+    BySpanOpeners,
+    /// Go into every node (what the tests compare with).
+    #[cfg(test)]
+    Never,
+}
+
+/// Answers "does this byte range hold one of the openers?" for ranges asked
+/// in document order, scanning each byte of the text at most once.
+struct Openers<'text> {
+    bytes: &'text [u8],
+    is_opener: [bool; 256],
+    /// Where the last question's range started.
+    asked_from: usize,
+    /// The first opener at or after `asked_from` (the text's length if none).
+    next: usize,
+}
+
+impl<'text> Openers<'text> {
+    fn new(content: &'text str, openers: &[u8]) -> Self {
+        let mut is_opener = [false; 256];
+        for &byte in openers {
+            is_opener[usize::from(byte)] = true;
+        }
+        let mut found = Self {
+            bytes: content.as_bytes(),
+            is_opener,
+            asked_from: 0,
+            next: 0,
+        };
+        found.next = found.first_from(0);
+        found
+    }
+
+    fn first_from(&self, start: usize) -> usize {
+        self.bytes
+            .get(start..)
+            .and_then(|rest| {
+                rest.iter()
+                    .position(|&byte| self.is_opener[usize::from(byte)])
+            })
+            .map_or(self.bytes.len(), |offset| start + offset)
+    }
+
+    fn any_in(&mut self, range: Range<usize>) -> bool {
+        // A walk in document order only moves forward; anything else
+        // searches afresh.
+        if range.start < self.asked_from || self.next < range.start {
+            self.next = self.first_from(range.start);
+        }
+        self.asked_from = range.start;
+        self.next < range.end
+    }
+}
+
 /// Finds the comments and strings in one pass over the tree with a cursor,
 /// O(nodes): ancestors come from the walk's own stack and Go doc comments
 /// from the run of comments it has just passed, never from `Node::parent` or
-/// `Node::next_sibling`, each of which costs a walk down from the root.
-fn walk(grammar: Grammar, tree: &Tree, content: &str) -> SourceSpans {
+/// `Node::next_sibling`, each of which costs a walk down from the root. With
+/// [`Prune::BySpanOpeners`] a node whose text has no comment or string
+/// opener is passed over whole (most statements of most code), which the
+/// tests check finds the same spans.
+fn walk(grammar: Grammar, tree: &Tree, content: &str, prune: Prune) -> SourceSpans {
+    let mut openers = Openers::new(content, grammar.span_openers());
     let syntax = if grammar == Grammar::Python {
         CommentSyntax::Hash
     } else {
@@ -362,12 +437,17 @@ fn walk(grammar: Grammar, tree: &Tree, content: &str) -> SourceSpans {
                 }
                 level.run.clear();
             }
-            if grammar.is_string(kind) {
+            // Named only: TypeScript's `string` type keyword is an unnamed
+            // node of kind `string`.
+            if node.is_named() && grammar.is_string(kind) {
                 descend = false;
                 spans.strings.push(string_literal(grammar, node, &levels));
             }
         }
-        if descend && cursor.goto_first_child() {
+        if descend
+            && (prune != Prune::BySpanOpeners || openers.any_in(node.byte_range()))
+            && cursor.goto_first_child()
+        {
             levels.push(Level {
                 kind,
                 run: Vec::new(),
@@ -756,6 +836,105 @@ pub(crate) fn is_directive(text: &str, syntax: CommentSyntax) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The code files under `root` with a grammar, up to `limit` of them.
+    fn code_files(root: &std::path::Path, limit: usize) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut stack = vec![root.to_path_buf()];
+        while let Some(directory) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&directory) else {
+                continue;
+            };
+            let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+            entries.sort();
+            for path in entries {
+                if out.len() >= limit {
+                    return out;
+                }
+                if path.is_dir() {
+                    if !path.ends_with("target") && !path.ends_with(".git") {
+                        stack.push(path);
+                    }
+                    continue;
+                }
+                let Some(name) = path.to_str() else { continue };
+                let Some(relative) = RelativePath::new(name.trim_start_matches('/')) else {
+                    continue;
+                };
+                if Grammar::for_file(&relative, Language::detect(&relative)).is_none() {
+                    continue;
+                }
+                if let Ok(text) = std::fs::read_to_string(&path) {
+                    out.push((relative.as_str().to_owned(), text));
+                }
+            }
+        }
+        out
+    }
+
+    /// Passing over the nodes without a comment or string opener finds the
+    /// same spans as visiting every node, on this workspace's sources and
+    /// fixtures (every grammar), the tree-sitter grammar crates' own sources,
+    /// and the directories in `AIC_SPANS_CORPUS` (`:`-separated) for a larger
+    /// check on real repositories.
+    #[test]
+    fn pruned_walk_finds_the_spans_of_a_full_walk() {
+        let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("the stages crate sits in the workspace")
+            .to_path_buf();
+        let mut roots = vec![workspace];
+        let cargo_home = std::env::var_os("CARGO_HOME").map_or_else(
+            || {
+                std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                    .join(".cargo")
+            },
+            std::path::PathBuf::from,
+        );
+        if let Ok(registries) = std::fs::read_dir(cargo_home.join("registry/src")) {
+            for registry in registries.filter_map(Result::ok) {
+                if let Ok(crates) = std::fs::read_dir(registry.path()) {
+                    roots.extend(
+                        crates
+                            .filter_map(Result::ok)
+                            .map(|entry| entry.path())
+                            .filter(|path| {
+                                path.file_name()
+                                    .and_then(|name| name.to_str())
+                                    .is_some_and(|name| name.starts_with("tree-sitter-"))
+                            }),
+                    );
+                }
+            }
+        }
+        if let Some(extra) = std::env::var_os("AIC_SPANS_CORPUS") {
+            roots.extend(std::env::split_paths(&extra));
+        }
+        let mut compared = std::collections::HashMap::<Grammar, usize>::new();
+        for root in roots {
+            for (name, text) in code_files(&root, 200_000) {
+                let path = RelativePath::new(&name).unwrap();
+                let Some(grammar) = Grammar::for_file(&path, Language::detect(&path)) else {
+                    continue;
+                };
+                let Some(tree) = parse_tree(grammar, &text) else {
+                    continue;
+                };
+                assert_eq!(
+                    walk(grammar, &tree, &text, Prune::BySpanOpeners),
+                    walk(grammar, &tree, &text, Prune::Never),
+                    "{name}"
+                );
+                *compared.entry(grammar).or_default() += 1;
+            }
+        }
+        for grammar in Grammar::ALL {
+            assert!(
+                compared.get(&grammar).copied().unwrap_or(0) > 0,
+                "no {grammar:?} file compared: {compared:?}"
+            );
+        }
+    }
 
     fn texts(path: &str, content: &str) -> (Vec<String>, Vec<String>) {
         let path = RelativePath::new(path).unwrap();
