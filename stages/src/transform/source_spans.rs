@@ -842,7 +842,7 @@ mod tests {
         let mut out = Vec::new();
         let mut stack = vec![root.to_path_buf()];
         while let Some(directory) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&directory) else {
+            let Ok(entries) = fs_err::read_dir(&directory) else {
                 continue;
             };
             let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
@@ -864,7 +864,7 @@ mod tests {
                 if Grammar::for_file(&relative, Language::detect(&relative)).is_none() {
                     continue;
                 }
-                if let Ok(text) = std::fs::read_to_string(&path) {
+                if let Ok(text) = fs_err::read_to_string(&path) {
                     out.push((relative.as_str().to_owned(), text));
                 }
             }
@@ -891,9 +891,9 @@ mod tests {
             },
             std::path::PathBuf::from,
         );
-        if let Ok(registries) = std::fs::read_dir(cargo_home.join("registry/src")) {
+        if let Ok(registries) = fs_err::read_dir(cargo_home.join("registry/src")) {
             for registry in registries.filter_map(Result::ok) {
-                if let Ok(crates) = std::fs::read_dir(registry.path()) {
+                if let Ok(crates) = fs_err::read_dir(registry.path()) {
                     roots.extend(
                         crates
                             .filter_map(Result::ok)
