@@ -282,6 +282,17 @@ fn a_daemon_compile_is_logged_before_the_next_command_reads_the_log() {
 #[test]
 fn clearing_a_damaged_database_stops_the_daemon_that_holds_it() {
     let (test, _daemon) = started();
+    // The warm-up compile's log entry is written after its reply: `aic last`
+    // waits for it, so no write of the daemon's repairs the damage below.
+    let root = test.root().to_str().unwrap();
+    let last = run_exe(
+        &exe(),
+        &["last", "--root", root],
+        test.home(),
+        "running",
+        None,
+    );
+    assert_eq!(last.code, 0, "{}", last.stderr);
     let database = test.home().join("aic.redb");
     let mut bytes = fs_err::read(&database).unwrap();
     bytes[..64].fill(0);

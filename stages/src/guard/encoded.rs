@@ -73,8 +73,15 @@ pub(crate) fn decode_runs(content: &str) -> (Vec<DecodedRun>, DecodeStats) {
             at += 1;
         }
         let run = &bytes[start..at];
-        if count_escapes(run) >= PERCENT_MIN_ESCAPES {
+        if run.len() >= 3 * PERCENT_MIN_ESCAPES
+            && memchr::memchr(b'%', run).is_some()
+            && count_escapes(run) >= PERCENT_MIN_ESCAPES
+        {
             decode_into(&mut runs, &mut stats, start, run, Encoding::Percent);
+            continue;
+        }
+        if run.len() < BASE64_MIN {
+            // No base64 piece fits (identifiers, numbers, short paths).
             continue;
         }
         // Base64 candidates: the pieces of the run between `=`, `.` and `%`,
@@ -202,8 +209,21 @@ fn decode_into(
 /// Bytes a run may hold: the base64 alphabets, padding and the characters of a
 /// percent-encoded text.
 fn is_run_byte(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'=' | b'-' | b'_' | b'%' | b'.')
+    RUN_BYTES[usize::from(byte)]
 }
+
+/// [`is_run_byte`] as a table: ASCII letters and digits and `+/=-_%.`.
+static RUN_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        table[byte] = b.is_ascii_alphanumeric()
+            || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_' | b'%' | b'.');
+        byte += 1;
+    }
+    table
+};
 
 /// The number of `%XX` escapes in a run.
 fn count_escapes(run: &[u8]) -> usize {
