@@ -57,60 +57,81 @@ pub(crate) struct DecodeStats {
 pub(crate) fn decode_runs(content: &str) -> (Vec<DecodedRun>, DecodeStats) {
     let mut stats = DecodeStats::default();
     let mut runs = Vec::new();
-    let bytes = content.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
+    for (start, run) in long_runs(content.as_bytes()) {
         if stats.runs >= MAX_RUNS || stats.bytes >= FILE_BUDGET {
             break;
         }
-        let byte = bytes[at];
-        if !is_run_byte(byte) {
-            at += 1;
-            continue;
-        }
-        let start = at;
-        while at < bytes.len() && is_run_byte(bytes[at]) {
-            at += 1;
-        }
-        let run = &bytes[start..at];
-        if run.len() >= 3 * PERCENT_MIN_ESCAPES
-            && memchr::memchr(b'%', run).is_some()
-            && count_escapes(run) >= PERCENT_MIN_ESCAPES
-        {
-            decode_into(&mut runs, &mut stats, start, run, Encoding::Percent);
-            continue;
-        }
-        if run.len() < BASE64_MIN {
-            // No base64 piece fits (identifiers, numbers, short paths).
-            continue;
-        }
-        // Base64 candidates: the pieces of the run between `=`, `.` and `%`,
-        // each with its trailing padding.
-        let mut piece_start = 0;
-        while piece_start < run.len() {
-            let mut end = piece_start;
-            while end < run.len() && !matches!(run[end], b'=' | b'.' | b'%') {
-                end += 1;
-            }
-            let mut padded = end;
-            while padded < run.len() && run[padded] == b'=' && padded - end < 2 {
-                padded += 1;
-            }
-            let piece = &run[piece_start..padded];
-            if end - piece_start >= BASE64_MIN && looks_base64(piece) {
-                decode_into(
-                    &mut runs,
-                    &mut stats,
-                    start + piece_start,
-                    piece,
-                    Encoding::Base64,
-                );
-            }
-            piece_start = padded + 1;
-        }
+        decode_run(&mut runs, &mut stats, start, run);
     }
     decode_wrapped(content, &mut runs, &mut stats);
     (runs, stats)
+}
+
+/// The shortest run that can decode: three `%XX` escapes (base64 needs
+/// [`BASE64_MIN`]).
+const SHORTEST_RUN: usize = 3 * PERCENT_MIN_ESCAPES;
+
+/// The maximal runs of [`is_run_byte`] bytes of at least [`SHORTEST_RUN`]
+/// bytes, with their offsets, in order. Code breaks runs every few bytes, so
+/// the search looks at the byte where a long run starting here would have
+/// to continue, and skips past it when it is not a run byte: most bytes are
+/// never looked at.
+fn long_runs(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    // `at` is 0 or just past a byte that is not a run byte.
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        loop {
+            let probe = at + SHORTEST_RUN - 1;
+            if probe >= bytes.len() {
+                return None;
+            }
+            if !is_run_byte(bytes[probe]) {
+                at = probe + 1;
+                continue;
+            }
+            let mut start = probe;
+            while start > at && is_run_byte(bytes[start - 1]) {
+                start -= 1;
+            }
+            let end = bytes[probe..]
+                .iter()
+                .position(|&byte| !is_run_byte(byte))
+                .map_or(bytes.len(), |offset| probe + offset);
+            at = (end + 1).min(bytes.len());
+            if end - start >= SHORTEST_RUN {
+                return Some((start, &bytes[start..end]));
+            }
+        }
+    })
+}
+
+/// Decodes what one run holds: the whole run when it is percent-encoded,
+/// else its base64 pieces (the parts between `=`, `.` and `%`, each with its
+/// trailing padding). `start` is the run's offset in the file.
+fn decode_run(runs: &mut Vec<DecodedRun>, stats: &mut DecodeStats, start: usize, run: &[u8]) {
+    if memchr::memchr(b'%', run).is_some() && count_escapes(run) >= PERCENT_MIN_ESCAPES {
+        decode_into(runs, stats, start, run, Encoding::Percent);
+        return;
+    }
+    if run.len() < BASE64_MIN {
+        return;
+    }
+    let mut piece_start = 0;
+    while piece_start < run.len() {
+        let mut end = piece_start;
+        while end < run.len() && !matches!(run[end], b'=' | b'.' | b'%') {
+            end += 1;
+        }
+        let mut padded = end;
+        while padded < run.len() && run[padded] == b'=' && padded - end < 2 {
+            padded += 1;
+        }
+        let piece = &run[piece_start..padded];
+        if end - piece_start >= BASE64_MIN && looks_base64(piece) {
+            decode_into(runs, stats, start + piece_start, piece, Encoding::Base64);
+        }
+        piece_start = padded + 1;
+    }
 }
 
 /// Base64 as `base64` writes it by default: wrapped at a fixed width over
@@ -343,6 +364,41 @@ fn into_text(bytes: Vec<u8>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The long runs found with skips are those of a plain split, on
+    /// generated text of run bytes and breaks in every length around
+    /// [`SHORTEST_RUN`].
+    #[test]
+    fn long_runs_are_the_long_pieces_of_a_plain_split() {
+        const ALPHABET: &[u8] = b"aZ9+/=-_%. \n\"(,";
+        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        for length in (0..200).cycle().take(20_000) {
+            let text: Vec<u8> = (0..length)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    // Mostly run bytes, so runs of every length occur.
+                    let index = (state % 40) as usize;
+                    ALPHABET[if index < 30 {
+                        index % 10
+                    } else {
+                        10 + index % 5
+                    }]
+                })
+                .collect();
+            let mut expected = Vec::new();
+            let mut offset = 0;
+            for piece in text.split(|&byte| !is_run_byte(byte)) {
+                if piece.len() >= SHORTEST_RUN {
+                    expected.push((offset, piece));
+                }
+                offset += piece.len() + 1;
+            }
+            let found: Vec<(usize, &[u8])> = long_runs(&text).collect();
+            assert_eq!(found, expected, "{:?}", String::from_utf8_lossy(&text));
+        }
+    }
 
     /// Standard base64 of `text`, for building test input.
     fn to_base64(text: &str) -> String {
