@@ -8,11 +8,17 @@
 //! per process and only on the first count: a compile that never counts
 //! never pays for it.
 //!
+//! ASCII text (nearly all code) is cut into the encoding's pre-tokenizer
+//! pieces by hand (`pretokenizer`), other text by `bpe-openai`'s regular
+//! expression; the pieces are the same.
+//!
 //! Two memos make repeated text cheap, both exact because a count is the sum
 //! of independent parts: each thread remembers the count of every short
 //! pre-tokenizer piece it has encoded (code repeats ` return`, `);` and
 //! `\n\t\t` endlessly), and [`TokenCounter::count_lines`] remembers whole
 //! line runs process-wide.
+
+mod pretokenizer;
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -68,8 +74,6 @@ impl fmt::Display for TokenCount {
 pub struct TokenCounter;
 
 static ENCODER: OnceLock<&'static Tokenizer> = OnceLock::new();
-
-mod pretokenizer;
 
 impl TokenCounter {
     /// The counter for `cl100k_base`.
