@@ -55,7 +55,8 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
             .map(|file| format!("{} {:.1} ms", file.path, file.ms))
             .collect::<Vec<_>>()
             .join(", ");
-        // Files answered from the cache take no measurable time: no list.
+        // Nothing computed (every file from the cache), or nothing that took
+        // measurable time: no list.
         let slowest = if report.slowest.iter().all(|file| file.ms < 0.1) {
             String::new()
         } else {

@@ -65,8 +65,9 @@ pub struct PrecomputeReport {
     /// tree-sitter parses done (a code file's imports, comments, strings,
     /// signatures and names all come from one parse).
     pub parses: u64,
-    /// The [`SLOWEST_REPORTED`] files that took longest to look up, read,
-    /// parse and compute, slowest first (ties by path).
+    /// The [`SLOWEST_REPORTED`] files whose facts this run computed that
+    /// took longest to look up, read, parse and compute, slowest first (ties
+    /// by path); empty when every file came from the cache.
     pub slowest: Vec<SlowFile>,
     /// The shard covered, one-based (`2/4`), when sharded.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -140,6 +141,7 @@ pub fn precompute(
         let parses_before = aic_stages::work::parses();
         let hash = file.content_hash;
         let mut read = None;
+        let mut computed = false;
         match bytes {
             Some(bytes) => {
                 imports_from_bytes(&file.path, file.language, hash, bytes, Some(&cache));
@@ -172,6 +174,7 @@ pub fn precompute(
                 })
             {
                 cache.put_facts(&facts, false, false);
+                computed = true;
             }
         }
         progress(done.fetch_add(1, Ordering::Relaxed) + 1);
@@ -179,6 +182,10 @@ pub fn precompute(
             aic_stages::work::parses() - parses_before,
             Ordering::Relaxed,
         );
+        // A file answered from the cache is no candidate for the slowest.
+        if !computed {
+            return;
+        }
         note_time(
             &slowest,
             SlowFile {

@@ -466,25 +466,43 @@ fn json_string(text: &str) -> String {
 }
 
 /// Text for an XML element: as it is when it holds no markup character,
-/// else a CDATA section.
+/// else a CDATA section; characters XML forbids are replaced ([`xml_chars`]).
 fn xml_text(text: &str) -> String {
     if text.contains(['<', '>', '&']) {
         cdata(text)
     } else {
-        text.to_owned()
+        xml_chars(text).into_owned()
+    }
+}
+
+/// `text` with each character XML 1.0 forbids everywhere, CDATA and
+/// character references included — the control characters other than tab,
+/// line feed and carriage return (a terminal's escape, a vertical tab, a form
+/// feed, NUL), and U+FFFE and U+FFFF — replaced by U+FFFD, so the prompt
+/// parses. Test snapshots and logs hold ANSI colour codes often enough.
+fn xml_chars(text: &str) -> std::borrow::Cow<'_, str> {
+    let forbidden = |c: char| matches!(c, '\u{0}'..='\u{8}' | '\u{B}' | '\u{C}' | '\u{E}'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}');
+    if text.contains(forbidden) {
+        std::borrow::Cow::Owned(text.replace(forbidden, "\u{FFFD}"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
     }
 }
 
 /// `text` in a CDATA section; a `]]>` inside ends one section after its
-/// `]]` and starts the next before its `>`, so the parsed text is `text`.
+/// `]]` and starts the next before its `>`, so the parsed text is `text`
+/// (with the characters XML forbids replaced, see [`xml_chars`]).
 fn cdata(text: &str) -> String {
-    format!("<![CDATA[{}]]>", text.replace("]]>", "]]]]><![CDATA[>"))
+    format!(
+        "<![CDATA[{}]]>",
+        xml_chars(text).replace("]]>", "]]]]><![CDATA[>")
+    )
 }
 
 /// `text` as an XML attribute value (inside double quotes).
 fn xml_attribute(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    for c in xml_chars(text).chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -626,6 +644,41 @@ mod tests {
                 .unwrap_or_else(|| panic!("{part:?} missing or out of order in\n{prompt}"));
             at += found + part.len();
         }
+    }
+
+    /// Characters XML forbids (a terminal escape, a vertical tab, a form
+    /// feed, NUL, U+FFFF) in a body, a path, a note and the task come out as
+    /// U+FFFD, and the prompt parses; tab, line feed and other text stay.
+    #[test]
+    fn xml_replaces_the_characters_xml_forbids() {
+        let body = "expected:\n\u{1b}[31merror\u{1b}[0m\tfailed\u{b}\u{c}\u{0}\u{ffff} <&>\n";
+        let files = vec![file("snap\u{1b}shots/out.txt", body)];
+        let notes = vec!["note \u{7} with a bell".to_owned()];
+        let parts = PromptParts {
+            intent: "explain the \u{1b}[31m colours",
+            notes: &notes,
+            ..PromptParts::default()
+        };
+        let prompt = PromptAssembler::new(PromptFormat::Xml).assemble(&parts, &files);
+        let doc = roxmltree::Document::parse(&prompt).unwrap_or_else(|e| panic!("{e}\n{prompt}"));
+        let file_node = doc
+            .descendants()
+            .find(|n| n.has_tag_name("file"))
+            .expect("one file element");
+        assert_eq!(
+            file_node.attribute("path"),
+            Some("snap\u{fffd}shots/out.txt")
+        );
+        let shown: String = file_node.children().filter_map(|c| c.text()).collect();
+        assert_eq!(
+            shown.trim_matches('\n'),
+            "expected:\n\u{fffd}[31merror\u{fffd}[0m\tfailed\u{fffd}\u{fffd}\u{fffd}\u{fffd} <&>"
+        );
+        assert!(prompt.contains("note \u{fffd} with a bell"), "{prompt}");
+        assert!(
+            prompt.contains("explain the \u{fffd}[31m colours"),
+            "{prompt}"
+        );
     }
 
     #[test]
