@@ -54,6 +54,8 @@ pub mod stack_trace;
 pub mod symbols;
 pub mod targets;
 pub mod terms;
+#[cfg(test)]
+mod test_rng;
 pub mod tokens;
 pub mod transform;
 pub mod work;

@@ -364,6 +364,7 @@ fn into_text(bytes: Vec<u8>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::Rng;
 
     /// The long runs found with skips are those of a plain split, on
     /// generated text of run bytes and breaks in every length around
@@ -371,15 +372,12 @@ mod tests {
     #[test]
     fn long_runs_are_the_long_pieces_of_a_plain_split() {
         const ALPHABET: &[u8] = b"aZ9+/=-_%. \n\"(,";
-        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
         for length in (0..200).cycle().take(20_000) {
             let text: Vec<u8> = (0..length)
                 .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
                     // Mostly run bytes, so runs of every length occur.
-                    let index = (state % 40) as usize;
+                    let index = rng.below(40);
                     ALPHABET[if index < 30 {
                         index % 10
                     } else {

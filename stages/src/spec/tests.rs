@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use super::*;
 use crate::config::AicConfig;
+use crate::test_rng::Rng;
 
 fn compiler() -> SpecificationCompiler {
     SpecificationCompiler::new(&AicConfig::default().content_transformers)
@@ -437,33 +438,6 @@ fn meta_counts_raw_tokens_and_reduction() {
     assert!(json["compiledSpec"].is_string());
     let back: SpecCompilationResult = serde_json::from_value(json).unwrap();
     assert_eq!(back, result);
-}
-
-/// A small deterministic PRNG (xorshift64*), so the property tests need no dependency and
-/// every failure reproduces from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, self.below(i + 1));
-        }
-    }
 }
 
 const WORDS: [&str; 16] = [

@@ -121,6 +121,7 @@ fn is_mark(byte: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::Rng;
 
     /// The pieces `bpe-openai`'s regular expression cuts `text` into.
     fn reference(text: &str) -> Vec<&str> {
@@ -133,29 +134,17 @@ mod tests {
             .collect()
     }
 
-    /// A small deterministic generator (xorshift64*), so failures replay.
-    struct Bytes(u64);
-
-    impl Bytes {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-    }
-
     /// Generated text where the branches meet: apostrophes before the
     /// contraction letters, every kind of whitespace, digits, marks,
     /// control bytes, all in short runs.
     #[test]
     fn generated_ascii_text_is_cut_like_the_regular_expression() {
         const ALPHABET: &[u8] = b"'''sStTrReEvVlLmMdDaZ0123456789    \t\t\n\n\r\x0B\x0C.,;(){}-_/\\\"#@!\x00\x01\x1F\x7F";
-        let mut bytes = Bytes(0x9E37_79B9_7F4A_7C15);
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let mut texts = 0;
         for length in (1..=40).cycle().take(60_000) {
             let text: String = (0..length)
-                .map(|_| char::from(ALPHABET[(bytes.next() % ALPHABET.len() as u64) as usize]))
+                .map(|_| char::from(ALPHABET[rng.below(ALPHABET.len())]))
                 .collect();
             assert_eq!(ours(&text), reference(&text), "{text:?}");
             texts += 1;
