@@ -795,14 +795,10 @@ fn resolve_deferred(
     tracing::debug!("Fetched remote scan rows in {:?}", started.elapsed());
     batches.par_iter_mut().for_each(|batch| {
         for (file, outcome) in batch {
-            if matches!(outcome, FileOutcome::Deferred(_)) {
-                let FileOutcome::Deferred(deferred) =
-                    std::mem::replace(outcome, FileOutcome::Unreadable)
-                else {
-                    continue;
-                };
-                *outcome = resolve_one(file, deferred, options, cache);
-            }
+            *outcome = match std::mem::replace(outcome, FileOutcome::Unreadable) {
+                FileOutcome::Deferred(deferred) => resolve_one(file, deferred, options, cache),
+                resolved => resolved,
+            };
         }
     });
 }
