@@ -19,8 +19,13 @@ fn main() {
     divan::main();
 }
 
-/// The Rust sources of this repository, read once.
+/// The Rust sources of this repository, read once; or, with
+/// `AIC_BENCH_CORPUS=DIR`, every UTF-8 file of at most 1 MiB under `DIR`
+/// (a real repository, for throughput at its scale).
 fn corpus() -> Vec<(String, String)> {
+    if let Some(dir) = std::env::var_os("AIC_BENCH_CORPUS") {
+        return directory_corpus(Path::new(&dir));
+    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     for directory in [
@@ -33,6 +38,33 @@ fn corpus() -> Vec<(String, String)> {
             let path = entry.expect("entry").path();
             if path.extension().is_some_and(|e| e == "rs") {
                 let text = fs_err::read_to_string(&path).expect("utf-8 source");
+                files.push((path.display().to_string(), text));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Every UTF-8 file of at most 1 MiB under `root` (hidden directories
+/// skipped), sorted by path.
+fn directory_corpus(root: &Path) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(directory) = pending.pop() {
+        for entry in fs_err::read_dir(&directory).expect("corpus directory") {
+            let entry = entry.expect("entry");
+            let path = entry.path();
+            let file_type = entry.file_type().expect("file type");
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            if file_type.is_dir() {
+                pending.push(path);
+            } else if file_type.is_file()
+                && entry.metadata().is_ok_and(|m| m.len() <= 1 << 20)
+                && let Ok(text) = fs_err::read_to_string(&path)
+            {
                 files.push((path.display().to_string(), text));
             }
         }
@@ -63,6 +95,16 @@ fn token_count(bencher: Bencher) {
     let counter = TokenCounter::cl100k();
     counter.count("warm up the encoder");
     over_corpus(bencher, |text| counter.count(text).0 as usize);
+}
+
+/// BM25 term statistics of every file, as the scan computes them.
+#[divan::bench]
+fn term_stats(bencher: Bencher) {
+    over_corpus(bencher, |text| {
+        aic_stages::terms::TermStats::of("src/file.rs", text)
+            .terms
+            .len()
+    });
 }
 
 #[divan::bench]

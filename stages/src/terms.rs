@@ -154,15 +154,20 @@ impl TermStats {
     /// assert_eq!(stats.frequency(term_id("find")), 1);
     /// ```
     pub fn of(path: &str, content: &str) -> Self {
-        let mut counts: FxHashMap<u32, u32> = FxHashMap::default();
+        // `(term id, occurrences)` in order of first sight; the memo keeps
+        // each word's index here for the current file, so counting a word
+        // takes one hash look-up. Words that stem alike get one entry each,
+        // merged after sorting.
+        let mut counts: Vec<(u32, u32)> = Vec::new();
         let mut length = 0u32;
         WORD_IDS.with_borrow_mut(|memo| {
+            let file = memo.next_file();
             let mut add = |word: &str| {
                 if word.len() < 2 {
                     return;
                 }
-                if let Some(id) = word_id(memo, word) {
-                    *counts.entry(id).or_default() += 1;
+                if let Some(slot) = memo.slot(word, file, &mut counts) {
+                    counts[slot].1 += 1;
                     length = length.saturating_add(1);
                 }
             };
@@ -187,11 +192,15 @@ impl TermStats {
                 }
             }
         });
-        let mut terms: Vec<(u32, u16)> = counts
-            .into_iter()
-            .map(|(id, count)| (id, u16::try_from(count).unwrap_or(u16::MAX)))
-            .collect();
-        terms.sort_unstable();
+        counts.sort_unstable_by_key(|&(id, _)| id);
+        let mut terms: Vec<(u32, u16)> = Vec::with_capacity(counts.len());
+        let mut merged = counts.into_iter().peekable();
+        while let Some((id, mut count)) = merged.next() {
+            while let Some((_, more)) = merged.next_if(|&(next, _)| next == id) {
+                count = count.saturating_add(more);
+            }
+            terms.push((id, u16::try_from(count).unwrap_or(u16::MAX)));
+        }
         Self { terms, length }
     }
 
@@ -211,25 +220,68 @@ const MAX_CONTENT_WORD_BYTES: usize = 64;
 const WORD_IDS_CAP: usize = 200_000;
 
 thread_local! {
-    /// Each lower-case word's term id after stemming, or `None` for a stop
-    /// word, per thread: source repeats the same identifiers, and stemming
-    /// costs more than a hash look-up.
-    static WORD_IDS: RefCell<FxHashMap<Box<str>, Option<u32>>> =
-        RefCell::new(FxHashMap::default());
+    /// The thread's [`WordMemo`].
+    static WORD_IDS: RefCell<WordMemo> = RefCell::new(WordMemo::default());
 }
 
-/// The term id of a lower-case word of two or more bytes, `None` for a stop
-/// word, through the thread's memo.
-fn word_id(memo: &mut FxHashMap<Box<str>, Option<u32>>, word: &str) -> Option<u32> {
-    if let Some(&id) = memo.get(word) {
-        return id;
+/// Each lower-case word's term id after stemming (`None` for a stop word),
+/// keyed by the word's xxh3-64, with where the file being counted keeps the
+/// word's count: source repeats the same identifiers, and stemming costs more
+/// than a hash look-up.
+///
+/// Keying by the hash keeps the table free of pointers to chase and strings
+/// to allocate; two words sharing a 64-bit hash would share a term, which,
+/// as with [`term_id`], can only add a little relevance.
+#[derive(Default)]
+struct WordMemo {
+    words: FxHashMap<u64, WordSlot>,
+    /// The number of the file being counted (from 1; 0 marks no file).
+    file: u32,
+}
+
+#[derive(Clone, Copy)]
+struct WordSlot {
+    id: Option<u32>,
+    /// The file that last counted this word, and its index in that file's counts.
+    file: u32,
+    slot: u32,
+}
+
+impl WordMemo {
+    /// Starts counting a new file; returns its number.
+    fn next_file(&mut self) -> u32 {
+        self.file = self.file.wrapping_add(1);
+        if self.file == 0 {
+            // Numbers are about to repeat: forget the slots of earlier files.
+            self.words.clear();
+            self.file = 1;
+        }
+        self.file
     }
-    let id = (!is_stopword(word)).then(|| term_id(&stem(word)));
-    if memo.len() >= WORD_IDS_CAP {
-        memo.clear();
+
+    /// The index in `counts` of a lower-case word of two or more bytes for
+    /// `file` (pushed as `(id, 0)` on its first sight in the file), `None`
+    /// for a stop word.
+    fn slot(&mut self, word: &str, file: u32, counts: &mut Vec<(u32, u32)>) -> Option<usize> {
+        let key = xxhash_rust::xxh3::xxh3_64(word.as_bytes());
+        if self.words.len() >= WORD_IDS_CAP && !self.words.contains_key(&key) {
+            // Slots already handed out stay valid in `counts`; a word seen
+            // again gets a second entry, merged with the first at the end.
+            self.words.clear();
+        }
+        let entry = self.words.entry(key).or_insert_with(|| WordSlot {
+            id: (!is_stopword(word)).then(|| term_id(&stem(word))),
+            file: 0,
+            slot: 0,
+        });
+        let id = entry.id?;
+        if entry.file != file {
+            entry.file = file;
+            entry.slot = u32::try_from(counts.len()).unwrap_or(u32::MAX);
+            counts.push((id, 0));
+        }
+        Some(entry.slot as usize)
     }
-    memo.insert(word.into(), id);
-    id
 }
 
 /// The maximal runs of alphanumeric characters of `text`, in order: the
@@ -356,6 +408,29 @@ mod tests {
                 text.get(..40).unwrap_or(text)
             );
         }
+    }
+
+    /// A file with more distinct words than the memo holds: the memo starts
+    /// over in the middle of it, words seen before and after that get two
+    /// entries, and the counts still come out merged and exact.
+    #[test]
+    fn term_stats_stay_exact_when_the_memo_starts_over_mid_file() {
+        let word = |mut i: usize| {
+            let mut word = String::from("q");
+            for _ in 0..4 {
+                word.push(char::from(b'a' + (i % 26) as u8));
+                i /= 26;
+            }
+            word
+        };
+        let mut text = String::new();
+        for i in (0..WORD_IDS_CAP + 20_000).chain(0..1_000) {
+            text.push_str(&word(i));
+            text.push_str(if i % 3 == 0 { "ing " } else { " " });
+        }
+        let stats = TermStats::of("src/many_words.txt", &text);
+        assert!(stats.terms.iter().any(|&(_, count)| count >= 2));
+        assert_eq!(stats, reference_term_stats("src/many_words.txt", &text));
     }
 
     #[test]
