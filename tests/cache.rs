@@ -354,6 +354,23 @@ fn precompute_parses_each_code_file_once_and_reports_its_slowest_files() {
 }
 
 #[test]
+fn precompute_of_one_file_says_file() {
+    let repo = tempfile::tempdir().unwrap();
+    fs_err::write(repo.path().join("main.rs"), "fn main() {}\n").unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let run = aic(
+        &["precompute", "--root", repo.path().to_str().unwrap()],
+        &[("AIC_HOME", home.path().to_str().unwrap())],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with("Precomputed 1 file ("),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn cache_clear_recovers_a_database_damaged_in_the_middle() {
     let repo = fixture_repo("webapp", &[]);
     let home = tempfile::tempdir().unwrap();

@@ -82,8 +82,9 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
             )
         });
         format!(
-            "Precomputed {} files{shard} ({megabytes:.1} MB) in {seconds:.2} s ({:.1} MB/s, {:.0} files/s): {} computed, {} already cached; {} rows written to {}{remote}\n{slowest}",
+            "Precomputed {} file{}{shard} ({megabytes:.1} MB) in {seconds:.2} s ({:.1} MB/s, {:.0} files/s): {} computed, {} already cached; {} rows written to {}{remote}\n{slowest}",
             report.files,
+            if report.files == 1 { "" } else { "s" },
             report.mb_per_second,
             report.files_per_second,
             cache.facts.computed,
@@ -113,6 +114,26 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The bar's `{files}` ("1 file", "2000 files") and
+/// `{rate}` ("9653 files/s", whole files) keys; indicatif's own `{per_sec}`
+/// shows four decimals and no unit.
+fn with_counts(style: ProgressStyle) -> ProgressStyle {
+    style
+        .with_key(
+            "files",
+            |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
+                let done = state.pos();
+                let _ = write!(out, "{done} file{}", if done == 1 { "" } else { "s" });
+            },
+        )
+        .with_key(
+            "rate",
+            |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
+                let _ = write!(out, "{:.0} files/s", state.per_sec());
+            },
+        )
+}
+
 /// [`precompute`] with a progress line on stderr when it is a terminal,
 /// `show` is set and `-q` is not: a running count while the scan reads files
 /// (their number is not known yet), then a bar.
@@ -137,7 +158,8 @@ pub fn precompute_with_progress(
     if on_terminal {
         bar.set_draw_target(ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template("{spinner} {msg} {pos} files ({per_sec})")
+            ProgressStyle::with_template("{spinner} {msg} {files} ({rate})")
+                .map(with_counts)
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         );
         bar.set_message("Reading and precomputing");
@@ -146,8 +168,9 @@ pub fn precompute_with_progress(
         if on_terminal {
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{spinner} {msg} [{bar:30}] {pos}/{len} files ({per_sec}, {eta} left)",
+                    "{spinner} {msg} [{bar:30}] {pos}/{len} files ({rate}, {eta} left)",
                 )
+                .map(with_counts)
                 .unwrap_or_else(|_| ProgressStyle::default_bar())
                 .progress_chars("=> "),
             );

@@ -881,10 +881,11 @@ pub fn read_bounded(path: &Path, cap: u64) -> std::io::Result<Bounded> {
         return Ok(Bounded::NotRegular);
     }
     let file = fs_err::File::open(path)?;
-    if !file.metadata()?.is_file() {
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
         return Ok(Bounded::NotRegular);
     }
-    let expected = file.metadata()?.len().min(cap);
+    let expected = metadata.len().min(cap);
     let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
     file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > cap {
