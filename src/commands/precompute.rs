@@ -159,8 +159,7 @@ pub fn precompute_with_progress(
         bar.set_draw_target(ProgressDrawTarget::stderr());
         bar.set_style(
             ProgressStyle::with_template("{spinner} {msg} {files} ({rate})")
-                .map(with_counts)
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                .map_or_else(|_| ProgressStyle::default_spinner(), with_counts),
         );
         bar.set_message("Reading and precomputing");
     }
@@ -170,8 +169,7 @@ pub fn precompute_with_progress(
                 ProgressStyle::with_template(
                     "{spinner} {msg} [{bar:30}] {pos}/{len} files ({rate}, {eta} left)",
                 )
-                .map(with_counts)
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .map_or_else(|_| ProgressStyle::default_bar(), with_counts)
                 .progress_chars("=> "),
             );
             bar.set_message("Precomputing");
