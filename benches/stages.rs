@@ -46,8 +46,8 @@ fn corpus() -> Vec<(String, String)> {
     files
 }
 
-/// Every UTF-8 file of at most 1 MiB under `root` (hidden directories
-/// skipped), sorted by path.
+/// Every UTF-8 file of at most 1 MiB under `root`, sorted by path; hidden
+/// files and directories (`.git`) are skipped.
 fn directory_corpus(root: &Path) -> Vec<(String, String)> {
     let mut files = Vec::new();
     let mut pending = vec![root.to_path_buf()];
