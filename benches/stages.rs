@@ -1,7 +1,9 @@
 //! Micro-benchmarks of the per-file and per-compile stages, on this repository's
-//! own sources (a small, stable corpus present on every checkout).
+//! own sources (a small, stable corpus present on every checkout), or with
+//! `AIC_BENCH_CORPUS=DIR` on the text files of any directory (a real
+//! repository, for throughput at its scale).
 //!
-//! Run with `cargo bench --bench stages`. Results go to `perf/RESULTS.md` with the
+//! Run with `cargo bench --bench stages` (one bench: `-- term_stats`). Results go to `perf/RESULTS.md` with the
 //! command that produced them; nothing here is asserted.
 
 use std::path::Path;
@@ -47,7 +49,8 @@ fn corpus() -> Vec<(String, String)> {
 }
 
 /// Every UTF-8 file of at most 1 MiB under `root`, sorted by path; hidden
-/// files and directories (`.git`) are skipped.
+/// files and directories (`.git`) are skipped, ignore files are not read (so
+/// the set can differ a little from what `aic` scans).
 fn directory_corpus(root: &Path) -> Vec<(String, String)> {
     let mut files = Vec::new();
     let mut pending = vec![root.to_path_buf()];
@@ -97,7 +100,9 @@ fn token_count(bencher: Bencher) {
     over_corpus(bencher, |text| counter.count(text).0 as usize);
 }
 
-/// BM25 term statistics of every file, as the scan computes them.
+/// BM25 term statistics of every file's content (under one fixed path). The
+/// per-thread word memo stays filled across iterations, as it does over a
+/// long scan, so this times counting with most words already stemmed.
 #[divan::bench]
 fn term_stats(bencher: Bencher) {
     over_corpus(bencher, |text| {

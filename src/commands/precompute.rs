@@ -48,6 +48,13 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
     } else {
         let seconds = (report.duration_ms as f64 / 1000.0).max(0.001);
         let megabytes = report.bytes as f64 / 1_000_000.0;
+        // Under a tenth of a second (a warm run) in milliseconds, so that it
+        // never reads "0.00 s" beside a rate.
+        let took = if report.duration_ms < 100 {
+            format!("{} ms", report.duration_ms)
+        } else {
+            format!("{seconds:.2} s")
+        };
         let cache = &report.cache;
         let slowest = report
             .slowest
@@ -82,7 +89,7 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
             )
         });
         format!(
-            "Precomputed {} file{}{shard} ({megabytes:.1} MB) in {seconds:.2} s ({:.1} MB/s, {:.0} files/s): {} computed, {} already cached; {} rows written to {}{remote}\n{slowest}",
+            "Precomputed {} file{}{shard} ({megabytes:.1} MB) in {took} ({:.1} MB/s, {:.0} files/s): {} computed, {} already cached; {} rows written to {}{remote}\n{slowest}",
             report.files,
             if report.files == 1 { "" } else { "s" },
             report.mb_per_second,
@@ -114,22 +121,48 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The bar's `{files}` ("1 file", "2000 files") and
-/// `{rate}` ("9653 files/s", whole files) keys; indicatif's own `{per_sec}`
-/// shows four decimals and no unit.
+/// The progress line's keys: `{files}` ("1 file", "2000 files"),
+/// `{of_files}` ("3/2717 files"), `{rate}` (whole files per second since the
+/// start) and `{left}` (seconds left at that rate). indicatif's own
+/// `{per_sec}` and `{eta}` follow a smoothed rate that lags far behind on runs
+/// of a few seconds, and `{per_sec}` shows four decimals and no unit.
 fn with_counts(style: ProgressStyle) -> ProgressStyle {
+    fn files(count: u64) -> &'static str {
+        if count == 1 { "file" } else { "files" }
+    }
+    fn rate(state: &indicatif::ProgressState) -> f64 {
+        state.pos() as f64 / state.elapsed().as_secs_f64().max(0.001)
+    }
     style
         .with_key(
             "files",
             |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
-                let done = state.pos();
-                let _ = write!(out, "{done} file{}", if done == 1 { "" } else { "s" });
+                let _ = write!(out, "{} {}", state.pos(), files(state.pos()));
+            },
+        )
+        .with_key(
+            "of_files",
+            |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
+                let total = state.len().unwrap_or(0);
+                let _ = write!(out, "{}/{total} {}", state.pos(), files(total));
             },
         )
         .with_key(
             "rate",
             |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
-                let _ = write!(out, "{:.0} files/s", state.per_sec());
+                let _ = write!(out, "{:.0} files/s", rate(state));
+            },
+        )
+        .with_key(
+            "left",
+            |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
+                let left = state.len().unwrap_or(0).saturating_sub(state.pos());
+                let rate = rate(state);
+                let _ = if rate > 0.0 {
+                    write!(out, "{:.0} s left", left as f64 / rate)
+                } else {
+                    write!(out, "time left unknown")
+                };
             },
         )
 }
@@ -164,17 +197,18 @@ pub fn precompute_with_progress(
         bar.set_message("Reading and precomputing");
     }
     let set_total = |total: u64| {
+        // The length first: the new style draws at once.
+        bar.set_length(total);
         if on_terminal {
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{spinner} {msg} [{bar:30}] {pos}/{len} files ({rate}, {eta} left)",
+                    "{spinner} {msg} [{bar:30}] {of_files} ({rate}, {left})",
                 )
                 .map_or_else(|_| ProgressStyle::default_bar(), with_counts)
                 .progress_chars("=> "),
             );
             bar.set_message("Precomputing");
         }
-        bar.set_length(total);
     };
     let report = precompute(request, host, &set_total, &|done| bar.set_position(done))?;
     bar.finish_and_clear();
