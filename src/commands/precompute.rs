@@ -89,9 +89,9 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
             )
         });
         format!(
-            "Precomputed {} file{}{shard} ({megabytes:.1} MB) in {took} ({:.1} MB/s, {:.0} files/s): {} computed, {} already cached; {} rows written to {}{remote}\n{slowest}",
+            "Precomputed {} {}{shard} ({megabytes:.1} MB) in {took} ({:.1} MB/s, {:.0} files/s): {} computed, {} already cached; {} rows written to {}{remote}\n{slowest}",
             report.files,
-            if report.files == 1 { "" } else { "s" },
+            files(report.files as u64),
             report.mb_per_second,
             report.files_per_second,
             cache.facts.computed,
@@ -121,15 +121,17 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// "file" or "files", for `count` of them.
+fn files(count: u64) -> &'static str {
+    if count == 1 { "file" } else { "files" }
+}
+
 /// The progress line's keys: `{files}` ("1 file", "2000 files"),
 /// `{of_files}` ("3/2717 files"), `{rate}` (whole files per second since the
 /// start) and `{left}` (seconds left at that rate). indicatif's own
 /// `{per_sec}` and `{eta}` follow a smoothed rate that lags far behind on runs
 /// of a few seconds, and `{per_sec}` shows four decimals and no unit.
 fn with_counts(style: ProgressStyle) -> ProgressStyle {
-    fn files(count: u64) -> &'static str {
-        if count == 1 { "file" } else { "files" }
-    }
     fn rate(state: &indicatif::ProgressState) -> f64 {
         state.pos() as f64 / state.elapsed().as_secs_f64().max(0.001)
     }

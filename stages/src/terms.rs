@@ -160,7 +160,7 @@ impl TermStats {
         // merged after sorting.
         let mut counts: Vec<(u32, u32)> = Vec::new();
         let mut length = 0u32;
-        WORD_IDS.with_borrow_mut(|memo| {
+        WORD_MEMO.with_borrow_mut(|memo| {
             let file = memo.next_file();
             let mut add = |word: &str| {
                 if word.len() < 2 {
@@ -216,12 +216,12 @@ impl TermStats {
 /// names) are not terms.
 const MAX_CONTENT_WORD_BYTES: usize = 64;
 
-/// The most words [`WORD_IDS`] remembers per thread before it starts over.
+/// The most words a [`WordMemo`] remembers before it starts over.
 const WORD_IDS_CAP: usize = 200_000;
 
 thread_local! {
     /// The thread's [`WordMemo`].
-    static WORD_IDS: RefCell<WordMemo> = RefCell::new(WordMemo::default());
+    static WORD_MEMO: RefCell<WordMemo> = RefCell::new(WordMemo::default());
 }
 
 /// Each lower-case word's term id after stemming (`None` for a stop word),
