@@ -10,6 +10,7 @@ use std::path::Path;
 
 use aic_stages::intent::IntentClassifier;
 use aic_stages::ladder::names_only;
+use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::selector::path_relevance;
 use aic_stages::symbols::symbol_terms;
@@ -112,9 +113,133 @@ fn term_stats(bencher: Bencher) {
     });
 }
 
+/// A corpus file: its relative path, its language and its text.
+type Entry = (RelativePath, Language, String);
+
+/// The corpus's files with a relative path (the last components of the
+/// path read) and the language detected from it.
+fn with_paths(files: Vec<(String, String)>) -> Vec<Entry> {
+    files
+        .into_iter()
+        .filter_map(|(path, text)| {
+            let relative = path.trim_start_matches('/').replace('\\', "/");
+            let path = RelativePath::new(&relative)?;
+            let language = Language::detect(&path);
+            Some((path, language, text))
+        })
+        .collect()
+}
+
+/// Runs `work` over every file of `files`, counting throughput in bytes.
+fn over_files(
+    bencher: Bencher,
+    files: &[Entry],
+    work: impl Fn(&RelativePath, Language, &str) -> usize + Sync,
+) {
+    bencher
+        .counter(BytesCount::new(
+            files.iter().map(|(_, _, text)| text.len()).sum::<usize>(),
+        ))
+        .bench(|| {
+            files
+                .iter()
+                .map(|(path, language, text)| work(path, *language, black_box(text)))
+                .sum::<usize>()
+        });
+}
+
+/// The default ContextGuard and transformer pipeline, from which
+/// [`FactsSettings`](aic_stages::facts::FactsSettings) borrow.
+struct DefaultStages {
+    guard: aic_stages::guard::ContextGuard,
+    transformers: aic_stages::transform::ContentTransformerPipeline,
+}
+
+impl DefaultStages {
+    fn new() -> Self {
+        let config = aic_stages::config::AicConfig::default();
+        Self {
+            guard: aic_stages::guard::ContextGuard::new(&config.guard).expect("default guard"),
+            transformers: aic_stages::transform::ContentTransformerPipeline::new(
+                &config.content_transformers,
+            ),
+        }
+    }
+
+    fn settings(&self) -> aic_stages::facts::FactsSettings<'_> {
+        aic_stages::facts::FactsSettings {
+            guard: &self.guard,
+            transformers: &self.transformers,
+            tokens: TokenCounter::cl100k(),
+            raw: false,
+        }
+    }
+}
+
+/// The default ContextGuard's scan of every file (secrets, injection,
+/// commands, encoded content) under its own path.
+#[divan::bench]
+fn guard_scan(bencher: Bencher) {
+    let stages = DefaultStages::new();
+    over_files(bencher, &with_paths(corpus()), |path, language, text| {
+        stages.guard.scan_file(path, language, text).findings.len()
+    });
+}
+
+/// The whole per-file stage (guard, transforms, tier renders, token
+/// counts) of every file under its own path, as a precompute computes a
+/// file's FileFacts after reading it.
+#[divan::bench(sample_count = 5)]
+fn file_facts(bencher: Bencher) {
+    let stages = DefaultStages::new();
+    let settings = stages.settings();
+    over_files(bencher, &with_paths(corpus()), |path, language, text| {
+        aic_stages::facts::compute_facts(&settings, path, language, text.as_bytes(), false)
+            .transformed_tokens
+            .0 as usize
+    });
+}
+
+/// One tree-sitter parse of every code file with a grammar (no queries,
+/// nothing remembered between iterations): the floor under a precompute's
+/// per-file work, since every code file is parsed once.
+#[divan::bench(sample_count = 5)]
+fn tree_sitter_parse(bencher: Bencher) {
+    let files: Vec<Entry> = with_paths(corpus())
+        .into_iter()
+        .filter(|(path, language, text)| {
+            aic_stages::work::parse_uncached(path, *language, "").is_some() && !text.is_empty()
+        })
+        .collect();
+    over_files(bencher, &files, |path, language, text| {
+        aic_stages::work::parse_uncached(path, language, text).unwrap_or(0)
+    });
+}
+
+/// Rust imports read from the tokens (no parse) of every Rust file.
+#[divan::bench]
+fn rust_imports(bencher: Bencher) {
+    let files: Vec<Entry> = with_paths(corpus())
+        .into_iter()
+        .filter(|(_, language, _)| *language == Language::Rust)
+        .collect();
+    over_files(bencher, &files, |_, _, text| {
+        aic_stages::lang::rust_imports(text).len()
+    });
+}
+
+/// The stemmed words of every file's definition names.
 #[divan::bench]
 fn definition_names(bencher: Bencher) {
     over_corpus(bencher, |text| symbol_terms(text).len());
+}
+
+/// Finding the definitions alone (the line scan of `symbols::definitions`).
+#[divan::bench]
+fn definition_scan(bencher: Bencher) {
+    over_corpus(bencher, |text| {
+        aic_stages::symbols::definitions(text).count()
+    });
 }
 
 #[divan::bench]
@@ -175,18 +300,10 @@ fn spec_compile_worked_example(bencher: Bencher, budget: u32) {
 fn per_file_stage_scaling<const SHAPE: usize>(bencher: Bencher, n: usize) {
     let shape = aic_stages::work::SHAPES[SHAPE];
     let (path, text) = aic_stages::work::generate(shape, n);
-    let config = aic_stages::config::AicConfig::default();
-    let guard = aic_stages::guard::ContextGuard::new(&config.guard).expect("default guard");
-    let transformers =
-        aic_stages::transform::ContentTransformerPipeline::new(&config.content_transformers);
-    let settings = aic_stages::facts::FactsSettings {
-        guard: &guard,
-        transformers: &transformers,
-        tokens: TokenCounter::cl100k(),
-        raw: false,
-    };
+    let stages = DefaultStages::new();
+    let settings = stages.settings();
     let path = RelativePath::new(path).expect("relative path");
-    let language = aic_stages::language::Language::detect(&path);
+    let language = Language::detect(&path);
     // Consecutive inputs differ (one or two trailing line breaks), so no
     // iteration is answered from the tree the previous one parsed.
     let round = std::sync::atomic::AtomicUsize::new(0);

@@ -75,3 +75,130 @@ fn compile_json_stays_within_budget_on_a_real_tree() {
     assert!(tokens <= 3000, "{tokens}");
     assert!(json["meta"]["filesSelected"].as_u64().unwrap() >= 1);
 }
+
+/// Runs `check` on every UTF-8 file of `files`, in parallel. `check` gives
+/// `None` for a file it leaves out, else the number of items it found and a
+/// difference from the reference, if any. Fails unless more than 2,000 files
+/// and more than `min_items` items were compared and no file differs.
+fn agree_on_files(
+    files: &[std::path::PathBuf],
+    what: &str,
+    min_items: usize,
+    check: impl Fn(&str) -> Option<(usize, Option<String>)> + Sync,
+) {
+    use rayon::prelude::*;
+
+    let (compared, items, mut differences) = files
+        .par_iter()
+        .filter_map(|path| {
+            let text = String::from_utf8(fs_err::read(path).ok()?).ok()?;
+            let (items, difference) = check(&text)?;
+            let difference = difference.map(|d| format!("{}: {d}", path.display()));
+            Some((1_usize, items, difference.into_iter().collect::<Vec<_>>()))
+        })
+        .reduce(
+            || (0, 0, Vec::new()),
+            |a, b| (a.0 + b.0, a.1 + b.1, [a.2, b.2].concat()),
+        );
+    differences.sort();
+    assert!(
+        compared > 2_000 && items > min_items,
+        "too small a corpus: {compared} files, {items} {what}"
+    );
+    assert!(
+        differences.is_empty(),
+        "{} of {compared} files differ, first: {}",
+        differences.len(),
+        differences.first().map_or("", |d| d.as_str())
+    );
+}
+
+/// Every file of the dependency sources, and of `extra` when given, whose
+/// extension is `extension` (any file when `None`).
+fn source_files(
+    extra: Option<std::path::PathBuf>,
+    extension: Option<&str>,
+) -> Vec<std::path::PathBuf> {
+    crate::support::dependency_sources()
+        .into_iter()
+        .chain(extra)
+        .filter(|directory| directory.is_dir())
+        .flat_map(|directory| crate::support::files_under(&directory))
+        .filter(|path| extension.is_none_or(|wanted| path.extension().is_some_and(|e| e == wanted)))
+        .collect()
+}
+
+/// The definition scanner reads lines by hand; the regex it replaced is the
+/// reference. Both must find the same (keyword, name) pairs in the same order
+/// on every text file of the dependency sources, and on lines made to probe
+/// the edges (scoped `pub`, generators, keywords glued to what follows).
+#[test]
+fn definition_scanner_agrees_with_its_reference_regex() {
+    let reference = regex::Regex::new(
+        r"(?m)^[ \t]*(?:(?:pub(?:\([^)\n]*\))?|export|default|public|private|protected|internal|static|abstract|final|async|unsafe|extern|sealed|open|override|virtual|partial|declare|const)[ \t]+)*(fn|struct|enum|trait|union|mod|macro_rules!|class|interface|type|def|function\*?|func|module|record|object|protocol|extension|impl)[ \t]+([A-Za-z_$][A-Za-z0-9_$]*)",
+    )
+    .unwrap();
+    let check = |text: &str| -> Option<(usize, Option<String>)> {
+        let expected: Vec<(&str, &str)> = reference
+            .captures_iter(text)
+            .map(|captures| {
+                (
+                    captures.get(1).unwrap().as_str(),
+                    captures.get(2).unwrap().as_str(),
+                )
+            })
+            .collect();
+        let found: Vec<(&str, &str)> = aic_stages::symbols::definitions(text).collect();
+        Some((
+            found.len(),
+            (found != expected).then(|| format!("{found:?} vs {expected:?}")),
+        ))
+    };
+    let probes = [
+        "pub(crate) fn a() {}\npub(in crate::x) struct B;\npub(crate)fn c\npub( fn d\n",
+        "function* gen() {}\nfunction *gen2() {}\nfunction** g\nfunctional x\nfunc f()\n",
+        "export default class extends Base {}\nexport = foo\nexport\n\t  type   T = 1\n",
+        "type type X\nfn café()\nfn $x\nfn 1x\nmacro_rules! m {}\nmacro_rules !n\n",
+        "  \t\n\nstatic\tasync\tdef  f\r\nfn g\r\nclass\n class C\n\u{a0}class D\n",
+        "pub(crate) pub(super) const fn e\npub (crate) fn f\nimpl X for Y\nimpl<T> Z\n",
+    ];
+    for probe in probes {
+        assert_eq!(check(probe).and_then(|(_, d)| d), None, "on {probe:?}");
+    }
+    agree_on_files(&source_files(None, None), "definitions", 10_000, check);
+}
+
+/// Rust imports are read from the tokens, without a parse; the imports query
+/// over a tree-sitter parse is the reference. On every Rust file of the
+/// dependency sources that parses without a syntax error both must give the
+/// same imports in the same order, and on lines made to probe the edges.
+#[test]
+fn rust_imports_from_tokens_agree_with_the_query() {
+    // A file that does not parse cleanly has no reference: left out.
+    let check = |text: &str| -> Option<(usize, Option<String>)> {
+        let expected = aic_stages::lang::rust_imports_by_query(text)?;
+        let found = aic_stages::lang::rust_imports(text);
+        let difference =
+            (found != expected).then(|| format!("{found:?}\nvs the query's\n{expected:?}"));
+        Some((found.len(), difference))
+    };
+    let probes = [
+        "use a::b::{C, d::E, self, f::*};\npub use crate::x as y;\npub(crate) use super::z;\n",
+        "#[cfg(test)]\nmod tests {\n    use super::*;\n    mod inner { use skipped; }\n    fn f() { use also_skipped; }\n}\n",
+        "extern crate alloc;\nextern crate self as me;\npub extern crate core as c;\nmod a;\npub mod b;\nmod c { mod d; }\n",
+        "fn f() { let s = \"use not::this;\"; let c = '\"'; let r = r#\"use \"no\"\"#; }\n// use no::comment;\n/* use /* nested */ no; */\nuse ::std::fmt;\nuse ::{one, two};\n",
+        "macro_rules! m { () => { use inside::macro_; }; }\nfn g<'a>(x: &'a str) -> &'a str { 'outer: loop { break 'outer x; } }\nuse after::lifetimes;\n",
+        "use a::{\n    // a comment\n    b,\n    c::{d as _, e},\n};\nuse z::{};\nuse q::r::{self as s};\n",
+        "fn f<'a>(x: &'a [u8]) -> impl Iterator<Item = &'a u8> + use<'a> { x.iter() }\nuse std::fmt;\nmod later;\n",
+        "mod tests {\n    fn f<T>(x: T) -> impl Sized + use<T> { x }\n    use super::*;\n}\n",
+        "#!/usr/bin/env run \"it\nuse a::b;\n",
+    ];
+    for probe in probes {
+        // Every probe parses cleanly, so each is compared.
+        assert_eq!(check(probe).map(|(_, d)| d), Some(None), "on {probe:?}");
+    }
+    // `AIC_EXTRA_RUST_CORPUS=DIR` adds the Rust files of another tree (a
+    // checkout of a Rust repository) to the comparison.
+    let extra = std::env::var_os("AIC_EXTRA_RUST_CORPUS").map(std::path::PathBuf::from);
+    agree_on_files(&source_files(extra, Some("rs")), "imports", 20_000, check);
+}

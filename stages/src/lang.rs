@@ -65,7 +65,7 @@ pub use grammar::{
 /// before any parse): see [`tree_sitter::set_allocator`].
 pub use tree_sitter::{Allocator as ParserAllocator, set_allocator as set_parser_allocator};
 
-pub(crate) use grammar::{Grammar, parse as parse_tree};
+pub(crate) use grammar::{Grammar, parse as parse_tree, parse_fresh};
 pub(crate) use python_comments::long_comment_runs as python_long_comment_runs;
 use tree_sitter_provider::TreeSitterProvider;
 
@@ -249,6 +249,21 @@ pub fn provider_for(path: &RelativePath, language: Language) -> &'static dyn Lan
         Some(Grammar::Java) => &JAVA,
         None => &GENERIC,
     }
+}
+
+/// The imports of a Rust file as `aic` reads them: from its tokens, without
+/// a parse (`use` declarations, `extern crate` and `mod foo;` at the top
+/// level, `use` in top-level inline modules).
+pub fn rust_imports(content: &str) -> Vec<ImportRef> {
+    imports::rust_imports(content)
+}
+
+/// The imports the Rust imports query finds in a tree-sitter parse of
+/// `content`, the reference [`rust_imports`] is tested against; `None` when
+/// the parse fails or holds a syntax error (where the parse's error recovery,
+/// not the language, decides what the query sees).
+pub fn rust_imports_by_query(content: &str) -> Option<Vec<ImportRef>> {
+    imports::rust_imports_by_query(content)
 }
 
 /// Analyses one file with its provider ([`provider_for`] then

@@ -1,20 +1,18 @@
 //! Definition names found without a parser: the names-only tier of languages
 //! without a tree-sitter provider (the [`GenericProvider`]), the fallback of a
 //! file whose parse found nothing, and the scan's symbol terms of every code
-//! file (a regex is cheaper than a parse for each file of a repository).
+//! file (a line scan is far cheaper than a parse for each file of a
+//! repository).
 //!
 //! [`GenericProvider`]: crate::lang::GenericProvider
 //!
-//! One pattern recognises a definition at the start of a line — after optional
-//! visibility and modifier words — introduced by a definition keyword of a
-//! common language (`fn`, `struct`, `enum`, `trait`, `class`, `interface`,
-//! `type`, `def`, `function`, `func`, `module`, `record`, …). It misses
-//! definitions that do not start a line (`const f = () => …` is not one) and
-//! never parses, so it cannot fail.
-
-use std::sync::OnceLock;
-
-use regex::Regex;
+//! A definition is a line that starts — after blanks and optional visibility
+//! and modifier words ([`MODIFIERS`]) — with a definition keyword of a common
+//! language ([`KEYWORDS`]: `fn`, `struct`, `enum`, `trait`, `class`,
+//! `interface`, `type`, `def`, `function`, `func`, `module`, `record`, …),
+//! blanks and a name (see [`definitions`]). It misses definitions that do not
+//! start a line (`const f = () => …` is not one) and never parses, so it
+//! cannot fail.
 
 use crate::terms::{split_words, stem, term_id};
 
@@ -30,14 +28,137 @@ pub struct DefinedName {
 /// The most definitions kept per file.
 pub const MAX_NAMES: usize = 200;
 
-fn pattern() -> &'static Regex {
-    static PATTERN: OnceLock<Regex> = OnceLock::new();
-    PATTERN.get_or_init(|| {
-        Regex::new(
-            r"(?m)^[ \t]*(?:(?:pub(?:\([^)\n]*\))?|export|default|public|private|protected|internal|static|abstract|final|async|unsafe|extern|sealed|open|override|virtual|partial|declare|const)[ \t]+)*(fn|struct|enum|trait|union|mod|macro_rules!|class|interface|type|def|function\*?|func|module|record|object|protocol|extension|impl)[ \t]+([A-Za-z_$][A-Za-z0-9_$]*)",
-        )
-        .expect("the definition pattern is a valid constant regex")
+/// The words that may stand before a definition keyword, each followed by
+/// spaces or tabs (`pub` may carry a parenthesised scope: `pub(crate)`).
+pub const MODIFIERS: &[&str] = &[
+    "pub",
+    "export",
+    "default",
+    "public",
+    "private",
+    "protected",
+    "internal",
+    "static",
+    "abstract",
+    "final",
+    "async",
+    "unsafe",
+    "extern",
+    "sealed",
+    "open",
+    "override",
+    "virtual",
+    "partial",
+    "declare",
+    "const",
+];
+
+/// The definition keywords, as written (`function*` is a generator).
+pub const KEYWORDS: &[&str] = &[
+    "fn",
+    "struct",
+    "enum",
+    "trait",
+    "union",
+    "mod",
+    "macro_rules!",
+    "class",
+    "interface",
+    "type",
+    "def",
+    "function",
+    "function*",
+    "func",
+    "module",
+    "record",
+    "object",
+    "protocol",
+    "extension",
+    "impl",
+];
+
+/// The longest of the [`MODIFIERS`] and [`KEYWORDS`], in bytes
+/// (`macro_rules!`).
+const LONGEST_WORD: usize = 12;
+
+/// Every definition of `content`, in file order, as (keyword, name): a line
+/// that starts — after spaces or tabs, then any [`MODIFIERS`] — with one of
+/// the [`KEYWORDS`], spaces or tabs, and a name (`[A-Za-z_$][A-Za-z0-9_$]*`,
+/// the longest such run). Read a line at a time without a regex: most lines
+/// are turned down at their first word.
+pub fn definitions(content: &str) -> impl Iterator<Item = (&str, &str)> {
+    // The memchr crate's search for line ends (vectorised), not `str::split`'s.
+    let ends = memchr::memchr_iter(b'\n', content.as_bytes()).chain([content.len()]);
+    let mut start = 0;
+    ends.filter_map(move |end| {
+        let line = content.get(start..end);
+        start = end + 1;
+        definition_on_line(line?)
     })
+}
+
+/// The definition a line (without its `\n`) starts with, if any (see
+/// [`definitions`]).
+fn definition_on_line(line: &str) -> Option<(&str, &str)> {
+    let bytes = line.as_bytes();
+    let blanks_from = |at: usize| {
+        bytes.get(at..).map_or(0, |rest| {
+            rest.iter()
+                .take_while(|&&b| b == b' ' || b == b'\t')
+                .count()
+        })
+    };
+    let mut at = blanks_from(0);
+    loop {
+        // Every modifier and keyword starts with a lower-case letter: most
+        // lines (`}`, `//`, `let`, `x = …`) end here or at the word's length.
+        if !bytes.get(at).is_some_and(u8::is_ascii_lowercase) {
+            return None;
+        }
+        // `pub(…)` holds anything but `)` and may hold blanks.
+        if bytes.get(at..)?.starts_with(b"pub(")
+            && let Some(close) = memchr::memchr(b')', bytes.get(at + 4..)?)
+            && blanks_from(at + 4 + close + 1) > 0
+        {
+            let after = at + 4 + close + 1;
+            at = after + blanks_from(after);
+            continue;
+        }
+        let word_length = bytes
+            .get(at..)?
+            .iter()
+            .take(LONGEST_WORD + 1)
+            .take_while(|&&b| b != b' ' && b != b'\t')
+            .count();
+        if word_length > LONGEST_WORD {
+            return None;
+        }
+        let word = line.get(at..at + word_length)?;
+        let blanks = blanks_from(at + word_length);
+        if blanks == 0 {
+            return None;
+        }
+        if MODIFIERS.contains(&word) {
+            at += word_length + blanks;
+            continue;
+        }
+        if !KEYWORDS.contains(&word) {
+            return None;
+        }
+        let start = at + word_length + blanks;
+        let rest = bytes.get(start..)?;
+        if !rest
+            .first()
+            .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_' || b == b'$')
+        {
+            return None;
+        }
+        let length = rest
+            .iter()
+            .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+            .count();
+        return Some((word, line.get(start..start + length)?));
+    }
 }
 
 /// Definitions in file order, each name once (first occurrence wins), at most
@@ -53,12 +174,11 @@ fn pattern() -> &'static Regex {
 /// ```
 pub fn defined_names(content: &str) -> Vec<DefinedName> {
     let mut names: Vec<DefinedName> = Vec::new();
-    for captures in pattern().captures_iter(content) {
-        let kind = captures[1].trim_end_matches(['!', '*']);
+    for (kind, name) in definitions(content) {
+        let kind = kind.trim_end_matches(['!', '*']);
         if kind == "impl" {
             continue;
         }
-        let name = &captures[2];
         if names.iter().any(|n| n.name == name) {
             continue;
         }
@@ -73,16 +193,15 @@ pub fn defined_names(content: &str) -> Vec<DefinedName> {
     names
 }
 
-/// [`symbol_terms`] and [`defined_name_ids`] of one text in one pass of the
-/// definition pattern (the scan needs both for every code file).
+/// [`symbol_terms`] and [`defined_name_ids`] of one text in one pass of
+/// [`definitions`] (the scan needs both for every code file).
 pub fn symbol_terms_and_name_ids(content: &str) -> (Vec<String>, Vec<u32>) {
     let mut names: Vec<&str> = Vec::new();
     let mut ids: Vec<u32> = Vec::new();
-    for captures in pattern().captures_iter(content) {
-        if &captures[1] == "impl" {
+    for (kind, name) in definitions(content) {
+        if kind == "impl" {
             continue;
         }
-        let name = captures.get(2).map_or("", |m| m.as_str());
         ids.push(name_id(name));
         if names.len() < MAX_NAMES && !names.contains(&name) {
             names.push(name);
@@ -120,10 +239,9 @@ pub fn name_id(name: &str) -> u32 {
 /// assert!(ids.binary_search(&name_id("invoke")).is_ok());
 /// ```
 pub fn defined_name_ids(content: &str) -> Vec<u32> {
-    let mut ids: Vec<u32> = pattern()
-        .captures_iter(content)
-        .filter(|captures| &captures[1] != "impl")
-        .map(|captures| name_id(&captures[2]))
+    let mut ids: Vec<u32> = definitions(content)
+        .filter(|&(kind, _)| kind != "impl")
+        .map(|(_, name)| name_id(name))
         .collect();
     ids.sort_unstable();
     ids.dedup();
@@ -178,6 +296,22 @@ mod tests {
             ["fn limit", "macro_rules bail"]
         );
         assert!(names("let x = 1;\n// fn not_a_definition\n").is_empty());
+    }
+
+    #[test]
+    fn longest_word_is_the_longest_modifier_or_keyword() {
+        let longest = MODIFIERS
+            .iter()
+            .chain(KEYWORDS)
+            .map(|word| word.len())
+            .max();
+        assert_eq!(longest, Some(LONGEST_WORD));
+        assert!(
+            MODIFIERS
+                .iter()
+                .chain(KEYWORDS)
+                .all(|word| word.as_bytes()[0].is_ascii_lowercase())
+        );
     }
 
     #[test]

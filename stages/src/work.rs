@@ -40,8 +40,8 @@ pub(crate) fn once<T>(cell: &OnceLock<T>, init: impl FnOnce() -> T) -> &T {
 }
 
 /// Nanoseconds this thread has spent building the process's shared tables
-/// (compiled tree-sitter queries, the tokenizer, the guard's injection
-/// scanners) or waiting for them: paid
+/// (compiled tree-sitter queries, the tokenizer, the guard's scanners and
+/// secret regexes, the transforms' regexes) or waiting for them: paid
 /// once per process, not by the file that happened to need them first, so a
 /// per-file time leaves it out.
 pub fn setup_ns() -> u64 {
@@ -76,6 +76,20 @@ pub fn measure<T>(run: impl FnOnce() -> T) -> (T, u64) {
     let before = count();
     let out = run();
     (out, count().wrapping_sub(before))
+}
+
+/// Parses `content` with the tree-sitter grammar of `path` and `language`,
+/// bypassing the remembered and kept trees, and returns the bytes the tree
+/// spans; `None` when no grammar handles the file or it is over the parse
+/// bounds. For the parse benchmark: the one cost of a code file's per-file
+/// work that `aic` cannot shrink.
+pub fn parse_uncached(
+    path: &crate::relative_path::RelativePath,
+    language: crate::language::Language,
+    content: &str,
+) -> Option<usize> {
+    let grammar = crate::lang::Grammar::for_file(path, language)?;
+    crate::lang::parse_fresh(grammar, content).map(|tree| tree.root_node().end_byte())
 }
 
 /// Generated inputs for the linear-time checks and the scaling benchmark:

@@ -3,7 +3,7 @@
 //! changelog or part of a chat template. Such hits are excused: the file is kept
 //! with a warning instead of being blocked.
 
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 
 use regex::Regex;
 
@@ -18,26 +18,32 @@ const ABOUT_WINDOW: u32 = 10;
 /// Words that show a text discusses attacks rather than making one: "prompt
 /// injection", "jailbreak", "attack", … in the main languages. "Example" alone
 /// is not one of them: an attack can call itself an example.
-static ABOUT_INJECTION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+fn about_injection() -> &'static Regex {
+    static PATTERN: OnceLock<Regex> = OnceLock::new();
+    crate::work::once(&PATTERN, || {
+        Regex::new(
         r"(?i)injection|jailbreak|attack|malicious|adversarial|exploit|red[ -]team|sanitiz|sanitis|inyecci|injektion|injeção|injecao|注入|インジェクション|инъекц|атак",
     )
     .expect("the about-injection pattern is a valid regex")
-});
+    })
+}
 
 /// Words that show an instruction is aimed at a model rather than at a human
 /// reader, as data (`stages/rules/injection/aimed-at-model.txt`: one
 /// case-insensitive regex per line).
-static AIMED_AT_MODEL: LazyLock<Regex> = LazyLock::new(|| {
-    let alternatives: Vec<String> = include_str!("../../rules/injection/aimed-at-model.txt")
-        .lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty() && !line.starts_with('#'))
-        .map(|line| format!("(?:{line})"))
-        .collect();
-    Regex::new(&format!("(?i){}", alternatives.join("|")))
-        .expect("the aimed-at-model words are valid regexes")
-});
+fn aimed_at_model() -> &'static Regex {
+    static PATTERN: OnceLock<Regex> = OnceLock::new();
+    crate::work::once(&PATTERN, || {
+        let alternatives: Vec<String> = include_str!("../../rules/injection/aimed-at-model.txt")
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty() && !line.starts_with('#'))
+            .map(|line| format!("(?:{line})"))
+            .collect();
+        Regex::new(&format!("(?i){}", alternatives.join("|")))
+            .expect("the aimed-at-model words are valid regexes")
+    })
+}
 
 /// What kind of file a hit is in, as far as excusing it goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -170,20 +176,20 @@ impl<'a> InjectionContext<'a> {
     /// welcoming a new contributor, or a rule it sets for the maintainer of a
     /// module, speaks to a human reader and is not.
     pub(crate) fn aimed_at_model(&self, number: u32) -> bool {
-        if AIMED_AT_MODEL.is_match(self.lines.line(number)) {
+        if aimed_at_model().is_match(self.lines.line(number)) {
             return true;
         }
         (number + 1..=self.lines.line_count())
             .map(|at| self.lines.line(at))
             .find(|line| !line.trim().is_empty())
-            .is_some_and(|line| AIMED_AT_MODEL.is_match(line))
+            .is_some_and(|line| aimed_at_model().is_match(line))
     }
 
     /// Whether the lines within `window` of line `number` talk about injection.
     fn talks_about(&self, number: u32, window: u32) -> bool {
         let first = number.saturating_sub(window).max(1);
         let last = number.saturating_add(window).min(self.lines.line_count());
-        (first..=last).any(|at| ABOUT_INJECTION.is_match(self.lines.line(at)))
+        (first..=last).any(|at| about_injection().is_match(self.lines.line(at)))
     }
 }
 

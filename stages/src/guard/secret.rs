@@ -198,7 +198,7 @@ pub struct SecretScanner {
 /// A base64 run long enough to be a key body line.
 fn key_body() -> &'static Regex {
     static KEY_BODY: OnceLock<Regex> = OnceLock::new();
-    KEY_BODY.get_or_init(|| {
+    crate::work::once(&KEY_BODY, || {
         Regex::new(&format!("[A-Za-z0-9+/]{{{BASE64_RUN},}}"))
             .expect("the key body pattern is a valid regex")
     })

@@ -21,7 +21,7 @@ pub struct GenericProvider;
 
 fn definition_line() -> &'static Regex {
     static PATTERN: OnceLock<Regex> = OnceLock::new();
-    PATTERN.get_or_init(|| {
+    crate::work::once(&PATTERN, || {
         // A Go method's receiver sits between `func` and the name.
         Regex::new(
             r"(?m)^[ \t]*(function|class|def|func|pub fn)\b[ \t]*(?:\([^)\n]*\)[ \t]*)?\*?[ \t]*([A-Za-z_$][A-Za-z0-9_$]*)",

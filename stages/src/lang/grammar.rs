@@ -659,6 +659,15 @@ fn keep_tree(key: TreeKey, tree: &Tree) {
     }
 }
 
+/// A parse of `content`, never answered from a remembered or kept tree (see
+/// [`crate::work::parse_uncached`]).
+pub(crate) fn parse_fresh(grammar: Grammar, content: &str) -> Option<Tree> {
+    if content.len() > MAX_PARSE_BYTES {
+        return None;
+    }
+    parse_uncached(grammar, content)
+}
+
 fn parse_uncached(grammar: Grammar, content: &str) -> Option<Tree> {
     if grammar == Grammar::Python {
         let runs = python_comments::long_comment_runs(content);

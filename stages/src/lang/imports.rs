@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Tree};
 
-use super::grammar::{Grammar, Purpose, Role};
+mod rust_lexer;
+
+use super::grammar::{Grammar, MAX_PARSE_BYTES, Purpose, Role};
 use super::{ImportKind, ImportRef};
 
 /// The captures of one import statement, gathered over all its matches.
@@ -27,10 +29,34 @@ struct Statement<'tree> {
 /// (Python `import a, b`) gives one [`ImportRef`] per source, each with the
 /// statement's symbols. Matches without a statement capture are ignored.
 pub(crate) fn extract(grammar: Grammar, tree: &Tree, content: &str) -> Vec<ImportRef> {
+    if grammar == Grammar::Rust {
+        return rust_imports(content);
+    }
     if !may_import(grammar, content) {
         return Vec::new();
     }
     extract_matches(grammar, tree, content)
+}
+
+/// The imports of a Rust file, read from its tokens without a parse (see
+/// [`rust_lexer`]); none for a file over [`MAX_PARSE_BYTES`], as a parse
+/// would give none.
+pub(crate) fn rust_imports(content: &str) -> Vec<ImportRef> {
+    if content.len() > MAX_PARSE_BYTES || !may_import(Grammar::Rust, content) {
+        return Vec::new();
+    }
+    rust_lexer::extract(content)
+}
+
+/// The imports the Rust imports query finds in a parse of `content`; `None`
+/// when the parse fails or has syntax errors. The reference the token reader
+/// is tested against.
+pub(crate) fn rust_imports_by_query(content: &str) -> Option<Vec<ImportRef>> {
+    let tree = super::grammar::parse_fresh(Grammar::Rust, content)?;
+    if tree.root_node().has_error() {
+        return None;
+    }
+    Some(extract_matches(Grammar::Rust, &tree, content))
 }
 
 /// Whether `content` holds a word that every import pattern of `grammar`

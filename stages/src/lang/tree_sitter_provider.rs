@@ -48,6 +48,10 @@ impl LanguageProvider for TreeSitterProvider {
     }
 
     fn parse_imports(&self, content: &str, _path: &RelativePath) -> Vec<ImportRef> {
+        // Rust's imports come from its tokens: no parse.
+        if self.grammar == Grammar::Rust {
+            return imports::rust_imports(content);
+        }
         if !imports::may_import(self.grammar, content) {
             return Vec::new();
         }
@@ -73,7 +77,11 @@ impl LanguageProvider for TreeSitterProvider {
 
     fn analyze(&self, path: &RelativePath, content: &str) -> FileAnalysis {
         let Some(tree) = self.parse(content) else {
-            return GenericProvider.analyze(path, content);
+            let mut analysis = GenericProvider.analyze(path, content);
+            if self.grammar == Grammar::Rust {
+                analysis.imports = imports::rust_imports(content);
+            }
+            return analysis;
         };
         let mut analysis = self.summarise(&tree, content);
         analysis.imports = imports::extract(self.grammar, &tree, content);

@@ -31,7 +31,7 @@ pub struct InlineDataStripper;
 
 fn pattern() -> &'static Regex {
     static PATTERN: OnceLock<Regex> = OnceLock::new();
-    PATTERN.get_or_init(|| {
+    crate::work::once(&PATTERN, || {
         Regex::new(
             r"(data:[a-zA-Z0-9.+/-]+(?:;[a-zA-Z0-9=.-]+)*;base64,)?([A-Za-z0-9+/_-]{200,}={0,2})",
         )

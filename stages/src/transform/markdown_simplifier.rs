@@ -30,7 +30,7 @@ pub struct MarkdownSimplifier;
 
 fn badge_line() -> &'static Regex {
     static PATTERN: OnceLock<Regex> = OnceLock::new();
-    PATTERN.get_or_init(|| {
+    crate::work::once(&PATTERN, || {
         Regex::new(r"(?m)^[ \t]*(?:\[!\[[^\]\n]*\]\([^)\n]*\)\]\([^)\n]*\)[ \t]*)+\r?\n?")
             .expect("the badge pattern is a valid constant regex")
     })
@@ -38,7 +38,7 @@ fn badge_line() -> &'static Regex {
 
 fn image() -> &'static Regex {
     static PATTERN: OnceLock<Regex> = OnceLock::new();
-    PATTERN.get_or_init(|| {
+    crate::work::once(&PATTERN, || {
         Regex::new(r"!\[([^\]\n]*)\]\([^)\n]*\)")
             .expect("the image pattern is a valid constant regex")
     })
@@ -46,7 +46,7 @@ fn image() -> &'static Regex {
 
 fn comment() -> &'static Regex {
     static PATTERN: OnceLock<Regex> = OnceLock::new();
-    PATTERN.get_or_init(|| {
+    crate::work::once(&PATTERN, || {
         Regex::new(r"(?s)<!--.*?-->").expect("the comment pattern is a valid constant regex")
     })
 }

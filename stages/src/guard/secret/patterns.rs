@@ -234,7 +234,7 @@ impl SecretRule {
     /// Never in practice: every built-in regex is compiled by the unit tests
     /// ([`load`] with `eager`).
     pub(crate) fn regex(&self) -> &Regex {
-        self.compiled.get_or_init(|| {
+        crate::work::once(&self.compiled, || {
             Regex::new(&self.source).expect("the built-in secret regexes compile (unit tested)")
         })
     }
@@ -369,7 +369,7 @@ impl Prefilter {
 /// Never in practice: the rule files are constants, loaded by the unit tests.
 pub(crate) fn rules() -> &'static RuleSet {
     static RULES: OnceLock<RuleSet> = OnceLock::new();
-    RULES.get_or_init(|| {
+    crate::work::once(&RULES, || {
         load(RULE_FILES, false).expect("the built-in secret rules load (unit tested)")
     })
 }
