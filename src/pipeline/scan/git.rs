@@ -10,7 +10,7 @@
 //! not a clock, so the result is the same on every run.
 //!
 //! Working tree: a file is *dirty* when the index has no entry for it (untracked
-//! and not ignored) or the entry's recorded size or modification second differs
+//! and not ignored) or the entry's recorded size or modification time differs
 //! from the file's — the same stat check `git status` starts with.
 
 use std::collections::HashMap;
@@ -72,7 +72,7 @@ impl GitRecency {
 
     /// Whether a file differs from what the index recorded (or is not in it).
     ///
-    /// When the recorded size and modification second match, the file is clean
+    /// When the recorded size and modification time match, the file is clean
     /// without reading it. When only the time differs (a copy, a fresh checkout
     /// tool, `touch`), `read` is called and the content's blob id is compared with
     /// the index's, as `git status` does, so the answer depends on content only.
@@ -86,16 +86,16 @@ impl GitRecency {
         let Some(index) = &self.index else {
             return false;
         };
-        let Some((size, _, id)) = index.entries.get(path) else {
+        let Some(entry) = index.entries.get(path) else {
             return true;
         };
-        if u64::from(*size) != (size_bytes & 0xffff_ffff) {
+        if u64::from(entry.size) != (size_bytes & 0xffff_ffff) {
             return true;
         }
         if index.recorded(path, size_bytes, mtime_ms).is_some() {
             return false;
         }
-        read().is_none_or(|bytes| blob_id(Some(index), &bytes).as_ref() != Some(id))
+        read().is_none_or(|bytes| blob_id(Some(index), &bytes).as_ref() != Some(&entry.id))
     }
 }
 
@@ -114,26 +114,66 @@ fn root_prefix(repo: &gix::Repository, root: &Path) -> Option<String> {
 }
 
 /// The blob ids git's index records for the files under a project root, with
-/// the size and modification second it saw them at: what `aic precompute
+/// the size and modification time it saw them at: what `aic precompute
 /// --shard` decides a file's shard by without reading it.
 ///
 /// A file's shard is a function of its git blob id, a hash of its content
 /// that every machine computes alike: taken from the index when the file's
-/// size and modification second are those the index recorded (a fresh
+/// size and modification time are those the index recorded (a fresh
 /// checkout), and computed from the bytes otherwise (a changed, untracked or
 /// touched file, or a project outside git).
 #[derive(Debug)]
 pub struct BlobIndex {
-    /// Entries by path relative to the project root: size (low 32 bits;
-    /// `u32::MAX` for a conflicted path), modification second and blob id.
-    entries: FxHashMap<String, (u32, u32, gix::ObjectId)>,
+    /// Entries by path relative to the project root.
+    entries: FxHashMap<String, IndexEntry>,
     /// The repository's object hash (SHA-1, or SHA-256 in a repository made
     /// with it).
     kind: gix::hash::Kind,
-    /// The second the index was written: an entry modified in that second or
-    /// later is "racily clean" (git's term): the file may have changed after
-    /// the index saw it, within the same second, so it must be read.
-    written_secs: i64,
+    /// When the index file was written (its modification time): an entry
+    /// modified then or later is "racily clean" (git's term) — the file may
+    /// have changed after the index saw it without a new size or time — so
+    /// it must be read.
+    written: gix::index::entry::stat::Time,
+}
+
+/// What git's index recorded of one file.
+#[derive(Debug)]
+struct IndexEntry {
+    /// Size in bytes, low 32 bits; `u32::MAX` for a conflicted path.
+    size: u32,
+    /// Modification time as git saw it (second and nanosecond; git writes a
+    /// nanosecond of 0 where the file system or the tool gave none).
+    mtime: gix::index::entry::stat::Time,
+    id: gix::ObjectId,
+}
+
+impl IndexEntry {
+    /// Whether the entry's modification time is before the index was
+    /// `written`. With a recorded nanosecond the times are compared whole,
+    /// so a fresh checkout — every file written before its index, most in the
+    /// index's last seconds — is settled; without one, by the second, as git
+    /// compares them (a file of the index's second is racy).
+    fn settled(&self, written: gix::index::entry::stat::Time) -> bool {
+        if self.mtime.nsecs == 0 {
+            self.mtime.secs < written.secs
+        } else {
+            (self.mtime.secs, self.mtime.nsecs) < (written.secs, written.nsecs)
+        }
+    }
+
+    /// Whether a file modified at `mtime_ms` (ms since the epoch) has the
+    /// entry's modification time: to the millisecond when the entry has a
+    /// nanosecond (a change within the same millisecond as the one git saw
+    /// is within one tick of the kernel's file clock, which is coarser), and
+    /// to the second when it has none.
+    fn same_mtime(&self, mtime_ms: i64) -> bool {
+        let secs = i64::from(self.mtime.secs);
+        if self.mtime.nsecs == 0 {
+            secs == mtime_ms.div_euclid(1000)
+        } else {
+            secs * 1000 + i64::from(self.mtime.nsecs / 1_000_000) == mtime_ms
+        }
+    }
 }
 
 impl BlobIndex {
@@ -157,13 +197,18 @@ impl BlobIndex {
                 } else {
                     u32::MAX
                 };
-                (path.to_owned(), (size, entry.stat.mtime.secs, entry.id))
+                let recorded = IndexEntry {
+                    size,
+                    mtime: entry.stat.mtime,
+                    id: entry.id,
+                };
+                (path.to_owned(), recorded)
             })
             .collect();
         Some(Self {
             entries,
             kind: repo.object_hash(),
-            written_secs: index.timestamp().unix_seconds(),
+            written: index_written(&index),
         })
     }
 
@@ -172,26 +217,31 @@ impl BlobIndex {
     pub fn entries(&self) -> impl Iterator<Item = (&str, &gix::oid)> {
         self.entries
             .iter()
-            .filter(|(_, (size, mtime, _))| *size != u32::MAX && self.settled(*mtime))
-            .map(|(path, (_, _, id))| (path.as_str(), id.as_ref()))
-    }
-
-    /// Whether an entry modified at `mtime_secs` was settled when the index
-    /// was written (not racily clean).
-    fn settled(&self, mtime_secs: u32) -> bool {
-        i64::from(mtime_secs) < self.written_secs
+            .filter(|(_, entry)| entry.size != u32::MAX && entry.settled(self.written))
+            .map(|(path, entry)| (path.as_str(), entry.id.as_ref()))
     }
 
     /// The blob id the index recorded for `path` when the file on disk has
-    /// the size and modification second it recorded (`mtime_ms`: ms since the
-    /// epoch), and that second is before the index was written; `None` when
-    /// the file must be read to know it.
+    /// the size and modification time it recorded (`mtime_ms`: ms since the
+    /// epoch; see [`IndexEntry::same_mtime`]), and that time is before the
+    /// index was written; `None` when the file must be read to know it.
     pub fn recorded(&self, path: &str, size_bytes: u64, mtime_ms: i64) -> Option<&gix::oid> {
-        let (size, mtime, id) = self.entries.get(path)?;
-        (u64::from(*size) == (size_bytes & 0xffff_ffff)
-            && i64::from(*mtime) == mtime_ms.div_euclid(1000)
-            && self.settled(*mtime))
-        .then_some(id.as_ref())
+        let entry = self.entries.get(path)?;
+        (u64::from(entry.size) == (size_bytes & 0xffff_ffff)
+            && entry.same_mtime(mtime_ms)
+            && entry.settled(self.written))
+        .then_some(entry.id.as_ref())
+    }
+}
+
+/// When the index file was written, as an index entry's time (a time before
+/// 1970 or past 2106 clamped to the nearest one git can record).
+fn index_written(index: &gix::index::File) -> gix::index::entry::stat::Time {
+    let stamp = index.timestamp();
+    let secs = stamp.unix_seconds();
+    gix::index::entry::stat::Time {
+        secs: u32::try_from(secs.max(0)).unwrap_or(u32::MAX),
+        nsecs: stamp.nanoseconds(),
     }
 }
 
@@ -787,7 +837,18 @@ mod tests {
         git(&root, &["init", "-q", "-b", "main"], "2024-01-01T00:00:00Z");
         fs_err::create_dir_all(root.join("app/src")).unwrap();
         write_settled(&root.join("app/src/main.rs"), "fn main() {}\n");
-        fs_err::write(root.join("app/src/racy.rs"), "fn racy() {}\n").unwrap();
+        // Modified after the index is written (its clock says so): git saw it
+        // with a time that does not prove it settled.
+        let racy_path = root.join("app/src/racy.rs");
+        fs_err::write(&racy_path, "fn racy() {}\n").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&racy_path)
+            .unwrap()
+            .set_modified(std::time::SystemTime::now() + std::time::Duration::from_hours(1))
+            .unwrap();
+        // Written just before the index, as a checkout writes every file.
+        fs_err::write(root.join("app/src/fresh.rs"), "fn fresh() {}\n").unwrap();
         git(&root, &["add", "."], "2024-01-01T00:00:00Z");
         git(
             &root,
@@ -818,15 +879,34 @@ mod tests {
                 .is_none()
         );
         assert!(index.recorded("untracked.rs", 1, mtime_ms).is_none());
-        // Written in the second the index was written: it may have changed
-        // since without a new size or second, so it must be read.
-        let racy = fs_err::metadata(root.join("app/src/racy.rs")).unwrap();
+        // Modified when the index was written or later: it may have changed
+        // since without a new size or time, so it must be read.
+        let racy = fs_err::metadata(&racy_path).unwrap();
         assert!(
             index
                 .recorded("src/racy.rs", racy.len(), modified_ms(&racy))
                 .is_none()
         );
         assert!(index.entries().all(|(path, _)| path != "src/racy.rs"));
+        // Written before the index, most likely in the same second: settled
+        // where the file system keeps sub-second times (git then records
+        // them), as on every file system the tests run on.
+        let fresh = fs_err::metadata(root.join("app/src/fresh.rs")).unwrap();
+        let sub_second = fresh
+            .modified()
+            .unwrap()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos()
+            != 0;
+        if sub_second {
+            assert!(
+                index
+                    .recorded("src/fresh.rs", fresh.len(), modified_ms(&fresh))
+                    .is_some()
+            );
+            assert!(index.entries().any(|(path, _)| path == "src/fresh.rs"));
+        }
     }
 
     /// In a repository made with `--object-format=sha256` the index's ids
