@@ -223,8 +223,9 @@ impl BlobIndex {
 
     /// The blob id the index recorded for `path` when the file on disk has
     /// the size and modification time it recorded (`mtime_ms`: ms since the
-    /// epoch; see [`IndexEntry::same_mtime`]), and that time is before the
-    /// index was written; `None` when the file must be read to know it.
+    /// epoch; compared to the millisecond where git recorded nanoseconds, else
+    /// to the second), and that time is before the index was written; `None`
+    /// when the file must be read to know it.
     pub fn recorded(&self, path: &str, size_bytes: u64, mtime_ms: i64) -> Option<&gix::oid> {
         let entry = self.entries.get(path)?;
         (u64::from(entry.size) == (size_bytes & 0xffff_ffff)
