@@ -109,7 +109,7 @@ fn staged_range_and_revision_diffs_pick_their_own_changes() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let diff = diff_section(&run.stdout);
     assert!(
-        diff.contains("`git diff --staged`: 1 files changed"),
+        diff.contains("`git diff --staged`: 1 file changed"),
         "{diff}"
     );
     assert!(diff.contains("+++ b/src/utils/prefix.ts"), "{diff}");
@@ -126,7 +126,7 @@ fn staged_range_and_revision_diffs_pick_their_own_changes() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let diff = diff_section(&run.stdout);
     assert!(
-        diff.contains("`git diff HEAD~1..HEAD`: 1 files changed"),
+        diff.contains("`git diff HEAD~1..HEAD`: 1 file changed"),
         "{diff}"
     );
     assert!(diff.contains("+export const ISSUER"), "{diff}");
@@ -161,7 +161,7 @@ fn staged_range_and_revision_diffs_pick_their_own_changes() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let diff = diff_section(&run.stdout);
     assert!(
-        diff.contains("`git diff main...feature`: 1 files changed"),
+        diff.contains("`git diff main...feature`: 1 file changed"),
         "{diff}"
     );
     assert!(
@@ -261,4 +261,23 @@ fn an_exact_rename_is_one_rename_not_a_deletion_and_an_addition() {
         !diff.contains("-export"),
         "no content lines for a pure rename: {diff}"
     );
+}
+
+/// A file rewritten with the same size just after the commit that recorded
+/// it — within the second, likely within the millisecond git looked at it —
+/// is a change: git's index vouches for an unread file only when its time
+/// matches the record exactly and is older than the index itself.
+#[test]
+fn a_same_size_edit_right_after_a_commit_is_in_the_diff() {
+    let test = repository();
+    let root = test.root();
+    fs_err::write(root.join("src/user/model.ts"), "export const A = 1;\n").unwrap();
+    git(root, &["add", "-A"], DATE);
+    git(root, &["commit", "-qm", "all"], DATE);
+    fs_err::write(root.join("src/user/model.ts"), "export const A = 2;\n").unwrap();
+    let run = test.run(&["compile", "review", "--root", "[ROOT]", "--diff"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let diff = diff_section(&run.stdout);
+    assert!(diff.contains("+export const A = 2;"), "{diff}");
+    assert!(diff.contains("1 file changed"), "{diff}");
 }

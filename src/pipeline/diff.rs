@@ -19,6 +19,8 @@ use std::path::Path;
 use gix::bstr::ByteSlice;
 use gix::prelude::ObjectIdExt;
 
+use crate::pipeline::scan::git::{IndexEntry, index_written};
+
 /// The two states a diff compares.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum DiffSpec {
@@ -157,24 +159,21 @@ pub fn read_changes(root: &Path, spec: &DiffSpec) -> Result<ChangeSet, DiffError
     let unreadable = |error: &dyn std::fmt::Display| DiffError::Unreadable {
         message: error.to_string(),
     };
-    let index = || -> Result<BTreeMap<String, IndexEntry>, DiffError> {
+    let index = || -> Result<WorkTreeIndex, DiffError> {
         let index = repo.index_or_empty().map_err(|e| unreadable(&e))?;
-        Ok(index
+        let entries = index
             .entries()
             .iter()
             .filter(|entry| entry.stage_raw() == 0)
             .filter_map(|entry| {
                 let path = entry.path(&index).to_str().ok()?.to_owned();
-                Some((
-                    path,
-                    IndexEntry {
-                        id: entry.id,
-                        size: entry.stat.size,
-                        mtime: entry.stat.mtime.secs,
-                    },
-                ))
+                Some((path, IndexEntry::of(entry)))
             })
-            .collect())
+            .collect();
+        Ok(WorkTreeIndex {
+            entries,
+            written: index_written(&index),
+        })
     };
     // Old and new sides: path (from the work tree's top) → blob id, and how
     // to read a new side's bytes.
@@ -182,7 +181,11 @@ pub fn read_changes(root: &Path, spec: &DiffSpec) -> Result<ChangeSet, DiffError
         DiffSpec::WorkTree(rev) => (tree_of(&repo, rev)?, NewSide::WorkTree(index()?)),
         DiffSpec::Staged => {
             let index = index()?;
-            let ids = index.iter().map(|(p, e)| (p.clone(), e.id)).collect();
+            let ids = index
+                .entries
+                .iter()
+                .map(|(p, e)| (p.clone(), e.id))
+                .collect();
             (tree_of(&repo, "HEAD")?, NewSide::Ids(ids))
         }
         DiffSpec::Range(from, to) => (tree_of(&repo, from)?, NewSide::Ids(tree_of(&repo, to)?)),
@@ -193,7 +196,7 @@ pub fn read_changes(root: &Path, spec: &DiffSpec) -> Result<ChangeSet, DiffError
     };
     let mut paths: BTreeSet<&String> = old.keys().collect();
     match &new {
-        NewSide::WorkTree(index) => paths.extend(index.keys()),
+        NewSide::WorkTree(index) => paths.extend(index.entries.keys()),
         NewSide::Ids(ids) => paths.extend(ids.keys()),
     }
     let mut files = Vec::new();
@@ -214,16 +217,20 @@ pub fn read_changes(root: &Path, spec: &DiffSpec) -> Result<ChangeSet, DiffError
                 let on_disk = workdir.join(full);
                 match fs_err::metadata(&on_disk) {
                     Ok(meta) if meta.is_file() => {
-                        let entry = index.get(full);
-                        let unchanged_since_index = entry.is_some_and(|e| {
-                            Some(e.id) == before
-                                && u64::from(e.size) == (meta.len() & 0xffff_ffff)
-                                && meta
-                                    .modified()
-                                    .ok()
-                                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                                    .is_some_and(|t| t.as_secs() == u64::from(e.mtime))
-                        });
+                        let mtime_ns = meta
+                            .modified()
+                            .ok()
+                            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                            .and_then(|t| i64::try_from(t.as_nanos()).ok());
+                        // Unread only when the index vouches for the file as
+                        // it is (same size and time, not racily clean).
+                        let unchanged_since_index = index
+                            .entries
+                            .get(full)
+                            .zip(mtime_ns)
+                            .is_some_and(|(e, ns)| {
+                                Some(e.id) == before && e.vouches_for(index.written, meta.len(), ns)
+                            });
                         if unchanged_since_index {
                             continue;
                         }
@@ -314,17 +321,17 @@ fn pair_renames(
     });
 }
 
-/// What the index records of a file: enough to skip reading an unchanged one.
-struct IndexEntry {
-    id: gix::ObjectId,
-    size: u32,
-    mtime: u32,
+/// The index's unconflicted entries by path from the work tree's top, and
+/// when it was written: enough to skip reading an unchanged file.
+struct WorkTreeIndex {
+    entries: BTreeMap<String, IndexEntry>,
+    written: gix::index::entry::stat::Time,
 }
 
 /// The new side of a diff.
 enum NewSide {
     /// The files on disk (the index tells which are unchanged).
-    WorkTree(BTreeMap<String, IndexEntry>),
+    WorkTree(WorkTreeIndex),
     /// Blob ids of a tree or the index.
     Ids(BTreeMap<String, gix::ObjectId>),
 }

@@ -305,7 +305,7 @@ pub fn blob_scan_rows(
         .iter()
         .filter_map(|file| {
             let blob =
-                index.recorded(file.path.as_str(), file.size_bytes, file.last_modified_ms)?;
+                index.recorded(file.path.as_str(), file.size_bytes, file.last_modified_ns)?;
             let scan_key =
                 cache.row_key(file.content_hash, RowKind::Scan, &file.path, file.language);
             let scan = reader.envelope(&scan_key).ok()??;

@@ -421,9 +421,14 @@ fn diff_section(changes: &ChangeSet, budget: TokenCount) -> String {
         .filter(|f| matches!(f.kind, ChangeKind::Renamed(_)))
         .count();
     let mut out = format!(
-        "`{}`: {} files changed ({} modified, {} added, {} deleted{})\n",
+        "`{}`: {} {} changed ({} modified, {} added, {} deleted{})\n",
         changes.spec.label(),
         changes.files.len(),
+        if changes.files.len() == 1 {
+            "file"
+        } else {
+            "files"
+        },
         count(ChangeKind::Modified),
         count(ChangeKind::Added),
         count(ChangeKind::Deleted),

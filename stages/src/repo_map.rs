@@ -33,6 +33,10 @@ pub struct FileEntry {
     pub estimated_tokens: TokenCount,
     /// Last modification time in milliseconds since the Unix epoch (UTC).
     pub last_modified_ms: i64,
+    /// The same time in nanoseconds, as the file system keeps it: what git's
+    /// index is compared with (it records nanoseconds). Not serialised.
+    #[serde(skip)]
+    pub last_modified_ns: i64,
     /// When the file last changed as far as the selector's recency signal is
     /// concerned, in milliseconds since the epoch: the modification time, unless
     /// version control knows better (last commit time, or newer than every commit
@@ -337,6 +341,7 @@ impl FileEntry {
             size_bytes,
             estimated_tokens: estimate_tokens(size_bytes),
             last_modified_ms: mtime_ms,
+            last_modified_ns: mtime_ms.saturating_mul(1_000_000),
             recency_ms: mtime_ms,
             content_hash: ContentHash::of(path.as_bytes()),
             symbol_ids: std::sync::Arc::default(),

@@ -70,7 +70,8 @@ impl GitRecency {
         self.index.as_ref().map_or(0, |index| index.entries.len())
     }
 
-    /// Whether a file differs from what the index recorded (or is not in it).
+    /// Whether a file differs from what the index recorded (or is not in it);
+    /// `mtime_ns` is its modification time in ns since the epoch.
     ///
     /// When the recorded size and modification time match, the file is clean
     /// without reading it. When only the time differs (a copy, a fresh checkout
@@ -80,7 +81,7 @@ impl GitRecency {
         &self,
         path: &str,
         size_bytes: u64,
-        mtime_ms: i64,
+        mtime_ns: i64,
         read: impl FnOnce() -> Option<Vec<u8>>,
     ) -> bool {
         let Some(index) = &self.index else {
@@ -92,7 +93,7 @@ impl GitRecency {
         if u64::from(entry.size) != (size_bytes & 0xffff_ffff) {
             return true;
         }
-        if index.recorded(path, size_bytes, mtime_ms).is_some() {
+        if index.recorded(path, size_bytes, mtime_ns).is_some() {
             return false;
         }
         read().is_none_or(|bytes| blob_id(Some(index), &bytes).as_ref() != Some(&entry.id))
@@ -138,16 +139,46 @@ pub struct BlobIndex {
 
 /// What git's index recorded of one file.
 #[derive(Debug)]
-struct IndexEntry {
+pub(crate) struct IndexEntry {
     /// Size in bytes, low 32 bits; `u32::MAX` for a conflicted path.
     size: u32,
     /// Modification time as git saw it (second and nanosecond; git writes a
     /// nanosecond of 0 where the file system or the tool gave none).
     mtime: gix::index::entry::stat::Time,
-    id: gix::ObjectId,
+    /// The blob id git recorded.
+    pub(crate) id: gix::ObjectId,
 }
 
 impl IndexEntry {
+    /// The record of `entry` (a conflicted path gets an impossible size, so
+    /// it never matches the file on disk).
+    pub(crate) fn of(entry: &gix::index::Entry) -> Self {
+        Self {
+            size: if entry.stage_raw() == 0 {
+                entry.stat.size
+            } else {
+                u32::MAX
+            },
+            mtime: entry.stat.mtime,
+            id: entry.id,
+        }
+    }
+
+    /// Whether the entry vouches for a file of `size_bytes` modified at
+    /// `mtime_ns` (ns since the epoch) in an index `written` then: the same
+    /// size and modification time, and a time before the index was written
+    /// (not racily clean), so the file holds the recorded blob unread.
+    pub(crate) fn vouches_for(
+        &self,
+        written: gix::index::entry::stat::Time,
+        size_bytes: u64,
+        mtime_ns: i64,
+    ) -> bool {
+        u64::from(self.size) == (size_bytes & 0xffff_ffff)
+            && self.same_mtime(mtime_ns)
+            && self.settled(written)
+    }
+
     /// Whether the entry's modification time is before the index was
     /// `written`. With a recorded nanosecond the times are compared whole,
     /// so a fresh checkout — every file written before its index, most in the
@@ -161,17 +192,17 @@ impl IndexEntry {
         }
     }
 
-    /// Whether a file modified at `mtime_ms` (ms since the epoch) has the
-    /// entry's modification time: to the millisecond when the entry has a
-    /// nanosecond (a change within the same millisecond as the one git saw
-    /// is within one tick of the kernel's file clock, which is coarser), and
-    /// to the second when it has none.
-    fn same_mtime(&self, mtime_ms: i64) -> bool {
+    /// Whether a file modified at `mtime_ns` (ns since the epoch) has the
+    /// entry's modification time: to the nanosecond when the entry has one
+    /// (a write after a `stat` gets a fine-grained time, so a change made
+    /// just after git looked differs from what git saw), and to the second
+    /// when it has none.
+    fn same_mtime(&self, mtime_ns: i64) -> bool {
         let secs = i64::from(self.mtime.secs);
         if self.mtime.nsecs == 0 {
-            secs == mtime_ms.div_euclid(1000)
+            secs == mtime_ns.div_euclid(1_000_000_000)
         } else {
-            secs * 1000 + i64::from(self.mtime.nsecs / 1_000_000) == mtime_ms
+            secs * 1_000_000_000 + i64::from(self.mtime.nsecs) == mtime_ns
         }
     }
 }
@@ -191,19 +222,7 @@ impl BlobIndex {
     fn of(repo: &gix::Repository, prefix: &str) -> Option<Self> {
         let index = repo.index_or_empty().ok()?;
         let entries = entries_under(&index, prefix)
-            .map(|(path, entry)| {
-                let size = if entry.stage_raw() == 0 {
-                    entry.stat.size
-                } else {
-                    u32::MAX
-                };
-                let recorded = IndexEntry {
-                    size,
-                    mtime: entry.stat.mtime,
-                    id: entry.id,
-                };
-                (path.to_owned(), recorded)
-            })
+            .map(|(path, entry)| (path.to_owned(), IndexEntry::of(entry)))
             .collect();
         Some(Self {
             entries,
@@ -222,22 +241,21 @@ impl BlobIndex {
     }
 
     /// The blob id the index recorded for `path` when the file on disk has
-    /// the size and modification time it recorded (`mtime_ms`: ms since the
-    /// epoch; compared to the millisecond where git recorded nanoseconds, else
-    /// to the second), and that time is before the index was written; `None`
-    /// when the file must be read to know it.
-    pub fn recorded(&self, path: &str, size_bytes: u64, mtime_ms: i64) -> Option<&gix::oid> {
+    /// the size and modification time it recorded (`mtime_ns`: ns since the
+    /// epoch; compared to the nanosecond where git recorded one, else to the
+    /// second), and that time is before the index was written; `None` when
+    /// the file must be read to know it.
+    pub fn recorded(&self, path: &str, size_bytes: u64, mtime_ns: i64) -> Option<&gix::oid> {
         let entry = self.entries.get(path)?;
-        (u64::from(entry.size) == (size_bytes & 0xffff_ffff)
-            && entry.same_mtime(mtime_ms)
-            && entry.settled(self.written))
-        .then_some(entry.id.as_ref())
+        entry
+            .vouches_for(self.written, size_bytes, mtime_ns)
+            .then_some(entry.id.as_ref())
     }
 }
 
 /// When the index file was written, as an index entry's time (a time before
 /// 1970 or past 2106 clamped to the nearest one git can record).
-fn index_written(index: &gix::index::File) -> gix::index::entry::stat::Time {
+pub(crate) fn index_written(index: &gix::index::File) -> gix::index::entry::stat::Time {
     let stamp = index.timestamp();
     let secs = stamp.unix_seconds();
     gix::index::entry::stat::Time {
@@ -684,13 +702,13 @@ mod tests {
             .unwrap();
     }
 
-    fn modified_ms(meta: &std::fs::Metadata) -> i64 {
+    fn modified_ns(meta: &std::fs::Metadata) -> i64 {
         let since = meta
             .modified()
             .unwrap()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap();
-        i64::try_from(since.as_millis()).unwrap()
+        i64::try_from(since.as_nanos()).unwrap()
     }
 
     #[test]
@@ -722,24 +740,29 @@ mod tests {
 
         let full = read_git_recency(&root, None, None, None).unwrap();
         let meta = fs_err::metadata(root.join("src/old.rs")).unwrap();
-        let mtime_ms = modified_ms(&meta);
+        let mtime_ns = modified_ns(&meta);
         let read = |path: &str| {
             let path = root.join(path);
             move || fs_err::read(path).ok()
         };
-        assert!(!full.is_dirty("src/old.rs", meta.len(), mtime_ms, read("src/old.rs")));
-        assert!(full.is_dirty("src/old.rs", meta.len() + 1, mtime_ms, read("src/old.rs")));
-        assert!(full.is_dirty("untracked.rs", 1, mtime_ms, read("untracked.rs")));
+        assert!(!full.is_dirty("src/old.rs", meta.len(), mtime_ns, read("src/old.rs")));
+        assert!(full.is_dirty("src/old.rs", meta.len() + 1, mtime_ns, read("src/old.rs")));
+        assert!(full.is_dirty("untracked.rs", 1, mtime_ns, read("untracked.rs")));
         // A touched file with the same content is clean; an edit of the same size
         // is not.
         assert!(!full.is_dirty(
             "src/old.rs",
             meta.len(),
-            mtime_ms + 60_000,
+            mtime_ns + 60_000_000_000,
             read("src/old.rs")
         ));
         fs_err::write(root.join("src/old.rs"), "new").unwrap();
-        assert!(full.is_dirty("src/old.rs", 3, mtime_ms + 60_000, read("src/old.rs")));
+        assert!(full.is_dirty(
+            "src/old.rs",
+            3,
+            mtime_ns + 60_000_000_000,
+            read("src/old.rs")
+        ));
     }
 
     /// The index gives a clean file's blob id, the one `blob_id` computes
@@ -860,8 +883,8 @@ mod tests {
 
         let index = BlobIndex::read(&root.join("app")).unwrap();
         let meta = fs_err::metadata(root.join("app/src/main.rs")).unwrap();
-        let mtime_ms = modified_ms(&meta);
-        let recorded = index.recorded("src/main.rs", meta.len(), mtime_ms).unwrap();
+        let mtime_ns = modified_ns(&meta);
+        let recorded = index.recorded("src/main.rs", meta.len(), mtime_ns).unwrap();
         let bytes = fs_err::read(root.join("app/src/main.rs")).unwrap();
         assert_eq!(Some(recorded.to_owned()), blob_id(Some(&index), &bytes));
         // `git hash-object` of "fn main() {}\n".
@@ -871,21 +894,21 @@ mod tests {
         );
         assert!(
             index
-                .recorded("src/main.rs", meta.len() + 1, mtime_ms)
+                .recorded("src/main.rs", meta.len() + 1, mtime_ns)
                 .is_none()
         );
         assert!(
             index
-                .recorded("src/main.rs", meta.len(), mtime_ms + 60_000)
+                .recorded("src/main.rs", meta.len(), mtime_ns + 60_000_000_000)
                 .is_none()
         );
-        assert!(index.recorded("untracked.rs", 1, mtime_ms).is_none());
+        assert!(index.recorded("untracked.rs", 1, mtime_ns).is_none());
         // Modified when the index was written or later: it may have changed
         // since without a new size or time, so it must be read.
         let racy = fs_err::metadata(&racy_path).unwrap();
         assert!(
             index
-                .recorded("src/racy.rs", racy.len(), modified_ms(&racy))
+                .recorded("src/racy.rs", racy.len(), modified_ns(&racy))
                 .is_none()
         );
         assert!(index.entries().all(|(path, _)| path != "src/racy.rs"));
@@ -903,11 +926,64 @@ mod tests {
         if sub_second {
             assert!(
                 index
-                    .recorded("src/fresh.rs", fresh.len(), modified_ms(&fresh))
+                    .recorded("src/fresh.rs", fresh.len(), modified_ns(&fresh))
                     .is_some()
             );
             assert!(index.entries().any(|(path, _)| path == "src/fresh.rs"));
         }
+    }
+
+    /// An entry vouches for a file only at the size and time git recorded,
+    /// to the nanosecond when git recorded one (a write just after git looked
+    /// differs by a fraction of a millisecond), to the second when it did
+    /// not; and only when that time is before the index was written.
+    #[test]
+    fn an_entry_vouches_for_its_exact_time_before_the_index() {
+        use gix::index::entry::stat::Time;
+        let entry = |secs, nsecs| IndexEntry {
+            size: 20,
+            mtime: Time { secs, nsecs },
+            id: gix::ObjectId::null(gix::hash::Kind::Sha1),
+        };
+        let ns = |secs: i64, nanos: i64| secs * 1_000_000_000 + nanos;
+        let later = Time {
+            secs: 101,
+            nsecs: 0,
+        };
+        let fine = entry(100, 500_000);
+        assert!(fine.vouches_for(later, 20, ns(100, 500_000)));
+        assert!(!fine.vouches_for(later, 21, ns(100, 500_000)));
+        // 0.1 ms later: the same millisecond, another write.
+        assert!(!fine.vouches_for(later, 20, ns(100, 600_000)));
+        // Written at the entry's time or before it: racily clean.
+        assert!(!fine.vouches_for(
+            Time {
+                secs: 100,
+                nsecs: 500_000
+            },
+            20,
+            ns(100, 500_000)
+        ));
+        assert!(fine.vouches_for(
+            Time {
+                secs: 100,
+                nsecs: 500_001
+            },
+            20,
+            ns(100, 500_000)
+        ));
+        // No nanosecond recorded: by the second, as git compares.
+        let coarse = entry(100, 0);
+        assert!(coarse.vouches_for(later, 20, ns(100, 700_000_000)));
+        assert!(!coarse.vouches_for(
+            Time {
+                secs: 100,
+                nsecs: 900_000_000
+            },
+            20,
+            ns(100, 0)
+        ));
+        assert!(!coarse.vouches_for(later, 20, ns(101, 0)));
     }
 
     /// In a repository made with `--object-format=sha256` the index's ids
@@ -930,8 +1006,8 @@ mod tests {
         );
         let index = BlobIndex::read(&root).unwrap();
         let meta = fs_err::metadata(root.join("main.rs")).unwrap();
-        let mtime_ms = modified_ms(&meta);
-        let recorded = index.recorded("main.rs", meta.len(), mtime_ms).unwrap();
+        let mtime_ns = modified_ns(&meta);
+        let recorded = index.recorded("main.rs", meta.len(), mtime_ns).unwrap();
         // `git hash-object` of "fn main() {}\n" in a SHA-256 repository.
         assert_eq!(
             recorded.to_string(),

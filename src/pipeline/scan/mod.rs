@@ -331,7 +331,7 @@ pub fn git_recency_ms(
         Ok(Bounded::Bytes(bytes)) => Some(bytes),
         _ => None,
     };
-    if git.is_dirty(path, file.size_bytes, file.last_modified_ms, read) {
+    if git.is_dirty(path, file.size_bytes, file.last_modified_ns, read) {
         file.last_modified_ms.max(newest_commit_ms + 1000)
     } else {
         git.last_commit

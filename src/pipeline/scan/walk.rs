@@ -594,12 +594,13 @@ fn scan_file(
     let stat = FileStat {
         language: Language::detect(&file.path),
         last_modified_ms,
+        last_modified_ns: mtime_ns,
     };
     // A file's blob id comes from git's index when the file is as the index
     // recorded it: a shard skips the other shards' files unread.
     let blob_index = options.blob_index.and_then(SharedBlobIndex::get);
-    let recorded = blob_index
-        .and_then(|index| index.recorded(file.path.as_str(), metadata.len(), last_modified_ms));
+    let recorded =
+        blob_index.and_then(|index| index.recorded(file.path.as_str(), metadata.len(), mtime_ns));
     if let Some(shard) = options.shard
         && recorded.is_some()
         && !shard.contains(recorded)
@@ -694,6 +695,7 @@ const MAX_DEFERRED_BYTES: usize = 64 << 20;
 struct FileStat {
     language: Language,
     last_modified_ms: i64,
+    last_modified_ns: i64,
 }
 
 impl FileStat {
@@ -710,6 +712,7 @@ impl FileStat {
             size_bytes,
             estimated_tokens: estimate_tokens(size_bytes),
             last_modified_ms: self.last_modified_ms,
+            last_modified_ns: self.last_modified_ns,
             recency_ms: self.last_modified_ms,
             content_hash,
             symbol_ids: aic_stages::repo_map::symbol_ids(&facts.symbol_terms),
