@@ -359,7 +359,7 @@ pub struct PrecomputeArgs {
     /// Use this config file instead of searching for aic.config.json.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Print the report as JSON instead of one line.
+    /// Print the report as JSON instead of the summary lines.
     #[arg(long)]
     pub json: bool,
     /// Precompute only shard I of N (one-based, e.g. `2/4`): the files whose
