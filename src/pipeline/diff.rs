@@ -19,7 +19,7 @@ use std::path::Path;
 use gix::bstr::ByteSlice;
 use gix::prelude::ObjectIdExt;
 
-use crate::pipeline::scan::git::{IndexEntry, index_written};
+use crate::pipeline::scan::git::{IndexEntry, index_written, modified_ns};
 
 /// The two states a diff compares.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -156,31 +156,15 @@ pub fn read_changes(root: &Path, spec: &DiffSpec) -> Result<ChangeSet, DiffError
         .ok_or_else(|| DiffError::NotARepository {
             root: root.to_path_buf(),
         })?;
-    let unreadable = |error: &dyn std::fmt::Display| DiffError::Unreadable {
-        message: error.to_string(),
-    };
-    let index = || -> Result<WorkTreeIndex, DiffError> {
-        let index = repo.index_or_empty().map_err(|e| unreadable(&e))?;
-        let entries = index
-            .entries()
-            .iter()
-            .filter(|entry| entry.stage_raw() == 0)
-            .filter_map(|entry| {
-                let path = entry.path(&index).to_str().ok()?.to_owned();
-                Some((path, IndexEntry::of(entry)))
-            })
-            .collect();
-        Ok(WorkTreeIndex {
-            entries,
-            written: index_written(&index),
-        })
-    };
     // Old and new sides: path (from the work tree's top) → blob id, and how
     // to read a new side's bytes.
     let (old, new): (BTreeMap<String, gix::ObjectId>, NewSide) = match spec {
-        DiffSpec::WorkTree(rev) => (tree_of(&repo, rev)?, NewSide::WorkTree(index()?)),
+        DiffSpec::WorkTree(rev) => (
+            tree_of(&repo, rev)?,
+            NewSide::WorkTree(work_tree_index(&repo)?),
+        ),
         DiffSpec::Staged => {
-            let index = index()?;
+            let index = work_tree_index(&repo)?;
             let ids = index
                 .entries
                 .iter()
@@ -214,42 +198,10 @@ pub fn read_changes(root: &Path, spec: &DiffSpec) -> Result<ChangeSet, DiffError
                 None => None,
             },
             NewSide::WorkTree(index) => {
-                let on_disk = workdir.join(full);
-                match fs_err::metadata(&on_disk) {
-                    Ok(meta) if meta.is_file() => {
-                        let mtime_ns = meta
-                            .modified()
-                            .ok()
-                            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                            .and_then(|t| i64::try_from(t.as_nanos()).ok());
-                        // Unread only when the index vouches for the file as
-                        // it is (same size and time, not racily clean).
-                        let unchanged_since_index = index
-                            .entries
-                            .get(full)
-                            .zip(mtime_ns)
-                            .is_some_and(|(e, ns)| {
-                                Some(e.id) == before && e.vouches_for(index.written, meta.len(), ns)
-                            });
-                        if unchanged_since_index {
-                            continue;
-                        }
-                        let bytes = fs_err::read(&on_disk).map_err(|e| unreadable(&e))?;
-                        let id = gix::objs::compute_hash(
-                            repo.object_hash(),
-                            gix::objs::Kind::Blob,
-                            &bytes,
-                        )
-                        .map_err(|e| unreadable(&e))?;
-                        if Some(id) == before {
-                            continue;
-                        }
-                        Some(bytes)
-                    }
-                    // Deleted from the work tree (a file only in the index
-                    // was never in the old side either).
-                    _ if before.is_none() => continue,
-                    _ => None,
+                match work_tree_side(&repo, index, &workdir, full, before)? {
+                    WorkTreeSide::Unchanged => continue,
+                    WorkTreeSide::Gone => None,
+                    WorkTreeSide::Bytes(bytes) => Some(bytes),
                 }
             }
         };
@@ -289,6 +241,80 @@ pub fn read_changes(root: &Path, spec: &DiffSpec) -> Result<ChangeSet, DiffError
         spec: spec.clone(),
         files,
     })
+}
+
+/// The index's unconflicted entries and when it was written.
+fn work_tree_index(repo: &gix::Repository) -> Result<WorkTreeIndex, DiffError> {
+    let index = repo.index_or_empty().map_err(|e| unreadable(&e))?;
+    let entries = index
+        .entries()
+        .iter()
+        .filter(|entry| entry.stage_raw() == 0)
+        .filter_map(|entry| {
+            let path = entry.path(&index).to_str().ok()?.to_owned();
+            Some((path, IndexEntry::of(entry)))
+        })
+        .collect();
+    Ok(WorkTreeIndex {
+        entries,
+        written: index_written(&index),
+    })
+}
+
+/// What the work tree holds of one path.
+enum WorkTreeSide {
+    /// The old side's blob (or nothing on either side).
+    Unchanged,
+    /// No file where the old side had one.
+    Gone,
+    /// Other bytes than the old side's.
+    Bytes(Vec<u8>),
+}
+
+/// The work tree's side of `full` (a path from the work tree's top) whose old
+/// side is the blob `before`. A file the index vouches for as it is on disk,
+/// with the old blob, is not read.
+fn work_tree_side(
+    repo: &gix::Repository,
+    index: &WorkTreeIndex,
+    workdir: &Path,
+    full: &str,
+    before: Option<gix::ObjectId>,
+) -> Result<WorkTreeSide, DiffError> {
+    let on_disk = workdir.join(full);
+    match fs_err::metadata(&on_disk) {
+        Ok(meta) if meta.is_file() => {
+            let unchanged_since_index = index
+                .entries
+                .get(full)
+                .zip(modified_ns(&meta))
+                .is_some_and(|(e, ns)| {
+                    Some(e.id) == before && e.vouches_for(index.written, meta.len(), ns)
+                });
+            if unchanged_since_index {
+                return Ok(WorkTreeSide::Unchanged);
+            }
+            let bytes = fs_err::read(&on_disk).map_err(|e| unreadable(&e))?;
+            let id = gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Blob, &bytes)
+                .map_err(|e| unreadable(&e))?;
+            Ok(if Some(id) == before {
+                WorkTreeSide::Unchanged
+            } else {
+                WorkTreeSide::Bytes(bytes)
+            })
+        }
+        // Deleted from the work tree (a file only in the index was never in
+        // the old side either).
+        _ if before.is_none() => Ok(WorkTreeSide::Unchanged),
+        _ => Ok(WorkTreeSide::Gone),
+    }
+}
+
+/// A repository read that failed.
+fn unreadable(error: &dyn std::fmt::Display) -> DiffError {
+    DiffError::Unreadable {
+        message: error.to_string(),
+    }
 }
 
 /// Turns each added file whose blob is a deleted file's into one rename (as
@@ -380,18 +406,9 @@ fn flatten(
     prefix: &mut String,
     out: &mut BTreeMap<String, gix::ObjectId>,
 ) -> Result<(), DiffError> {
-    let object = tree
-        .attach(repo)
-        .object()
-        .map_err(|e| DiffError::Unreadable {
-            message: e.to_string(),
-        })?;
-    let tree = object.try_into_tree().map_err(|e| DiffError::Unreadable {
-        message: e.to_string(),
-    })?;
-    let decoded = tree.decode().map_err(|e| DiffError::Unreadable {
-        message: e.to_string(),
-    })?;
+    let object = tree.attach(repo).object().map_err(|e| unreadable(&e))?;
+    let tree = object.try_into_tree().map_err(|e| unreadable(&e))?;
+    let decoded = tree.decode().map_err(|e| unreadable(&e))?;
     for entry in &decoded.entries {
         if entry.mode.is_commit() {
             continue;
@@ -415,9 +432,7 @@ fn flatten(
 fn blob(repo: &gix::Repository, id: gix::ObjectId) -> Result<Vec<u8>, DiffError> {
     repo.find_object(id)
         .map(|object| object.detach().data)
-        .map_err(|e| DiffError::Unreadable {
-            message: e.to_string(),
-        })
+        .map_err(|e| unreadable(&e))
 }
 
 /// The unified diff of one file and the first changed line (new side) of

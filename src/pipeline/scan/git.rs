@@ -93,7 +93,7 @@ impl GitRecency {
         if u64::from(entry.size) != (size_bytes & 0xffff_ffff) {
             return true;
         }
-        if index.recorded(path, size_bytes, mtime_ns).is_some() {
+        if entry.vouches_for(index.written, size_bytes, mtime_ns) {
             return false;
         }
         read().is_none_or(|bytes| blob_id(Some(index), &bytes).as_ref() != Some(&entry.id))
@@ -251,6 +251,17 @@ impl BlobIndex {
             .vouches_for(self.written, size_bytes, mtime_ns)
             .then_some(entry.id.as_ref())
     }
+}
+
+/// A file's modification time in nanoseconds since the epoch, as git's index
+/// records it; `None` before 1970, past 2262 or where the platform has none.
+pub(crate) fn modified_ns(metadata: &std::fs::Metadata) -> Option<i64> {
+    let since = metadata
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    i64::try_from(since.as_nanos()).ok()
 }
 
 /// When the index file was written, as an index entry's time (a time before
@@ -702,15 +713,6 @@ mod tests {
             .unwrap();
     }
 
-    fn modified_ns(meta: &std::fs::Metadata) -> i64 {
-        let since = meta
-            .modified()
-            .unwrap()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap();
-        i64::try_from(since.as_nanos()).unwrap()
-    }
-
     #[test]
     fn last_commit_times_and_dirty_files() {
         let dir = tempfile::tempdir().unwrap();
@@ -740,7 +742,7 @@ mod tests {
 
         let full = read_git_recency(&root, None, None, None).unwrap();
         let meta = fs_err::metadata(root.join("src/old.rs")).unwrap();
-        let mtime_ns = modified_ns(&meta);
+        let mtime_ns = modified_ns(&meta).unwrap();
         let read = |path: &str| {
             let path = root.join(path);
             move || fs_err::read(path).ok()
@@ -883,7 +885,7 @@ mod tests {
 
         let index = BlobIndex::read(&root.join("app")).unwrap();
         let meta = fs_err::metadata(root.join("app/src/main.rs")).unwrap();
-        let mtime_ns = modified_ns(&meta);
+        let mtime_ns = modified_ns(&meta).unwrap();
         let recorded = index.recorded("src/main.rs", meta.len(), mtime_ns).unwrap();
         let bytes = fs_err::read(root.join("app/src/main.rs")).unwrap();
         assert_eq!(Some(recorded.to_owned()), blob_id(Some(&index), &bytes));
@@ -908,7 +910,7 @@ mod tests {
         let racy = fs_err::metadata(&racy_path).unwrap();
         assert!(
             index
-                .recorded("src/racy.rs", racy.len(), modified_ns(&racy))
+                .recorded("src/racy.rs", racy.len(), modified_ns(&racy).unwrap())
                 .is_none()
         );
         assert!(index.entries().all(|(path, _)| path != "src/racy.rs"));
@@ -926,7 +928,7 @@ mod tests {
         if sub_second {
             assert!(
                 index
-                    .recorded("src/fresh.rs", fresh.len(), modified_ns(&fresh))
+                    .recorded("src/fresh.rs", fresh.len(), modified_ns(&fresh).unwrap())
                     .is_some()
             );
             assert!(index.entries().any(|(path, _)| path == "src/fresh.rs"));
@@ -1006,7 +1008,7 @@ mod tests {
         );
         let index = BlobIndex::read(&root).unwrap();
         let meta = fs_err::metadata(root.join("main.rs")).unwrap();
-        let mtime_ns = modified_ns(&meta);
+        let mtime_ns = modified_ns(&meta).unwrap();
         let recorded = index.recorded("main.rs", meta.len(), mtime_ns).unwrap();
         // `git hash-object` of "fn main() {}\n" in a SHA-256 repository.
         assert_eq!(

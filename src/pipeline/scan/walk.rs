@@ -21,7 +21,6 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::UNIX_EPOCH;
 
 use aic_stages::content_hash::ContentHash;
 use aic_stages::guard::ExclusionScanner;
@@ -581,16 +580,8 @@ fn scan_file(
     if metadata.len() > options.max_file_bytes {
         return FileOutcome::TooLarge;
     }
-    let last_modified_ms = metadata
-        .modified()
-        .ok()
-        .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-    let mtime_ns = metadata
-        .modified()
-        .ok()
-        .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+    let mtime_ns = super::git::modified_ns(&metadata).unwrap_or(0);
+    let last_modified_ms = mtime_ns.div_euclid(1_000_000);
     let stat = FileStat {
         language: Language::detect(&file.path),
         last_modified_ms,
