@@ -8,13 +8,13 @@
 
 use std::path::Path;
 
-use aic_stages::intent::IntentClassifier;
-use aic_stages::ladder::names_only;
+use aic_stages::fit::ladder::names_only;
+use aic_stages::fit::tokens::TokenCounter;
 use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
-use aic_stages::selector::path_relevance;
-use aic_stages::symbols::symbol_terms;
-use aic_stages::tokens::TokenCounter;
+use aic_stages::select::intent::IntentClassifier;
+use aic_stages::select::selector::path_relevance;
+use aic_stages::select::symbols::symbol_terms;
 use divan::counter::BytesCount;
 use divan::{Bencher, black_box};
 
@@ -107,7 +107,7 @@ fn token_count(bencher: Bencher) {
 #[divan::bench]
 fn term_stats(bencher: Bencher) {
     over_corpus(bencher, |text| {
-        aic_stages::terms::TermStats::of("src/file.rs", text)
+        aic_stages::select::terms::TermStats::of("src/file.rs", text)
             .terms
             .len()
     });
@@ -238,7 +238,7 @@ fn definition_names(bencher: Bencher) {
 #[divan::bench]
 fn definition_scan(bencher: Bencher) {
     over_corpus(bencher, |text| {
-        aic_stages::symbols::definitions(text).count()
+        aic_stages::select::symbols::definitions(text).count()
     });
 }
 
@@ -248,7 +248,7 @@ fn names_only_render(bencher: Bencher) {
 }
 
 #[divan::bench]
-fn classify_intent() -> aic_stages::intent::TaskClassification {
+fn classify_intent() -> aic_stages::select::intent::TaskClassification {
     IntentClassifier.classify(black_box(
         "fix the null check in the user service when the token expired",
     ))
@@ -281,8 +281,8 @@ fn path_relevance_10k_paths(bencher: Bencher) {
 #[divan::bench(args = [4000, 1500])]
 fn spec_compile_worked_example(bencher: Bencher, budget: u32) {
     use aic_stages::config::AicConfig;
+    use aic_stages::fit::tokens::TokenCount;
     use aic_stages::spec::{SpecificationCompiler, parse_specification};
-    use aic_stages::tokens::TokenCount;
 
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/spec/stage-traits.json");
     let input = parse_specification(&fs_err::read_to_string(path).expect("fixture"))

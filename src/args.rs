@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 
-use aic_stages::assembler::PromptFormat;
+use aic_stages::fit::assembler::PromptFormat;
 
 use crate::pipeline::CompilationRequest;
 use crate::pipeline::diff::DiffSpec;
@@ -593,7 +593,7 @@ impl RequestArgs {
             intent: self.intent.clone(),
             project_root: root,
             config_path: self.config.clone(),
-            budget: self.budget.map(aic_stages::tokens::TokenCount),
+            budget: self.budget.map(aic_stages::fit::tokens::TokenCount),
             raw: self.raw,
             model_id: None,
             editor_id: "cli".to_owned(),

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
+use aic_stages::fit::tokens::TokenCount;
 use aic_stages::spec::SpecValidationError;
-use aic_stages::tokens::TokenCount;
 
 use crate::config::ConfigLoadError;
 use crate::pipeline::PipelineTrace;

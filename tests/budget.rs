@@ -5,7 +5,7 @@
 use aic::error::CompileError;
 use aic::host::Host;
 use aic::pipeline::{Compilation, CompilationRequest, SizeLimit, SizeScope};
-use aic_stages::tokens::TokenCount;
+use aic_stages::fit::tokens::TokenCount;
 
 use crate::support::dependency_source;
 
@@ -198,8 +198,8 @@ fn a_size_limit_that_binds_says_so_and_keeps_the_best_file() {
 
 #[test]
 fn every_format_fits_its_budget_and_counts_its_own_text() {
-    use aic_stages::assembler::PromptFormat;
-    use aic_stages::tokens::TokenCounter;
+    use aic_stages::fit::assembler::PromptFormat;
+    use aic_stages::fit::tokens::TokenCounter;
 
     let root = dependency_source("globset");
     for format in PromptFormat::ALL {

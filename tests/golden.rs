@@ -1,7 +1,7 @@
 //! The golden prompt of a small fixture repository, and the agreement of `meta`
 //! with the prompt it describes.
 
-use aic_stages::tokens::TokenCounter;
+use aic_stages::fit::tokens::TokenCounter;
 
 use crate::support::{WEBAPP_MTIMES as MTIMES, aic, fixture_repo, prompt_headings};
 

@@ -148,7 +148,7 @@ fn definition_scanner_agrees_with_its_reference_regex() {
                 )
             })
             .collect();
-        let found: Vec<(&str, &str)> = aic_stages::symbols::definitions(text).collect();
+        let found: Vec<(&str, &str)> = aic_stages::select::symbols::definitions(text).collect();
         Some((
             found.len(),
             (found != expected).then(|| format!("{found:?} vs {expected:?}")),

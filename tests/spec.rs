@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use aic_stages::tokens::TokenCounter;
+use aic_stages::fit::tokens::TokenCounter;
 
 use crate::support::aic;
 

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use aic_stages::tokens::TokenCounter;
+use aic_stages::fit::tokens::TokenCounter;
 
 use crate::support::{WEBAPP_MTIMES, aic, fixture_repo, prompt_headings};
 

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use aic_stages::tokens::TokenCounter;
+use aic_stages::fit::tokens::TokenCounter;
 use rayon::prelude::*;
 
 use crate::support::{dependency_sources, files_under};

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
-use aic_stages::tokens::TokenCount;
+use aic_stages::fit::tokens::TokenCount;
 use serde::{Deserialize, Serialize};
 
 use crate::bench::baselines;
@@ -233,7 +233,7 @@ fn compile_at(
         use_prompt_cache: false,
         // Gold bodies are read from the Markdown headings, whatever a
         // repository's `output.format` says.
-        format: Some(aic_stages::assembler::PromptFormat::Markdown),
+        format: Some(aic_stages::fit::assembler::PromptFormat::Markdown),
         ..CompilationRequest::default()
     };
     compile(&request, host).map_err(|error| error.to_string())

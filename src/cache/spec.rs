@@ -15,9 +15,9 @@
 //! fails because of it.
 
 use aic_stages::config::AicConfig;
+use aic_stages::fit::tokens::TokenCount;
 use aic_stages::row_codec::{STAGES_SOURCE_HASH, TOKENIZER};
 use aic_stages::spec::{SpecCompilationResult, SpecificationInput};
-use aic_stages::tokens::TokenCount;
 use aic_storage::{CacheKeyHasher, SPEC_CACHE, Store, TtlLookup};
 use tracing::{debug, warn};
 

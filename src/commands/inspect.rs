@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use aic_stages::selector::ExclusionReason;
+use aic_stages::select::selector::ExclusionReason;
 use anyhow::Context;
 
 use crate::args::InspectArgs;

@@ -6,8 +6,8 @@ use std::io::Read;
 use std::path::Path;
 use std::time::Instant;
 
+use aic_stages::fit::tokens::TokenCount;
 use aic_stages::spec::{DEFAULT_SPEC_BUDGET, SpecCompileRequest, parse_specification_file};
-use aic_stages::tokens::TokenCount;
 use anyhow::Context;
 use tracing::{info, warn};
 

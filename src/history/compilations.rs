@@ -10,8 +10,8 @@
 
 use std::collections::BTreeMap;
 
-use aic_stages::intent::TaskClass;
-use aic_stages::ladder::InclusionTier;
+use aic_stages::fit::ladder::InclusionTier;
+use aic_stages::select::intent::TaskClass;
 use aic_storage::{Id, LogKey, LogRow, LogTable, Store, id_string, new_id};
 use serde::{Deserialize, Serialize};
 

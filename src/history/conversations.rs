@@ -27,9 +27,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
 
-use aic_stages::intent::TaskClass;
+use aic_stages::fit::tokens::TokenCount;
 use aic_stages::relative_path::RelativePath;
-use aic_stages::tokens::TokenCount;
+use aic_stages::select::intent::TaskClass;
 use aic_storage::{LogRow, LogTable, StorageError, Store};
 use serde::{Deserialize, Serialize};
 
@@ -382,7 +382,7 @@ fn conversation_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use aic_stages::ladder::InclusionTier;
+    use aic_stages::fit::ladder::InclusionTier;
 
     fn step(
         index: u32,

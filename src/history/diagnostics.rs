@@ -11,8 +11,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use aic_stages::intent::TaskClass;
-use aic_stages::ladder::InclusionTier;
+use aic_stages::fit::ladder::InclusionTier;
+use aic_stages::select::intent::TaskClass;
 use aic_storage::{Id, LogTable, Store, id_string};
 use serde::Serialize;
 use serde_json::{Value, json};

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
-use aic_stages::assembler::PromptFormat;
 use aic_stages::content_hash::ContentHash;
+use aic_stages::fit::assembler::PromptFormat;
+use aic_stages::fit::tokens::TokenCount;
 use aic_stages::spec::{DEFAULT_SPEC_BUDGET, compile_request_from_value};
-use aic_stages::tokens::TokenCount;
 use aic_storage::Store;
 use serde_json::{Value, json};
 

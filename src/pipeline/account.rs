@@ -7,11 +7,11 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use aic_stages::budget::BudgetAllocator;
-use aic_stages::ladder::InclusionTier;
+use aic_stages::fit::budget::BudgetAllocator;
+use aic_stages::fit::ladder::InclusionTier;
+use aic_stages::fit::tokens::TokenCount;
 use aic_stages::relative_path::RelativePath;
-use aic_stages::selector::{ExcludedFile, ExclusionReason};
-use aic_stages::tokens::TokenCount;
+use aic_stages::select::selector::{ExcludedFile, ExclusionReason};
 use tracing::{info, warn};
 
 use crate::cache::{CacheReport, FileCache};
@@ -423,7 +423,7 @@ fn trace_files(selection: &Selection, facts: &SelectedFacts, fitted: &Fitted<'_>
                         .to_owned()
                 } else if file.target
                     && selection.targets.iter().all(|t| {
-                        t.reference.syntax == aic_stages::targets::TargetSyntax::Diff
+                        t.reference.syntax == aic_stages::select::targets::TargetSyntax::Diff
                             || !t.files.contains(&file.path)
                     })
                 {

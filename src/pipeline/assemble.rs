@@ -1,9 +1,9 @@
 //! The `assemble` phase: the prompt text, in the fixed section order of the
-//! [`PromptAssembler`](aic_stages::assembler::PromptAssembler), in the
+//! [`PromptAssembler`](aic_stages::fit::assembler::PromptAssembler), in the
 //! plan's format — task, classification, session context, key
 //! constraints, the file blocks as fitted, then every constraint.
 
-use aic_stages::tokens::TokenCount;
+use aic_stages::fit::tokens::TokenCount;
 use tracing::info;
 
 use crate::pipeline::SessionInput;

@@ -4,15 +4,15 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use aic_stages::budget::TokenBudget;
+use aic_stages::fit::budget::TokenBudget;
+use aic_stages::fit::ladder::InclusionTier;
+use aic_stages::fit::tokens::TokenCount;
 use aic_stages::guard::GuardResult;
-use aic_stages::import_graph::ImportGraphStats;
-use aic_stages::intent::TaskClassification;
-use aic_stages::ladder::InclusionTier;
 use aic_stages::relative_path::RelativePath;
-use aic_stages::selector::{ExcludedFile, ScoredFile, SignalWeights};
-use aic_stages::targets::ResolvedTarget;
-use aic_stages::tokens::TokenCount;
+use aic_stages::select::import_graph::ImportGraphStats;
+use aic_stages::select::intent::TaskClassification;
+use aic_stages::select::selector::{ExcludedFile, ScoredFile, SignalWeights};
+use aic_stages::select::targets::ResolvedTarget;
 use serde::{Deserialize, Serialize};
 
 use crate::cache::CacheReport;
@@ -38,7 +38,7 @@ pub struct CompilationMeta {
     /// The intent, verbatim.
     pub intent: String,
     /// Assigned task class.
-    pub task_class: aic_stages::intent::TaskClass,
+    pub task_class: aic_stages::select::intent::TaskClass,
     /// Files whose content is in the prompt.
     pub files_selected: usize,
     /// Files in the RepoMap.

@@ -8,7 +8,7 @@
 use aic_stages::facts::{FileFacts, compute_facts};
 use aic_stages::guard::{ContextGuard, GuardResult};
 use aic_stages::relative_path::RelativePath;
-use aic_stages::selector::ScoredFile;
+use aic_stages::select::selector::ScoredFile;
 use rayon::prelude::*;
 use tracing::info;
 

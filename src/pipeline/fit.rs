@@ -18,18 +18,18 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use aic_stages::assembler::{ContextFile, PromptAssembler, PromptParts};
-use aic_stages::budget::BudgetAllocator;
 use aic_stages::content_hash::ContentHash;
-use aic_stages::evidence::{mention_relevance, trace_relevance};
 use aic_stages::facts::FileFacts;
-use aic_stages::ladder::{InclusionTier, LadderFile, SummarisationLadder, TierChoice};
+use aic_stages::fit::assembler::{ContextFile, PromptAssembler, PromptParts};
+use aic_stages::fit::budget::BudgetAllocator;
+use aic_stages::fit::ladder::{InclusionTier, LadderFile, SummarisationLadder, TierChoice};
+use aic_stages::fit::slice::{SliceFocus, slice_focused, slice_to_fit};
+use aic_stages::fit::tokens::TokenCount;
+use aic_stages::fit::tokens::TokenCounter;
 use aic_stages::relative_path::RelativePath;
-use aic_stages::selector::ScoredFile;
-use aic_stages::slice::{SliceFocus, slice_focused, slice_to_fit};
-use aic_stages::targets::TargetResolution;
-use aic_stages::tokens::TokenCount;
-use aic_stages::tokens::TokenCounter;
+use aic_stages::select::evidence::{mention_relevance, trace_relevance};
+use aic_stages::select::selector::ScoredFile;
+use aic_stages::select::targets::TargetResolution;
 use tracing::info;
 
 use crate::cache::memo::Memo;
@@ -737,7 +737,7 @@ fn defines_a_named_name(plan: &Plan, snapshot: &Snapshot, file: &ScoredFile) -> 
         let last = mention.name.rsplit('.').next().unwrap_or(&mention.name);
         entry
             .name_ids
-            .binary_search(&aic_stages::symbols::name_id(last))
+            .binary_search(&aic_stages::select::symbols::name_id(last))
             .is_ok()
     })
 }
@@ -942,7 +942,10 @@ fn focus_slice(
 }
 
 /// The `count` heaviest subject tokens (all of a short intent's).
-fn heaviest_terms(task: &aic_stages::intent::TaskClassification, count: usize) -> Vec<String> {
+fn heaviest_terms(
+    task: &aic_stages::select::intent::TaskClassification,
+    count: usize,
+) -> Vec<String> {
     if task.subject_weights.len() != task.subject_tokens.len() {
         return task.subject_tokens.clone();
     }

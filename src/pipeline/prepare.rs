@@ -8,20 +8,20 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use aic_stages::assembler::{PromptAssembler, PromptFormat};
-use aic_stages::budget::{BudgetAllocator, BudgetInputs, TokenBudget};
 use aic_stages::config::AicConfig;
 use aic_stages::content_hash::ContentHash;
 use aic_stages::facts::FactsSettings;
+use aic_stages::fit::assembler::{PromptAssembler, PromptFormat};
+use aic_stages::fit::budget::{BudgetAllocator, BudgetInputs, TokenBudget};
+use aic_stages::fit::tokens::TokenCount;
+use aic_stages::fit::tokens::TokenCounter;
 use aic_stages::guard::ContextGuard;
-use aic_stages::intent::{IntentClassifier, TaskClassification};
 use aic_stages::relative_path::RelativePath;
 use aic_stages::rule_pack::{PackSource, RulePack, RulePackResolver};
-use aic_stages::selector::HeuristicSelector;
-use aic_stages::stack_trace::TraceFrame;
-use aic_stages::targets::{TargetRef, TargetSyntax, extract_targets};
-use aic_stages::tokens::TokenCount;
-use aic_stages::tokens::TokenCounter;
+use aic_stages::select::intent::{IntentClassifier, TaskClassification};
+use aic_stages::select::selector::HeuristicSelector;
+use aic_stages::select::stack_trace::TraceFrame;
+use aic_stages::select::targets::{TargetRef, TargetSyntax, extract_targets};
 use aic_stages::transform::ContentTransformerPipeline;
 use tracing::info;
 
@@ -298,7 +298,7 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
                 .session
                 .conversation_tokens
                 .and(request.model_id.as_deref())
-                .and_then(aic_stages::budget::model_context_window)
+                .and_then(aic_stages::fit::budget::model_context_window)
         }),
         conversation_tokens: request.session.conversation_tokens,
     });

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use aic_stages::assembler::PromptFormat;
+use aic_stages::fit::assembler::PromptFormat;
 
 use crate::pipeline::diff::DiffSpec;
-use aic_stages::ladder::InclusionTier;
+use aic_stages::fit::ladder::InclusionTier;
+use aic_stages::fit::tokens::TokenCount;
 use aic_stages::relative_path::RelativePath;
-use aic_stages::tokens::TokenCount;
 use serde::{Deserialize, Serialize};
 
 /// One compile's inputs. Serialisable (without the cancel flag) so a client

@@ -4,8 +4,8 @@
 //! ([`crate::cache::spec`]). `docs/spec-compiler.md` gives the rules.
 
 use aic_stages::config::AicConfig;
+use aic_stages::fit::tokens::TokenCount;
 use aic_stages::spec::{SpecCompilationResult, SpecificationCompiler, SpecificationInput};
-use aic_stages::tokens::TokenCount;
 use tracing::warn;
 
 use crate::cache::spec;

@@ -14,10 +14,10 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::assembler::PromptFormat;
 use crate::content_hash::ContentHash;
-use crate::intent::TaskClass;
-use crate::tokens::TokenCount;
+use crate::fit::assembler::PromptFormat;
+use crate::fit::tokens::TokenCount;
+use crate::select::intent::TaskClass;
 
 /// The default cap on a file's size for the RepoMap scan: 1 MiB.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;

@@ -8,15 +8,15 @@
 
 use serde::Serialize;
 
-use crate::assembler::{ContextFile, PromptAssembler};
 use crate::content_hash::ContentHash;
+use crate::fit::assembler::{ContextFile, PromptAssembler};
+use crate::fit::ladder::{InclusionTier, names_only};
+use crate::fit::tokens::TokenCount;
+use crate::fit::tokens::TokenCounter;
 use crate::guard::{ContextGuard, FileGuardOutcome};
-use crate::ladder::{InclusionTier, names_only};
 use crate::lang::{SymbolKind, analyze_file_without_imports};
 use crate::language::Language;
 use crate::relative_path::RelativePath;
-use crate::tokens::TokenCount;
-use crate::tokens::TokenCounter;
 use crate::transform::ContentTransformerPipeline;
 
 /// One tier's render of a file.

@@ -12,11 +12,11 @@ use serde::Serialize;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::content_hash::ContentHash;
+use crate::fit::tokens::TokenCount;
 use crate::language::Language;
 use crate::pattern::PatternSet;
 use crate::relative_path::RelativePath;
-use crate::terms::TermStats;
-use crate::tokens::TokenCount;
+use crate::select::terms::TermStats;
 
 /// One file of the [`RepoMap`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -45,13 +45,13 @@ pub struct FileEntry {
     pub recency_ms: i64,
     /// xxh3-128 of the file's bytes.
     pub content_hash: ContentHash,
-    /// [`crate::terms::term_id`]s of the stemmed words of the names the file
-    /// defines ([`crate::symbols::symbol_terms`]), sorted and without repeats
+    /// [`crate::select::terms::term_id`]s of the stemmed words of the names the file
+    /// defines ([`crate::select::symbols::symbol_terms`]), sorted and without repeats
     /// ([`symbol_ids`]): symbol relevance compares these, a number at a
     /// time, instead of the strings.
     #[serde(skip)]
     pub symbol_ids: std::sync::Arc<[u32]>,
-    /// [`crate::symbols::name_id`]s of the names the file defines, sorted:
+    /// [`crate::select::symbols::name_id`]s of the names the file defines, sorted:
     /// what an intent's mentioned names are matched against.
     #[serde(skip)]
     pub name_ids: std::sync::Arc<[u32]>,
@@ -79,7 +79,7 @@ pub struct PathTerms {
 impl PathTerms {
     /// The terms of `path`.
     pub fn of(path: &RelativePath) -> Self {
-        use crate::terms::stem;
+        use crate::select::terms::stem;
         let directory = path
             .as_str()
             .rsplit_once('/')
@@ -94,7 +94,7 @@ impl PathTerms {
             directory: directory_terms(directory),
             // File names are mostly distinct: split each time, unlike
             // directory components, which repeat.
-            name: crate::terms::path_terms(stem_part),
+            name: crate::select::terms::path_terms(stem_part),
             extension: extension.map(|e| stem(&e)),
         }
     }
@@ -138,7 +138,7 @@ fn directory_terms(directory: &str) -> std::sync::Arc<[String]> {
         let mut words = Vec::new();
         for component in directory.split('/') {
             let terms = remembered(&COMPONENT_TERMS, component, || {
-                crate::terms::path_terms(component).into()
+                crate::select::terms::path_terms(component).into()
             });
             words.extend(terms.iter().cloned());
         }
@@ -157,12 +157,12 @@ impl FileEntry {
     }
 }
 
-/// The sorted, distinct [`crate::terms::term_id`]s of a file's symbol
+/// The sorted, distinct [`crate::select::terms::term_id`]s of a file's symbol
 /// terms, for [`FileEntry::symbol_ids`].
 pub fn symbol_ids(symbol_terms: &[String]) -> std::sync::Arc<[u32]> {
     let mut ids: Vec<u32> = symbol_terms
         .iter()
-        .map(|term| crate::terms::term_id(term))
+        .map(|term| crate::select::terms::term_id(term))
         .collect();
     ids.sort_unstable();
     ids.dedup();
@@ -378,13 +378,13 @@ mod tests {
                 .unwrap_or(("", path.as_str()));
             assert_eq!(
                 &*terms.directory,
-                crate::terms::path_terms(directory).as_slice(),
+                crate::select::terms::path_terms(directory).as_slice(),
                 "{path}"
             );
             let stem = file_name
                 .rsplit_once('.')
                 .map_or(file_name, |(stem, _)| stem);
-            assert_eq!(terms.name, crate::terms::path_terms(stem), "{path}");
+            assert_eq!(terms.name, crate::select::terms::path_terms(stem), "{path}");
         }
     }
 

@@ -19,12 +19,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::content_hash::ContentHash;
 use crate::facts::{FileFacts, TierRender};
+use crate::fit::tokens::TokenCount;
 use crate::guard::{FileGuardOutcome, GuardFinding, GuardFindingType, GuardSeverity};
 use crate::lang::ImportRef;
 use crate::language::Language;
 use crate::relative_path::RelativePath;
-use crate::terms::TermStats;
-use crate::tokens::TokenCount;
+use crate::select::terms::TermStats;
 
 /// Version of the wire encoding; a row with another first byte is undecodable
 /// (a cache miss that deletes the row).
@@ -45,10 +45,10 @@ pub struct DecodeError;
 /// What the RepoMap scan computes from a file's text.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct ScanTerms {
-    /// Identifier terms of defined names (see [`crate::symbols::symbol_terms`]).
+    /// Identifier terms of defined names (see [`crate::select::symbols::symbol_terms`]).
     /// Shared: a memoised copy is handed out without copying the strings.
     pub symbol_terms: std::sync::Arc<[String]>,
-    /// [`crate::symbols::name_id`]s of the defined names, sorted.
+    /// [`crate::select::symbols::name_id`]s of the defined names, sorted.
     pub name_ids: std::sync::Arc<[u32]>,
     /// BM25 term statistics of path and content.
     pub term_stats: TermStats,

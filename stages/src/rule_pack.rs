@@ -15,8 +15,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::intent::TaskClass;
-use crate::tokens::TokenCount;
+use crate::fit::tokens::TokenCount;
+use crate::select::intent::TaskClass;
 
 /// A rule pack as written in JSON.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

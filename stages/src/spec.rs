@@ -75,12 +75,12 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::config::ContentTransformersConfig;
-use crate::ladder::{InclusionTier, LadderFile, SummarisationLadder};
+use crate::fit::ladder::{InclusionTier, LadderFile, SummarisationLadder};
+use crate::fit::tokens::TokenCount;
+use crate::fit::tokens::TokenCounter;
 use crate::lang::{FileAnalysis, analyze_file};
 use crate::language::Language;
 use crate::relative_path::RelativePath;
-use crate::tokens::TokenCount;
-use crate::tokens::TokenCounter;
 use crate::transform::ContentTransformerPipeline;
 
 pub use validate::{
@@ -352,7 +352,7 @@ type LadderRow = [Option<Section>; 4];
 ///
 /// ```
 /// use aic_stages::config::AicConfig;
-/// use aic_stages::tokens::TokenCount;
+/// use aic_stages::fit::tokens::TokenCount;
 /// use aic_stages::spec::{SpecInclusionTier, SpecificationCompiler, parse_specification};
 ///
 /// let input = parse_specification(r#"{

@@ -21,9 +21,9 @@ use aic_integrations::claude::{self, MAX_INJECTED_CHARS};
 use aic_integrations::{
     ContextRequest, Editor, HookEnv, HookEvent, HookOutcome, HookPlan, cursor, gates,
 };
-use aic_stages::assembler::PromptFormat;
-use aic_stages::ladder::InclusionTier;
-use aic_stages::tokens::TokenCount;
+use aic_stages::fit::assembler::PromptFormat;
+use aic_stages::fit::ladder::InclusionTier;
+use aic_stages::fit::tokens::TokenCount;
 
 use crate::args::HookArgs;
 use crate::clock::iso;

@@ -17,10 +17,10 @@ use std::time::Instant;
 
 use aic_stages::content_hash::ContentHash;
 use aic_stages::guard::ExclusionScanner;
-use aic_stages::import_graph::{ImportIndex, ProjectLayout, ResolvedImports};
 use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::{FileEntry, RepoMap};
+use aic_stages::select::import_graph::{ImportIndex, ProjectLayout, ResolvedImports};
 use tracing::{debug, info};
 
 use crate::cache::FileCache;

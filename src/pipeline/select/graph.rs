@@ -7,14 +7,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use aic_stages::content_hash::ContentHash;
-use aic_stages::import_graph::{ImportGraph, ImportGraphStats, ResolvedImports};
+use aic_stages::select::import_graph::{ImportGraph, ImportGraphStats, ResolvedImports};
 
 use crate::pipeline::scan::Snapshot;
 use aic_stages::lang::{ImportRef, provider_for};
 use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::RepoMap;
-use aic_stages::selector::{FirstPass, HeuristicSelector};
+use aic_stages::select::selector::{FirstPass, HeuristicSelector};
 use rayon::prelude::*;
 use tracing::debug;
 
@@ -56,7 +56,7 @@ pub fn shallow_code_files(repo: &RepoMap) -> Vec<usize> {
         .iter()
         .enumerate()
         .filter(|(_, f)| {
-            f.language.is_code() && !aic_stages::orientation::is_test_path(f.path.as_str())
+            f.language.is_code() && !aic_stages::select::orientation::is_test_path(f.path.as_str())
         })
         .map(|(i, _)| i)
         .collect();
@@ -76,11 +76,11 @@ pub fn possible_importers(repo: &RepoMap, files: &[RelativePath]) -> Vec<usize> 
         .filter_map(|path| {
             let name = path.as_str().rsplit('/').next()?;
             let stem = name.split('.').next().filter(|s| !s.is_empty())?;
-            Some(aic_stages::terms::split_words(stem))
+            Some(aic_stages::select::terms::split_words(stem))
         })
         .flatten()
-        .filter(|word| !aic_stages::terms::is_stopword(word))
-        .map(|word| aic_stages::terms::term_id(&aic_stages::terms::stem(&word)))
+        .filter(|word| !aic_stages::select::terms::is_stopword(word))
+        .map(|word| aic_stages::select::terms::term_id(&aic_stages::select::terms::stem(&word)))
         .collect();
     if ids.is_empty() {
         return Vec::new();

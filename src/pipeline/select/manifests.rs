@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
-use aic_stages::import_graph::{JsPackage, ProjectLayout, RustCrate, TsConfig};
 use aic_stages::repo_map::RepoMap;
+use aic_stages::select::import_graph::{JsPackage, ProjectLayout, RustCrate, TsConfig};
 use serde_json::Value;
 use tracing::debug;
 

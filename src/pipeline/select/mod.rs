@@ -10,11 +10,11 @@ pub mod manifests;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use aic_stages::budget::BudgetAllocator;
-use aic_stages::import_graph::ImportGraphStats;
+use aic_stages::fit::budget::BudgetAllocator;
 use aic_stages::relative_path::RelativePath;
-use aic_stages::selector;
-use aic_stages::targets::{ResolvedTarget, TargetResolution, resolve_targets};
+use aic_stages::select::import_graph::ImportGraphStats;
+use aic_stages::select::selector;
+use aic_stages::select::targets::{ResolvedTarget, TargetResolution, resolve_targets};
 use tracing::{debug, info};
 
 use crate::cache::FileCache;
@@ -152,7 +152,7 @@ pub fn select(
         );
     }
     let mut orientation = None;
-    let vague = aic_stages::orientation::is_vague(
+    let vague = aic_stages::select::orientation::is_vague(
         &plan.task,
         // Any file the intent names, found or not, makes it specific.
         !plan.targets.is_empty() || has_related,
@@ -162,7 +162,7 @@ pub fn select(
         if !plan.orient {
             warnings.push(VAGUE_NOTE.to_owned());
         }
-        orientation = Some(aic_stages::orientation::directory_map(repo));
+        orientation = Some(aic_stages::select::orientation::directory_map(repo));
     }
     if ranked.files.is_empty() {
         return Err(CompileError::NoRelevantFiles {
@@ -205,9 +205,9 @@ fn below_cutoff(files: &[selector::ScoredFile]) -> Vec<RelativePath> {
         .iter()
         .filter(|f| {
             !f.target
-                && f.boosted_by
-                    .iter()
-                    .all(|b| b != selector::RELATED_FILE && b != aic_stages::orientation::ORIENTING)
+                && f.boosted_by.iter().all(|b| {
+                    b != selector::RELATED_FILE && b != aic_stages::select::orientation::ORIENTING
+                })
         })
         .filter(|f| best > 0.0 && f.score < crate::pipeline::fit::SHOWN_RATIO * best)
         .map(|f| f.path.clone())
@@ -221,10 +221,10 @@ fn orient(
     ranked: &mut selector::Selection,
     repo: &aic_stages::repo_map::RepoMap,
     selector: &selector::HeuristicSelector,
-    graph: &aic_stages::import_graph::ImportGraph,
+    graph: &aic_stages::select::import_graph::ImportGraph,
 ) -> bool {
-    let mut files = aic_stages::orientation::orienting_files(repo);
-    files.extend(aic_stages::orientation::central_files(
+    let mut files = aic_stages::select::orientation::orienting_files(repo);
+    files.extend(aic_stages::select::orientation::central_files(
         repo,
         &graph.reverse,
         &files,
@@ -254,11 +254,11 @@ fn orient(
 /// The files a diff changed (targets of [`TargetSyntax::Diff`]): their
 /// importers are looked for when the import graph is built.
 ///
-/// [`TargetSyntax::Diff`]: aic_stages::targets::TargetSyntax::Diff
+/// [`TargetSyntax::Diff`]: aic_stages::select::targets::TargetSyntax::Diff
 fn changed_files(targets: &[ResolvedTarget]) -> Vec<RelativePath> {
     targets
         .iter()
-        .filter(|t| t.reference.syntax == aic_stages::targets::TargetSyntax::Diff)
+        .filter(|t| t.reference.syntax == aic_stages::select::targets::TargetSyntax::Diff)
         .flat_map(|t| t.files.iter().cloned())
         .collect()
 }
@@ -277,7 +277,7 @@ fn pinned_targets(
     for target in targets {
         let named = target.reference.raw.trim_start_matches("./");
         if target.resolution == TargetResolution::Inferred
-            && target.reference.syntax != aic_stages::targets::TargetSyntax::Diff
+            && target.reference.syntax != aic_stages::select::targets::TargetSyntax::Diff
         {
             // A guess for a file that exists but is out of scope (too large,
             // ignored) would show another file: say why the named one is not

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::language::Language;
 use crate::relative_path::RelativePath;
-use crate::symbols::defined_names;
+use crate::select::symbols::defined_names;
 
 /// The fallback provider: no imports (import proximity is 0 for such files),
 /// names from the regex definition finder ([`defined_names`]), no L1, and an

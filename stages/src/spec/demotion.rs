@@ -25,8 +25,8 @@ use std::cmp::Reverse;
 
 use super::render::{self, PATH_ONLY_HEADING};
 use super::{Prepared, SpecInclusionTier, SpecTypeUsage, TRUNCATION_BANNER};
+use crate::fit::tokens::TokenCounter;
 use crate::language::Language;
-use crate::tokens::TokenCounter;
 
 /// Where a type stands in the demotion order: lower ranks are demoted first.
 pub(super) fn demotion_rank(usage: SpecTypeUsage) -> u8 {

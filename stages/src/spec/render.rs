@@ -7,7 +7,7 @@
 //! inside them.
 
 use crate::facts::kind_word;
-use crate::ladder::{InclusionTier, names_only};
+use crate::fit::ladder::{InclusionTier, names_only};
 use crate::lang::{FileAnalysis, SymbolKind};
 use crate::language::Language;
 

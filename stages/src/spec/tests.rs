@@ -45,7 +45,7 @@ fn prose(label: &str, content: &str) -> SpecProseBlock {
 /// controlled.
 fn rust_struct(name: &str, fields: usize, methods: usize) -> String {
     let mut out = format!(
-        "use std::collections::BTreeMap;\nuse crate::tokens::TokenCount;\n\n/// The {name} of the test.\npub struct {name} {{\n"
+        "use std::collections::BTreeMap;\nuse crate::fit::tokens::TokenCount;\n\n/// The {name} of the test.\npub struct {name} {{\n"
     );
     for f in 0..fields {
         let _ = write!(
@@ -110,7 +110,7 @@ fn everything_at_its_usage_tier_when_it_fits() {
     );
     let spec = &result.compiled_spec;
     let order = [
-        "## Imports of the verbatim types\n```rust\nuse std::collections::BTreeMap;\nuse crate::tokens::TokenCount;\n```",
+        "## Imports of the verbatim types\n```rust\nuse std::collections::BTreeMap;\nuse crate::fit::tokens::TokenCount;\n```",
         "## Alpha — src/alpha.rs — implements, verbatim\n```rust\n/// The Alpha of the test.\npub struct Alpha {",
         "## Beta — src/beta.rs — passes-through, signature-path\nThe Beta of the test. 2 methods.\n```rust\npub struct Beta {",
         "## Path-only types\n- Gamma — src/gamma.rs — names-only",

@@ -19,8 +19,8 @@ use super::{
     SpecCodeBlock, SpecCompileRequest, SpecProseBlock, SpecTypeRef, SpecTypeUsage,
     SpecificationInput,
 };
+use crate::fit::tokens::TokenCount;
 use crate::relative_path::RelativePath;
-use crate::tokens::TokenCount;
 
 /// Why a specification (or an `aic_compile_spec` request) is invalid.
 ///

@@ -12,10 +12,10 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::intent::TaskClassification;
 use crate::relative_path::RelativePath;
 use crate::repo_map::{FileEntry, RepoMap};
-use crate::selector::{ScoredFile, SelectionSignals};
+use crate::select::intent::TaskClassification;
+use crate::select::selector::{ScoredFile, SelectionSignals};
 
 /// An intent with more subject words than this is specific enough to rank on.
 pub const VAGUE_SUBJECT_TOKENS: usize = 2;
@@ -80,7 +80,7 @@ pub fn is_vague(
         && task.subject_tokens.iter().all(|token| {
             WHOLE_PROJECT_WORDS
                 .iter()
-                .any(|word| crate::terms::stem(word) == *token)
+                .any(|word| crate::select::terms::stem(word) == *token)
         })
     {
         return true;
@@ -240,7 +240,7 @@ pub fn is_test_path(path: &str) -> bool {
 /// # Examples
 ///
 /// ```
-/// use aic_stages::orientation::directory_map;
+/// use aic_stages::select::orientation::directory_map;
 /// use aic_stages::repo_map::RepoMap;
 /// let map = directory_map(&RepoMap::default());
 /// assert_eq!(map, "(no files)\n");
@@ -286,7 +286,7 @@ pub fn directory_map(repo: &RepoMap) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::intent::IntentClassifier;
+    use crate::select::intent::IntentClassifier;
 
     #[test]
     fn vague_intents() {
@@ -317,7 +317,7 @@ mod tests {
             let specific = [ScoredFile {
                 path: RelativePath::new("docs/project.md").unwrap(),
                 language: crate::language::Language::Markdown,
-                estimated_tokens: crate::tokens::TokenCount(10),
+                estimated_tokens: crate::fit::tokens::TokenCount(10),
                 score: 0.5,
                 signals: SelectionSignals {
                     path_relevance: 1.0,

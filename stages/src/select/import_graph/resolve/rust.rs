@@ -1,10 +1,10 @@
 //! Rust: `mod` declarations, `crate::`/`self::`/`super::` paths and workspace
 //! crates by name, to the deepest module file that exists.
 
-use crate::import_graph::index::{FileIndex, parent};
-use crate::import_graph::layout::ProjectLayout;
 use crate::lang::{ImportKind, ImportRef};
 use crate::relative_path::RelativePath;
+use crate::select::import_graph::index::{FileIndex, parent};
+use crate::select::import_graph::layout::ProjectLayout;
 
 /// The module directory of a Rust file: the directory its child modules live in.
 fn rust_module_directory(path: &str) -> String {

@@ -158,7 +158,7 @@ mod tests {
         for text in [
             include_str!("../tokens.rs"),
             include_str!("pretokenizer.rs"),
-            include_str!("../facts.rs"),
+            include_str!("../../facts.rs"),
             "I'll say it's 'REALLY' done; we've 12345 items.\r\n\r\n  \n",
             "  leading spaces then   trailing   ",
             "\t\tfn main() {\n\t\treturn;\n\t}\n\n\n",

@@ -73,7 +73,7 @@ fn split_identifier(chunk: &str, out: &mut Vec<String>) {
 /// # Examples
 ///
 /// ```
-/// use aic_stages::terms::stem;
+/// use aic_stages::select::terms::stem;
 /// assert_eq!(stem("fixes"), "fix");
 /// assert_eq!(stem("fixed"), "fix");
 /// assert_eq!(stem("prefix"), "prefix");
@@ -148,7 +148,7 @@ impl TermStats {
     /// # Examples
     ///
     /// ```
-    /// use aic_stages::terms::{TermStats, term_id, stem};
+    /// use aic_stages::select::terms::{TermStats, term_id, stem};
     /// let stats = TermStats::of("src/user.rs", "fn find_user(users: &[User]) -> User {}");
     /// assert_eq!(stats.frequency(term_id(&stem("user"))), 5);
     /// assert_eq!(stats.frequency(term_id("find")), 1);
@@ -390,9 +390,9 @@ mod tests {
     fn term_stats_match_the_plain_splitter() {
         let texts = [
             include_str!("terms.rs"),
-            include_str!("slice.rs"),
-            include_str!("tokens.rs"),
-            include_str!("facts.rs"),
+            include_str!("../fit/slice.rs"),
+            include_str!("../fit/tokens.rs"),
+            include_str!("../facts.rs"),
             "parseHTTPHeader2 utf8Decoder XMLHttpRequest getURLForID A1b2C3 x9 9x __init__",
             "naïveCafé Straße ÜBERgröße 東京Tower ǅemal İstanbul ﬁle Ⅻclock ½cup",
             "camelCaseWordThatIsExactlySixtyFourBytesLongForTheLimitCheckHere1 andOneByteLongerThanThatLimitSoItIsSkippedEntirelyFromTheCounts12",

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::tokens::TokenCount;
+use crate::fit::tokens::TokenCount;
 
 /// The context window assumed when none is configured: 128,000 tokens.
 pub const CONTEXT_WINDOW_DEFAULT: u32 = 128_000;
@@ -25,7 +25,7 @@ pub const CONTEXT_WINDOW_DEFAULT: u32 = 128_000;
 /// # Examples
 ///
 /// ```
-/// use aic_stages::budget::model_context_window;
+/// use aic_stages::fit::budget::model_context_window;
 /// assert_eq!(model_context_window("claude-sonnet-4-5").map(|t| t.0), Some(200_000));
 /// assert_eq!(model_context_window("openai/gpt-4.1-mini").map(|t| t.0), Some(1_047_576));
 /// assert_eq!(model_context_window("my-local-model"), None);
@@ -125,7 +125,7 @@ impl BudgetAllocator {
     /// # Examples
     ///
     /// ```
-    /// use aic_stages::budget::{BudgetAllocator, BudgetInputs, BudgetSource};
+    /// use aic_stages::fit::budget::{BudgetAllocator, BudgetInputs, BudgetSource};
     /// let budget = BudgetAllocator.allocate(&BudgetInputs::default());
     /// assert_eq!(budget.total.0, 123_500);
     /// assert_eq!(budget.source, BudgetSource::Auto);
@@ -192,8 +192,8 @@ impl BudgetAllocator {
     /// # Examples
     ///
     /// ```
-    /// use aic_stages::budget::BudgetAllocator;
-    /// use aic_stages::tokens::TokenCount;
+    /// use aic_stages::fit::budget::BudgetAllocator;
+    /// use aic_stages::fit::tokens::TokenCount;
     /// assert_eq!(BudgetAllocator.auto_max_files(142, TokenCount(128_000)), 12);
     /// assert_eq!(BudgetAllocator.auto_max_files(10, TokenCount(128_000)), 5);
     /// assert_eq!(BudgetAllocator.auto_max_files(50_000, TokenCount(1_000_000)), 300);

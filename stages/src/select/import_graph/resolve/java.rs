@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use crate::import_graph::index::{FileIndex, has_extension};
+use crate::select::import_graph::index::{FileIndex, has_extension};
 
 pub(super) fn resolve(index: &FileIndex, source: &str) -> Vec<usize> {
     let source = source.trim_start_matches("static ");

@@ -1,6 +1,6 @@
 //! Direct evidence: the names an intent writes in code form
-//! ([`crate::intent_text::Mention`]) and the frames of a pasted stack trace
-//! ([`crate::stack_trace::TraceFrame`]), mapped to repository files.
+//! ([`crate::select::intent_text::Mention`]) and the frames of a pasted stack trace
+//! ([`crate::select::stack_trace::TraceFrame`]), mapped to repository files.
 //!
 //! Both are stronger signs than any word overlap: a report that writes
 //! `fields.DateTime` or pastes `File ".../marshmallow/fields.py", line 1117`
@@ -30,10 +30,10 @@
 
 use std::collections::HashMap;
 
-use crate::intent_text::Mention;
 use crate::repo_map::FileEntry;
-use crate::stack_trace::TraceFrame;
-use crate::symbols::name_id;
+use crate::select::intent_text::Mention;
+use crate::select::stack_trace::TraceFrame;
+use crate::select::symbols::name_id;
 
 /// A name defined in more files than this matches too much to be evidence.
 pub const MAX_NAME_FILES: usize = 25;
@@ -292,10 +292,10 @@ pub fn trace_relevance(frames: &[TraceFrame], files: &[&FileEntry]) -> (Vec<f64>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::intent_text::{IntentText, Section};
     use crate::repo_map::RepoMap;
-    use crate::stack_trace::parse_frames;
-    use crate::symbols::defined_name_ids;
+    use crate::select::intent_text::{IntentText, Section};
+    use crate::select::stack_trace::parse_frames;
+    use crate::select::symbols::defined_name_ids;
 
     fn repo(files: &[(&str, &str)]) -> RepoMap {
         RepoMap::new(
@@ -369,7 +369,7 @@ mod tests {
             ("tests/__init__.py", ""),
         ]);
         let files: Vec<&FileEntry> = repo.files.iter().collect();
-        let text = IntentText::parse(crate::intent_fixtures::intent_fixture(
+        let text = IntentText::parse(crate::select::intent_fixtures::intent_fixture(
             "python-traceback.txt",
         ));
         let (signals, anchors) = trace_relevance(&text.frames, &files);

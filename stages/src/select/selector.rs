@@ -6,13 +6,13 @@
 //!
 //! - **path relevance**: the share of the intent's subject tokens that are whole
 //!   words of the path (file-name words 1.0, directory words 0.6, the extension
-//!   0.5). Words are compared stemmed ([`crate::terms`]), never as substrings, so
+//!   0.5). Words are compared stemmed ([`crate::select::terms`]), never as substrings, so
 //!   "fix" does not match `prefix.ts` or `fixtures/` and "bug" does not match
 //!   `debug.py`;
 //! - **import proximity**: distance in the [`ImportGraph`] from the starting
 //!   files (targets and the [`IMPORT_SEEDS`] best candidates by the other signals);
 //! - **symbol relevance**: the share of subject tokens that are words of names the
-//!   file defines ([`crate::symbols`]);
+//!   file defines ([`crate::select::symbols`]);
 //! - **content relevance**: BM25 of the subject tokens over the file's terms,
 //!   normalised by the best candidate;
 //! - **recency**: the rank of [`FileEntry::recency_ms`] among candidates, newest
@@ -29,16 +29,16 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::evidence::{mention_relevance, trace_relevance};
-use crate::import_graph::ImportGraph;
-use crate::intent::{TaskClass, TaskClassification};
+use crate::fit::tokens::TokenCount;
 use crate::language::Language;
 use crate::pattern::PatternSet;
 use crate::relative_path::RelativePath;
 use crate::repo_map::{FileEntry, PathTerms, RepoMap};
 use crate::rule_pack::RulePack;
-use crate::terms::term_id;
-use crate::tokens::TokenCount;
+use crate::select::evidence::{mention_relevance, trace_relevance};
+use crate::select::import_graph::ImportGraph;
+use crate::select::intent::{TaskClass, TaskClassification};
+use crate::select::terms::term_id;
 
 /// The boost entry recorded for a related file in [`ScoredFile::boosted_by`].
 pub const RELATED_FILE: &str = "related file";
@@ -113,9 +113,9 @@ impl SignalWeights {
     }
 }
 
-/// Weight of the mention signal ([`crate::evidence`]).
+/// Weight of the mention signal ([`crate::select::evidence`]).
 pub const MENTION_WEIGHT: f64 = 0.3;
-/// Weight of the trace signal ([`crate::evidence`]).
+/// Weight of the trace signal ([`crate::select::evidence`]).
 pub const TRACE_WEIGHT: f64 = 0.3;
 
 /// The raw signal values of one candidate, each in `[0, 1]`.
@@ -218,7 +218,7 @@ pub enum ExclusionReason {
         max_files: usize,
     },
     /// The intent was too vague to select on; the orienting context was
-    /// shown instead ([`crate::orientation`]).
+    /// shown instead ([`crate::select::orientation`]).
     VagueIntent,
 }
 
@@ -669,7 +669,7 @@ fn round_score(score: f64) -> f64 {
 ///
 /// ```
 /// use aic_stages::relative_path::RelativePath;
-/// use aic_stages::selector::path_relevance;
+/// use aic_stages::select::selector::path_relevance;
 /// let tokens = vec!["fix".to_owned()];
 /// assert_eq!(path_relevance(&tokens, &RelativePath::new("src/prefix.ts").unwrap()), 0.0);
 /// let tokens = vec!["auth".to_owned(), "servic".to_owned()];
@@ -907,7 +907,7 @@ fn recency_ranks(candidates: &[&FileEntry]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::intent::IntentClassifier;
+    use crate::select::intent::IntentClassifier;
 
     fn entry(path: &str, size: u64, mtime: i64) -> FileEntry {
         FileEntry::for_test(path, size, mtime)

@@ -12,9 +12,9 @@
 //! # Example
 //!
 //! ```
-//! use aic_stages::tokens::TokenCount;
-//! use aic_stages::slice::slice_to_fit;
-//! use aic_stages::tokens::TokenCounter;
+//! use aic_stages::fit::tokens::TokenCount;
+//! use aic_stages::fit::slice::slice_to_fit;
+//! use aic_stages::fit::tokens::TokenCounter;
 //!
 //! let body: String = (1..=400)
 //!     .map(|n| if n == 200 { "fn load_config() {}\n".to_owned() } else { format!("let x{n} = {n};\n") })
@@ -30,8 +30,8 @@
 use std::fmt::Write as _;
 use std::ops::RangeInclusive;
 
-use crate::tokens::TokenCount;
-use crate::tokens::TokenCounter;
+use crate::fit::tokens::TokenCount;
+use crate::fit::tokens::TokenCounter;
 
 /// Lines of context tried around each matching line, widest first; the
 /// first that fits the budget wins.
@@ -177,8 +177,8 @@ pub const FRAME_CONTEXT: usize = 8;
 /// # Examples
 ///
 /// ```
-/// use aic_stages::slice::{slice_focused, SliceFocus};
-/// use aic_stages::tokens::{TokenCount, TokenCounter};
+/// use aic_stages::fit::slice::{slice_focused, SliceFocus};
+/// use aic_stages::fit::tokens::{TokenCount, TokenCounter};
 /// let mut body = String::new();
 /// for n in 0..300 { body.push_str(&format!("def helper_{n}(x):\n    return x + {n}\n\n")); }
 /// body.push_str("def parse_header(text):\n    name, _, value = text.partition(':')\n    return {name: value}\n");

@@ -38,9 +38,9 @@ mod tests {
     use test_case::test_case;
 
     use super::*;
-    use crate::import_graph::layout::{JsPackage, RustCrate, TsConfig};
     use crate::lang::ImportKind;
     use crate::repo_map::{FileEntry, RepoMap};
+    use crate::select::import_graph::layout::{JsPackage, RustCrate, TsConfig};
 
     fn repo(paths: &[&str]) -> RepoMap {
         FileEntry::repo_for_test(paths)

@@ -19,10 +19,10 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::intent::TaskClassification;
-use crate::ladder::InclusionTier;
+use crate::fit::ladder::InclusionTier;
 use crate::language::Language;
 use crate::relative_path::RelativePath;
+use crate::select::intent::TaskClassification;
 
 /// The layout of a compiled prompt. The sections, their order and what each
 /// file block says (path, tier, language, body) are the same in every
@@ -202,7 +202,7 @@ impl PromptAssembler {
     /// # Examples
     ///
     /// ```
-    /// use aic_stages::assembler::{PromptAssembler, PromptParts};
+    /// use aic_stages::fit::assembler::{PromptAssembler, PromptParts};
     /// let prompt = PromptAssembler::default().assemble(&PromptParts { intent: "Explain `x`", ..Default::default() }, &[]);
     /// assert!(prompt.starts_with("## Task\n\nExplain `x`\n"));
     /// ```
@@ -532,7 +532,7 @@ fn longest_backtick_run(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::intent::IntentClassifier;
+    use crate::select::intent::IntentClassifier;
 
     fn file(path: &str, body: &str) -> ContextFile {
         let path = RelativePath::new(path).unwrap();

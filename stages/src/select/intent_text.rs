@@ -10,7 +10,7 @@
 //! - **code** (fenced or indented blocks, `>>>` sessions, inline code spans)
 //!   and **log** lines (error output) carry names and words of the code, at a
 //!   lower weight than prose;
-//! - **trace** lines are read as frames ([`crate::stack_trace`]), not as words;
+//! - **trace** lines are read as frames ([`crate::select::stack_trace`]), not as words;
 //! - **mentions** are the names written in code form anywhere in the text —
 //!   identifiers in backticks, `CamelCase`, `snake_case`, dotted paths
 //!   (`pkg.sub.module`), calls (`parse_args()`), rule codes (`L031`) and
@@ -26,7 +26,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde::Serialize;
 
-use crate::stack_trace::{TraceFrame, is_trace_line, parse_frames};
+use crate::select::stack_trace::{TraceFrame, is_trace_line, parse_frames};
 
 /// Where in the intent a word or name was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -95,7 +95,7 @@ impl IntentText {
     /// # Examples
     ///
     /// ```
-    /// use aic_stages::intent_text::{IntentText, Section};
+    /// use aic_stages::select::intent_text::{IntentText, Section};
     /// let text = IntentText::parse("Schema.load drops `partial`\n\nWhen I call `schema.load(data, partial=True)` ...\n\n```\nTraceback (most recent call last):\n  File \"/venv/site-packages/marshmallow/schema.py\", line 12, in load\nValueError: boom\n```\n");
     /// assert_eq!(text.title, "Schema.load drops `partial`");
     /// assert_eq!(text.frames.len(), 1);
@@ -407,7 +407,7 @@ mod tests {
     use super::*;
 
     fn fixture(name: &str) -> &'static str {
-        crate::intent_fixtures::intent_fixture(name)
+        crate::select::intent_fixtures::intent_fixture(name)
     }
 
     fn names(text: &IntentText) -> Vec<&str> {

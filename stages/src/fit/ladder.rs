@@ -17,9 +17,9 @@
 
 use serde::Serialize;
 
+use crate::fit::tokens::TokenCount;
 use crate::relative_path::RelativePath;
-use crate::symbols::defined_names;
-use crate::tokens::TokenCount;
+use crate::select::symbols::defined_names;
 
 /// How much of a file goes into the prompt. Serialised by its
 /// [name](InclusionTier::name) (`full`, `signatures+docs`, …), the one
@@ -202,14 +202,14 @@ impl SummarisationLadder {
 }
 
 /// Renders the names-only (L3) tier of a file: one line `kind name` per
-/// definition ([`crate::symbols::defined_names`]), in file order. A file with no
+/// definition ([`crate::select::symbols::defined_names`]), in file order. A file with no
 /// recognisable definition gets one line giving its size, so the render is never
 /// empty.
 ///
 /// # Examples
 ///
 /// ```
-/// use aic_stages::ladder::names_only;
+/// use aic_stages::fit::ladder::names_only;
 /// let text = "pub struct Config {}\nimpl Config {\n    pub fn load() {}\n}\n";
 /// assert_eq!(names_only(text), "struct Config\nfn load\n");
 /// ```

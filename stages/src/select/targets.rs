@@ -87,7 +87,7 @@ pub const MAX_DIRECTORY_FILES: usize = 20;
 /// # Examples
 ///
 /// ```
-/// use aic_stages::targets::extract_targets;
+/// use aic_stages::select::targets::extract_targets;
 /// let (text, targets) = extract_targets("fix @src/user/service.ts and `model.ts`, mail a@b.io");
 /// assert_eq!(text, "fix and, mail a@b.io");
 /// let raw: Vec<_> = targets.iter().map(|t| t.raw.as_str()).collect();

@@ -1,8 +1,8 @@
 //! Python: relative imports from the file's package, absolute ones to the
 //! shallowest file whose path ends with the module's path.
 
-use crate::import_graph::index::{FileIndex, join, parent};
 use crate::lang::ImportRef;
+use crate::select::import_graph::index::{FileIndex, join, parent};
 
 pub(super) fn resolve(index: &FileIndex, directory: &str, import: &ImportRef) -> Vec<usize> {
     let source = import.source.as_str();

@@ -10,9 +10,9 @@
 
 use serde::Serialize;
 
-use crate::intent_text::{IntentText, Mention, Section};
-use crate::stack_trace::TraceFrame;
-use crate::terms::{is_stopword, split_words, stem};
+use crate::select::intent_text::{IntentText, Mention, Section};
+use crate::select::stack_trace::TraceFrame;
+use crate::select::terms::{is_stopword, split_words, stem};
 
 /// The kind of task an intent asks for.
 #[derive(
@@ -222,7 +222,7 @@ impl IntentClassifier {
     /// # Examples
     ///
     /// ```
-    /// use aic_stages::intent::{IntentClassifier, TaskClass};
+    /// use aic_stages::select::intent::{IntentClassifier, TaskClass};
     /// let c = IntentClassifier.classify("fix null check in user service");
     /// assert_eq!(c.task_class, TaskClass::Bugfix);
     /// assert_eq!(c.matched_keywords, ["fix"]);

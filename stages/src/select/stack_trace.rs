@@ -114,7 +114,7 @@ fn clean_path(path: &str) -> String {
 /// # Examples
 ///
 /// ```
-/// use aic_stages::stack_trace::parse_frames;
+/// use aic_stages::select::stack_trace::parse_frames;
 /// let frames = parse_frames(
 ///     "Traceback (most recent call last):\n  File \"/venv/lib/site-packages/pkg/api.py\", line 10, in load\n    x = parse()\n  File \"/venv/lib/site-packages/pkg/core.py\", line 3, in parse\n    raise ValueError\nValueError\n",
 /// );
@@ -296,7 +296,7 @@ mod tests {
     use super::*;
 
     fn fixture(name: &str) -> &'static str {
-        crate::intent_fixtures::intent_fixture(name)
+        crate::select::intent_fixtures::intent_fixture(name)
     }
 
     fn innermost(frames: &[TraceFrame]) -> &TraceFrame {

@@ -1,8 +1,8 @@
 //! Go: import paths under a `go.mod` module path to the non-test files of that
 //! directory.
 
-use crate::import_graph::index::{FileIndex, has_extension, join};
-use crate::import_graph::layout::ProjectLayout;
+use crate::select::import_graph::index::{FileIndex, has_extension, join};
+use crate::select::import_graph::layout::ProjectLayout;
 
 pub(super) fn resolve(index: &FileIndex, layout: &ProjectLayout, source: &str) -> Vec<usize> {
     let module = layout

@@ -14,7 +14,7 @@
 //! start a line (`const f = () => …` is not one) and never parses, so it
 //! cannot fail.
 
-use crate::terms::{split_words, stem, term_id};
+use crate::select::terms::{split_words, stem, term_id};
 
 /// One definition: the keyword that introduced it and its name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -167,7 +167,7 @@ fn definition_on_line(line: &str) -> Option<(&str, &str)> {
 /// # Examples
 ///
 /// ```
-/// use aic_stages::symbols::defined_names;
+/// use aic_stages::select::symbols::defined_names;
 /// let names = defined_names("pub struct Config {}\nimpl Config {\n    pub fn load() {}\n}\n");
 /// let names: Vec<_> = names.iter().map(|n| (n.kind.as_str(), n.name.as_str())).collect();
 /// assert_eq!(names, [("struct", "Config"), ("fn", "load")]);
@@ -233,7 +233,7 @@ pub fn name_id(name: &str) -> u32 {
 /// # Examples
 ///
 /// ```
-/// use aic_stages::symbols::{defined_name_ids, name_id};
+/// use aic_stages::select::symbols::{defined_name_ids, name_id};
 /// let ids = defined_name_ids("class CliRunner:\n    def invoke(self):\n        pass\n");
 /// assert!(ids.binary_search(&name_id("clirunner")).is_ok());
 /// assert!(ids.binary_search(&name_id("invoke")).is_ok());

@@ -1,8 +1,8 @@
 //! TypeScript and JavaScript: relative specifiers with extension and `index`
 //! resolution, `tsconfig.json` `baseUrl` and `paths`, workspace packages by name.
 
-use crate::import_graph::index::{FileIndex, join};
-use crate::import_graph::layout::{JsPackage, ProjectLayout};
+use crate::select::import_graph::index::{FileIndex, join};
+use crate::select::import_graph::layout::{JsPackage, ProjectLayout};
 
 const JS_EXTENSIONS: &[&str] = &[
     "ts", "tsx", "d.ts", "js", "jsx", "mjs", "cjs", "mts", "cts", "vue", "svelte",
