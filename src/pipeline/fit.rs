@@ -23,10 +23,13 @@ use aic_stages::facts::FileFacts;
 use aic_stages::fit::assembler::{ContextFile, PromptAssembler, PromptParts};
 use aic_stages::fit::budget::BudgetAllocator;
 use aic_stages::fit::ladder::{InclusionTier, LadderFile, SummarisationLadder, TierChoice};
-use aic_stages::fit::slice::{SliceFocus, slice_focused, slice_to_fit};
+use aic_stages::fit::slice::{
+    DefinitionFocus, SliceFocus, slice_definitions, slice_focused, slice_to_fit,
+};
 use aic_stages::fit::tokens::TokenCount;
 use aic_stages::fit::tokens::TokenCounter;
 use aic_stages::relative_path::RelativePath;
+use aic_stages::select::definitions::definition_index;
 use aic_stages::select::evidence::{mention_relevance, trace_relevance};
 use aic_stages::select::selector::ScoredFile;
 use aic_stages::select::targets::TargetResolution;
@@ -244,7 +247,10 @@ pub fn fit<'a>(
         &mut counter,
         cancel,
     )?;
-    warnings.extend(slice_warnings(&placement, &dropped_slices));
+    // Slices are routine: the prompt's notes name them, and `-v` logs them.
+    for line in slice_notes(&placement, &dropped_slices) {
+        info!("{line}");
+    }
     let parts = prompt_parts(
         plan,
         options.session,
@@ -330,9 +336,9 @@ pub fn fit<'a>(
     })
 }
 
-/// A warning for each focus or named file shown as a slice (not the
-/// excerpts, nor the slices the ladder dropped).
-fn slice_warnings(placement: &Placement, dropped: &[RelativePath]) -> Vec<String> {
+/// A line for each focus or named file shown as a slice (not the
+/// excerpts, nor the slices the ladder dropped), for the `-v` trail.
+fn slice_notes(placement: &Placement, dropped: &[RelativePath]) -> Vec<String> {
     placement
         .slices
         .iter()
@@ -902,22 +908,33 @@ fn focus_slice(
         }
     }
     let terms = heaviest_terms(&plan.task, 12);
-    // Trace lines number the file on disk; a transformed text (comments
-    // stripped) numbers its lines differently, so only the names anchor it.
-    let lines: &[u32] = if facts.transforms_applied.is_empty() {
-        &traced[0].lines
-    } else {
-        &[]
-    };
+    let weighted = weighted_terms(&plan.task, 12);
+    let definitions = definition_index(&full.body, facts.language);
+    // Trace lines are disk lines; the line map finds them in the L0 text.
+    let lines: &[u32] = &traced[0].lines;
     let focus = SliceFocus {
         names: &names,
         lines,
         terms: &terms,
         whole_tokens: Some(full.block_tokens),
+        map: Some(&facts.line_map),
+    };
+    let by_definitions = DefinitionFocus {
+        names: &names,
+        lines,
+        terms: &weighted,
     };
     let mut budget = allowance.0.saturating_sub(wrapper.0);
     while budget > 0 {
-        let sliced = slice_focused(&full.body, focus, TokenCount(budget), tokens)?;
+        let sliced = slice_definitions(
+            &full.body,
+            &definitions,
+            &facts.line_map,
+            by_definitions,
+            TokenCount(budget),
+            tokens,
+        )
+        .or_else(|| slice_focused(&full.body, focus, TokenCount(budget), tokens))?;
         let block = assembler.file_block(&ContextFile {
             path: file.path.clone(),
             language: file.language,
@@ -961,6 +978,30 @@ fn heaviest_terms(
         .take(count)
         .map(|(t, _)| t.clone())
         .collect()
+}
+
+/// The `count` heaviest subject tokens with their weights, lower case (all
+/// of a short intent's, weighted 1).
+fn weighted_terms(
+    task: &aic_stages::select::intent::TaskClassification,
+    count: usize,
+) -> Vec<(String, f64)> {
+    let weights: Vec<f64> = if task.subject_weights.len() == task.subject_tokens.len() {
+        task.subject_weights.clone()
+    } else {
+        vec![1.0; task.subject_tokens.len()]
+    };
+    let mut weighted: Vec<(String, f64)> = task
+        .subject_tokens
+        .iter()
+        .zip(weights)
+        .filter(|(token, _)| token.len() >= 3)
+        .map(|(token, weight)| (token.to_lowercase(), weight))
+        .collect();
+    weighted.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    weighted.dedup_by(|a, b| a.0 == b.0);
+    weighted.truncate(count);
+    weighted
 }
 
 /// The prompt's notes: targets that were not found, focus files shown as
@@ -1076,17 +1117,34 @@ fn slice_best(
         body: String::new(),
         sliced: false,
     }));
+    let definitions = definition_index(&full.body, facts.language);
+    let weighted = weighted_terms(&plan.task, 12);
+    let by_definitions = DefinitionFocus {
+        terms: &weighted,
+        ..DefinitionFocus::default()
+    };
     let mut slice_budget = BudgetAllocator
         .code_budget(total, overhead)
         .0
         .saturating_sub(wrapper.0);
     while slice_budget > 0 {
-        let sliced = slice_to_fit(
+        let sliced = slice_definitions(
             &full.body,
-            &plan.task.subject_tokens,
+            &definitions,
+            &facts.line_map,
+            by_definitions,
             TokenCount(slice_budget),
             tokens,
-        )?;
+        )
+        .or_else(|| {
+            slice_to_fit(
+                &full.body,
+                &plan.task.subject_tokens,
+                TokenCount(slice_budget),
+                tokens,
+                &facts.line_map,
+            )
+        })?;
         let block = ContextFile {
             path: file.path.clone(),
             language: file.language,

@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::content_hash::ContentHash;
 use crate::fit::assembler::{ContextFile, PromptAssembler};
 use crate::fit::ladder::{InclusionTier, names_only};
+use crate::fit::line_map::LineMap;
 use crate::fit::tokens::TokenCount;
 use crate::fit::tokens::TokenCounter;
 use crate::guard::{ContextGuard, FileGuardOutcome};
@@ -49,6 +50,10 @@ pub struct FileFacts {
     pub transforms_applied: Vec<String>,
     /// The guard's verdict.
     pub guard: FileGuardOutcome,
+    /// The disk line of each line of the L0 render (identity when no
+    /// transform changed the text): slices and markers name disk lines.
+    #[serde(skip)]
+    pub line_map: LineMap,
     /// Renders per tier (index = tier); `None` where the tier has no render.
     /// Empty for blocked files.
     #[serde(skip)]
@@ -116,6 +121,7 @@ pub fn compute_facts(
             transformed_tokens: TokenCount::ZERO,
             transforms_applied: Vec::new(),
             guard,
+            line_map: LineMap::identity(),
             renders: [None, None, None, None],
         };
     }
@@ -173,6 +179,11 @@ pub fn compute_facts(
         })
     };
     let (l3, _) = render(InclusionTier::L3, l3_body);
+    let line_map = if unchanged {
+        LineMap::identity()
+    } else {
+        LineMap::align(&text, &l0_body)
+    };
     let (l0, transformed_tokens) = render(InclusionTier::L0, l0_body);
     let original_tokens = if unchanged {
         transformed_tokens
@@ -192,6 +203,7 @@ pub fn compute_facts(
             .map(|&id| id.to_owned())
             .collect(),
         guard,
+        line_map,
         renders: [Some(l0), l1, l2, Some(l3)],
     }
 }

@@ -5,5 +5,6 @@
 pub mod assembler;
 pub mod budget;
 pub mod ladder;
+pub mod line_map;
 pub mod slice;
 pub mod tokens;

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::content_hash::ContentHash;
 use crate::facts::{FileFacts, TierRender};
+use crate::fit::line_map::LineMap;
 use crate::fit::tokens::TokenCount;
 use crate::guard::{FileGuardOutcome, GuardFinding, GuardFindingType, GuardSeverity};
 use crate::lang::ImportRef;
@@ -28,7 +29,7 @@ use crate::select::terms::TermStats;
 
 /// Version of the wire encoding; a row with another first byte is undecodable
 /// (a cache miss that deletes the row).
-pub const WIRE_VERSION: u8 = 2;
+pub const WIRE_VERSION: u8 = 3;
 
 /// Fingerprint of the stage sources and `queries/` of this build (FNV-1a, from
 /// `build.rs`).
@@ -81,6 +82,7 @@ struct FactsWire {
     blocked: bool,
     secrets_redacted: bool,
     renders: [Option<(String, u32)>; 4],
+    line_map: Vec<(u32, u32)>,
 }
 
 fn encode<T: Serialize>(value: &T) -> Vec<u8> {
@@ -193,6 +195,7 @@ pub fn encode_facts(facts: &FileFacts) -> Vec<u8> {
             .renders
             .clone()
             .map(|render| render.map(|TierRender { body, block_tokens }| (body, block_tokens.0))),
+        line_map: facts.line_map.runs().to_vec(),
     })
 }
 
@@ -240,6 +243,7 @@ pub fn decode_facts(
             redacted: None,
             secrets_redacted: wire.secrets_redacted,
         },
+        line_map: LineMap::from_runs(wire.line_map),
         renders: wire.renders.map(|render| {
             render.map(|(body, tokens)| TierRender {
                 body,

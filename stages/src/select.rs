@@ -4,7 +4,9 @@
 //! scored against it, and the import graph and orientation fill in what the
 //! intent does not say.
 
+pub mod definitions;
 pub mod evidence;
+pub mod file_kind;
 pub mod import_graph;
 pub mod intent;
 #[cfg(test)]

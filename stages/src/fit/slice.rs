@@ -14,12 +14,13 @@
 //! ```
 //! use aic_stages::fit::tokens::TokenCount;
 //! use aic_stages::fit::slice::slice_to_fit;
+//! use aic_stages::fit::line_map::LineMap;
 //! use aic_stages::fit::tokens::TokenCounter;
 //!
 //! let body: String = (1..=400)
 //!     .map(|n| if n == 200 { "fn load_config() {}\n".to_owned() } else { format!("let x{n} = {n};\n") })
 //!     .collect();
-//! let sliced = slice_to_fit(&body, &["config".to_owned()], TokenCount(120), TokenCounter::cl100k())
+//! let sliced = slice_to_fit(&body, &["config".to_owned()], TokenCount(120), TokenCounter::cl100k(), &LineMap::identity())
 //!     .unwrap();
 //! assert!(sliced.text.contains("fn load_config() {}"));
 //! assert!(sliced.tokens <= TokenCount(120));
@@ -30,8 +31,10 @@
 use std::fmt::Write as _;
 use std::ops::RangeInclusive;
 
+use crate::fit::line_map::LineMap;
 use crate::fit::tokens::TokenCount;
 use crate::fit::tokens::TokenCounter;
+use crate::select::definitions::Definition;
 
 /// Lines of context tried around each matching line, widest first; the
 /// first that fits the budget wins.
@@ -77,6 +80,7 @@ pub fn slice_to_fit(
     matched_terms: &[String],
     budget: TokenCount,
     tokens: TokenCounter,
+    map: &LineMap,
 ) -> Option<Sliced> {
     let lines: Vec<&str> = body.lines().collect();
     let terms: Vec<String> = matched_terms
@@ -103,7 +107,7 @@ pub fn slice_to_fit(
     if hits.is_empty() {
         return None;
     }
-    let counter = SliceCounter::new(tokens, budget);
+    let counter = SliceCounter::new(tokens, budget, map, &[]);
     let fit = |kept: Vec<RangeInclusive<usize>>| counter.fit(&lines, &kept);
     if let Some(whole) = fit(vec![0..=lines.len() - 1]) {
         return Some(whole);
@@ -152,6 +156,10 @@ pub struct SliceFocus<'a> {
     /// is then not counted again, and its bytes per token estimate the
     /// candidates' sizes from the start.
     pub whole_tokens: Option<TokenCount>,
+    /// The disk line of each line of the body; `None`: the identity. Focus
+    /// lines are disk lines and are mapped through it; the slice's note and
+    /// markers name disk lines.
+    pub map: Option<&'a LineMap>,
 }
 
 /// The most kept ranges the note of a slice lists; the gaps in the text
@@ -198,6 +206,8 @@ pub fn slice_focused(
     if lines.is_empty() {
         return None;
     }
+    let identity = LineMap::identity();
+    let map = focus.map.unwrap_or(&identity);
     let mut core: Vec<RangeInclusive<usize>> = Vec::new();
     for name in focus.names {
         for range in qualified_definitions(&lines, name) {
@@ -207,7 +217,9 @@ pub fn slice_focused(
         }
     }
     for &line in focus.lines {
-        let index = (line as usize).saturating_sub(1);
+        let Some(index) = map.l0_index_at_or_after(line as usize, lines.len()) else {
+            continue;
+        };
         if index < lines.len() {
             let range =
                 index.saturating_sub(FRAME_CONTEXT)..=(index + FRAME_CONTEXT).min(lines.len() - 1);
@@ -217,9 +229,9 @@ pub fn slice_focused(
         }
     }
     if core.is_empty() && focus.whole_tokens.is_none() {
-        return slice_to_fit(body, focus.terms, budget, tokens);
+        return slice_to_fit(body, focus.terms, budget, tokens, map);
     }
-    let counter = SliceCounter::new(tokens, budget);
+    let counter = SliceCounter::new(tokens, budget, map, &[]);
     if let Some(whole) = focus.whole_tokens {
         counter.counted_bytes.set(body.len());
         counter.counted_tokens.set(whole.0 as usize);
@@ -242,7 +254,7 @@ pub fn slice_focused(
                 return Some(sliced);
             }
         }
-        return slice_to_fit(body, focus.terms, budget, tokens);
+        return slice_to_fit(body, focus.terms, budget, tokens, map);
     }
     if let Some(core_only) = fit(&core) {
         let centres = term_lines(&lines, focus.terms);
@@ -290,6 +302,384 @@ pub fn slice_focused(
         return None;
     }
     fit(&kept)
+}
+
+/// What a slice by definitions ranks a file's definitions by.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DefinitionFocus<'a> {
+    /// Names the task writes in code form (`register_hook`,
+    /// `Request.register_hook`); a definition of that name ranks first.
+    pub names: &'a [String],
+    /// One-based disk lines of stack-trace frames in this file; the
+    /// innermost definition around each ranks high.
+    pub lines: &'a [u32],
+    /// The task's words with their weights (lower case); a definition's
+    /// share of them ranks the rest (BM25 over its own lines, its header
+    /// counting twice).
+    pub terms: &'a [(String, f64)],
+}
+
+/// Estimated tokens of one elision marker line.
+const MARKER_TOKENS: usize = 14;
+
+/// The most definitions a slice tries to place whole, best first.
+const MAX_TRIED: usize = 48;
+
+/// The slice of `body` that shows its best definitions whole, inside a
+/// skeleton of the file, within `budget` tokens (note and markers included).
+///
+/// `definitions` is the body's definition index
+/// ([`crate::select::definitions::definition_index`]), `map` the disk line
+/// of each body line. Each definition is scored against `focus`; the best go
+/// in whole, never cut inside, each with the headers of the definitions it
+/// is nested in (a method with its class line), as many as fit. A best
+/// definition larger than the budget is shown as its header, its docstring
+/// and the lines around the task's words inside it. What room is left takes
+/// the signatures of their siblings and of the file's top-level definitions
+/// (the skeleton), nearest first. Every run of lines left out is one marker
+/// line naming its disk lines and how many definitions it holds.
+///
+/// Returns `None` when the file has no definitions or nothing fits; the
+/// caller then falls back to [`slice_focused`].
+///
+/// # Examples
+///
+/// ```
+/// use aic_stages::fit::line_map::LineMap;
+/// use aic_stages::fit::slice::{DefinitionFocus, slice_definitions};
+/// use aic_stages::fit::tokens::{TokenCount, TokenCounter};
+/// use aic_stages::language::Language;
+/// use aic_stages::select::definitions::definition_index;
+///
+/// let mut body = String::from("class CCodePrinter:\n");
+/// for n in 0..200 {
+///     body.push_str(&format!("    def _print_f{n}(self, expr):\n        return 'f{n}(%s)' % expr\n\n"));
+/// }
+/// body.push_str("    def _print_sin(self, expr):\n        return 'sin(%s)' % self._print(expr)\n");
+/// let index = definition_index(&body, Language::Python);
+/// let terms = vec![("sin".to_owned(), 1.0)];
+/// let focus = DefinitionFocus { terms: &terms, ..Default::default() };
+/// let sliced = slice_definitions(&body, &index, &LineMap::identity(), focus, TokenCount(300), TokenCounter::cl100k()).unwrap();
+/// assert!(sliced.text.contains("class CCodePrinter:\n"));
+/// assert!(sliced.text.contains("        return 'sin(%s)' % self._print(expr)\n"));
+/// assert!(sliced.text.contains(" definitions) …"));
+/// assert!(sliced.tokens <= TokenCount(300));
+/// ```
+pub fn slice_definitions(
+    body: &str,
+    definitions: &[Definition],
+    map: &LineMap,
+    focus: DefinitionFocus<'_>,
+    budget: TokenCount,
+    tokens: TokenCounter,
+) -> Option<Sliced> {
+    let lines: Vec<&str> = body.lines().collect();
+    if lines.is_empty() || definitions.is_empty() {
+        return None;
+    }
+    let counter = SliceCounter::new(tokens, budget, map, definitions);
+    if let Some(whole) = counter.fit(&lines, &[0..=lines.len() - 1]) {
+        return Some(whole);
+    }
+    let scores = definition_scores(&lines, definitions, map, focus);
+    let line_tokens: Vec<usize> = lines
+        .iter()
+        .map(|line| tokens.count_lines(&format!("{line}\n")).0 as usize)
+        .collect();
+    // Room for the note line.
+    let room = (budget.0 as usize).saturating_sub(40);
+    let mut plan = KeptLines::new(lines.len(), &line_tokens);
+    let mut order: Vec<usize> = (0..definitions.len())
+        .filter(|&i| scores[i] > 0.0)
+        .collect();
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    let has_children = |i: usize| definitions.iter().any(|d| d.parent == Some(i as u32));
+    let mut whole = 0usize;
+    for &i in order.iter().take(MAX_TRIED) {
+        let definition = &definitions[i];
+        // A type whose members compete on their own is shown whole only
+        // when it is small.
+        if has_children(i) && plan.cost_of(definition.start..=definition.end) * 2 > room {
+            continue;
+        }
+        let mut wanted = vec![definition.start as usize..=definition.end as usize];
+        wanted.extend(ancestor_headers(definitions, i));
+        if plan.fits_with(&wanted, room) {
+            plan.keep(&wanted);
+            whole += 1;
+        } else if whole == 0 {
+            // The best definition is larger than the budget: its header,
+            // docstring and the lines around the task's words inside it.
+            let mut wanted = vec![definition.start as usize..=definition.doc_end as usize];
+            wanted.extend(ancestor_headers(definitions, i));
+            if !plan.fits_with(&wanted, room) {
+                continue;
+            }
+            plan.keep(&wanted);
+            let inside = anchor_lines(&lines, definition, map, focus);
+            for context in CONTEXT_LINES {
+                let windows: Vec<RangeInclusive<usize>> = windows(&inside, context, lines.len())
+                    .into_iter()
+                    .map(|w| {
+                        (*w.start()).max(definition.start as usize)
+                            ..=(*w.end()).min(definition.end as usize)
+                    })
+                    .collect();
+                if plan.fits_with(&windows, room) {
+                    plan.keep(&windows);
+                    break;
+                }
+            }
+            whole += 1;
+        }
+    }
+    // The skeleton: siblings of what is kept, then the top level, nearest
+    // first; a header costs its lines and the marker under it.
+    let kept_definitions: Vec<usize> = (0..definitions.len())
+        .filter(|&i| plan.kept[definitions[i].header_start as usize])
+        .collect();
+    let mut skeleton: Vec<(usize, usize)> = definitions
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| {
+            !plan.kept[d.header_start as usize]
+                && (d.parent.is_none()
+                    || kept_definitions
+                        .iter()
+                        .any(|&k| definitions[k].parent == d.parent || d.parent == Some(k as u32)))
+        })
+        .map(|(i, d)| {
+            let distance = kept_definitions
+                .iter()
+                .map(|&k| definitions[k].header_start.abs_diff(d.header_start) as usize)
+                .min()
+                .unwrap_or(d.header_start as usize);
+            // Members of a kept type first, then the top level.
+            let tier = usize::from(d.parent.is_none() && !kept_definitions.is_empty());
+            (tier * lines.len() + distance, i)
+        })
+        .collect();
+    skeleton.sort_unstable();
+    for (_, i) in skeleton {
+        let definition = &definitions[i];
+        let header_end = definition.header_end.min(definition.header_start + 2);
+        let mut wanted = vec![definition.header_start as usize..=header_end as usize];
+        wanted.extend(ancestor_headers(definitions, i));
+        if plan.fits_with(&wanted, room) {
+            plan.keep(&wanted);
+        }
+    }
+    let kept = plan.ranges(&lines);
+    if kept.is_empty() {
+        return None;
+    }
+    counter.fit(&lines, &kept)
+}
+
+/// The header lines (decorators to signature) of the definitions `index`
+/// is nested in.
+fn ancestor_headers(definitions: &[Definition], index: usize) -> Vec<RangeInclusive<usize>> {
+    let mut headers = Vec::new();
+    let mut parent = definitions[index].parent;
+    while let Some(p) = parent {
+        let outer = &definitions[p as usize];
+        headers.push(outer.header_start as usize..=outer.header_end as usize);
+        parent = outer.parent;
+    }
+    headers
+}
+
+/// The lines of a large definition around which windows are kept: trace
+/// frames, then lines with the task's names or words.
+fn anchor_lines(
+    lines: &[&str],
+    definition: &Definition,
+    map: &LineMap,
+    focus: DefinitionFocus<'_>,
+) -> Vec<usize> {
+    let span = definition.doc_end as usize + 1..=definition.end as usize;
+    let mut anchors: Vec<usize> = focus
+        .lines
+        .iter()
+        .filter_map(|&line| map.l0_index_at_or_after(line as usize, lines.len()))
+        .filter(|index| span.contains(index))
+        .collect();
+    for index in span {
+        let lower = lines[index].to_lowercase();
+        let named = focus.names.iter().any(|name| {
+            let simple = name.rsplit('.').next().unwrap_or(name);
+            lines[index].contains(simple)
+        });
+        if named
+            || focus
+                .terms
+                .iter()
+                .any(|(term, _)| lower.contains(term.as_str()))
+        {
+            anchors.push(index);
+        }
+    }
+    anchors.sort_unstable();
+    anchors.dedup();
+    anchors
+}
+
+/// Each definition's score against `focus`: BM25 of the task's words over
+/// its own lines (those not inside a nested definition; the header counts
+/// twice), plus a bonus for a name the task writes and for a trace frame
+/// inside it.
+fn definition_scores(
+    lines: &[&str],
+    definitions: &[Definition],
+    map: &LineMap,
+    focus: DefinitionFocus<'_>,
+) -> Vec<f64> {
+    // The innermost definition of each line.
+    let mut owner: Vec<Option<usize>> = vec![None; lines.len()];
+    for (i, definition) in definitions.iter().enumerate() {
+        for slot in
+            &mut owner[definition.start as usize..=(definition.end as usize).min(lines.len() - 1)]
+        {
+            *slot = Some(i);
+        }
+    }
+    let mut counts = vec![vec![0usize; focus.terms.len()]; definitions.len()];
+    let mut lengths = vec![0usize; definitions.len()];
+    for (index, line) in lines.iter().enumerate() {
+        let Some(i) = owner[index] else { continue };
+        lengths[i] += 1;
+        if focus.terms.is_empty() {
+            continue;
+        }
+        let lower = line.to_lowercase();
+        let definition = &definitions[i];
+        let weight = if (definition.header_start as usize..=definition.header_end as usize)
+            .contains(&index)
+        {
+            2
+        } else {
+            1
+        };
+        for (t, (term, _)) in focus.terms.iter().enumerate() {
+            if !term.is_empty() {
+                counts[i][t] += weight * lower.matches(term.as_str()).count();
+            }
+        }
+    }
+    let average = (lengths.iter().sum::<usize>() as f64 / definitions.len() as f64).max(1.0);
+    let mut scores: Vec<f64> = (0..definitions.len())
+        .map(|i| {
+            let norm = 1.2 * (0.25 + 0.75 * lengths[i] as f64 / average);
+            focus
+                .terms
+                .iter()
+                .enumerate()
+                .filter(|(t, _)| counts[i][*t] > 0)
+                .map(|(t, (_, weight))| {
+                    let tf = counts[i][t] as f64;
+                    weight * tf * 2.2 / (tf + norm)
+                })
+                .sum()
+        })
+        .collect();
+    let top = scores.iter().copied().fold(0.0, f64::max).max(1.0);
+    for (i, definition) in definitions.iter().enumerate() {
+        for name in focus.names {
+            if name.contains('.')
+                && (definition.name == *name || definition.name.ends_with(&format!(".{name}")))
+            {
+                scores[i] += 3.0 * top;
+            } else if definition.simple_name() == name.rsplit('.').next().unwrap_or(name) {
+                scores[i] += 2.0 * top;
+            }
+        }
+    }
+    for &line in focus.lines {
+        if let Some(index) = map.l0_index_at_or_after(line as usize, lines.len())
+            && let Some(i) = owner[index]
+        {
+            scores[i] += 2.5 * top;
+        }
+    }
+    scores
+}
+
+/// The lines a slice keeps, with the tokens they cost.
+struct KeptLines<'a> {
+    kept: Vec<bool>,
+    line_tokens: &'a [usize],
+    used: usize,
+}
+
+impl<'a> KeptLines<'a> {
+    fn new(count: usize, line_tokens: &'a [usize]) -> Self {
+        Self {
+            kept: vec![false; count],
+            line_tokens,
+            used: 0,
+        }
+    }
+
+    /// Tokens of the lines of `range` (kept or not).
+    fn cost_of(&self, range: RangeInclusive<u32>) -> usize {
+        (*range.start() as usize..=(*range.end() as usize).min(self.kept.len() - 1))
+            .map(|i| self.line_tokens[i])
+            .sum()
+    }
+
+    /// Tokens that keeping `ranges` adds: their new lines and a marker for
+    /// each new run.
+    fn added_by(&self, ranges: &[RangeInclusive<usize>]) -> usize {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut cost = 0;
+        for range in ranges {
+            for i in *range.start()..=(*range.end()).min(self.kept.len() - 1) {
+                if !self.kept[i] && seen.insert(i) {
+                    cost += self.line_tokens[i];
+                    // A new run may add a marker after it.
+                    if i + 1 < self.kept.len()
+                        && !self.kept[i + 1]
+                        && !ranges.iter().any(|r| r.contains(&(i + 1)))
+                    {
+                        cost += MARKER_TOKENS;
+                    }
+                }
+            }
+        }
+        cost
+    }
+
+    fn fits_with(&self, ranges: &[RangeInclusive<usize>], room: usize) -> bool {
+        self.used + self.added_by(ranges) <= room
+    }
+
+    fn keep(&mut self, ranges: &[RangeInclusive<usize>]) {
+        self.used += self.added_by(ranges);
+        for range in ranges {
+            for i in *range.start()..=(*range.end()).min(self.kept.len() - 1) {
+                self.kept[i] = true;
+            }
+        }
+    }
+
+    /// The kept lines as merged ranges; a gap of blank lines only between
+    /// two kept lines is kept too (it costs less than its marker).
+    fn ranges(&self, lines: &[&str]) -> Vec<RangeInclusive<usize>> {
+        let mut ranges: Vec<RangeInclusive<usize>> = Vec::new();
+        for (i, _) in self.kept.iter().enumerate().filter(|(_, k)| **k) {
+            match ranges.last_mut() {
+                Some(last)
+                    if lines[*last.end() + 1..i]
+                        .iter()
+                        .all(|line| line.trim().is_empty()) =>
+                {
+                    *last = *last.start()..=i;
+                }
+                _ => ranges.push(i..=i),
+            }
+        }
+        ranges
+    }
 }
 
 /// The zero-based lines that contain one of `terms` (case-insensitive,
@@ -456,9 +846,11 @@ fn merge(mut ranges: Vec<RangeInclusive<usize>>) -> Vec<RangeInclusive<usize>> {
 /// [`ESTIMATE_MARGIN`] × the budget is rejected uncounted. Slicing tries many
 /// candidates, widest first, so most are rejected this way; whatever is
 /// accepted was counted exactly.
-struct SliceCounter {
+struct SliceCounter<'a> {
     tokens: TokenCounter,
     budget: TokenCount,
+    map: &'a LineMap,
+    definitions: &'a [Definition],
     counted_bytes: std::cell::Cell<usize>,
     counted_tokens: std::cell::Cell<usize>,
 }
@@ -467,11 +859,18 @@ struct SliceCounter {
 /// rejected without counting it.
 const ESTIMATE_MARGIN: f64 = 1.25;
 
-impl SliceCounter {
-    fn new(tokens: TokenCounter, budget: TokenCount) -> Self {
+impl<'a> SliceCounter<'a> {
+    fn new(
+        tokens: TokenCounter,
+        budget: TokenCount,
+        map: &'a LineMap,
+        definitions: &'a [Definition],
+    ) -> Self {
         Self {
             tokens,
             budget,
+            map,
+            definitions,
             counted_bytes: std::cell::Cell::new(0),
             counted_tokens: std::cell::Cell::new(0),
         }
@@ -480,15 +879,15 @@ impl SliceCounter {
     /// The slice of `lines` keeping the merged zero-based ranges `kept`,
     /// when it fits the budget.
     fn fit(&self, lines: &[&str], kept: &[RangeInclusive<usize>]) -> Option<Sliced> {
-        let text = render(lines, kept);
+        let text = render(lines, kept, self.map, self.definitions);
         let count = self.count_if_near(&text)?;
         (count <= self.budget).then(|| Sliced {
             text,
             kept: kept
                 .iter()
-                .map(|range| range.start() + 1..=range.end() + 1)
+                .map(|range| self.map.disk_line(*range.start())..=self.map.disk_line(*range.end()))
                 .collect(),
-            total_lines: lines.len(),
+            total_lines: disk_lines(lines.len(), self.map),
             tokens: count,
         })
     }
@@ -542,20 +941,44 @@ fn thousands(count: usize) -> String {
     out
 }
 
-fn render(lines: &[&str], kept: &[RangeInclusive<usize>]) -> String {
-    let kept_lines: usize = kept
+/// Lines of the file on disk, as far as the body shows: the disk line of
+/// its last line.
+fn disk_lines(count: usize, map: &LineMap) -> usize {
+    if count == 0 {
+        0
+    } else {
+        map.disk_line(count - 1)
+    }
+}
+
+/// The slice's text: its note, then the kept lines in order with one marker
+/// line for each run of lines left out, indented as the line after it. Every
+/// number is a disk line (through `map`); a marker counts the definitions
+/// whose header lies in its run.
+fn render(
+    lines: &[&str],
+    kept: &[RangeInclusive<usize>],
+    map: &LineMap,
+    definitions: &[Definition],
+) -> String {
+    let total = disk_lines(lines.len(), map);
+    let disk: Vec<RangeInclusive<usize>> = kept
+        .iter()
+        .map(|range| map.disk_line(*range.start())..=map.disk_line(*range.end()))
+        .collect();
+    let kept_lines: usize = disk
         .iter()
         .map(|range| range.end() - range.start() + 1)
         .sum();
-    let cut = lines.len() - kept_lines;
-    let mut ranges: Vec<String> = kept
+    let cut = total.saturating_sub(kept_lines);
+    let mut ranges: Vec<String> = disk
         .iter()
         .take(MAX_HEADER_RANGES)
         .map(|range| {
             if range.start() == range.end() {
-                (range.start() + 1).to_string()
+                range.start().to_string()
             } else {
-                format!("{}–{}", range.start() + 1, range.end() + 1)
+                format!("{}–{}", range.start(), range.end())
             }
         })
         .collect();
@@ -566,31 +989,66 @@ fn render(lines: &[&str], kept: &[RangeInclusive<usize>]) -> String {
         format!(
             "[sliced: kept lines {} of {}; nothing was cut]\n",
             ranges.join(", "),
-            thousands(lines.len())
+            thousands(total)
         )
     } else {
         format!(
             "[sliced: kept lines {} of {}; the other {} lines were cut to fit the budget]\n",
             ranges.join(", "),
-            thousands(lines.len()),
+            thousands(total),
             thousands(cut)
         )
     };
-    let mut next = 0;
+    // A run of left-out lines: zero-based body indices `from..to`, shown as
+    // the disk lines between the kept lines around it.
     let gap = |text: &mut String, from: usize, to: usize| {
-        let count = to - from;
-        if count == 1 {
-            let _ = writeln!(text, "… line {} cut …", from + 1);
+        let first = if from == 0 {
+            1
+        } else {
+            map.disk_line(from - 1) + 1
+        };
+        let last = if to >= lines.len() {
+            total
+        } else {
+            map.disk_line(to) - 1
+        };
+        if last < first {
+            return;
+        }
+        let inside = definitions
+            .iter()
+            .filter(|d| (from..to).contains(&(d.header_start as usize)))
+            .count();
+        let indent: String = lines
+            .get(to)
+            .or_else(|| lines.get(from))
+            .map(|line| line.chars().take_while(|c| c.is_whitespace()).collect())
+            .unwrap_or_default();
+        let count = last - first + 1;
+        let what = match inside {
+            0 => String::new(),
+            1 => ", 1 definition".to_owned(),
+            n => format!(", {} definitions", thousands(n)),
+        };
+        if first == last {
+            let _ = writeln!(
+                text,
+                "{indent}… line {first} cut{} …",
+                if inside > 0 {
+                    format!(" (1 line{what})")
+                } else {
+                    String::new()
+                }
+            );
         } else {
             let _ = writeln!(
                 text,
-                "… lines {}–{} cut ({} lines) …",
-                from + 1,
-                to,
+                "{indent}… lines {first}–{last} cut ({} lines{what}) …",
                 thousands(count)
             );
         }
     };
+    let mut next = 0;
     for range in kept {
         if *range.start() > next {
             gap(&mut text, next, *range.start());
@@ -610,6 +1068,15 @@ fn render(lines: &[&str], kept: &[RangeInclusive<usize>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn slice_to_fit(
+        body: &str,
+        terms: &[String],
+        budget: TokenCount,
+        tokens: TokenCounter,
+    ) -> Option<Sliced> {
+        super::slice_to_fit(body, terms, budget, tokens, &LineMap::identity())
+    }
 
     fn numbered(count: usize, special: &[(usize, &str)]) -> String {
         (1..=count)

@@ -36,6 +36,7 @@ use crate::relative_path::RelativePath;
 use crate::repo_map::{FileEntry, PathTerms, RepoMap};
 use crate::rule_pack::RulePack;
 use crate::select::evidence::{mention_relevance, trace_relevance};
+use crate::select::file_kind::FileKind;
 use crate::select::import_graph::ImportGraph;
 use crate::select::intent::{TaskClass, TaskClassification};
 use crate::select::terms::term_id;
@@ -270,6 +271,35 @@ pub struct SelectorError {
     pub source: globset::Error,
 }
 
+/// The prefix of the [`ScoredFile::penalized_by`] entry of the file-kind
+/// prior: `file kind: docs`.
+pub const KIND_PRIOR: &str = "file kind: ";
+
+/// The kind a file is demoted for by the file-kind prior: a task about
+/// behaviour (a bug, a feature, a refactor) is answered by source, so tests,
+/// fixtures, docs, changelogs, translations and generated files rank behind
+/// it, unless the task's words ask for that kind. A test a rule pack already
+/// penalised (`unpenalised` false) is not penalised twice.
+fn demoted_kind(
+    task: &TaskClassification,
+    file: &FileEntry,
+    unpenalised: bool,
+) -> Option<FileKind> {
+    if !matches!(
+        task.task_class,
+        TaskClass::Bugfix | TaskClass::Feature | TaskClass::Refactor
+    ) {
+        return None;
+    }
+    let kind = FileKind::of(&file.path, file.language);
+    let demoted = match kind {
+        FileKind::Source => false,
+        FileKind::Test => unpenalised,
+        _ => true,
+    };
+    (demoted && !kind.asked_for(&task.subject_tokens)).then_some(kind)
+}
+
 /// Scores and ranks files.
 #[derive(Clone, Debug)]
 pub struct HeuristicSelector {
@@ -458,11 +488,18 @@ impl HeuristicSelector {
                 .into_iter()
                 .map(str::to_owned)
                 .collect();
-            let penalized_by: Vec<String> = penalize
+            let mut penalized_by: Vec<String> = penalize
                 .of(candidates[index])
                 .into_iter()
                 .map(str::to_owned)
                 .collect();
+            if let Some(kind) = demoted_kind(task, file, penalized_by.is_empty())
+                && mentions[index] == 0.0
+                && traces[index] == 0.0
+                && !targets.contains(&file.path)
+            {
+                penalized_by.push(format!("{KIND_PRIOR}{}", kind.word()));
+            }
             modifiers.push((boosted_by, penalized_by));
         }
         FirstPass {
