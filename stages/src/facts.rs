@@ -303,6 +303,35 @@ mod tests {
         );
     }
 
+    /// Every line of a transformed L0 text maps to the disk line it came
+    /// from: the same text, or that text with a comment cut off its end.
+    #[test]
+    fn the_line_map_finds_every_shown_line_on_disk() {
+        for (path, source) in [
+            ("src/slice.rs", include_str!("fit/slice.rs")),
+            ("src/selector.rs", include_str!("select/selector.rs")),
+            ("src/definitions.rs", include_str!("select/definitions.rs")),
+        ] {
+            let f = facts(path, source.as_bytes());
+            assert!(!f.line_map.is_identity(), "{path}: comments were stripped");
+            let disk: Vec<&str> = source.lines().collect();
+            let body = &f.render(InclusionTier::L0).unwrap().body;
+            let mut misplaced = 0;
+            for (index, line) in body.lines().enumerate() {
+                let on_disk = disk[f.line_map.disk_line(index) - 1].trim_end();
+                // A long string is cut at `…[truncated N chars]`.
+                let shown = line.split('…').next().unwrap_or(line).trim_end();
+                if !on_disk.starts_with(shown) {
+                    misplaced += 1;
+                }
+            }
+            assert_eq!(
+                misplaced, 0,
+                "{path}: {misplaced} lines map to another line"
+            );
+        }
+    }
+
     #[test]
     fn empty_and_non_utf8_files_never_have_empty_bodies() {
         let f = facts("empty.txt", b"");

@@ -91,30 +91,21 @@ impl LineMap {
             return Self::identity();
         }
         let disk: Vec<&str> = original.lines().map(str::trim_end).collect();
+        let shown: Vec<&str> = transformed.lines().map(str::trim_end).collect();
         let mut runs: Vec<(u32, u32)> = Vec::new();
         // The next disk index a transformed line may take.
         let mut next = 0usize;
         let mut expected: Option<u32> = None;
-        for (index, line) in transformed.lines().enumerate() {
-            let line = line.trim_end();
-            let found = if line.is_empty() {
+        for (index, line) in shown.iter().enumerate() {
+            let at = if line.is_empty() {
                 disk[next.min(disk.len())..]
                     .iter()
+                    .take(3)
                     .position(|d| d.is_empty())
-                    .filter(|&offset| offset <= 2)
+                    .map_or(next, |offset| next + offset)
             } else {
-                disk[next.min(disk.len())..]
-                    .iter()
-                    .take(EQUAL_LOOKAHEAD)
-                    .position(|d| *d == line)
-                    .or_else(|| {
-                        disk[next.min(disk.len())..]
-                            .iter()
-                            .take(SHORTENED_LOOKAHEAD)
-                            .position(|d| shortened(d, line))
-                    })
+                nearest_match(&disk, &shown, index, next).unwrap_or(next)
             };
-            let at = found.map_or(next, |offset| next + offset);
             let disk_line = u32::try_from(at + 1).unwrap_or(u32::MAX);
             let l0 = u32::try_from(index).unwrap_or(u32::MAX);
             if expected != Some(disk_line) {
@@ -182,6 +173,57 @@ impl LineMap {
             .unwrap_or(l0_lines - 1);
         Some(index)
     }
+}
+
+/// Whether the shown line is the disk line, or the disk line cut short.
+fn same_line(disk: &str, shown: &str) -> bool {
+    disk == shown || shortened(disk, shown)
+}
+
+/// The disk index, at or after `from`, of the shown line `index`: the
+/// nearest disk line it is (or is a shortened form of). A match more than a
+/// few lines ahead must be confirmed by the next two shown lines following
+/// it closely, so a common line (`return rv`) does not jump to a copy of
+/// itself far below.
+fn nearest_match(disk: &[&str], shown: &[&str], index: usize, from: usize) -> Option<usize> {
+    let line = shown[index];
+    let window = disk
+        .get(from..)?
+        .iter()
+        .take(EQUAL_LOOKAHEAD.max(SHORTENED_LOOKAHEAD));
+    for (offset, candidate) in window.enumerate() {
+        let equal = *candidate == line;
+        if !equal && (offset >= SHORTENED_LOOKAHEAD || !shortened(candidate, line)) {
+            continue;
+        }
+        let at = from + offset;
+        if offset <= 8 || confirmed(disk, shown, index, at) {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// Whether the two non-blank shown lines after `index` match disk lines
+/// closely after `at`, in order.
+fn confirmed(disk: &[&str], shown: &[&str], index: usize, at: usize) -> bool {
+    let mut cursor = at + 1;
+    let following = shown[index + 1..]
+        .iter()
+        .filter(|line| !line.trim().is_empty())
+        .take(2);
+    let mut checked = 0;
+    for line in following {
+        let Some(found) = disk
+            .get(cursor..)
+            .and_then(|rest| rest.iter().take(12).position(|d| same_line(d, line)))
+        else {
+            return false;
+        };
+        cursor += found + 1;
+        checked += 1;
+    }
+    checked > 0 || at + 1 >= disk.len()
 }
 
 /// Whether `short` is `long` cut short: a comment or string cut off its end

@@ -567,6 +567,16 @@ fn definition_scores(
         }
     }
     let average = (lengths.iter().sum::<usize>() as f64 / definitions.len() as f64).max(1.0);
+    // A word most definitions of the file use tells them apart less than a
+    // rare one: the usual BM25 inverse document frequency, over the file's
+    // definitions.
+    let count = definitions.len() as f64;
+    let idf: Vec<f64> = (0..focus.terms.len())
+        .map(|t| {
+            let df = counts.iter().filter(|c| c[t] > 0).count() as f64;
+            (1.0 + (count - df + 0.5) / (df + 0.5)).ln()
+        })
+        .collect();
     let mut scores: Vec<f64> = (0..definitions.len())
         .map(|i| {
             let norm = 1.2 * (0.25 + 0.75 * lengths[i] as f64 / average);
@@ -577,7 +587,7 @@ fn definition_scores(
                 .filter(|(t, _)| counts[i][*t] > 0)
                 .map(|(t, (_, weight))| {
                     let tf = counts[i][t] as f64;
-                    weight * tf * 2.2 / (tf + norm)
+                    weight * idf[t] * tf * 2.2 / (tf + norm)
                 })
                 .sum()
         })
