@@ -36,7 +36,7 @@ fn the_inspect_report_of_a_bugfix_intent() {
         2 | src/user/model.ts            |  0.26 |      64 | full            | 0.15  1.00  0.25  0.27  0.80  0.72 | selected
         3 | src/user/legacy-user-keys.ts |  0.17 |      49 | full            | 0.25  1.00  0.00  0.24  0.20  0.78 | selected
         4 | src/auth/jwt.ts              |  0.12 |       0 | -               | 0.00  0.60  0.00  0.00  0.60  0.55 | below the relevance cut-off: listed by path in the notes
-        5 | README.md                    |  0.05 |       0 | -               | 0.00  0.00  0.00  0.47  0.00  0.83 | below the relevance cut-off: listed by path in the notes
+        5 | README.md                    |  0.00 |       0 | -               | 0.00  0.00  0.00  0.47  0.00  0.83 | below the relevance cut-off: listed by path in the notes; penalized by file kind: docs
       Excluded: 0 by excludePatterns, 0 not in includePatterns, 5 with no path, import, symbol or content signal, 2 below the maxFiles cut
 
     Guard

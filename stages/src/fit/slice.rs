@@ -322,6 +322,10 @@ pub struct DefinitionFocus<'a> {
 /// Estimated tokens of one elision marker line.
 const MARKER_TOKENS: usize = 14;
 
+/// A definition is shown whole only when it scores at least this share of
+/// the file's best definition.
+const WHOLE_RATIO: f64 = 0.4;
+
 /// The most definitions a slice tries to place whole, best first.
 const MAX_TRIED: usize = 48;
 
@@ -389,12 +393,17 @@ pub fn slice_definitions(
     // Room for the note line.
     let room = (budget.0 as usize).saturating_sub(40);
     let mut plan = KeptLines::new(lines.len(), &line_tokens);
+    // Only definitions near the best are worth their whole body; the rest
+    // are better told as signatures.
+    let best = scores.iter().copied().fold(0.0, f64::max);
     let mut order: Vec<usize> = (0..definitions.len())
-        .filter(|&i| scores[i] > 0.0)
+        .filter(|&i| scores[i] > 0.0 && scores[i] >= WHOLE_RATIO * best)
         .collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
     let has_children = |i: usize| definitions.iter().any(|d| d.parent == Some(i as u32));
     let mut whole = 0usize;
+    // Definitions shown whole (or, the first, by its anchors).
+    let mut chosen: Vec<usize> = Vec::new();
     for &i in order.iter().take(MAX_TRIED) {
         let definition = &definitions[i];
         // A type whose members compete on their own is shown whole only
@@ -406,6 +415,7 @@ pub fn slice_definitions(
         wanted.extend(ancestor_headers(definitions, i));
         if plan.fits_with(&wanted, room) {
             plan.keep(&wanted);
+            chosen.push(i);
             whole += 1;
         } else if whole == 0 {
             // The best definition is larger than the budget: its header,
@@ -430,32 +440,28 @@ pub fn slice_definitions(
                     break;
                 }
             }
+            chosen.push(i);
             whole += 1;
         }
     }
-    // The skeleton: siblings of what is kept, then the top level, nearest
-    // first; a header costs its lines and the marker under it.
-    let kept_definitions: Vec<usize> = (0..definitions.len())
-        .filter(|&i| plan.kept[definitions[i].header_start as usize])
-        .collect();
+    // The skeleton: members of the types the chosen definitions live in,
+    // then the top level, nearest to a chosen definition first. A header
+    // costs its lines and the marker under it; a definition hardly larger
+    // than that is shown whole instead.
     let mut skeleton: Vec<(usize, usize)> = definitions
         .iter()
         .enumerate()
         .filter(|(_, d)| {
             !plan.kept[d.header_start as usize]
-                && (d.parent.is_none()
-                    || kept_definitions
-                        .iter()
-                        .any(|&k| definitions[k].parent == d.parent || d.parent == Some(k as u32)))
+                && (d.parent.is_none() || chosen.iter().any(|&k| definitions[k].parent == d.parent))
         })
         .map(|(i, d)| {
-            let distance = kept_definitions
+            let distance = chosen
                 .iter()
                 .map(|&k| definitions[k].header_start.abs_diff(d.header_start) as usize)
                 .min()
                 .unwrap_or(d.header_start as usize);
-            // Members of a kept type first, then the top level.
-            let tier = usize::from(d.parent.is_none() && !kept_definitions.is_empty());
+            let tier = usize::from(d.parent.is_none() && !chosen.is_empty());
             (tier * lines.len() + distance, i)
         })
         .collect();
@@ -463,7 +469,13 @@ pub fn slice_definitions(
     for (_, i) in skeleton {
         let definition = &definitions[i];
         let header_end = definition.header_end.min(definition.header_start + 2);
-        let mut wanted = vec![definition.header_start as usize..=header_end as usize];
+        let header = plan.cost_of(definition.header_start..=header_end);
+        let mut wanted =
+            if plan.cost_of(definition.start..=definition.end) <= 2 * (header + MARKER_TOKENS) {
+                vec![definition.start as usize..=definition.end as usize]
+            } else {
+                vec![definition.header_start as usize..=header_end as usize]
+            };
         wanted.extend(ancestor_headers(definitions, i));
         if plan.fits_with(&wanted, room) {
             plan.keep(&wanted);
@@ -1198,6 +1210,75 @@ mod tests {
             slice_to_fit(&body, &terms(&["value_5"]), TokenCount(5), counter),
             None
         );
+    }
+
+    /// A class of many methods, two about the task: both whole with their
+    /// class line, siblings as signatures, one marker per elided run, disk
+    /// line numbers through the map.
+    #[test]
+    fn definitions_are_shown_whole_inside_a_skeleton() {
+        use crate::language::Language;
+        use crate::select::definitions::definition_index;
+        let mut disk =
+            String::from("# Licence.\n# Two comment lines the transforms drop.\nclass Printer:\n");
+        let mut body = String::from("class Printer:\n");
+        for n in 0..120 {
+            let method = format!(
+                "    def _print_f{n}(self, expr):\n        args = self._print(expr.args)\n        return 'f{n}(%s)' % args\n\n"
+            );
+            disk.push_str(&method);
+            body.push_str(&method);
+        }
+        for name in ["sinc", "sin"] {
+            let method = format!(
+                "    def _print_{name}(self, expr):\n        arg = self._print(expr.args[0])\n        return '{name}(%s)' % arg\n\n"
+            );
+            disk.push_str(&method);
+            body.push_str(&method);
+        }
+        let map = LineMap::align(&disk, &body);
+        let index = definition_index(&body, Language::Python);
+        let terms = vec![("sinc".to_owned(), 2.0), ("expr".to_owned(), 0.1)];
+        let focus = DefinitionFocus {
+            terms: &terms,
+            ..DefinitionFocus::default()
+        };
+        let sliced = slice_definitions(
+            &body,
+            &index,
+            &map,
+            focus,
+            TokenCount(400),
+            TokenCounter::cl100k(),
+        )
+        .unwrap();
+        assert!(sliced.tokens <= TokenCount(400));
+        let text = &sliced.text;
+        assert!(text.contains("class Printer:\n"), "{text}");
+        assert!(
+            text.contains("    def _print_sinc(self, expr):\n        arg = self._print(expr.args[0])\n        return 'sinc(%s)' % arg\n"),
+            "{text}"
+        );
+        // Disk lines: the class is line 3 of the file, not line 1 of the body.
+        assert!(text.starts_with("[sliced: kept lines 3, "), "{text}");
+        // The nearest siblings make the skeleton, not the first ones.
+        assert!(
+            text.contains("def _print_f119(") && !text.contains("def _print_f0("),
+            "{text}"
+        );
+        let markers = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with('…'))
+            .count();
+        let kept_definitions = index
+            .iter()
+            .filter(|d| text.contains(&format!("def {}(", d.simple_name())))
+            .count();
+        assert!(
+            markers <= kept_definitions + 1,
+            "{markers} markers for {kept_definitions}: {text}"
+        );
+        assert!(text.contains(" definitions) …"), "{text}");
     }
 
     #[test]
