@@ -926,15 +926,20 @@ fn focus_slice(
     };
     let mut budget = allowance.0.saturating_sub(wrapper.0);
     while budget > 0 {
-        let sliced = slice_definitions(
-            &full.body,
-            &definitions,
-            &facts.line_map,
-            by_definitions,
-            TokenCount(budget),
-            tokens,
-        )
-        .or_else(|| slice_focused(&full.body, focus, TokenCount(budget), tokens))?;
+        // A file with definitions is shown by them or not at all: the
+        // line-based slicer would cut a definition apart.
+        let sliced = if definitions.is_empty() {
+            slice_focused(&full.body, focus, TokenCount(budget), tokens)?
+        } else {
+            slice_definitions(
+                &full.body,
+                &definitions,
+                &facts.line_map,
+                by_definitions,
+                TokenCount(budget),
+                tokens,
+            )?
+        };
         let block = assembler.file_block(&ContextFile {
             path: file.path.clone(),
             language: file.language,

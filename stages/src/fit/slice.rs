@@ -420,11 +420,22 @@ pub fn slice_definitions(
         } else if whole == 0 {
             // The best definition is larger than the budget: its header,
             // docstring and the lines around the task's words inside it.
-            let mut wanted = vec![definition.start as usize..=definition.doc_end as usize];
-            wanted.extend(ancestor_headers(definitions, i));
-            if !plan.fits_with(&wanted, room) {
+            // Its docstring too when it fits, else its signature alone.
+            let ancestors = ancestor_headers(definitions, i);
+            let with_doc: Vec<RangeInclusive<usize>> =
+                std::iter::once(definition.start as usize..=definition.doc_end as usize)
+                    .chain(ancestors.iter().cloned())
+                    .collect();
+            let signature: Vec<RangeInclusive<usize>> =
+                std::iter::once(definition.header_start as usize..=definition.header_end as usize)
+                    .chain(ancestors)
+                    .collect();
+            let Some(wanted) = [with_doc, signature]
+                .into_iter()
+                .find(|wanted| plan.fits_with(wanted, room))
+            else {
                 continue;
-            }
+            };
             plan.keep(&wanted);
             let inside = anchor_lines(&lines, definition, map, focus);
             for context in CONTEXT_LINES {
@@ -465,7 +476,12 @@ pub fn slice_definitions(
             (tier * lines.len() + distance, i)
         })
         .collect();
-    skeleton.sort_unstable();
+    if chosen.is_empty() {
+        // Nothing to be near: the best scored first, then file order.
+        skeleton.sort_by(|a, b| scores[b.1].total_cmp(&scores[a.1]).then(a.1.cmp(&b.1)));
+    } else {
+        skeleton.sort_unstable();
+    }
     for (_, i) in skeleton {
         let definition = &definitions[i];
         let header_end = definition.header_end.min(definition.header_start + 2);
