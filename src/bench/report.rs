@@ -457,15 +457,14 @@ fn edit_sites_table(results: &Results, set: &SetResults) -> Option<Table> {
         }
     }
     (!rows.is_empty()).then(|| Table {
-        title: format!(
-            "{}: edit sites (the fix's hunks) in the prompt, aic vs {}",
-            set.name,
-            if results.edit_site_methods.len() > 1 {
-                results.edit_site_methods[1..].join(", ")
-            } else {
-                "no baseline".to_owned()
-            }
-        ),
+        title: match results.edit_site_methods.get(1..) {
+            Some(baselines) if !baselines.is_empty() => format!(
+                "{}: edit sites (the fix's hunks) in the prompt, aic vs {}",
+                set.name,
+                baselines.join(", ")
+            ),
+            _ => format!("{}: edit sites (the fix's hunks) in aic's prompt", set.name),
+        },
         header,
         rows,
     })
