@@ -748,8 +748,9 @@ pub struct BenchArgs {
     #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with = "manifest")]
     pub compare: Vec<PathBuf>,
     /// With --compare: fail (exit 3) when any of aic's quality metrics
-    /// (acc@k, recall@k, all@10, MRR, gold body, gold any; fractions) is lower
-    /// in NEW by more than DROP, e.g. 0.01. Speed is not judged.
+    /// (acc@k, recall@k, all@10, MRR, gold body, gold any, hunk coverage, all
+    /// hunks covered; fractions) is lower in NEW by more than DROP, e.g. 0.01.
+    /// Speed is not judged.
     #[arg(long, value_name = "DROP", requires = "compare")]
     pub max_drop: Option<f64>,
     /// Internal: run the program after `--` and report its wall time, CPU

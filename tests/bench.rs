@@ -2,14 +2,16 @@
 //! network): results.json, report.md and the charts are produced, a known
 //! ranking scores as expected, a missing commit and an unknown repository are
 //! skips with their reasons, the run is deterministic apart from `timings`,
-//! and `--compare` prints signed differences.
+//! edit sites are measured from a patches file and from a task's commit, and
+//! `--compare` prints signed differences.
 
 use std::path::{Path, PathBuf};
 
 use crate::support::{aic, git};
 
-/// A fixture repository with two commits, a task file and a manifest, in a
-/// temp dir; returns the dir and the two commits.
+/// A fixture repository with three commits, a task file, a patches file and
+/// a manifest, in a temp dir; returns the dir and the first two commits (the
+/// third is `t-render`'s fix).
 fn fixture() -> (tempfile::TempDir, String, String) {
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path().join("repo");
@@ -52,13 +54,24 @@ fn fixture() -> (tempfile::TempDir, String, String) {
         "2024-02-01T00:00:00Z",
     );
     let second = head(&repo);
+    fs_err::write(
+        repo.join("src/table_render.py"),
+        "def render_table(rows, colour=False):\n    \"\"\"Render rows as a table.\"\"\"\n    return '\\n'.join(' | '.join(map(str, r)) for r in rows)\n",
+    )
+    .unwrap();
+    git(
+        &repo,
+        &["commit", "-q", "-am", "third"],
+        "2024-03-01T00:00:00Z",
+    );
+    let third = head(&repo);
     let tasks = [
         serde_json::json!({"id": "t-parser", "repo": "fix/repo", "base_commit": first,
             "intent": "fix parse_config in src/config_parser.py when the config text is empty",
             "gold_files": ["src/config_parser.py"]}),
         serde_json::json!({"id": "t-render", "repo": "fix/repo", "base_commit": second,
             "intent": "render_table in src/table_render.py should print colours",
-            "gold_files": ["src/table_render.py"]}),
+            "gold_files": ["src/table_render.py"], "commit": third}),
         serde_json::json!({"id": "t-missing", "repo": "fix/repo",
             "base_commit": "0123456789abcdef0123456789abcdef01234567",
             "intent": "anything", "gold_files": ["src/app.py"]}),
@@ -73,9 +86,15 @@ fn fixture() -> (tempfile::TempDir, String, String) {
         + "\n";
     fs_err::create_dir_all(dir.path().join("data")).unwrap();
     fs_err::write(dir.path().join("data/tasks.jsonl"), lines).unwrap();
+    let patch = "diff --git a/src/config_parser.py b/src/config_parser.py\n--- a/src/config_parser.py\n+++ b/src/config_parser.py\n@@ -1,5 +1,5 @@\n def parse_config(text):\n     \"\"\"Parse the config file.\"\"\"\n-    if not text:\n+    if not text or not text.strip():\n         return {}\n     return dict(line.split('=') for line in text.splitlines())\n";
+    fs_err::write(
+        dir.path().join("data/patches.jsonl"),
+        serde_json::json!({"id": "t-parser", "gold_patch": patch}).to_string() + "\n",
+    )
+    .unwrap();
     fs_err::write(
         dir.path().join("bench.toml"),
-        "data = \"data\"\nbudgets = [\"default\", 2000]\n\n[[repos]]\nname = \"fix/repo\"\npath = \"repo\"\n\n[[tasks]]\nname = \"fixture\"\nfile = \"{data}/tasks.jsonl\"\n",
+        "data = \"data\"\nbudgets = [\"default\", 2000]\n\n[[repos]]\nname = \"fix/repo\"\npath = \"repo\"\n\n[[tasks]]\nname = \"fixture\"\nfile = \"{data}/tasks.jsonl\"\npatches = \"{data}/patches.jsonl\"\n",
     )
     .unwrap();
     (dir, first, second)
@@ -188,6 +207,62 @@ fn fixture_manifest_end_to_end() {
     assert!(close(&all["methods"]["aic"]["acc@1"], 1.0));
     assert!(close(&all["methods"]["aic"]["recall@10"], 1.0));
     assert!(close(&all["budgets"][0]["goldBody"], 1.0));
+
+    // Edit sites: t-parser's fix from the patches file, t-render's from its
+    // commit; the fixture's files are whole in aic's default prompt, and the
+    // chunk baseline packs to aic's default prompt tokens there.
+    assert_eq!(parser["patch"], "gold_patch");
+    assert_eq!(
+        parser["hunks"],
+        serde_json::json!(["src/config_parser.py:1-5"])
+    );
+    let sites = &parser["budgets"][0]["editSites"];
+    assert_eq!(sites["aic"]["hunks"], 1);
+    assert_eq!(sites["aic"]["covered"], serde_json::json!([true]));
+    assert!(close(&sites["aic"]["hunkCoverage"], 1.0), "{sites}");
+    assert_eq!(sites["aic"]["allHunksCovered"], true);
+    assert_eq!(
+        sites["aic"]["tokensPerCoveredHunk"].as_f64(),
+        parser["budgets"][0]["promptTokens"].as_f64()
+    );
+    let baseline = &sites["chunk-bm25"];
+    assert_eq!(
+        baseline["budgetTokens"],
+        parser["budgets"][0]["promptTokens"]
+    );
+    assert!(
+        baseline["promptTokens"].as_u64().unwrap() <= baseline["budgetTokens"].as_u64().unwrap()
+    );
+    let coverage = baseline["hunkCoverage"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&coverage), "{baseline}");
+    assert!(parser["budgets"][1]["editSites"]["chunk-bm25"]["budgetTokens"].is_null());
+    let render = task(&results, "t-render");
+    assert_eq!(render["patch"], "commit");
+    assert_eq!(
+        render["hunks"],
+        serde_json::json!(["src/table_render.py:1-3"])
+    );
+    assert_eq!(render["budgets"][0]["editSites"]["aic"]["hunks"], 1);
+    assert_eq!(
+        results["editSiteMethods"],
+        serde_json::json!(["aic", "chunk-bm25"])
+    );
+    assert_eq!(
+        results["methods"],
+        serde_json::json!(["aic", "bm25", "path-keywords", "recency"])
+    );
+    let summary = &all["budgets"][0]["editSites"];
+    assert_eq!(summary["aic"]["tasks"], 2);
+    assert!(close(&summary["aic"]["hunkCoverage"], 1.0), "{summary}");
+    assert_eq!(summary["chunk-bm25"]["tasks"], 2);
+    assert!(
+        report.contains("fixture: edit sites (the fix's hunks) in the prompt, aic vs chunk-bm25"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| ALL / default / aic | 2 | 2 | 1.000 | 1.000 |"),
+        "{report}"
+    );
 
     let missing = task(&results, "t-missing");
     let reason = missing["skipped"].as_str().unwrap();

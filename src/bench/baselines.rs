@@ -72,61 +72,125 @@ fn ranked(mut scored: Vec<(f64, &str)>) -> Vec<String> {
         .collect()
 }
 
+/// A BM25 query: an intent's distinct terms, in sorted order.
+#[derive(Clone, Debug, Default)]
+pub struct Query {
+    terms: Vec<String>,
+    index: HashMap<String, usize>,
+}
+
+impl Query {
+    /// The query of `intent`'s distinct [`terms`].
+    pub fn new(intent: &str) -> Self {
+        let terms: Vec<String> = terms(intent)
+            .into_iter()
+            .collect::<BTreeSet<String>>()
+            .into_iter()
+            .collect();
+        let index = terms
+            .iter()
+            .enumerate()
+            .map(|(i, term)| (term.clone(), i))
+            .collect();
+        Self { terms, index }
+    }
+
+    /// Whether the intent has no term.
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// The document made of `terms`: the frequencies of this query's terms
+    /// in it and its length.
+    pub fn document(&self, terms: &[String]) -> Document {
+        let mut hits: Vec<usize> = terms
+            .iter()
+            .filter_map(|term| self.index.get(term).copied())
+            .collect();
+        hits.sort_unstable();
+        let mut counts: Vec<(usize, u32)> = Vec::new();
+        for i in hits {
+            match counts.last_mut() {
+                Some((last, tf)) if *last == i => *tf += 1,
+                _ => counts.push((i, 1)),
+            }
+        }
+        Document {
+            counts,
+            length: terms.len(),
+        }
+    }
+}
+
+/// One BM25 document: the frequencies of a [`Query`]'s terms in it (by term
+/// index, ascending, zeros left out), and its length in terms.
+#[derive(Clone, Debug, Default)]
+pub struct Document {
+    counts: Vec<(usize, u32)>,
+    length: usize,
+}
+
+/// The BM25 score of each of `docs` for `query` (see the module docs), in
+/// the order of `docs`. Each score sums its terms in the query's order, so it
+/// is the same on every run.
+pub fn bm25_scores(query: &Query, docs: &[Document]) -> Vec<f64> {
+    let n = docs.len() as f64;
+    let average = docs.iter().map(|d| d.length as f64).sum::<f64>() / n.max(1.0);
+    let mut df = vec![0_u32; query.terms.len()];
+    for doc in docs {
+        for (i, _) in &doc.counts {
+            df[*i] += 1;
+        }
+    }
+    let idf: Vec<f64> = df
+        .into_iter()
+        .map(|df| {
+            let df = f64::from(df);
+            (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+        })
+        .collect();
+    docs.iter()
+        .map(|doc| {
+            let norm = K1 * (1.0 - B + B * doc.length as f64 / average.max(1.0));
+            doc.counts
+                .iter()
+                .map(|(i, tf)| {
+                    let tf = f64::from(*tf);
+                    idf[*i] * tf * (K1 + 1.0) / (tf + norm)
+                })
+                .sum::<f64>()
+        })
+        .collect()
+}
+
 /// The `bm25` ranking of `files` (paths relative to `root`) for `intent`.
 pub fn bm25(root: &Path, files: &[String], intent: &str) -> Vec<String> {
-    let query: BTreeSet<String> = terms(intent).into_iter().collect();
+    let query = Query::new(intent);
     if query.is_empty() {
         return Vec::new();
     }
-    // Term frequencies of the query's terms only, and each document's length.
-    let docs: Vec<(HashMap<&str, u32>, usize)> = files
+    let docs: Vec<Document> = files
         .iter()
         .map(|path| {
             let mut all = terms(path);
             if let Some(text) = readable_text(&root.join(path)) {
                 all.extend(terms(&text));
             }
-            let mut counts: HashMap<&str, u32> = HashMap::new();
-            for term in &all {
-                if let Some(q) = query.get(term) {
-                    *counts.entry(q.as_str()).or_default() += 1;
-                }
-            }
-            (counts, all.len())
+            query.document(&all)
         })
         .collect();
-    let n = docs.len() as f64;
-    let average = docs.iter().map(|(_, len)| *len as f64).sum::<f64>() / n.max(1.0);
-    let idf: HashMap<&str, f64> = query
-        .iter()
-        .map(|term| {
-            let df = docs
-                .iter()
-                .filter(|(counts, _)| counts.contains_key(term.as_str()))
-                .count() as f64;
-            (term.as_str(), (1.0 + (n - df + 0.5) / (df + 0.5)).ln())
-        })
-        .collect();
-    let scored = docs
-        .iter()
-        .zip(files)
-        .map(|((counts, len), path)| {
-            let norm = K1 * (1.0 - B + B * *len as f64 / average.max(1.0));
-            let score = query
-                .iter()
-                .map(|term| {
-                    let tf = f64::from(counts.get(term.as_str()).copied().unwrap_or(0));
-                    idf[term.as_str()] * tf * (K1 + 1.0) / (tf + norm)
-                })
-                .sum::<f64>();
-            (score, path.as_str())
-        })
-        .collect();
-    ranked(scored)
+    let scores = bm25_scores(&query, &docs);
+    ranked(
+        scores
+            .into_iter()
+            .zip(files)
+            .map(|(score, path)| (score, path.as_str()))
+            .collect(),
+    )
 }
 
 /// A file's text, or `None` when it is binary, too large or unreadable.
-fn readable_text(path: &Path) -> Option<String> {
+pub fn readable_text(path: &Path) -> Option<String> {
     let meta = fs_err::metadata(path).ok()?;
     if !meta.is_file() || meta.len() > MAX_CONTENT_BYTES {
         return None;

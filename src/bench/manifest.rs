@@ -40,8 +40,9 @@ pub struct Manifest {
     /// then its near misses make the ranking). Default 30.
     #[serde(default = "default_max_files")]
     pub max_files: usize,
-    /// Baselines ranked on the same worktrees: `bm25`, `path-keywords`,
-    /// `recency`. Default: all three.
+    /// Baselines run on the same worktrees: the rankings `bm25`,
+    /// `path-keywords`, `recency`, and the prompt baseline `chunk-bm25`
+    /// (measured by edit sites only). Default: all four.
     #[serde(default = "default_baselines")]
     pub baselines: Vec<String>,
     /// Speed measurements; none when absent.
@@ -83,6 +84,11 @@ pub struct TaskSetSpec {
     pub name: Option<String>,
     /// The JSONL file (placeholders allowed).
     pub file: String,
+    /// A JSONL file of `{"id", "gold_patch"}` lines (placeholders allowed):
+    /// each task's fix as a unified diff, joined by id, for tasks whose line
+    /// has no `gold_patch` of its own.
+    #[serde(default)]
+    pub patches: Option<String>,
 }
 
 /// A compile budget: a number of tokens or the word `"default"`.
@@ -161,7 +167,7 @@ fn default_runs() -> usize {
 }
 
 /// Every baseline the harness implements.
-pub const BASELINES: [&str; 3] = ["bm25", "path-keywords", "recency"];
+pub const BASELINES: [&str; 4] = ["bm25", "path-keywords", "recency", "chunk-bm25"];
 
 /// Every speed measurement the harness implements.
 pub const SPEED_METRICS: [&str; 7] = [
@@ -331,7 +337,7 @@ mod tests {
         assert_eq!(manifest.budgets[0].name(), "default");
         assert_eq!(manifest.budgets[1].tokens(), Some(8000));
         assert_eq!(manifest.max_files, 30);
-        assert_eq!(manifest.baselines.len(), 3);
+        assert_eq!(manifest.baselines.len(), 4);
         assert_eq!(manifest.peers["yek"].command, "yek --json {root}");
         let places = Places {
             base: PathBuf::from("/m"),

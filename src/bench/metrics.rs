@@ -146,13 +146,12 @@ pub const TIER_ORDER: [&str; 5] = [
     "names-only",
 ];
 
-/// The file blocks of a compiled prompt, `path → tier`: a `### path [tier]`
-/// heading followed by a fence opens a block, whose body runs to the matching
-/// fence. A `full` block whose body starts with `[sliced: kept lines` counts
-/// as `sliced`. The first block of a path wins.
-pub fn file_blocks(prompt: &str) -> BTreeMap<String, String> {
+/// Calls `visit(path, tier, body)` for each file block of a compiled prompt,
+/// in prompt order: a `### path [tier]` heading followed by a fence opens a
+/// block, whose body (the lines between the fences) runs to the matching
+/// fence.
+fn for_each_block<'a>(prompt: &'a str, mut visit: impl FnMut(&'a str, &'a str, &[&'a str])) {
     let lines: Vec<&str> = prompt.split('\n').collect();
-    let mut blocks = BTreeMap::new();
     let mut index = 0;
     while index < lines.len() {
         let line = lines[index];
@@ -163,22 +162,55 @@ pub fn file_blocks(prompt: &str) -> BTreeMap<String, String> {
             .and_then(|rest| rest.rsplit_once(" ["));
         if let (Some((path, tier)), true) = (heading, next.starts_with("```")) {
             let fence = &next[..next.len() - next.trim_start_matches('`').len()];
-            let body_first = lines.get(index + 2).copied().unwrap_or("");
-            let tier = if tier == "full" && body_first.starts_with("[sliced: kept lines") {
-                "sliced"
-            } else {
-                tier
-            };
-            blocks
-                .entry(path.to_owned())
-                .or_insert_with(|| tier.to_owned());
             index += 2;
+            let start = index;
             while index < lines.len() && lines[index] != fence {
                 index += 1;
             }
+            visit(path, tier, &lines[start..index.min(lines.len())]);
         }
         index += 1;
     }
+}
+
+/// The file blocks of a compiled prompt, `path → tier`: a `### path [tier]`
+/// heading followed by a fence opens a block, whose body runs to the matching
+/// fence. A `full` block whose body starts with `[sliced: kept lines` counts
+/// as `sliced`. The first block of a path wins.
+pub fn file_blocks(prompt: &str) -> BTreeMap<String, String> {
+    let mut blocks = BTreeMap::new();
+    for_each_block(prompt, |path, tier, body| {
+        let first = body.first().copied().unwrap_or("");
+        let tier = if tier == "full" && first.starts_with("[sliced: kept lines") {
+            "sliced"
+        } else {
+            tier
+        };
+        blocks
+            .entry(path.to_owned())
+            .or_insert_with(|| tier.to_owned());
+    });
+    blocks
+}
+
+/// The code lines of each file block of a compiled prompt, `path → lines`
+/// in prompt order (blocks read as [`file_blocks`] reads them, at any tier).
+/// A slice's notes are not code and are left out: the `[sliced: …]` line
+/// that opens a sliced body and the `… lines N–M cut (K lines) …` / `… line N
+/// cut …` lines that stand for its gaps. Several blocks of one path are
+/// joined.
+pub fn file_block_lines(prompt: &str) -> BTreeMap<String, Vec<String>> {
+    let mut blocks: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for_each_block(prompt, |path, _, body| {
+        let lines = blocks.entry(path.to_owned()).or_default();
+        for (index, line) in body.iter().enumerate() {
+            let note = (index == 0 && line.starts_with("[sliced: "))
+                || (line.starts_with("… line") && line.ends_with(" …") && line.contains(" cut"));
+            if !note {
+                lines.push((*line).to_owned());
+            }
+        }
+    });
     blocks
 }
 
@@ -321,6 +353,16 @@ mod tests {
         assert!(!absent.any);
         assert_eq!(absent.weakest, "-");
         assert_eq!(absent.body_count, 1);
+    }
+
+    #[test]
+    fn block_lines_leave_out_slice_notes() {
+        let prompt = "### a.py [full]\n```python\n[sliced: kept lines 1, 5–6 of 9; the other 6 lines were cut to fit the budget]\n\
+                      def f():\n… lines 2–4 cut (3 lines) …\n    return 1\n… line 7 cut …\n```\n\
+                      ### b.py [signatures-only]\n```\ndef g(): ...\n```\n";
+        let lines = file_block_lines(prompt);
+        assert_eq!(lines["a.py"], strings(&["def f():", "    return 1"]));
+        assert_eq!(lines["b.py"], strings(&["def g(): ..."]));
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //! 2. runs the tasks on `--jobs` worker threads; each worker keeps one scratch
 //!    worktree per repository, checks out the task's `base_commit` there
 //!    ([`checkout::Worktree::checkout`]) and runs [`quality::run_task`]: aic
-//!    in-process, then the [`baselines`]. A task whose repository, commit or
+//!    in-process, then the [`baselines`]; when the task has a fix, every
+//!    prompt is measured by its [`edit_sites`] against the [`chunks`]
+//!    baseline's. A task whose repository, commit or
 //!    checkout is missing is a skip with its reason, never a failure of the
 //!    run. Worktrees are removed at the end;
 //! 3. takes the [`speed`] measurements per repository, one child process at a
@@ -19,6 +21,8 @@
 pub mod baselines;
 pub mod charts;
 pub mod checkout;
+pub mod chunks;
+pub mod edit_sites;
 pub mod manifest;
 pub mod metrics;
 pub mod quality;
@@ -171,14 +175,28 @@ pub fn run(options: &BenchOptions, progress: Progress<'_>) -> anyhow::Result<Res
     let quality_seconds = quality_started.elapsed().as_secs_f64();
 
     let mut methods = vec!["aic".to_owned()];
-    methods.extend(manifest.baselines.iter().cloned());
+    methods.extend(
+        manifest
+            .baselines
+            .iter()
+            .filter(|b| *b != quality::CHUNK_BM25)
+            .cloned(),
+    );
+    let mut edit_site_methods = vec!["aic".to_owned()];
+    edit_site_methods.extend(
+        manifest
+            .baselines
+            .iter()
+            .filter(|b| *b == quality::CHUNK_BM25)
+            .cloned(),
+    );
     let budgets: Vec<String> = manifest.budgets.iter().map(|b| b.name()).collect();
     let sets: Vec<SetResults> = sets
         .into_iter()
         .zip(results)
         .map(|(set, tasks)| {
             let tasks: Vec<TaskResult> = tasks.into_iter().flatten().collect();
-            summarise_set(set, tasks, &methods, &budgets)
+            summarise_set(set, tasks, &methods, &edit_site_methods, &budgets)
         })
         .collect();
 
@@ -199,6 +217,7 @@ pub fn run(options: &BenchOptions, progress: Progress<'_>) -> anyhow::Result<Res
         max_files: manifest.max_files,
         budgets,
         methods,
+        edit_site_methods,
         sets,
         timings: Timings {
             machine: speed::Machine {
@@ -360,17 +379,26 @@ fn load_sets(
                     "fix `file` in the manifest's [[tasks]] entry, or point {data} elsewhere with --data DIR or AIC_BENCH_DATA",
                 )
             })?;
+            let patches = spec
+                .patches
+                .as_ref()
+                .map(|file| load_patches(&places.resolve(file)))
+                .transpose()?
+                .unwrap_or_default();
             let mut tasks = Vec::new();
             for (number, line) in text.lines().enumerate() {
                 if line.trim().is_empty() {
                     continue;
                 }
-                let task: Task = serde_json::from_str(line).map_err(|error| {
+                let mut task: Task = serde_json::from_str(line).map_err(|error| {
                     UserError::new(
                         format!("Task file `{}` line {}: {error}", path.display(), number + 1),
                         "each line must be a JSON object with id, repo, base_commit, intent and gold_files",
                     )
                 })?;
+                if task.gold_patch.is_none() {
+                    task.gold_patch = patches.get(&task.id).cloned();
+                }
                 if wanted(&task.repo) {
                     tasks.push(task);
                 }
@@ -389,21 +417,67 @@ fn load_sets(
         .collect()
 }
 
+/// A patches file (`{"id", "gold_patch"}` lines) as `id → patch`.
+fn load_patches(path: &Path) -> anyhow::Result<BTreeMap<String, String>> {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        id: String,
+        gold_patch: String,
+    }
+    let text = fs_err::read_to_string(path).map_err(|error| {
+        UserError::new(
+            format!("Cannot read the patches file `{}`: {error}", path.display()),
+            "fix `patches` in the manifest's [[tasks]] entry, or point {data} elsewhere with --data DIR or AIC_BENCH_DATA",
+        )
+    })?;
+    let mut patches = BTreeMap::new();
+    for (number, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let line: Line = serde_json::from_str(line).map_err(|error| {
+            UserError::new(
+                format!(
+                    "Patches file `{}` line {}: {error}",
+                    path.display(),
+                    number + 1
+                ),
+                "each line must be a JSON object with id and gold_patch",
+            )
+        })?;
+        patches.insert(line.id, line.gold_patch);
+    }
+    Ok(patches)
+}
+
 /// A set's record with its summaries: `ALL`, then each repository's when
 /// there are several.
 fn summarise_set(
     set: TaskSet,
     tasks: Vec<TaskResult>,
     methods: &[String],
+    edit_site_methods: &[String],
     budgets: &[String],
 ) -> SetResults {
     let all: Vec<&TaskResult> = tasks.iter().collect();
-    let mut groups = vec![report::summarise("ALL", &all, methods, budgets)];
+    let mut groups = vec![report::summarise(
+        "ALL",
+        &all,
+        methods,
+        edit_site_methods,
+        budgets,
+    )];
     let repos: std::collections::BTreeSet<&str> = tasks.iter().map(|t| t.repo.as_str()).collect();
     if repos.len() > 1 {
         for repo in repos {
             let members: Vec<&TaskResult> = tasks.iter().filter(|t| t.repo == repo).collect();
-            groups.push(report::summarise(repo, &members, methods, budgets));
+            groups.push(report::summarise(
+                repo,
+                &members,
+                methods,
+                edit_site_methods,
+                budgets,
+            ));
         }
     }
     SetResults {

@@ -8,6 +8,11 @@
 //! searched for the gold files' blocks. The prompt cache is off for these
 //! compiles (each needs its trace); the per-file cache is on, in the
 //! harness's own `AIC_HOME`, as an editor would use it.
+//!
+//! When the task has a fix ([`edit_sites::task_patch`]), each budget's
+//! prompt is also measured by its [edit sites](edit_sites), and so is the
+//! `chunk-bm25` baseline's prompt at the same budget ([`chunks`](crate::bench::chunks); at
+//! `default`, aic's prompt tokens at that budget).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -18,6 +23,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::bench::baselines;
 use crate::bench::checkout::Checkout;
+use crate::bench::chunks::ChunkIndex;
+use crate::bench::edit_sites::{self, EditSites, Hunk};
 use crate::bench::manifest::BudgetSpec;
 use crate::bench::metrics::{self, GoldInPrompt, RankScores};
 use crate::host::Host;
@@ -40,6 +47,14 @@ pub struct Task {
     pub intent: String,
     /// The files the task's fix changed (repository-relative paths).
     pub gold_files: Vec<String>,
+    /// The fix as a unified diff (a task line's own, or the set's `patches`
+    /// file joined by id).
+    #[serde(default)]
+    pub gold_patch: Option<String>,
+    /// The commit that made the fix; its diff is the fix when there is no
+    /// `gold_patch`.
+    #[serde(default)]
+    pub commit: Option<String>,
 }
 
 /// One method's ranking of one task.
@@ -90,6 +105,10 @@ pub struct BudgetResult {
     /// The compile's error, when it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Edit sites per prompt method (`aic`, `chunk-bm25`), when the task has
+    /// hunks; a failed compile shows none of them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub edit_sites: BTreeMap<String, EditSites>,
 }
 
 /// One task's record.
@@ -110,6 +129,17 @@ pub struct TaskResult {
     /// clone, or they are not in the tree); they stay gold.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing_gold: Vec<String>,
+    /// Where the fix's diff came from: `gold_patch` or `commit`; absent when
+    /// the task has no fix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch: Option<String>,
+    /// Why the fix's diff could not be read, when it could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch_error: Option<String>,
+    /// The fix's hunks in gold files (`path:first-last`, old lines), the
+    /// order of each budget's `editSites.*.covered`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hunks: Vec<String>,
     /// Each method's ranking, by method name (`aic` and the baselines).
     pub methods: BTreeMap<String, MethodResult>,
     /// aic's compiles, one per manifest budget, in manifest order.
@@ -126,6 +156,9 @@ impl TaskResult {
             gold: metrics::unique(&task.gold_files),
             skipped: Some(reason),
             missing_gold: Vec::new(),
+            patch: None,
+            patch_error: None,
+            hunks: Vec::new(),
             methods: BTreeMap::new(),
             budgets: Vec::new(),
         }
@@ -141,7 +174,7 @@ pub struct QualitySettings<'a> {
     pub ranking_config: &'a Path,
     /// The budgets to compile at.
     pub budgets: &'a [BudgetSpec],
-    /// The baselines to rank with.
+    /// The baselines: rankings, and `chunk-bm25` (a prompt baseline).
     pub baselines: &'a [String],
 }
 
@@ -176,14 +209,42 @@ pub fn run_task(
     };
     methods.insert("aic".to_owned(), MethodResult::new(&gold, &ranked, error));
 
-    let budgets = settings
+    let (patch, patch_error, hunks) = match edit_sites::task_patch(task, root) {
+        None => (None, None, Vec::new()),
+        Some(Err(error)) => (None, Some(error), Vec::new()),
+        Some(Ok((source, text))) => {
+            let hunks = edit_sites::gold_hunks(&text, &gold);
+            let error = hunks
+                .is_empty()
+                .then(|| "the fix has no hunk in a gold file".to_owned());
+            (Some(source.name().to_owned()), error, hunks)
+        }
+    };
+    let mut budgets: Vec<BudgetResult> = settings
         .budgets
         .iter()
         .map(|budget| {
             let compiled = compile_at(settings.host, root, &task.intent, None, budget.tokens());
-            budget_result(&gold, *budget, compiled)
+            budget_result(&gold, &hunks, *budget, compiled)
         })
         .collect();
+    if !hunks.is_empty() && settings.baselines.iter().any(|b| b == CHUNK_BM25) {
+        let index = ChunkIndex::build(root, &checkout.files, &task.intent);
+        for (spec, result) in settings.budgets.iter().zip(&mut budgets) {
+            let (budget, same_as_aic) = match spec.tokens() {
+                Some(tokens) => (Some(u64::from(tokens)), false),
+                None => (result.prompt_tokens, true),
+            };
+            let Some(budget) = budget else {
+                continue;
+            };
+            let packed = index.pack(budget);
+            if let Some(mut sites) = edit_sites::measure(&hunks, &packed.blocks, packed.tokens) {
+                sites.budget_tokens = same_as_aic.then_some(budget);
+                result.edit_sites.insert(CHUNK_BM25.to_owned(), sites);
+            }
+        }
+    }
 
     let last_commit = settings
         .baselines
@@ -197,7 +258,8 @@ pub fn run_task(
         let ranked = match name.as_str() {
             "bm25" => baselines::bm25(root, &checkout.files, &task.intent),
             "path-keywords" => baselines::path_keywords(&checkout.files, &task.intent),
-            _ => baselines::recency(&checkout.files, &last_commit),
+            "recency" => baselines::recency(&checkout.files, &last_commit),
+            _ => continue,
         };
         methods.insert(name.clone(), MethodResult::new(&gold, &ranked, None));
     }
@@ -209,6 +271,9 @@ pub fn run_task(
         gold,
         skipped: None,
         missing_gold,
+        patch,
+        patch_error,
+        hunks: hunks.iter().map(Hunk::location).collect(),
         methods,
         budgets,
     };
@@ -251,8 +316,12 @@ fn aic_ranking(compilation: &Compilation) -> Vec<String> {
     })
 }
 
+/// The name of the prompt baseline ([`chunks`](crate::bench::chunks)).
+pub const CHUNK_BM25: &str = "chunk-bm25";
+
 fn budget_result(
     gold: &[String],
+    hunks: &[Hunk],
     budget: BudgetSpec,
     compiled: Result<Compilation, String>,
 ) -> BudgetResult {
@@ -271,6 +340,7 @@ fn budget_result(
                     (1.0 - prompt_tokens as f64 / selected as f64).clamp(0.0, 1.0)
                 }
             });
+            let lines = metrics::file_block_lines(&compilation.prompt);
             BudgetResult {
                 budget: budget.name(),
                 gold: Some(metrics::gold_in_prompt(gold, &blocks)),
@@ -278,6 +348,9 @@ fn budget_result(
                 selected_tokens,
                 reduction,
                 error: None,
+                edit_sites: edit_sites::measure(hunks, &lines, prompt_tokens)
+                    .map(|sites| BTreeMap::from([("aic".to_owned(), sites)]))
+                    .unwrap_or_default(),
             }
         }
         Err(error) => BudgetResult {
@@ -287,6 +360,9 @@ fn budget_result(
             selected_tokens: None,
             reduction: None,
             error: Some(error),
+            edit_sites: edit_sites::measure(hunks, &BTreeMap::new(), 0)
+                .map(|sites| BTreeMap::from([("aic".to_owned(), sites)]))
+                .unwrap_or_default(),
         },
     }
 }

@@ -12,6 +12,7 @@ use std::fmt::Write;
 
 use serde::{Deserialize, Serialize};
 
+use crate::bench::edit_sites::EditSites;
 use crate::bench::metrics::{self, RANK_METRICS, RankScores};
 use crate::bench::quality::TaskResult;
 use crate::bench::speed::{Machine, Stats};
@@ -33,8 +34,13 @@ pub struct Results {
     pub max_files: usize,
     /// The budgets, by name, in manifest order.
     pub budgets: Vec<String>,
-    /// The ranking methods: `aic`, then the baselines in manifest order.
+    /// The ranking methods: `aic`, then the ranking baselines in manifest
+    /// order.
     pub methods: Vec<String>,
+    /// The methods whose prompts are measured by edit sites: `aic`, then
+    /// `chunk-bm25` when the manifest runs it.
+    #[serde(default)]
+    pub edit_site_methods: Vec<String>,
     /// One entry per task file.
     pub sets: Vec<SetResults>,
     /// Everything measured in time; the only part that differs between runs.
@@ -93,6 +99,28 @@ pub struct BudgetSummary {
     pub tokens_max: Option<u64>,
     /// Median of `1 − prompt ÷ raw tokens of the selected files`.
     pub reduction_median: Option<f64>,
+    /// Edit sites per method, over the tasks with hunks; empty when no task
+    /// has any.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub edit_sites: BTreeMap<String, EditSiteSummary>,
+}
+
+/// One method's edit sites at one budget over a group.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditSiteSummary {
+    /// Tasks with hunks measured.
+    pub tasks: usize,
+    /// Their hunks in all.
+    pub hunks: usize,
+    /// Mean hunk coverage per task.
+    pub hunk_coverage: f64,
+    /// Share of tasks with every hunk covered.
+    pub all_hunks_covered: f64,
+    /// Median tokens per covered hunk, over the tasks with one covered.
+    pub tokens_per_covered_hunk_median: Option<f64>,
+    /// Median prompt tokens.
+    pub tokens_median: Option<f64>,
 }
 
 /// Wall times, speed measurements and the machine.
@@ -128,11 +156,14 @@ pub struct RepoSpeed {
     pub error: Option<String>,
 }
 
-/// The summary of `tasks` (skipped ones left out) under `name`.
+/// The summary of `tasks` (skipped ones left out) under `name`: ranking
+/// `methods`, and per budget aic's prompts and each of `edit_site_methods`'
+/// edit sites.
 pub fn summarise(
     name: &str,
     tasks: &[&TaskResult],
     methods: &[String],
+    edit_site_methods: &[String],
     budgets: &[String],
 ) -> GroupSummary {
     let ran: Vec<&&TaskResult> = tasks.iter().filter(|t| t.skipped.is_none()).collect();
@@ -173,6 +204,16 @@ pub fn summarise(
                 .map(|t| t as f64)
                 .collect();
             let reductions: Vec<f64> = compiles.iter().filter_map(|c| c.reduction).collect();
+            let edit_sites = edit_site_methods
+                .iter()
+                .filter_map(|method| {
+                    let sites: Vec<&EditSites> = compiles
+                        .iter()
+                        .filter_map(|c| c.edit_sites.get(method))
+                        .collect();
+                    summarise_edit_sites(&sites).map(|summary| (method.clone(), summary))
+                })
+                .collect();
             BudgetSummary {
                 budget: budget.clone(),
                 gold_body: share(|g| g.body),
@@ -181,6 +222,7 @@ pub fn summarise(
                 tokens_median: metrics::median(&tokens),
                 tokens_max: compiles.iter().filter_map(|c| c.prompt_tokens).max(),
                 reduction_median: metrics::median(&reductions),
+                edit_sites,
             }
         })
         .collect();
@@ -191,6 +233,28 @@ pub fn summarise(
         recall_curve: curves,
         budgets,
     }
+}
+
+/// The means and medians of one method's edit sites over tasks; `None` for
+/// no task.
+fn summarise_edit_sites(sites: &[&EditSites]) -> Option<EditSiteSummary> {
+    if sites.is_empty() {
+        return None;
+    }
+    let n = sites.len() as f64;
+    let per_hunk: Vec<f64> = sites
+        .iter()
+        .filter_map(|s| s.tokens_per_covered_hunk)
+        .collect();
+    let tokens: Vec<f64> = sites.iter().map(|s| s.prompt_tokens as f64).collect();
+    Some(EditSiteSummary {
+        tasks: sites.len(),
+        hunks: sites.iter().map(|s| s.hunks).sum(),
+        hunk_coverage: sites.iter().map(|s| s.hunk_coverage).sum::<f64>() / n,
+        all_hunks_covered: sites.iter().filter(|s| s.all_hunks_covered).count() as f64 / n,
+        tokens_per_covered_hunk_median: metrics::median(&per_hunk),
+        tokens_median: metrics::median(&tokens),
+    })
 }
 
 /// A table of text cells, rendered for the terminal or as Markdown.
@@ -307,6 +371,9 @@ pub fn tables(results: &Results) -> Vec<Table> {
             header,
             rows,
         });
+        if let Some(table) = edit_sites_table(results, set) {
+            tables.push(table);
+        }
     }
     if !results.timings.speed.is_empty() {
         let header = [
@@ -353,6 +420,54 @@ pub fn tables(results: &Results) -> Vec<Table> {
         });
     }
     tables
+}
+
+/// Per group, budget and edit-site method: tasks, hunks, mean hunk coverage,
+/// share with all hunks covered, median tokens per covered hunk and median
+/// prompt tokens; `None` when no task of the set has hunks.
+fn edit_sites_table(results: &Results, set: &SetResults) -> Option<Table> {
+    let header = [
+        "group / budget / method",
+        "tasks",
+        "hunks",
+        "hunk coverage",
+        "all hunks",
+        "tokens / covered hunk",
+        "tokens median",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let mut rows = Vec::new();
+    for group in &set.groups {
+        for budget in &group.budgets {
+            for method in &results.edit_site_methods {
+                let Some(sites) = budget.edit_sites.get(method) else {
+                    continue;
+                };
+                rows.push(vec![
+                    format!("{} / {} / {method}", group.name, budget.budget),
+                    sites.tasks.to_string(),
+                    sites.hunks.to_string(),
+                    three(sites.hunk_coverage),
+                    three(sites.all_hunks_covered),
+                    optional(sites.tokens_per_covered_hunk_median, 0),
+                    optional(sites.tokens_median, 0),
+                ]);
+            }
+        }
+    }
+    (!rows.is_empty()).then(|| Table {
+        title: match results.edit_site_methods.get(1..) {
+            Some(baselines) if !baselines.is_empty() => format!(
+                "{}: edit sites (the fix's hunks) in the prompt, aic vs {}",
+                set.name,
+                baselines.join(", ")
+            ),
+            _ => format!("{}: edit sites (the fix's hunks) in aic's prompt", set.name),
+        },
+        header,
+        rows,
+    })
 }
 
 fn failed_note(failed: usize) -> String {
@@ -419,8 +534,8 @@ pub fn markdown(results: &Results, charts: &[(String, String)]) -> String {
 }
 
 /// Every number of a run by a path-like key (`set/group/method/metric`,
-/// `set/group/budget B/metric`, `speed/repo/measurement/stat`), in report
-/// order.
+/// `set/group/budget B/metric`, `set/group/budget B/method/edit-site
+/// metric`, `speed/repo/measurement/stat`), in report order.
 pub fn flatten(results: &Results) -> Vec<(String, f64)> {
     let mut out = Vec::new();
     for set in &results.sets {
@@ -437,6 +552,14 @@ pub fn flatten(results: &Results) -> Vec<(String, f64)> {
                 out.push((format!("{key}/gold any"), b.gold_any));
                 if let Some(tokens) = b.tokens_median {
                     out.push((format!("{key}/tokens median"), tokens));
+                }
+                for (method, sites) in &b.edit_sites {
+                    let key = format!("{key}/{method}");
+                    out.push((format!("{key}/hunk coverage"), sites.hunk_coverage));
+                    out.push((format!("{key}/all hunks covered"), sites.all_hunks_covered));
+                    if let Some(tokens) = sites.tokens_per_covered_hunk_median {
+                        out.push((format!("{key}/{TOKENS_PER_COVERED_HUNK}"), tokens));
+                    }
                 }
             }
         }
@@ -461,16 +584,22 @@ pub fn flatten(results: &Results) -> Vec<(String, f64)> {
     out
 }
 
-/// Quality metrics (aic's ranking scores, gold body and gold any; higher is
-/// better) that are lower in `new` than in `old` by more than `max_drop`, as
-/// `metric: old → new` lines, in `old`'s order. Speed and token figures are
-/// not judged: they vary with the machine.
+/// The key suffix of the median tokens per covered hunk in [`flatten`].
+const TOKENS_PER_COVERED_HUNK: &str = "tokens per covered hunk";
+
+/// Quality metrics (aic's ranking scores, gold body, gold any, aic's hunk
+/// coverage and all hunks covered; higher is better) that are lower in `new`
+/// than in `old` by more than `max_drop`, as `metric: old → new` lines, in
+/// `old`'s order. Speed and token figures are not judged: they vary with the
+/// machine or are not better when higher.
 pub fn regressions(old: &Results, new: &Results, max_drop: f64) -> Vec<String> {
     let new: BTreeMap<String, f64> = flatten(new).into_iter().collect();
     flatten(old)
         .into_iter()
         .filter(|(key, _)| {
-            key.contains("/aic/") || key.ends_with("/gold body") || key.ends_with("/gold any")
+            (key.contains("/aic/") && !key.ends_with(TOKENS_PER_COVERED_HUNK))
+                || key.ends_with("/gold body")
+                || key.ends_with("/gold any")
         })
         .filter_map(|(key, before)| {
             let after = *new.get(&key)?;
@@ -563,6 +692,7 @@ mod tests {
             max_files: 30,
             budgets: vec![],
             methods: vec!["aic".to_owned()],
+            edit_site_methods: vec!["aic".to_owned()],
             sets: vec![SetResults {
                 name: "s".to_owned(),
                 file: "s.jsonl".to_owned(),
@@ -609,6 +739,75 @@ mod tests {
         assert!(
             line("speed/o/r/cold/median ms").ends_with("-20.000"),
             "{text}"
+        );
+    }
+
+    fn with_edit_sites(aic: f64, baseline: f64, per_hunk: f64) -> Results {
+        let mut results = results(0.5, 100.0);
+        results.budgets = vec!["8000".to_owned()];
+        results.edit_site_methods = vec!["aic".to_owned(), "chunk-bm25".to_owned()];
+        let summary = |coverage: f64| EditSiteSummary {
+            tasks: 2,
+            hunks: 3,
+            hunk_coverage: coverage,
+            all_hunks_covered: coverage / 2.0,
+            tokens_per_covered_hunk_median: Some(per_hunk),
+            tokens_median: Some(7000.0),
+        };
+        results.sets[0].groups[0].budgets = vec![BudgetSummary {
+            budget: "8000".to_owned(),
+            gold_body: 1.0,
+            gold_any: 1.0,
+            failures: 0,
+            tokens_median: Some(7000.0),
+            tokens_max: Some(7900),
+            reduction_median: None,
+            edit_sites: BTreeMap::from([
+                ("aic".to_owned(), summary(aic)),
+                ("chunk-bm25".to_owned(), summary(baseline)),
+            ]),
+        }];
+        results
+    }
+
+    #[test]
+    fn edit_sites_are_tabled_compared_and_judged_for_aic_only() {
+        let old = with_edit_sites(0.75, 0.5, 4000.0);
+        let table = tables(&old)
+            .into_iter()
+            .find(|t| t.title.contains("edit sites"))
+            .unwrap();
+        assert_eq!(
+            table.title,
+            "s: edit sites (the fix's hunks) in the prompt, aic vs chunk-bm25"
+        );
+        assert_eq!(
+            table.rows[1],
+            [
+                "ALL / 8000 / chunk-bm25",
+                "2",
+                "3",
+                "0.500",
+                "0.250",
+                "4000",
+                "7000"
+            ]
+        );
+        let text = compare(&old, &with_edit_sites(0.5, 0.75, 2000.0));
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("s/ALL/budget 8000/aic/hunk coverage ")
+                    && l.ends_with("-0.250")),
+            "{text}"
+        );
+        // A lower baseline and fewer tokens per hunk are not regressions.
+        let worse = regressions(&old, &with_edit_sites(0.5, 0.25, 2000.0), 0.01);
+        assert_eq!(
+            worse,
+            [
+                "s/ALL/budget 8000/aic/hunk coverage: 0.750 → 0.500",
+                "s/ALL/budget 8000/aic/all hunks covered: 0.375 → 0.250"
+            ]
         );
     }
 
