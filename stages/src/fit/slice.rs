@@ -390,9 +390,36 @@ pub fn slice_definitions(
         .iter()
         .map(|line| tokens.count_lines(&format!("{line}\n")).0 as usize)
         .collect();
-    // Room for the note line.
-    let room = (budget.0 as usize).saturating_sub(40);
-    let mut plan = KeptLines::new(lines.len(), &line_tokens);
+    // Room for the note line. The plan adds up line counts and estimates
+    // its markers; when the exact count of its text is over the budget, it
+    // plans again in less room.
+    let mut room = (budget.0 as usize).saturating_sub(40);
+    for _ in 0..8 {
+        let kept = plan_definitions(&lines, definitions, map, focus, &scores, &line_tokens, room);
+        if kept.is_empty() {
+            return None;
+        }
+        if let Some(sliced) = counter.fit(&lines, &kept) {
+            return Some(sliced);
+        }
+        room = room * 7 / 8;
+    }
+    None
+}
+
+/// The lines a slice by definitions keeps in `room` tokens (estimated from
+/// `line_tokens` and [`MARKER_TOKENS`] per marker), as merged zero-based
+/// ranges: see [`slice_definitions`].
+fn plan_definitions(
+    lines: &[&str],
+    definitions: &[Definition],
+    map: &LineMap,
+    focus: DefinitionFocus<'_>,
+    scores: &[f64],
+    line_tokens: &[usize],
+    room: usize,
+) -> Vec<RangeInclusive<usize>> {
+    let mut plan = KeptLines::new(lines.len(), line_tokens);
     // Only definitions near the best are worth their whole body; the rest
     // are better told as signatures.
     let best = scores.iter().copied().fold(0.0, f64::max);
@@ -409,6 +436,13 @@ pub fn slice_definitions(
         // A type whose members compete on their own is shown whole only
         // when it is small.
         if has_children(i) && plan.cost_of(definition.start..=definition.end) * 2 > room {
+            // Its head (header and docstring) is its own lines' part: shown
+            // when it fits, the members competing on their own.
+            let mut wanted = vec![definition.start as usize..=definition.doc_end as usize];
+            wanted.extend(ancestor_headers(definitions, i));
+            if plan.fits_with(&wanted, room) {
+                plan.keep(&wanted);
+            }
             continue;
         }
         let mut wanted = vec![definition.start as usize..=definition.end as usize];
@@ -437,7 +471,7 @@ pub fn slice_definitions(
                 continue;
             };
             plan.keep(&wanted);
-            let inside = anchor_lines(&lines, definition, map, focus);
+            let inside = anchor_lines(lines, definition, map, focus);
             for context in CONTEXT_LINES {
                 let windows: Vec<RangeInclusive<usize>> = windows(&inside, context, lines.len())
                     .into_iter()
@@ -497,11 +531,7 @@ pub fn slice_definitions(
             plan.keep(&wanted);
         }
     }
-    let kept = plan.ranges(&lines);
-    if kept.is_empty() {
-        return None;
-    }
-    counter.fit(&lines, &kept)
+    plan.ranges(lines)
 }
 
 /// The header lines (decorators to signature) of the definitions `index`
@@ -621,22 +651,26 @@ fn definition_scores(
         })
         .collect();
     let top = scores.iter().copied().fold(0.0, f64::max).max(1.0);
+    // Names and lines come strongest first (a trace's innermost frame
+    // first); later ones weigh less.
+    let decay = |k: usize| (1.0 - 0.25 * k as f64).max(0.25);
     for (i, definition) in definitions.iter().enumerate() {
-        for name in focus.names {
+        for (k, name) in focus.names.iter().enumerate() {
+            let simple = name.rsplit('.').next().unwrap_or(name);
             if name.contains('.')
                 && (definition.name == *name || definition.name.ends_with(&format!(".{name}")))
             {
-                scores[i] += 3.0 * top;
-            } else if definition.simple_name() == name.rsplit('.').next().unwrap_or(name) {
-                scores[i] += 2.0 * top;
+                scores[i] += 3.0 * top * decay(k);
+            } else if definition.simple_name() == simple {
+                scores[i] += 2.0 * top * decay(k);
             }
         }
     }
-    for &line in focus.lines {
+    for (k, &line) in focus.lines.iter().enumerate() {
         if let Some(index) = map.l0_index_at_or_after(line as usize, lines.len())
             && let Some(i) = owner[index]
         {
-            scores[i] += 2.5 * top;
+            scores[i] += 3.0 * top * decay(k);
         }
     }
     scores

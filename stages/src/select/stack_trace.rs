@@ -57,6 +57,8 @@ struct Patterns {
     go_location: Regex,
     rust_at: Regex,
     generic: Regex,
+    prose_after: Regex,
+    prose_before: Regex,
 }
 
 fn patterns() -> &'static Patterns {
@@ -80,6 +82,14 @@ fn patterns() -> &'static Patterns {
             ),
             generic: build(&format!(
                 r"(?:^|[\s('\x22])((?:[\w.-]+/)*[\w.-]+\.(?:{SOURCE_EXTENSIONS}))(?::(\d+)(?::\d+)?|\((\d+),\d+\))"
+            )),
+            // Prose: "`jsonrep.py` at line 227", "utils.py, line 12".
+            prose_after: build(&format!(
+                r"(?:^|[\s('\x22`])((?:[\w.-]+/)*[\w.-]+\.(?:{SOURCE_EXTENSIONS}))`?,?\s+(?:at\s+|on\s+|near\s+)?line\s+(\d+)\b"
+            )),
+            // Prose: "line 227 of `jsonrep.py`", "lines 40-52 in utils.py".
+            prose_before: build(&format!(
+                r"\blines?\s+(\d+)(?:\s*[-–]\s*\d+)?\s+(?:of|in)\s+`?((?:[\w.-]+/)*[\w.-]+\.(?:{SOURCE_EXTENSIONS}))\b"
             )),
         }
     })
@@ -208,6 +218,20 @@ pub fn parse_frames(text: &str) -> Vec<TraceFrame> {
                     c.get(3).map(|m| m.as_str().to_owned()),
                     Order::InnermostLast,
                 ))
+            } else if let Some(c) = p.prose_after.captures(line) {
+                Some((
+                    c[1].to_owned(),
+                    c[2].parse().ok(),
+                    None,
+                    Order::InnermostFirst,
+                ))
+            } else if let Some(c) = p.prose_before.captures(line) {
+                Some((
+                    c[2].to_owned(),
+                    c[1].parse().ok(),
+                    None,
+                    Order::InnermostFirst,
+                ))
             } else if let Some(c) = p.generic.captures(line) {
                 let line_number = c
                     .get(2)
@@ -304,6 +328,20 @@ mod tests {
             .iter()
             .find(|f| f.depth == 0 && f.trace == frames[0].trace)
             .unwrap()
+    }
+
+    #[test]
+    fn a_line_named_in_prose_is_a_location() {
+        let frames = parse_frames("The problem is in `jsonrep.py` at line 227. I plan a fix.");
+        assert_eq!(frames.len(), 1, "{frames:?}");
+        assert_eq!(
+            (frames[0].path.as_str(), frames[0].line),
+            ("jsonrep.py", Some(227))
+        );
+        let frames = parse_frames("See line 40 of src/utils.py, and lines 7-9 in `app.ts`.");
+        assert_eq!(frames[0].path, "src/utils.py");
+        assert_eq!(frames[0].line, Some(40));
+        assert!(parse_frames("Python 3.8 on line 2 of the form").is_empty());
     }
 
     #[test]
