@@ -29,7 +29,6 @@ use aic_stages::fit::slice::{
 use aic_stages::fit::tokens::TokenCount;
 use aic_stages::fit::tokens::TokenCounter;
 use aic_stages::relative_path::RelativePath;
-use aic_stages::select::definitions::definition_index;
 use aic_stages::select::evidence::{mention_relevance, trace_relevance};
 use aic_stages::select::selector::ScoredFile;
 use aic_stages::select::targets::TargetResolution;
@@ -909,7 +908,7 @@ fn focus_slice(
     }
     let terms = heaviest_terms(&plan.task, 12);
     let weighted = weighted_terms(&plan.task, 12);
-    let definitions = definition_index(&full.body, facts.language);
+    let definitions = &facts.definitions;
     // Trace lines are disk lines; the line map finds them in the L0 text.
     let lines: &[u32] = &traced[0].lines;
     let focus = SliceFocus {
@@ -933,7 +932,7 @@ fn focus_slice(
         } else {
             slice_definitions(
                 &full.body,
-                &definitions,
+                definitions,
                 &facts.line_map,
                 by_definitions,
                 TokenCount(budget),
@@ -1122,7 +1121,7 @@ fn slice_best(
         body: String::new(),
         sliced: false,
     }));
-    let definitions = definition_index(&full.body, facts.language);
+    let definitions = &facts.definitions;
     let weighted = weighted_terms(&plan.task, 12);
     let by_definitions = DefinitionFocus {
         terms: &weighted,
@@ -1135,7 +1134,7 @@ fn slice_best(
     while slice_budget > 0 {
         let sliced = slice_definitions(
             &full.body,
-            &definitions,
+            definitions,
             &facts.line_map,
             by_definitions,
             TokenCount(slice_budget),

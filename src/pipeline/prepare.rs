@@ -223,6 +223,17 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
     // (`redacted`, `secret`) are not the task's.
     let classified_text = aic_stages::guard::without_redaction_placeholders(&classified_text);
     let mut task = IntentClassifier.classify(&classified_text);
+    // A location written with a named file (`jsonrep.py` at line 227) is
+    // evidence even though the name itself is read as a target.
+    for frame in aic_stages::select::stack_trace::parse_frames(&task_text) {
+        if !task
+            .frames
+            .iter()
+            .any(|f| f.path == frame.path && f.line == frame.line)
+        {
+            task.frames.push(frame);
+        }
+    }
     let mut changes = request
         .diff
         .as_ref()

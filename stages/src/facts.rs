@@ -18,6 +18,7 @@ use crate::guard::{ContextGuard, FileGuardOutcome};
 use crate::lang::{SymbolKind, analyze_file_without_imports};
 use crate::language::Language;
 use crate::relative_path::RelativePath;
+use crate::select::definitions::{Definition, definition_index};
 use crate::transform::ContentTransformerPipeline;
 
 /// One tier's render of a file.
@@ -50,6 +51,11 @@ pub struct FileFacts {
     pub transforms_applied: Vec<String>,
     /// The guard's verdict.
     pub guard: FileGuardOutcome,
+    /// The definitions of the L0 render (functions, methods, types, Markdown
+    /// sections), in file order, lines counted in the L0 text; empty for
+    /// blocked files and files that define nothing.
+    #[serde(skip)]
+    pub definitions: Vec<Definition>,
     /// The disk line of each line of the L0 render (identity when no
     /// transform changed the text): slices and markers name disk lines.
     #[serde(skip)]
@@ -121,6 +127,7 @@ pub fn compute_facts(
             transformed_tokens: TokenCount::ZERO,
             transforms_applied: Vec::new(),
             guard,
+            definitions: Vec::new(),
             line_map: LineMap::identity(),
             renders: [None, None, None, None],
         };
@@ -184,6 +191,7 @@ pub fn compute_facts(
     } else {
         LineMap::align(&text, &l0_body)
     };
+    let definitions = definition_index(&l0_body, language);
     let (l0, transformed_tokens) = render(InclusionTier::L0, l0_body);
     let original_tokens = if unchanged {
         transformed_tokens
@@ -203,6 +211,7 @@ pub fn compute_facts(
             .map(|&id| id.to_owned())
             .collect(),
         guard,
+        definitions,
         line_map,
         renders: [Some(l0), l1, l2, Some(l3)],
     }

@@ -25,6 +25,7 @@ use crate::guard::{FileGuardOutcome, GuardFinding, GuardFindingType, GuardSeveri
 use crate::lang::ImportRef;
 use crate::language::Language;
 use crate::relative_path::RelativePath;
+use crate::select::definitions::{Definition, DefinitionKind};
 use crate::select::terms::TermStats;
 
 /// Version of the wire encoding; a row with another first byte is undecodable
@@ -83,6 +84,16 @@ struct FactsWire {
     secrets_redacted: bool,
     renders: [Option<(String, u32)>; 4],
     line_map: Vec<(u32, u32)>,
+    definitions: Vec<DefinitionWire>,
+}
+
+/// A [`Definition`] on the wire: kind 0 function, 1 type, 2 section.
+#[derive(Serialize, Deserialize)]
+struct DefinitionWire {
+    name: String,
+    kind: u8,
+    lines: [u32; 5],
+    parent: Option<u32>,
 }
 
 fn encode<T: Serialize>(value: &T) -> Vec<u8> {
@@ -196,6 +207,20 @@ pub fn encode_facts(facts: &FileFacts) -> Vec<u8> {
             .clone()
             .map(|render| render.map(|TierRender { body, block_tokens }| (body, block_tokens.0))),
         line_map: facts.line_map.runs().to_vec(),
+        definitions: facts
+            .definitions
+            .iter()
+            .map(|d| DefinitionWire {
+                name: d.name.clone(),
+                kind: match d.kind {
+                    DefinitionKind::Function => 0,
+                    DefinitionKind::Type => 1,
+                    DefinitionKind::Section => 2,
+                },
+                lines: [d.start, d.header_start, d.header_end, d.doc_end, d.end],
+                parent: d.parent,
+            })
+            .collect(),
     })
 }
 
@@ -244,6 +269,28 @@ pub fn decode_facts(
             secrets_redacted: wire.secrets_redacted,
         },
         line_map: LineMap::from_runs(wire.line_map),
+        definitions: wire
+            .definitions
+            .into_iter()
+            .map(|d| {
+                let [start, header_start, header_end, doc_end, end] = d.lines;
+                Ok(Definition {
+                    name: d.name,
+                    kind: match d.kind {
+                        0 => DefinitionKind::Function,
+                        1 => DefinitionKind::Type,
+                        2 => DefinitionKind::Section,
+                        _ => return Err(DecodeError),
+                    },
+                    start,
+                    header_start,
+                    header_end,
+                    doc_end,
+                    end,
+                    parent: d.parent,
+                })
+            })
+            .collect::<Result<Vec<_>, DecodeError>>()?,
         renders: wire.renders.map(|render| {
             render.map(|(body, tokens)| TierRender {
                 body,
@@ -266,6 +313,10 @@ mod tests {
         );
         let facts = computed("src/config.rs", source.as_bytes());
         assert!(facts.guard.secrets_redacted);
+        assert_eq!(
+            facts.definitions[0].name, "load",
+            "the definition index travels too"
+        );
         let bytes = encode_facts(&facts);
         let decoded =
             decode_facts(&bytes, &facts.path, facts.language, facts.content_hash).unwrap();
