@@ -216,6 +216,49 @@ fn tree_sitter_parse(bencher: Bencher) {
     });
 }
 
+/// The definition index of every file (what the per-file stage adds to
+/// FileFacts for slicing by definitions), to compare with `file_facts`.
+#[divan::bench]
+fn definition_index(bencher: Bencher) {
+    over_files(bencher, &with_paths(corpus()), |_, language, text| {
+        aic_stages::select::definitions::definition_index(text, language).len()
+    });
+}
+
+/// The line map of every file whose transforms changed it: the L0 text
+/// aligned with the text on disk, as the per-file stage stores it.
+#[divan::bench(sample_count = 5)]
+fn line_map(bencher: Bencher) {
+    let stages = DefaultStages::new();
+    let files: Vec<(Entry, String)> = with_paths(corpus())
+        .into_iter()
+        .map(|(path, language, text)| {
+            let shown = stages
+                .transformers
+                .transform(&path, language, &text, false, false)
+                .text;
+            ((path, language, text), shown)
+        })
+        .collect();
+    bencher
+        .counter(BytesCount::new(
+            files
+                .iter()
+                .map(|((_, _, text), _)| text.len())
+                .sum::<usize>(),
+        ))
+        .bench(|| {
+            files
+                .iter()
+                .map(|((_, _, text), shown)| {
+                    aic_stages::fit::line_map::LineMap::align(black_box(text), shown)
+                        .runs()
+                        .len()
+                })
+                .sum::<usize>()
+        });
+}
+
 /// Rust imports read from the tokens (no parse) of every Rust file.
 #[divan::bench]
 fn rust_imports(bencher: Bencher) {

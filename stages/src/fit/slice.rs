@@ -531,6 +531,35 @@ fn plan_definitions(
             plan.keep(&wanted);
         }
     }
+    // Room left (a large budget): more definitions whole, by score, then
+    // nearest to the chosen ones; never a type whose members are shown
+    // on their own.
+    let mut rest: Vec<(bool, f64, usize, usize)> = (0..definitions.len())
+        .filter(|&i| !has_children(i))
+        .map(|i| {
+            let d = &definitions[i];
+            let distance = chosen
+                .iter()
+                .map(|&k| definitions[k].header_start.abs_diff(d.header_start) as usize)
+                .min()
+                .unwrap_or(d.header_start as usize);
+            (scores[i] <= 0.0, -scores[i], distance, i)
+        })
+        .collect();
+    rest.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then(a.1.total_cmp(&b.1))
+            .then(a.2.cmp(&b.2))
+            .then(a.3.cmp(&b.3))
+    });
+    for (_, _, _, i) in rest {
+        let definition = &definitions[i];
+        let mut wanted = vec![definition.start as usize..=definition.end as usize];
+        wanted.extend(ancestor_headers(definitions, i));
+        if plan.fits_with(&wanted, room) {
+            plan.keep(&wanted);
+        }
+    }
     plan.ranges(lines)
 }
 

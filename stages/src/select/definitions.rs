@@ -462,6 +462,14 @@ fn span(lines: &[&str], index: usize, python: bool) -> (u32, u32) {
                     continue;
                 }
             }
+            // A line at the header's indentation that closes and opens
+            // again (`}> {` after a return type written as an object,
+            // `) -> Result<(), E> {`) ends the header: the body follows.
+            if opens_body(text) {
+                header_end = next;
+                body_started = true;
+                continue;
+            }
             break;
         }
         // A brace on its own line below a C-like header.
@@ -599,6 +607,13 @@ mod tests {
                 ("createServer", 12, 14)
             ])
         );
+    }
+
+    #[test]
+    fn a_return_type_written_as_an_object_is_part_of_the_header() {
+        let text = "export async function resolveBuildPlugins(config: ResolvedConfig): Promise<{\n  pre: Plugin[]\n  post: Plugin[]\n}> {\n  return { pre: [], post: [] }\n}\n\nexport function other() {}\n";
+        let index = definition_index(text, Language::TypeScript);
+        assert_eq!((index[0].header_end, index[0].end), (3, 5), "{index:?}");
     }
 
     #[test]
