@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use tracing::{debug, info, warn};
 
-use super::protocol::{DaemonStatus, Envelope, Failure, Reply, Request, read_frame, write_frame};
-use super::{DaemonPaths, Outcome, build_id, environment, run_job_unrecorded};
-use crate::commands::compile::PendingRecord;
+use super::protocol::{DaemonStatus, Envelope, Reply, Request, read_frame, write_frame};
+use super::{DaemonPaths, build_id, environment};
+use crate::answer::{Outcome, PendingRecord, run_job_unrecorded};
 use crate::host::Host;
 
 /// Latencies kept for the status percentiles.
@@ -351,19 +351,10 @@ fn answer(state: &State, request: Request) -> (Reply, Option<PendingRecord>) {
     match request {
         Request::Compile(job) => {
             let (Outcome { mut answer, error }, pending) = run_job_unrecorded(&job, &state.host);
-            answer.failure = error.map(|error| {
-                let (report, status) = crate::commands::render_report(&error);
-                Failure {
-                    report,
-                    exit: status as u8,
-                }
-            });
+            answer.failure = error.as_ref().map(crate::answer::report::failure);
             (Reply::Compiled(answer), pending)
         }
-        Request::Hook(input) => (
-            Reply::Hook(crate::commands::hook::answer(&input, &state.host)),
-            None,
-        ),
+        Request::Hook(input) => (Reply::Hook(crate::hook::answer(&input, &state.host)), None),
         Request::Status => (Reply::Status(status(state, true)), None),
         Request::Stop => (Reply::Stopping, None),
     }
