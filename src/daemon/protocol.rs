@@ -79,8 +79,13 @@ pub struct DaemonStatus {
     pub build: String,
     /// Seconds since it started.
     pub uptime_secs: u64,
-    /// Compiles and hook events answered.
+    /// Compiles and hook events the daemon answered.
     pub requests: u64,
+    /// Compiles and hook events the daemon handed back to their client
+    /// because it was still indexing the project (the first request about a
+    /// project): the client compiled them in-process.
+    #[serde(default)]
+    pub handed_back: u64,
     /// Median and 95th percentile of the last requests' wall times, ms.
     pub p50_ms: f64,
     /// 95th percentile, ms.

@@ -39,6 +39,7 @@ struct State {
     host: Host,
     started: Instant,
     requests: AtomicU64,
+    handed_back: AtomicU64,
     active: AtomicUsize,
     last_request: Mutex<Instant>,
     latencies_ms: Mutex<VecDeque<f64>>,
@@ -85,6 +86,7 @@ pub fn serve(paths: &DaemonPaths, options: ServeOptions) -> anyhow::Result<()> {
         host: Host::long_lived(),
         started: Instant::now(),
         requests: AtomicU64::new(0),
+        handed_back: AtomicU64::new(0),
         active: AtomicUsize::new(0),
         last_request: Mutex::new(Instant::now()),
         latencies_ms: Mutex::new(VecDeque::new()),
@@ -234,6 +236,7 @@ fn connection(state: &Arc<State>, mut stream: UnixStream) -> io::Result<bool> {
                     "Indexing `{}`; the client compiles itself meanwhile",
                     root.display()
                 );
+                state.handed_back.fetch_add(1, Ordering::Relaxed);
                 (Reply::Warming, None)
             }
             None => answer(state, request),
@@ -319,6 +322,7 @@ fn warm_up(state: &Arc<State>, dir: &Path, discover: bool) -> Option<PathBuf> {
             intent: "an overview of the project".to_owned(),
             project_root: warmed.clone(),
             editor_id: "aic-daemon".to_owned(),
+            warm_up: true,
             ..Default::default()
         };
         // Its warnings (a vague intent, a sliced file) are about this
@@ -389,6 +393,7 @@ fn status(state: &State, same_environment: bool) -> DaemonStatus {
         build: build_id().to_owned(),
         uptime_secs: state.started.elapsed().as_secs(),
         requests: state.requests.load(Ordering::Relaxed),
+        handed_back: state.handed_back.load(Ordering::Relaxed),
         p50_ms: percentile(0.5),
         p95_ms: percentile(0.95),
         rss_bytes: rss_bytes(),
