@@ -430,3 +430,29 @@ fn configuration_errors_name_the_file_and_the_field() {
     warning: Context Guard redacted secrets in: src/user/legacy-user-keys.ts (details: meta.guard, or `aic inspect`)
     "#);
 }
+
+#[test]
+fn a_budget_of_zero_is_automatic_as_help_says() {
+    let test = CliTest::with_fixture("webapp", MTIMES);
+    let compile = |extra: &[&str]| {
+        let mut args = vec![
+            "compile",
+            "fix the null check in the user service",
+            "--root",
+            "[ROOT]",
+            "--json",
+            "--no-cache",
+        ];
+        args.extend_from_slice(extra);
+        let run = test.run(&args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()
+    };
+    let automatic = compile(&[]);
+    let zero = compile(&["--budget", "0"]);
+    assert_eq!(zero["meta"]["budget"], 123_500, "{zero}");
+    assert_eq!(zero["compiledPrompt"], automatic["compiledPrompt"]);
+    let help = test.run(&["compile", "--help"]);
+    let words = help.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("0 means automatic"), "{}", help.stdout);
+}
