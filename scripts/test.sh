@@ -37,8 +37,16 @@ apt_install() {
     exit 1
   }
   say "installing $* (apt-get)"
-  "${sudo[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  local log
+  log=$(mktemp)
+  if ! { "${sudo[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "$@"; } >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    say "apt-get could not install $*"
+    exit 1
+  fi
+  rm -f "$log"
 }
 
 missing=()
@@ -68,9 +76,10 @@ fi
 
 store_pids=()
 store_dir=$(mktemp -d "${TMPDIR:-/tmp}/aic-test-stores.XXXXXX")
+# shellcheck disable=SC2317 # run by the EXIT trap
 stop_stores() {
-  for pid in "${store_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${store_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  for pid in ${store_pids[@]+"${store_pids[@]}"}; do kill "$pid" 2>/dev/null || true; done
+  for pid in ${store_pids[@]+"${store_pids[@]}"}; do wait "$pid" 2>/dev/null || true; done
   rm -rf "$store_dir"
 }
 trap stop_stores EXIT
