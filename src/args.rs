@@ -333,7 +333,8 @@ pub struct SpecArgs {
     /// `aic_compile_spec` request `{spec, budget}`; `-` reads stdin. See docs/spec-compiler.md.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
-    /// Token budget of the compiled spec (default: the request's `budget`, else 4000).
+    /// Token budget of the compiled spec (default: the request's `budget`, else 4000;
+    /// 0 means the default).
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<u32>,
     /// Print `{compiledSpec, meta}` as JSON instead of the briefing.
@@ -495,6 +496,8 @@ pub struct RequestArgs {
     #[arg(long, value_name = "DIR")]
     pub scope: Option<PathBuf>,
     /// Total token budget of the prompt, overriding config and rule packs.
+    /// 0 means automatic, as when it is left out: the config's or a rule
+    /// pack's budget, else the model's headroom (123,500 tokens by default).
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<u32>,
     /// Use this config file instead of searching for aic.config.json.

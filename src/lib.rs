@@ -11,8 +11,9 @@
 //!   server processes, and the diagnostics built from it;
 //! - [`host`], [`home`], [`clock`], [`root`]: the machine a run uses — the
 //!   database and memo, the home directory, time, the project-root policy;
-//! - [`args`] and [`commands`]: the `aic` command line; [`mcp`]: the MCP
-//!   server; [`commands::hook`]: the editor hooks;
+//! - [`args`] and [`commands`]: the `aic` command line; [`answer`]: a
+//!   compile's answer as the command line shows it, which the commands and
+//!   [`daemon`] share; [`mcp`]: the MCP server; [`hook`]: the editor hooks;
 //! - [`bench`](mod@bench): `aic bench`, the benchmark harness across repositories.
 //!
 //! `docs/architecture.md` draws the phases and the data between them.
@@ -39,6 +40,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod answer;
 pub mod args;
 pub mod bench;
 pub mod cache;
@@ -50,6 +52,7 @@ pub mod daemon;
 pub mod error;
 pub mod history;
 pub mod home;
+pub mod hook;
 pub mod host;
 pub mod logging;
 pub mod mcp;

@@ -129,6 +129,23 @@ fn the_meta_of_a_compile() {
     "#);
 }
 
+/// The rows of a facts table, borders gone, runs of spaces collapsed and
+/// times redacted.
+fn fact_rows(table: &str) -> Vec<String> {
+    let time = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z").unwrap();
+    table
+        .lines()
+        .map(|line| {
+            let words = line
+                .trim_matches(|c: char| c == '│' || c.is_whitespace())
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            time.replace_all(&words, "[TIME]").into_owned()
+        })
+        .collect()
+}
+
 #[test]
 fn status_and_last_after_a_compile() {
     let test = CliTest::with_fixture("webapp", MTIMES);
@@ -192,6 +209,30 @@ fn status_and_last_after_a_compile() {
 
     ----- stderr -----
     "#);
+    // The same facts in words and units, one per row.
+    let status = test.run(&["status", "--root", "[ROOT]"]);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    let rows = fact_rows(&status.stdout);
+    for row in [
+        "compilations 1",
+        "cache hit rate 0 %",
+        "average token reduction 38.3 %",
+        "tokens 715 raw, 441 compiled, 274 saved",
+        "budget 123,500 tokens; the last compile used 0.4 %",
+        "guard 1 finding (secret 1); 0 files blocked",
+        "top task classes general 1",
+        "last compilation \"user service\" at [TIME]",
+        "files 3 selected of 12",
+        "tokens 441 of a 123,500 budget (38.3 % fewer than the files)",
+        "caller cli, model unknown, trigger cli",
+    ] {
+        assert!(rows.iter().any(|r| r == row), "no row `{row}` in {rows:#?}");
+    }
+    assert!(
+        !status.stdout.contains("cacheHitRatePct"),
+        "{}",
+        status.stdout
+    );
     let last = test.run(&["last", "--root", "[ROOT]", "--json"]);
     cli_snapshot!(test, CliTest::render(&last), @r#"
     exit code: 0
@@ -429,4 +470,30 @@ fn configuration_errors_name_the_file_and_the_field() {
     warning: Ignoring unknown configuration keys: colour, guard.mood
     warning: Context Guard redacted secrets in: src/user/legacy-user-keys.ts (details: meta.guard, or `aic inspect`)
     "#);
+}
+
+#[test]
+fn a_budget_of_zero_is_automatic_as_help_says() {
+    let test = CliTest::with_fixture("webapp", MTIMES);
+    let compile = |extra: &[&str]| {
+        let mut args = vec![
+            "compile",
+            "fix the null check in the user service",
+            "--root",
+            "[ROOT]",
+            "--json",
+            "--no-cache",
+        ];
+        args.extend_from_slice(extra);
+        let run = test.run(&args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()
+    };
+    let automatic = compile(&[]);
+    let zero = compile(&["--budget", "0"]);
+    assert_eq!(zero["meta"]["budget"], 123_500, "{zero}");
+    assert_eq!(zero["compiledPrompt"], automatic["compiledPrompt"]);
+    let help = test.run(&["compile", "--help"]);
+    let words = help.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("0 means automatic"), "{}", help.stdout);
 }

@@ -673,3 +673,35 @@ fn commits_resets_and_exclude_rules_are_seen() {
         "an excluded file is still shown"
     );
 }
+
+/// The first request about a project is handed back while the daemon
+/// indexes it, and the daemon's own indexing compile is in no counter: the
+/// requests answered and the project's compiles agree from the start.
+#[test]
+fn the_counters_agree_from_the_first_request_on() {
+    let (test, _daemon) = started();
+    let daemon = &status(test.home())["daemon"];
+    assert_eq!(daemon["requests"], 0, "{daemon}");
+    assert_eq!(daemon["handedBack"], 1, "{daemon}");
+    assert_eq!(daemon["projects"][0]["queries"], 0, "{daemon}");
+    let root = test.root().to_str().unwrap();
+    let run = run_exe(
+        &exe(),
+        &["compile", "fix the null check", "--root", root],
+        test.home(),
+        "running",
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let daemon = &status(test.home())["daemon"];
+    assert_eq!(daemon["requests"], 1, "{daemon}");
+    assert_eq!(daemon["handedBack"], 1, "{daemon}");
+    assert_eq!(daemon["projects"][0]["queries"], 1, "{daemon}");
+    let shown = run_exe(&exe(), &["daemon", "status"], test.home(), "running", None).stdout;
+    assert!(
+        shown.contains("Answered 1 request (compiles and hook events), p50"),
+        "{shown}"
+    );
+    assert!(shown.contains("handed 1 request back"), "{shown}");
+    assert!(shown.contains("compiles"), "{shown}");
+}

@@ -671,15 +671,16 @@ fn a_check_past_its_time_is_stopped_with_its_children() {
         "{blocked}"
     );
     std::thread::sleep(std::time::Duration::from_millis(200));
+    // pgrep exits 1 when no process matches.
     let left = Command::new("pgrep")
         .args(["-f", &format!("sleep 37.{marker}")])
         .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
+        .expect("`pgrep` (procps) runs");
     assert_eq!(
-        left.trim(),
-        "",
-        "the check's process group is still running"
+        left.status.code(),
+        Some(1),
+        "the check's process group is still running: {}",
+        String::from_utf8_lossy(&left.stdout)
     );
 }
 

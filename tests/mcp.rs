@@ -128,37 +128,43 @@ impl Server {
     }
 }
 
-fn python_has_mcp() -> bool {
-    Command::new("python3")
-        .args(["-c", "import mcp, jsonschema"])
-        .output()
-        .is_ok_and(|o| o.status.success())
+/// The Python that runs the MCP client: `AIC_TEST_PYTHON` (`scripts/test.sh`
+/// sets it to the python of its virtual environment), else `python3`.
+fn python() -> String {
+    std::env::var("AIC_TEST_PYTHON")
+        .ok()
+        .filter(|python| !python.is_empty())
+        .unwrap_or_else(|| "python3".to_owned())
 }
 
 #[test]
-#[allow(clippy::print_stderr)] // a skip outside CI says why
 fn the_python_mcp_client_drives_every_tool() {
-    if !python_has_mcp() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must install the Python MCP client: python3 -m pip install mcp==2.3.0"
-        );
-        eprintln!(
-            "skipped: the Python MCP client is not installed (python3 -m pip install mcp==2.3.0)"
-        );
-        return;
+    let python = python();
+    // A missing client fails the test, naming the fix: it never passes unrun.
+    match Command::new(&python)
+        .args(["-c", "import mcp, jsonschema"])
+        .output()
+    {
+        Ok(output) if output.status.success() => {}
+        imported => panic!(
+            "`{python}` cannot import the Python MCP client: run the tests with scripts/test.sh, which installs it, or `{python} -m pip install mcp==2.3.0 jsonschema`\n{}",
+            imported.map_or_else(
+                |error| error.to_string(),
+                |output| String::from_utf8_lossy(&output.stderr).into_owned()
+            )
+        ),
     }
     let repo = fixture_repo("webapp", &[]);
     let home = tempfile::tempdir().unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client/e2e.py");
-    let output = Command::new("python3")
+    let output = Command::new(&python)
         .arg(script)
         .arg(env!("CARGO_BIN_EXE_aic"))
         .arg(repo.path())
         .env("AIC_HOME", home.path())
         .env_remove("RUST_LOG")
         .output()
-        .expect("python3 runs");
+        .expect("python runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(

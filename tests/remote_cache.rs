@@ -1,9 +1,10 @@
 //! The remote tier of the per-file cache against real stores: a directory,
-//! Redis, an S3-compatible server and a WebDAV server. `.ci/run` starts the
-//! servers on loopback and passes their URLs in `AIC_TEST_REDIS_URL`,
-//! `AIC_TEST_S3_URL` and `AIC_TEST_WEBDAV_URL`; without one, a test starts
-//! the server itself when its program is installed (`redis-server`,
-//! `moto_server`, `wsgidav`), and fails saying what to install otherwise.
+//! Redis, an S3-compatible server and a WebDAV server. `scripts/test.sh`
+//! installs and starts the servers on loopback and passes their URLs in
+//! `AIC_TEST_REDIS_URL`, `AIC_TEST_S3_URL` and `AIC_TEST_WEBDAV_URL`; without
+//! one, a test starts the server itself when its program is installed
+//! (`redis-server`, `moto_server`, `wsgidav`), and fails saying what to
+//! install otherwise.
 
 use std::io::{Read as _, Write as _};
 use std::net::{TcpListener, TcpStream};
@@ -71,7 +72,7 @@ fn server(variable: &str, program: &str, start: impl FnOnce(u16) -> (Command, St
     }
     assert!(
         installed(program),
-        "{variable} is not set and `{program}` is not installed: run the tests through `.ci/run`, which starts the stores, or install {program}"
+        "{variable} is not set and `{program}` is not installed: run the tests with scripts/test.sh, which installs and starts the stores, or install {program}"
     );
     let port = free_port();
     let (mut command, url) = start(port);

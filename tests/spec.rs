@@ -135,6 +135,22 @@ fn every_budget_is_met_from_the_minimum_up_and_meta_agrees() {
 }
 
 #[test]
+fn a_budget_of_zero_is_the_default_as_in_the_mcp_tool() {
+    let home = tempfile::tempdir().unwrap();
+    let fixture = fixture();
+    let file = fixture.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![file, "--json", "--no-cache"];
+        args.extend_from_slice(extra);
+        let run = spec(&args, home.path());
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout
+    };
+    assert_eq!(run(&["--budget", "0"]), run(&[]));
+    assert_eq!(run(&[]), run(&["--budget", "4000"]));
+}
+
+#[test]
 fn shuffled_types_give_the_same_bytes() {
     let home = tempfile::tempdir().unwrap();
     let text = fs_err::read_to_string(fixture()).unwrap();

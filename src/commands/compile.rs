@@ -2,22 +2,11 @@
 //! [-o FILE] [--copy] [--raw]`.
 
 use anyhow::Context;
-use serde::Serialize;
 
+use crate::answer::{CompileJob, Outcome, View};
 use crate::args::CompileArgs;
-use crate::daemon::Outcome;
-use crate::daemon::protocol::{Answer, CompileJob, View};
-use crate::history::compilations::{CompileOrigin, record};
 use crate::host::Host;
-use crate::pipeline::{CompilationMeta, CompilationRequest, compile};
 use crate::printer::{print_stdout, replace_file};
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct CompileOutput<'a> {
-    compiled_prompt: &'a str,
-    meta: &'a CompilationMeta,
-}
 
 /// Bytes of output past which a prompt printed to a terminal gets a note.
 const LARGE_ON_TERMINAL: usize = 20_000;
@@ -72,60 +61,4 @@ pub fn run(args: &CompileArgs, host: &Host) -> anyhow::Result<()> {
         tracing::info!("Copied the prompt to the clipboard");
     }
     Ok(())
-}
-
-/// A compile's log entry not written yet: the daemon writes it after the
-/// reply has left, so a client does not wait for the log's commit.
-pub(crate) struct PendingRecord {
-    compilation: crate::pipeline::Compilation,
-}
-
-impl PendingRecord {
-    /// Writes the log entry (for `aic status`, `aic last`); a failure is a
-    /// warning, the compile's result stands.
-    pub(crate) fn record(self, host: &Host) {
-        let origin = CompileOrigin {
-            trigger_source: "cli".to_owned(),
-            ..CompileOrigin::default()
-        };
-        if let Err(message) = record(host, &self.compilation, &origin) {
-            tracing::warn!("The compile was not logged: {message}");
-        }
-    }
-}
-
-/// Runs a compile for `aic compile` in this process: the compile, the text
-/// to print, and its log entry, which the caller writes with
-/// [`PendingRecord::record`] (the daemon after its reply has left).
-///
-/// # Errors
-///
-/// The compile's error.
-pub(crate) fn answer(
-    request: &CompilationRequest,
-    json: bool,
-    copy: bool,
-    host: &Host,
-) -> anyhow::Result<(Answer, PendingRecord)> {
-    let compilation = compile(request, host)?;
-    let prompt = copy.then(|| compilation.prompt.clone());
-    let stdout = if json {
-        let mut json = serde_json::to_string_pretty(&CompileOutput {
-            compiled_prompt: &compilation.prompt,
-            meta: &compilation.meta,
-        })
-        .context("Failed to serialise the compilation")?;
-        json.push('\n');
-        json
-    } else {
-        compilation.prompt.clone()
-    };
-    let answer = Answer {
-        stdout,
-        tokens_compiled: compilation.meta.tokens_compiled.get(),
-        prompt,
-        warnings: compilation.meta.warnings.clone(),
-        failure: None,
-    };
-    Ok((answer, PendingRecord { compilation }))
 }

@@ -156,27 +156,49 @@ fn run_status(paths: &DaemonPaths, json: bool) -> anyhow::Result<()> {
     print_stdout(&text).context("Failed to write to stdout")
 }
 
+/// `1 request`, `2 requests`.
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 fn render_status(status: &DaemonStatus) -> String {
     use std::fmt::Write;
-    let never = |minutes: f64| {
+    let after = |minutes: f64| {
         if minutes == 0.0 {
             "never".to_owned()
         } else {
-            format!("{minutes} min")
+            format!("after {minutes} min")
         }
     };
     let mut out = format!(
-        "aic daemon {}: pid {}, up {} s, {} requests (p50 {} ms, p95 {} ms), {} MiB resident; exits when idle {}, drops a project idle {}\n",
+        "aic daemon {}: pid {}, up {} s, {} MiB resident; exits idle {}, drops a project unused {}\n",
         status.build,
         status.pid,
         status.uptime_secs,
-        status.requests,
-        status.p50_ms,
-        status.p95_ms,
         status.rss_bytes >> 20,
-        never(status.idle_minutes),
-        never(status.project_idle_minutes)
+        after(status.idle_minutes),
+        after(status.project_idle_minutes)
     );
+    let _ = write!(
+        out,
+        "Answered {} (compiles and hook events)",
+        count(status.requests, "request")
+    );
+    if status.requests > 0 {
+        let _ = write!(out, ", p50 {} ms, p95 {} ms", status.p50_ms, status.p95_ms);
+    }
+    if status.handed_back > 0 {
+        let _ = write!(
+            out,
+            "; handed {} back to the client while indexing its project",
+            count(status.handed_back, "request")
+        );
+    }
+    out.push_str(".\n");
     let mut table = comfy_table::Table::new();
     table.load_style(comfy_table::presets::UTF8_BORDERS_ONLY);
     table.set_header([
@@ -184,7 +206,7 @@ fn render_status(status: &DaemonStatus) -> String {
         "files",
         "watched dirs",
         "last event",
-        "queries",
+        "compiles",
         "idle",
     ]);
     for project in &status.projects {

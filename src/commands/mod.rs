@@ -23,8 +23,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::args::{Cli, Command, DiagnosticsArgs, DiagnosticsCommand};
-use crate::error::{CompileError, ExitStatus, UserError};
-use crate::home::DatabaseError;
+use crate::error::ExitStatus;
 use crate::host::Host;
 
 /// Runs the command line and returns the process exit code.
@@ -127,12 +126,12 @@ fn finish(result: anyhow::Result<()>) -> ExitCode {
 
 /// Runs `work` on the database for a command that needs it (`cache`,
 /// `precompute`, diagnostics): a database that cannot be opened, or that redb
-/// panics on while `work` reads it, is a [`DatabaseError`] naming the file and
+/// panics on while `work` reads it, is a [`DatabaseError`](crate::home::DatabaseError) naming the file and
 /// the fix (exit code 3).
 ///
 /// # Errors
 ///
-/// `work`'s own errors, and the [`DatabaseError`].
+/// `work`'s own errors, and the `DatabaseError`.
 pub(crate) fn with_database<T>(
     host: &Host,
     work: impl FnOnce(&aic_storage::Store) -> anyhow::Result<T>,
@@ -161,38 +160,7 @@ fn quiet_database_panics() {
 
 /// Prints an error chain and its hint to stderr; returns its exit status.
 fn report(error: &anyhow::Error) -> ExitStatus {
-    let (text, status) = render_report(error);
+    let (text, status) = crate::answer::report::render_report(error);
     let _ = std::io::Write::write_all(&mut std::io::stderr(), text.as_bytes());
     status
-}
-
-/// An error as the command line prints it (`error:`, one `Caused by:` per
-/// source, then `hint:`) and its exit status. An error the daemon reported
-/// ([`crate::daemon::Reported`]) is printed as it came.
-pub(crate) fn render_report(error: &anyhow::Error) -> (String, ExitStatus) {
-    use std::fmt::Write;
-    if let Some(crate::daemon::Reported(failure)) = error.downcast_ref() {
-        return (failure.report.clone(), ExitStatus::from_code(failure.exit));
-    }
-    let mut text = format!("error: {error}\n");
-    for cause in error.chain().skip(1) {
-        let _ = writeln!(text, "  Caused by: {cause}");
-    }
-    let compile_error = error.downcast_ref::<CompileError>();
-    let user_error = error.downcast_ref::<UserError>();
-    let database_error = error.downcast_ref::<DatabaseError>();
-    if let Some(hint) = compile_error.and_then(CompileError::hint) {
-        let _ = write!(text, "\nhint: {hint}\n");
-    } else if let Some(user_error) = user_error {
-        let _ = write!(text, "\nhint: {}\n", user_error.hint);
-    } else if let Some(database_error) = database_error {
-        let _ = write!(text, "\nhint: {}\n", database_error.hint());
-    }
-    if user_error.is_some() || database_error.is_some() {
-        return (text, ExitStatus::InvalidInput);
-    }
-    (
-        text,
-        compile_error.map_or(ExitStatus::Internal, CompileError::exit_status),
-    )
 }

@@ -48,10 +48,12 @@ pub fn read_specification(path: &Path) -> Result<SpecCompileRequest, CompileErro
 pub fn run(args: &SpecArgs, host: &Host) -> anyhow::Result<()> {
     let started = Instant::now();
     let request = read_specification(&args.file)?;
+    // A budget of 0 means the default, as in `aic_compile_spec`.
     let budget = args
         .budget
+        .filter(|budget| *budget > 0)
         .map(TokenCount)
-        .or(request.budget)
+        .or(request.budget.filter(|budget| budget.0 > 0))
         .unwrap_or(DEFAULT_SPEC_BUDGET);
     let root = std::env::current_dir().context("Failed to read the current directory")?;
     let loaded = load_config(&root, args.config.as_deref()).map_err(CompileError::Config)?;

@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use anyhow::Context;
 
+use crate::answer::inspect::thousands;
 use crate::args::TreeArgs;
-use crate::commands::inspect::thousands;
 use crate::commands::precompute::precompute_with_progress;
 use crate::host::Host;
 use crate::pipeline::precompute::PrecomputeRequest;

@@ -14,9 +14,12 @@ use std::time::{Duration, Instant};
 
 use tracing::{debug, info, warn};
 
-use super::protocol::{CompileJob, HookInput, Reply, Request};
-use super::{DaemonPaths, Outcome, Reported, build_id, environment, run_job};
+use super::protocol::{Reply, Request};
+use super::{DaemonPaths, build_id, environment};
+use crate::answer::report::Reported;
+use crate::answer::{CompileJob, Outcome, run_job};
 use crate::home::AicHome;
+use crate::hook::HookInput;
 use crate::host::Host;
 
 /// The environment variable that chooses whether a daemon is used.

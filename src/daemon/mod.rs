@@ -5,7 +5,8 @@
 //!
 //! Clients ([`client`]) use a running daemon when there is one, and hooks
 //! start it on first use; without it they compile in-process, with the same
-//! bytes out. A daemon of another build, or started with another home or
+//! bytes out: the daemon answers with [`crate::answer`] and [`crate::hook`],
+//! as the commands do. A daemon of another build, or started with another home or
 //! allowed-roots list, is never used. The daemon drops a project unused for
 //! its project idle time and exits after its own idle time. On Windows there
 //! is no daemon: every command compiles in-process.
@@ -17,10 +18,6 @@ pub mod server;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-
-use protocol::{Answer, CompileJob, Failure, View};
-
-use crate::host::Host;
 
 /// Minutes a daemon waits without a request before it exits.
 pub const DEFAULT_IDLE_MINUTES: f64 = 30.0;
@@ -54,66 +51,6 @@ impl DaemonPaths {
         self.dir.join("daemon.log")
     }
 }
-
-/// A compile's answer in this process, or the error it ends with (a
-/// command may have both: `inspect` prints the trace of a blocked compile).
-#[derive(Debug)]
-pub struct Outcome {
-    /// What the command prints.
-    pub answer: Answer,
-    /// The error the command ends with.
-    pub error: Option<anyhow::Error>,
-}
-
-impl Outcome {
-    /// An outcome with nothing to print.
-    pub fn failed(error: anyhow::Error) -> Self {
-        Self {
-            answer: Answer::default(),
-            error: Some(error),
-        }
-    }
-}
-
-/// Runs a compile job in this process, as the command would.
-pub fn run_job(job: &CompileJob, host: &Host) -> Outcome {
-    let (outcome, pending) = run_job_unrecorded(job, host);
-    if let Some(pending) = pending {
-        pending.record(host);
-    }
-    outcome
-}
-
-/// [`run_job`] with the compile's log entry left to the caller, who writes
-/// it after the answer has gone out.
-pub(crate) fn run_job_unrecorded(
-    job: &CompileJob,
-    host: &Host,
-) -> (Outcome, Option<crate::commands::compile::PendingRecord>) {
-    match job.view {
-        View::Prompt { json, copy } => {
-            match crate::commands::compile::answer(&job.request, json, copy, host) {
-                Ok((answer, pending)) => (
-                    Outcome {
-                        answer,
-                        error: None,
-                    },
-                    Some(pending),
-                ),
-                Err(error) => (Outcome::failed(error), None),
-            }
-        }
-        View::Inspect { json } => (
-            crate::commands::inspect::answer(&job.request, json, host),
-            None,
-        ),
-    }
-}
-
-/// An error reported by the daemon, printed by the client as it came.
-#[derive(Debug, thiserror::Error)]
-#[error("{}", .0.report)]
-pub struct Reported(pub Failure);
 
 /// This build of aic: its version and the executable's size and time, so a
 /// rebuilt binary never talks to a daemon of the old one.

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::pipeline::CompilationRequest;
+use crate::answer::{Answer, CompileJob};
+use crate::hook::HookInput;
 use crate::resident::ResidentProjectStatus;
 
 /// The largest frame read, in bytes (a prompt of a few MB, with room).
@@ -44,77 +45,6 @@ pub enum Request {
     Stop,
 }
 
-/// One compile and how its answer is shown.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct CompileJob {
-    /// The compile.
-    pub request: CompilationRequest,
-    /// How it is shown.
-    pub view: View,
-}
-
-/// How a compile's answer is shown.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum View {
-    /// `aic compile`: the prompt, or `{compiledPrompt, meta}` with `json`;
-    /// `copy` also returns the bare prompt (for the clipboard).
-    Prompt {
-        /// `--json`.
-        json: bool,
-        /// `--copy`.
-        copy: bool,
-    },
-    /// `aic inspect`: the report, or the trace as JSON.
-    Inspect {
-        /// `--json`.
-        json: bool,
-    },
-}
-
-/// Everything a hook handler reads besides its arguments: stdin and the
-/// environment variables hooks consult, and the client's working directory.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct HookInput {
-    /// `<editor> <Event> [check]` and further words.
-    pub words: Vec<String>,
-    /// The event's JSON as read from stdin (at most 8 MiB).
-    pub stdin: Vec<u8>,
-    /// `CLAUDE_PROJECT_DIR`.
-    pub claude_project_dir: Option<PathBuf>,
-    /// `CURSOR_PROJECT_DIR`.
-    pub cursor_project_dir: Option<PathBuf>,
-    /// The hook process's working directory.
-    pub cwd: Option<PathBuf>,
-    /// `AIC_PROJECT_ROOT`.
-    pub aic_project_root: Option<PathBuf>,
-    /// `AIC_CONVERSATION_ID`.
-    pub aic_conversation_id: Option<String>,
-}
-
-/// A compile's answer: what the command prints.
-#[derive(Debug, Default, Serialize, Deserialize)]
-pub struct Answer {
-    /// The command's stdout.
-    pub stdout: String,
-    /// Tokens of the compiled prompt (for the command's notes).
-    pub tokens_compiled: u64,
-    /// The bare prompt, for `--copy`.
-    pub prompt: Option<String>,
-    /// Warnings the compile logged (a client prints them).
-    pub warnings: Vec<String>,
-    /// The error the command ends with, as it is reported.
-    pub failure: Option<Failure>,
-}
-
-/// An error as the command line reports it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Failure {
-    /// `error: …`, its causes and hint, as printed to stderr.
-    pub report: String,
-    /// The exit code.
-    pub exit: u8,
-}
-
 /// The daemon's answer.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum Reply {
@@ -149,8 +79,13 @@ pub struct DaemonStatus {
     pub build: String,
     /// Seconds since it started.
     pub uptime_secs: u64,
-    /// Compiles and hook events answered.
+    /// Compiles and hook events the daemon answered.
     pub requests: u64,
+    /// Compiles and hook events the daemon handed back to their client
+    /// because it was still indexing the project (the first request about a
+    /// project): the client compiled them in-process.
+    #[serde(default)]
+    pub handed_back: u64,
     /// Median and 95th percentile of the last requests' wall times, ms.
     pub p50_ms: f64,
     /// 95th percentile, ms.

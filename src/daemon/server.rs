@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use tracing::{debug, info, warn};
 
-use super::protocol::{DaemonStatus, Envelope, Failure, Reply, Request, read_frame, write_frame};
-use super::{DaemonPaths, Outcome, build_id, environment, run_job_unrecorded};
-use crate::commands::compile::PendingRecord;
+use super::protocol::{DaemonStatus, Envelope, Reply, Request, read_frame, write_frame};
+use super::{DaemonPaths, build_id, environment};
+use crate::answer::{Outcome, PendingRecord, run_job_unrecorded};
 use crate::host::Host;
 
 /// Latencies kept for the status percentiles.
@@ -39,6 +39,7 @@ struct State {
     host: Host,
     started: Instant,
     requests: AtomicU64,
+    handed_back: AtomicU64,
     active: AtomicUsize,
     last_request: Mutex<Instant>,
     latencies_ms: Mutex<VecDeque<f64>>,
@@ -85,6 +86,7 @@ pub fn serve(paths: &DaemonPaths, options: ServeOptions) -> anyhow::Result<()> {
         host: Host::long_lived(),
         started: Instant::now(),
         requests: AtomicU64::new(0),
+        handed_back: AtomicU64::new(0),
         active: AtomicUsize::new(0),
         last_request: Mutex::new(Instant::now()),
         latencies_ms: Mutex::new(VecDeque::new()),
@@ -234,6 +236,7 @@ fn connection(state: &Arc<State>, mut stream: UnixStream) -> io::Result<bool> {
                     "Indexing `{}`; the client compiles itself meanwhile",
                     root.display()
                 );
+                state.handed_back.fetch_add(1, Ordering::Relaxed);
                 (Reply::Warming, None)
             }
             None => answer(state, request),
@@ -319,6 +322,7 @@ fn warm_up(state: &Arc<State>, dir: &Path, discover: bool) -> Option<PathBuf> {
             intent: "an overview of the project".to_owned(),
             project_root: warmed.clone(),
             editor_id: "aic-daemon".to_owned(),
+            warm_up: true,
             ..Default::default()
         };
         // Its warnings (a vague intent, a sliced file) are about this
@@ -351,19 +355,10 @@ fn answer(state: &State, request: Request) -> (Reply, Option<PendingRecord>) {
     match request {
         Request::Compile(job) => {
             let (Outcome { mut answer, error }, pending) = run_job_unrecorded(&job, &state.host);
-            answer.failure = error.map(|error| {
-                let (report, status) = crate::commands::render_report(&error);
-                Failure {
-                    report,
-                    exit: status as u8,
-                }
-            });
+            answer.failure = error.as_ref().map(crate::answer::report::failure);
             (Reply::Compiled(answer), pending)
         }
-        Request::Hook(input) => (
-            Reply::Hook(crate::commands::hook::answer(&input, &state.host)),
-            None,
-        ),
+        Request::Hook(input) => (Reply::Hook(crate::hook::answer(&input, &state.host)), None),
         Request::Status => (Reply::Status(status(state, true)), None),
         Request::Stop => (Reply::Stopping, None),
     }
@@ -398,6 +393,7 @@ fn status(state: &State, same_environment: bool) -> DaemonStatus {
         build: build_id().to_owned(),
         uptime_secs: state.started.elapsed().as_secs(),
         requests: state.requests.load(Ordering::Relaxed),
+        handed_back: state.handed_back.load(Ordering::Relaxed),
         p50_ms: percentile(0.5),
         p95_ms: percentile(0.95),
         rss_bytes: rss_bytes(),

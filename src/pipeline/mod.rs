@@ -90,7 +90,8 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
     let cache = open_file_cache(host, project, request.no_cache, &mut warnings);
     let (snapshot, resident) = times.run("scan", || match host.resident() {
         Some(index) => {
-            let (snapshot, report) = index.snapshot(project, cache.as_ref(), cancel.0);
+            let (snapshot, report) =
+                index.snapshot(project, cache.as_ref(), cancel.0, !request.warm_up);
             (snapshot, Some(report))
         }
         None => (

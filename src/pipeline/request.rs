@@ -87,6 +87,11 @@ pub struct CompilationRequest {
     /// session start): the README, the root manifests, the directory map,
     /// the entry points and the files most imported.
     pub orient: bool,
+    /// The daemon's warm-up compile of a project it has not indexed yet: it
+    /// builds the resident index for the requests to come and is not one of
+    /// them, so it is not counted in the project's compiles.
+    #[serde(skip)]
+    pub warm_up: bool,
 }
 
 /// A limit on the size of the compiled prompt, in characters, as the caller

@@ -102,7 +102,9 @@ pub struct ResidentProjectStatus {
     pub unwatched: Option<String>,
     /// When the last file-system event arrived, ms since the epoch (0: none).
     pub last_event_ms: u64,
-    /// Compiles answered.
+    /// Compiles answered from the index: every compile of the project, in
+    /// any view (prompt, inspect, a hook's), including the one that built
+    /// the index, except the daemon's own warm-up compile.
     pub queries: u64,
     /// Seconds since the last compile.
     pub idle_secs: u64,
@@ -136,12 +138,14 @@ impl ResidentIndex {
     /// The current snapshot of `project`: the kept one when nothing changed,
     /// an updated one after edits, a fresh walk the first time (or when the
     /// events cannot be trusted). `cancel` stops a walk; a cancelled walk is
-    /// not kept.
+    /// not kept. `counted` adds the compile to the project's
+    /// [`ResidentProjectStatus::queries`] (not the daemon's warm-up).
     pub fn snapshot(
         &self,
         project: &Project,
         cache: Option<&FileCache>,
         cancel: Option<&AtomicBool>,
+        counted: bool,
     ) -> (Arc<Snapshot>, ResidentReport) {
         let key = ProjectKey::of(project);
         let entry = self
@@ -152,23 +156,35 @@ impl ResidentIndex {
             .cloned();
         let Some(entry) = entry else {
             // The same root under other scan settings (a changed size cap or
-            // guard rule) is dropped with its watches.
+            // guard rule) is dropped with its watches; its count goes on.
             let replaced = {
                 let mut projects = self.projects.lock().unwrap_or_else(PoisonError::into_inner);
-                let before = projects.len();
-                projects.retain(|known, _| known.root != key.root);
-                projects.len() != before
+                let mut replaced = None;
+                projects.retain(|known, resident| {
+                    let keep = known.root != key.root;
+                    if !keep {
+                        let queries = resident
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .queries;
+                        replaced = Some(replaced.unwrap_or(0) + queries);
+                    }
+                    keep
+                });
+                replaced
             };
-            let reason = if replaced {
+            let reason = if replaced.is_some() {
                 "the scan settings changed"
             } else {
                 "first use"
             };
-            return self.walk_new(key, project, cache, cancel, reason.to_owned());
+            let queries = replaced.unwrap_or(0) + u64::from(counted);
+            return self.walk_new(key, project, cache, cancel, reason.to_owned(), queries);
         };
         let mut resident = entry.lock().unwrap_or_else(PoisonError::into_inner);
         resident.last_used = Instant::now();
-        resident.queries += 1;
+        resident.queries += u64::from(counted);
+        let queries = resident.queries;
         let reason = match (&resident.watch, root_id(&project.root)) {
             (None, _) => Some(
                 resident
@@ -187,7 +203,7 @@ impl ResidentIndex {
                         return update(&mut resident, project, cache, &changes).unwrap_or_else(
                             |reason| {
                                 drop(resident);
-                                self.walk_new(key, project, cache, cancel, reason)
+                                self.walk_new(key, project, cache, cancel, reason, queries)
                             },
                         );
                     }
@@ -195,10 +211,18 @@ impl ResidentIndex {
             }
         };
         drop(resident);
-        self.walk_new(key, project, cache, cancel, reason.unwrap_or_default())
+        self.walk_new(
+            key,
+            project,
+            cache,
+            cancel,
+            reason.unwrap_or_default(),
+            queries,
+        )
     }
 
-    /// Walks `project`, watches it and keeps it under `key`.
+    /// Walks `project`, watches it and keeps it under `key`, with `queries`
+    /// compiles counted so far (this one included).
     fn walk_new(
         &self,
         key: ProjectKey,
@@ -206,6 +230,7 @@ impl ResidentIndex {
         cache: Option<&FileCache>,
         cancel: Option<&AtomicBool>,
         reason: String,
+        queries: u64,
     ) -> (Arc<Snapshot>, ResidentReport) {
         let root = &project.root;
         // The watches start after the walk (the walk finds the directories);
@@ -260,7 +285,7 @@ impl ResidentIndex {
             unwatched,
             root_id: root_id(root),
             last_used: Instant::now(),
-            queries: 1,
+            queries,
         };
         // Files edited between their read and the watch: found by a stat pass
         // and re-read now.

@@ -1,7 +1,9 @@
-//! `aic hook <claude|codex|cursor> <Event> [check]`: editor hook handlers
-//! (`docs/claude-code.md`, `docs/codex.md`, `docs/cursor.md`). Reads the
-//! event's JSON on stdin, compiles in-process (no MCP round trip, no helper
-//! process), and prints exactly what the event expects.
+//! Editor hook events (`aic hook <claude|codex|cursor> <Event> [check]`;
+//! `docs/claude-code.md`, `docs/codex.md`, `docs/cursor.md`): [`answer`]
+//! turns an event's JSON and environment ([`HookInput`]) into exactly what
+//! the event expects on stdout, compiling in-process (no MCP round trip, no
+//! helper process). `aic hook` ([`crate::commands::hook`]) and `aic daemon`
+//! both answer with it.
 //!
 //! Fails open, always: any error, an unusable payload or project, or a
 //! compile that cannot fit gives the event's neutral output (usually empty)
@@ -13,7 +15,6 @@
 mod state;
 
 use std::fmt::Write;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -25,18 +26,13 @@ use aic_stages::fit::assembler::PromptFormat;
 use aic_stages::fit::ladder::InclusionTier;
 use aic_stages::fit::tokens::TokenCount;
 
-use crate::args::HookArgs;
 use crate::clock::iso;
-use crate::daemon::protocol::HookInput;
 use crate::error::CompileError;
 use crate::history::compilations::{CompileOrigin, record};
 use crate::host::Host;
 use crate::pipeline::{Compilation, CompilationRequest, SizeLimit, SizeScope, compile};
-use crate::printer::print_stdout;
+use serde::{Deserialize, Serialize};
 use state::HookState;
-
-/// The most stdin a hook reads, in bytes.
-const MAX_STDIN_BYTES: u64 = 8 << 20;
 
 /// The hook log is started over past this size, in bytes.
 const MAX_LOG_BYTES: u64 = 1 << 20;
@@ -52,63 +48,28 @@ const MAX_HOOK_INTENT_CHARS: usize = 2_000;
 /// same tool batch before refusing a tool.
 const COMPILE_GATE_WAIT: Duration = Duration::from_millis(500);
 
-/// Runs a hook; never fails. A running `aic daemon` (started on first use)
-/// answers when there is one; otherwise the hook runs in this process.
-pub fn run(args: &HookArgs, host: &Host) -> anyhow::Result<()> {
-    let event = args.event().unwrap_or_default();
-    let Some(editor) = editor_of(args.editor()) else {
-        log(
-            host,
-            args.editor().unwrap_or(""),
-            event,
-            "not a hook aic handles (`aic hook <claude|codex|cursor> <Event>`)",
-        );
-        return Ok(());
-    };
-    let known = match editor {
-        Editor::Cursor => cursor::event_named(event).is_some(),
-        _ => claude::event_named(event).is_some(),
-    };
-    if !known {
-        log(
-            host,
-            editor.id(),
-            event,
-            "not an event aic handles; nothing to do",
-        );
-        let output = neutral(editor, event);
-        if !output.is_empty() {
-            let _ = print_stdout(&output);
-        }
-        return Ok(());
-    }
-    let mut stdin = Vec::new();
-    if std::io::stdin()
-        .take(MAX_STDIN_BYTES)
-        .read_to_end(&mut stdin)
-        .is_err()
-    {
-        log(host, editor.id(), event, "stdin could not be read");
-        stdin.clear();
-    }
-    let input = HookInput {
-        words: args.words.clone(),
-        stdin,
-        claude_project_dir: std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from),
-        cursor_project_dir: std::env::var_os("CURSOR_PROJECT_DIR").map(PathBuf::from),
-        cwd: std::env::current_dir().ok(),
-        aic_project_root: std::env::var_os("AIC_PROJECT_ROOT").map(PathBuf::from),
-        aic_conversation_id: std::env::var("AIC_CONVERSATION_ID").ok(),
-    };
-    let output = crate::daemon::client::hook(&input).unwrap_or_else(|| answer(&input, host));
-    if !output.is_empty() {
-        // A closed stdout (the editor gave up) is not worth an error.
-        let _ = print_stdout(&output);
-    }
-    Ok(())
+/// Everything a hook handler reads besides its arguments: stdin and the
+/// environment variables hooks consult, and the client's working directory.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct HookInput {
+    /// `<editor> <Event> [check]` and further words.
+    pub words: Vec<String>,
+    /// The event's JSON as read from stdin (at most 8 MiB).
+    pub stdin: Vec<u8>,
+    /// `CLAUDE_PROJECT_DIR`.
+    pub claude_project_dir: Option<PathBuf>,
+    /// `CURSOR_PROJECT_DIR`.
+    pub cursor_project_dir: Option<PathBuf>,
+    /// The hook process's working directory.
+    pub cwd: Option<PathBuf>,
+    /// `AIC_PROJECT_ROOT`.
+    pub aic_project_root: Option<PathBuf>,
+    /// `AIC_CONVERSATION_ID`.
+    pub aic_conversation_id: Option<String>,
 }
 
-fn editor_of(name: Option<&str>) -> Option<Editor> {
+/// The editor a hook's first word names.
+pub(crate) fn editor_of(name: Option<&str>) -> Option<Editor> {
     match name {
         Some("claude") => Some(Editor::ClaudeCode),
         Some("codex") => Some(Editor::Codex),
@@ -147,7 +108,7 @@ pub fn answer(input: &HookInput, host: &Host) -> String {
 }
 
 /// An event's output when aic has nothing to say.
-fn neutral(editor: Editor, event_name: &str) -> String {
+pub(crate) fn neutral(editor: Editor, event_name: &str) -> String {
     match editor {
         Editor::Cursor => cursor::render(event_name, &HookOutcome::Neutral, &[]),
         _ => String::new(),
@@ -672,7 +633,7 @@ const MAP_RESERVE_CHARS: usize = 1_500;
 const STRUCTURE_HEADING: &str = "## Project structure\n\n";
 
 /// Appends one line to `$AIC_HOME/hook.log` (started over past 1 MiB).
-fn log(host: &Host, editor: &str, event: &str, message: &str) {
+pub(crate) fn log(host: &Host, editor: &str, event: &str, message: &str) {
     let Some(home) = host.home().map(crate::home::AicHome::dir) else {
         return;
     };
