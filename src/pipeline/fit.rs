@@ -24,7 +24,7 @@ use aic_stages::fit::assembler::{ContextFile, PromptAssembler, PromptParts};
 use aic_stages::fit::budget::BudgetAllocator;
 use aic_stages::fit::ladder::{InclusionTier, LadderFile, SummarisationLadder, TierChoice};
 use aic_stages::fit::slice::{
-    DefinitionFocus, SliceFocus, slice_definitions, slice_focused, slice_to_fit,
+    DefinitionFocus, SliceFocus, best_definitions, slice_definitions, slice_focused, slice_to_fit,
 };
 use aic_stages::fit::tokens::TokenCount;
 use aic_stages::fit::tokens::TokenCounter;
@@ -722,6 +722,8 @@ pub struct Placement {
     /// Files that define a name the intent mentions: shown with their body
     /// (whole or sliced around the definition) or not at all.
     pub bodies_only: Vec<RelativePath>,
+    /// The best definitions of listed files, named beside them in the notes.
+    pub listed_names: BTreeMap<RelativePath, Vec<String>>,
 }
 
 /// Whether `file` defines a name the intent writes in code form.
@@ -810,6 +812,10 @@ fn place(
                     placement.bodies_only.retain(|p| *p != file.path);
                     placement.ceilings.push(None);
                     placement.listed.push(file.path.clone());
+                    let names = listed_names(plan, facts);
+                    if !names.is_empty() {
+                        placement.listed_names.insert(file.path.clone(), names);
+                    }
                 }
                 None => {
                     placement.bodies_only.retain(|p| *p != file.path);
@@ -984,6 +990,30 @@ fn heaviest_terms(
         .collect()
 }
 
+/// The names a listed file's best definitions have (at most
+/// [`LISTED_NAMES`]), for its line in the notes: where to look first.
+fn listed_names(plan: &Plan, facts: &FileFacts) -> Vec<String> {
+    let Some(full) = facts.render(InclusionTier::L0) else {
+        return Vec::new();
+    };
+    let terms = weighted_terms(&plan.task, 12);
+    let names: Vec<String> = plan.task.mentions.iter().map(|m| m.name.clone()).collect();
+    best_definitions(
+        &full.body,
+        &facts.definitions,
+        &facts.line_map,
+        DefinitionFocus {
+            names: &names,
+            lines: &[],
+            terms: &terms,
+        },
+        LISTED_NAMES,
+    )
+}
+
+/// How many definition names a listed file gets in the notes.
+pub const LISTED_NAMES: usize = 2;
+
 /// The `count` heaviest subject tokens with their weights, lower case (all
 /// of a short intent's, weighted 1).
 fn weighted_terms(
@@ -1075,7 +1105,17 @@ fn prompt_notes(
             .listed
             .iter()
             .take(MAX_LISTED)
-            .map(|p| format!("`{p}`"))
+            .map(|p| match placement.listed_names.get(p) {
+                Some(names) => format!(
+                    "`{p}` ({})",
+                    names
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                None => format!("`{p}`"),
+            })
             .collect();
         let more = placement.listed.len().saturating_sub(MAX_LISTED);
         notes.push(format!(

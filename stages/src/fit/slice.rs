@@ -34,7 +34,7 @@ use std::ops::RangeInclusive;
 use crate::fit::line_map::LineMap;
 use crate::fit::tokens::TokenCount;
 use crate::fit::tokens::TokenCounter;
-use crate::select::definitions::Definition;
+use crate::select::definitions::{Definition, DefinitionKind};
 
 /// Lines of context tried around each matching line, widest first; the
 /// first that fits the budget wins.
@@ -326,6 +326,10 @@ const MARKER_TOKENS: usize = 14;
 /// the file's best definition.
 const WHOLE_RATIO: f64 = 0.4;
 
+/// With room left after the skeleton, a definition is added whole when it
+/// scores at least this share of the best.
+const FILL_RATIO: f64 = 0.2;
+
 /// The most definitions a slice tries to place whole, best first.
 const MAX_TRIED: usize = 48;
 
@@ -531,11 +535,12 @@ fn plan_definitions(
             plan.keep(&wanted);
         }
     }
-    // Room left (a large budget): more definitions whole, by score, then
-    // nearest to the chosen ones; never a type whose members are shown
-    // on their own.
+    // Room left (a large budget): more definitions the task's words touch,
+    // whole, best first; never a type whose members are shown on their
+    // own. Definitions it does not touch stay signatures: the budget is a
+    // ceiling, not a quota.
     let mut rest: Vec<(bool, f64, usize, usize)> = (0..definitions.len())
-        .filter(|&i| !has_children(i))
+        .filter(|&i| !has_children(i) && scores[i] > 0.0 && scores[i] >= FILL_RATIO * best)
         .map(|i| {
             let d = &definitions[i];
             let distance = chosen
@@ -561,6 +566,32 @@ fn plan_definitions(
         }
     }
     plan.ranges(lines)
+}
+
+/// The names of the `count` definitions of `body` that score best against
+/// `focus` (as [`slice_definitions`] scores them), best first; only
+/// definitions with a positive score, and no Markdown sections.
+pub fn best_definitions(
+    body: &str,
+    definitions: &[Definition],
+    map: &LineMap,
+    focus: DefinitionFocus<'_>,
+    count: usize,
+) -> Vec<String> {
+    let lines: Vec<&str> = body.lines().collect();
+    if lines.is_empty() || definitions.is_empty() {
+        return Vec::new();
+    }
+    let scores = definition_scores(&lines, definitions, map, focus);
+    let mut order: Vec<usize> = (0..definitions.len())
+        .filter(|&i| scores[i] > 0.0 && definitions[i].kind != DefinitionKind::Section)
+        .collect();
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    order
+        .into_iter()
+        .take(count)
+        .map(|i| definitions[i].name.clone())
+        .collect()
 }
 
 /// The header lines (decorators to signature) of the definitions `index`
