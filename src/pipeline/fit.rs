@@ -812,9 +812,9 @@ fn place(
                     placement.bodies_only.retain(|p| *p != file.path);
                     placement.ceilings.push(None);
                     placement.listed.push(file.path.clone());
-                    let names = listed_names(plan, facts);
-                    if !names.is_empty() {
-                        placement.listed_names.insert(file.path.clone(), names);
+                    let best = listed_names(plan, facts);
+                    if !best.is_empty() {
+                        placement.listed_names.insert(file.path.clone(), best);
                     }
                 }
                 None => {

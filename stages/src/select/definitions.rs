@@ -101,6 +101,11 @@ pub fn definition_index(text: &str, language: Language) -> Vec<Definition> {
     if language == Language::Markdown {
         return sections(&lines);
     }
+    if !language.is_code() {
+        // reStructuredText and other prose: titles underlined with `===`,
+        // `---`, `~~~`, …
+        return underlined_sections(&lines);
+    }
     let python = language == Language::Python;
     let mut found: Vec<Definition> = Vec::new();
     // Open definitions enclosing the current line: (index in `found`, end).
@@ -520,13 +525,19 @@ fn sections(lines: &[&str]) -> Vec<Definition> {
             headings.push((index, level, title.to_owned()));
         }
     }
+    nest_sections(lines.len(), &headings)
+}
+
+/// Sections from `(line, level, title)` headings: each runs to the line
+/// before the next heading of the same or a higher level.
+fn nest_sections(line_count: usize, headings: &[(usize, usize, String)]) -> Vec<Definition> {
     let mut found: Vec<Definition> = Vec::new();
     let mut open: Vec<(usize, usize)> = Vec::new(); // (index in found, level)
     for (at, (index, level, title)) in headings.iter().enumerate() {
         let end = headings[at + 1..]
             .iter()
             .find(|(_, l, _)| l <= level)
-            .map_or(lines.len().saturating_sub(1), |(next, _, _)| next - 1);
+            .map_or(line_count.saturating_sub(1), |(next, _, _)| next - 1);
         while open.last().is_some_and(|&(_, l)| l >= *level) {
             open.pop();
         }
@@ -542,6 +553,41 @@ fn sections(lines: &[&str]) -> Vec<Definition> {
             parent,
         });
         open.push((found.len() - 1, *level));
+    }
+    found
+}
+
+/// Sections of a prose file whose titles are underlined (reStructuredText):
+/// a line followed by a run of one punctuation character at least as long,
+/// the level set by the order in which each character first appears.
+fn underlined_sections(lines: &[&str]) -> Vec<Definition> {
+    let mut levels: Vec<char> = Vec::new();
+    let mut headings: Vec<(usize, usize, String)> = Vec::new();
+    for (index, pair) in lines.windows(2).enumerate() {
+        let (title, rule) = (pair[0].trim_end(), pair[1].trim_end());
+        let Some(mark) = rule.chars().next() else {
+            continue;
+        };
+        let underline = "=-~^*#+\"`:'".contains(mark)
+            && rule.len() >= 3
+            && rule.chars().all(|c| c == mark)
+            && !title.trim().is_empty()
+            && !title.starts_with(' ')
+            && rule.chars().count() >= title.chars().count();
+        if !underline || title.chars().all(|c| c == mark) {
+            continue;
+        }
+        let level = levels.iter().position(|&c| c == mark).unwrap_or_else(|| {
+            levels.push(mark);
+            levels.len() - 1
+        });
+        headings.push((index, level + 1, title.trim().to_owned()));
+    }
+    let mut found = nest_sections(lines.len(), &headings);
+    // The underline is part of the heading.
+    for section in &mut found {
+        section.header_end = (section.header_end + 1).min(section.end);
+        section.doc_end = section.header_end;
     }
     found
 }
@@ -633,6 +679,15 @@ mod tests {
         assert_eq!(
             names(markdown, Language::Markdown),
             owned(&[("Title", 0, 12), ("Install", 4, 9), ("Use", 10, 12)])
+        );
+        let rst =
+            "PVSystem\n========\n\nintro\n\nArrays\n------\n\ntext\n\nLosses\n------\n\nmore\n";
+        assert_eq!(
+            names(
+                rst,
+                Language::detect(&crate::relative_path::RelativePath::new("a.rst").unwrap())
+            ),
+            owned(&[("PVSystem", 0, 13), ("Arrays", 5, 9), ("Losses", 10, 13)])
         );
     }
 }
