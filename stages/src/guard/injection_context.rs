@@ -10,6 +10,7 @@ use regex::Regex;
 use crate::guard::LineIndex;
 use crate::language::Language;
 use crate::relative_path::RelativePath;
+use crate::select::file_kind::FileKind as SelectFileKind;
 
 /// How many lines before and after a hit are searched for words that show the
 /// text talks *about* prompt injection.
@@ -193,66 +194,14 @@ impl<'a> InjectionContext<'a> {
     }
 }
 
-/// The kind of the file at `path`.
+/// The kind of the file at `path`, from the selector's [`SelectFileKind`]:
+/// changelogs, tests and their data, code, and everything else.
 fn file_kind(path: &RelativePath, language: Language) -> FileKind {
-    let lower = path.as_str().to_ascii_lowercase();
-    let name = lower.rsplit('/').next().unwrap_or(&lower);
-    let directories: Vec<&str> = lower.split('/').collect();
-    let directories = &directories[..directories.len().saturating_sub(1)];
-    let stem = name.split('.').next().unwrap_or(name);
-    if [
-        "changelog",
-        "changes",
-        "history",
-        "news",
-        "release_notes",
-        "release-notes",
-        "releases",
-    ]
-    .contains(&stem)
-        || directories.iter().any(|directory| {
-            matches!(
-                *directory,
-                "changelog"
-                    | "changelogs"
-                    | ".changeset"
-                    | "changes"
-                    | "newsfragments"
-                    | "changelog.d"
-            )
-        })
-    {
-        return FileKind::Changelog;
-    }
-    let test_directory = directories.iter().any(|directory| {
-        matches!(
-            *directory,
-            "test"
-                | "tests"
-                | "__tests__"
-                | "spec"
-                | "specs"
-                | "testdata"
-                | "test_data"
-                | "test-data"
-                | "fixtures"
-                | "__fixtures__"
-                | "e2e"
-                | "testing"
-        )
-    });
-    let test_name = stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || stem.ends_with("_spec")
-        || stem.ends_with("test") && path.file_name().contains("Test")
-        || name.contains(".test.")
-        || name.contains(".spec.");
-    if test_directory || test_name {
-        FileKind::Test
-    } else if language.is_code() {
-        FileKind::Code
-    } else {
-        FileKind::Document
+    match SelectFileKind::of(path, language) {
+        SelectFileKind::Changelog => FileKind::Changelog,
+        SelectFileKind::Test | SelectFileKind::Fixture => FileKind::Test,
+        _ if language.is_code() => FileKind::Code,
+        _ => FileKind::Document,
     }
 }
 
