@@ -257,6 +257,17 @@ impl IntentClassifier {
         let stems: Vec<String> = words.iter().map(|w| stem(w)).collect();
         let mut hits = find_keywords(&words, &stems);
         if let Some(title_words) = title_words {
+            // A report that names tests or documents only in its prose ("run
+            // pylint over the following test case") is not about them: those
+            // nouns alone never make it a test or docs task.
+            for class in [TaskClass::Test, TaskClass::Docs] {
+                let asked = hits
+                    .iter()
+                    .any(|h| h.class == class && (h.position < title_words || h.role == Verb));
+                if !asked {
+                    hits.retain(|h| h.class != class);
+                }
+            }
             for hit in &mut hits {
                 hit.scale = if hit.position < title_words {
                     2.0
