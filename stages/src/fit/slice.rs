@@ -431,7 +431,13 @@ fn plan_definitions(
         .filter(|&i| scores[i] > 0.0 && scores[i] >= WHOLE_RATIO * best)
         .collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
-    let has_children = |i: usize| definitions.iter().any(|d| d.parent == Some(i as u32));
+    let mut parents = vec![false; definitions.len()];
+    for parent in definitions.iter().filter_map(|d| d.parent) {
+        if let Some(flag) = parents.get_mut(parent as usize) {
+            *flag = true;
+        }
+    }
+    let has_children = |i: usize| parents[i];
     let mut whole = 0usize;
     // Definitions shown whole (or, the first, by its anchors).
     let mut chosen: Vec<usize> = Vec::new();
