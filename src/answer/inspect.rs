@@ -366,15 +366,7 @@ fn phases(out: &mut String, trace: &PipelineTrace) {
 
 /// `1234567` → `1,234,567`.
 pub(crate) fn thousands(value: u64) -> String {
-    let digits = value.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
+    aic_stages::fit::slice::thousands(usize::try_from(value).unwrap_or(usize::MAX))
 }
 
 #[cfg(test)]

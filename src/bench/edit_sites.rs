@@ -488,7 +488,7 @@ new file mode 100644
     #[test]
     fn coverage_on_a_hand_made_prompt() {
         let hunks = parse_patch(PATCH);
-        let prompt = "### src/rules.py [full]\n```python\n[sliced: kept lines 10-16 of 60; the other 53 lines were cut to fit the budget]\n\
+        let prompt = "### src/rules.py [full]\n```python\n[sliced: kept lines 10-16 of 60; the other 53 lines are left out]\n\
                       … lines 1–9 cut (9 lines) …\n    anchor = segment.anchor\n    description = \"Avoid aliases\"\n\
                       … lines 14–60 cut (47 lines) …\n```\n";
         let blocks = metrics::file_block_lines(prompt);

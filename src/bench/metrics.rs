@@ -205,7 +205,9 @@ pub fn file_block_lines(prompt: &str) -> BTreeMap<String, Vec<String>> {
         let lines = blocks.entry(path.to_owned()).or_default();
         for (index, line) in body.iter().enumerate() {
             let note = (index == 0 && line.starts_with("[sliced: "))
-                || (line.starts_with("… line") && line.ends_with(" …") && line.contains(" cut"));
+                || (line.trim_start().starts_with("… line")
+                    && line.ends_with(" …")
+                    && line.contains(" cut"));
             if !note {
                 lines.push((*line).to_owned());
             }
@@ -357,7 +359,7 @@ mod tests {
 
     #[test]
     fn block_lines_leave_out_slice_notes() {
-        let prompt = "### a.py [full]\n```python\n[sliced: kept lines 1, 5–6 of 9; the other 6 lines were cut to fit the budget]\n\
+        let prompt = "### a.py [full]\n```python\n[sliced: kept lines 1, 5–6 of 9; the other 6 lines are left out]\n\
                       def f():\n… lines 2–4 cut (3 lines) …\n    return 1\n… line 7 cut …\n```\n\
                       ### b.py [signatures-only]\n```\ndef g(): ...\n```\n";
         let lines = file_block_lines(prompt);

@@ -428,7 +428,12 @@ fn fit_with_notes(
         limit,
     } = *frame;
     let mut dropped_slices: Vec<RelativePath> = Vec::new();
+    // The notes must name exactly the slices the ladder shows. A few rounds
+    // try the exact set; if the fits keep changing it, the set only grows
+    // (a slice once left out of the notes stays out), which ends.
+    let mut round = 0usize;
     loop {
+        round += 1;
         let notes = prompt_notes(plan, selection, placement, &dropped_slices);
         let parts = prompt_parts(plan, session, &notes, selection.orientation.as_deref());
         let fixed = fixed_text(plan.assembler(), &parts);
@@ -452,17 +457,19 @@ fn fit_with_notes(
             counter,
             cancel,
         )?;
-        let newly: Vec<RelativePath> = safe
+        // A slice the ladder did not keep at L0 (dropped, or compressed to
+        // signatures or names) is not shown.
+        let unshown: Vec<RelativePath> = safe
             .iter()
             .zip(&ladder.tiers)
             .filter(|((file, _), tier)| {
-                tier.is_none()
-                    && placement.slices.contains_key(&file.path)
-                    && !dropped_slices.contains(&file.path)
+                **tier != Some(InclusionTier::L0) && placement.slices.contains_key(&file.path)
             })
             .map(|((file, _), _)| file.path.clone())
             .collect();
-        if newly.is_empty() {
+        let noted_wrongly = unshown.iter().any(|p| !dropped_slices.contains(p))
+            || dropped_slices.iter().any(|p| !unshown.contains(p));
+        if !noted_wrongly {
             return Ok(NotedLadder {
                 notes,
                 dropped_slices,
@@ -471,7 +478,26 @@ fn fit_with_notes(
                 ladder,
             });
         }
-        dropped_slices.extend(newly);
+        if round < NOTE_ROUNDS {
+            dropped_slices = unshown;
+        } else if unshown.iter().all(|p| dropped_slices.contains(p)) {
+            // Only slices shown after all are missing from the notes: the
+            // notes only get shorter from here, so stop with what is shown.
+            return Ok(NotedLadder {
+                notes,
+                dropped_slices,
+                overhead,
+                fixed_size,
+                ladder,
+            });
+        } else {
+            dropped_slices.extend(
+                unshown
+                    .into_iter()
+                    .filter(|p| !dropped_slices.contains(p))
+                    .collect::<Vec<_>>(),
+            );
+        }
     }
 }
 
@@ -1011,6 +1037,10 @@ fn listed_names(plan: &Plan, facts: &FileFacts) -> Vec<String> {
     )
 }
 
+/// Rounds in which the notes' slices follow the ladder's exact fit before
+/// they only grow.
+const NOTE_ROUNDS: usize = 4;
+
 /// How many definition names a listed file gets in the notes.
 pub const LISTED_NAMES: usize = 2;
 
@@ -1085,7 +1115,8 @@ fn prompt_notes(
     {
         notes.push(format!(
             "`{path}` is shown as a slice ({} of {} lines, around what the task names); read the file for the rest",
-            slice.kept_lines, slice.total_lines
+            aic_stages::fit::slice::thousands(slice.kept_lines),
+            aic_stages::fit::slice::thousands(slice.total_lines)
         ));
     }
     let glimpses: Vec<String> = placement

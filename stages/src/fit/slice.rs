@@ -44,7 +44,7 @@ const CONTEXT_LINES: [usize; 9] = [128, 64, 32, 16, 8, 4, 2, 1, 0];
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sliced {
     /// The text to show: a one-line note first (`[sliced: kept lines 12–40,
-    /// 88–95 of 1,234; the other 1,197 lines were cut to fit the budget]`),
+    /// 88–95 of 1,234; the other 1,197 lines are left out]`),
     /// then the kept lines in file order, with a `… lines 41–87 cut (47
     /// lines) …` line wherever lines were left out. Ends with a newline.
     pub text: String,
@@ -322,6 +322,14 @@ pub struct DefinitionFocus<'a> {
 /// Estimated tokens of one elision marker line.
 const MARKER_TOKENS: usize = 14;
 
+/// The most signatures a slice's skeleton shows: the nearest tell the
+/// agent where it is; more are noise.
+const MAX_SKELETON: usize = 12;
+
+/// A signature longer than this many lines is shown by its first ones in a
+/// skeleton.
+const MAX_SIGNATURE_LINES: u32 = 8;
+
 /// A definition is shown whole only when it scores at least this share of
 /// the file's best definition.
 const WHOLE_RATIO: f64 = 0.4;
@@ -526,15 +534,27 @@ fn plan_definitions(
     } else {
         skeleton.sort_unstable();
     }
-    for (_, i) in skeleton {
+    for (_, i) in skeleton.into_iter().take(MAX_SKELETON) {
         let definition = &definitions[i];
-        let header_end = definition.header_end.min(definition.header_start + 2);
-        let header = plan.cost_of(definition.header_start..=header_end);
+        // Decorators and the signature (a long one by its first lines), not
+        // the doc comment above it.
+        let decorators = (definition.start..definition.header_start)
+            .rev()
+            .take_while(|&line| {
+                let text = lines[line as usize].trim_start();
+                text.starts_with('@') || text.starts_with("#[")
+            })
+            .last()
+            .unwrap_or(definition.header_start);
+        let header_end = definition
+            .header_end
+            .min(definition.header_start + MAX_SIGNATURE_LINES - 1);
+        let header = plan.cost_of(decorators..=header_end);
         let mut wanted =
             if plan.cost_of(definition.start..=definition.end) <= 2 * (header + MARKER_TOKENS) {
                 vec![definition.start as usize..=definition.end as usize]
             } else {
-                vec![definition.header_start as usize..=header_end as usize]
+                vec![decorators as usize..=header_end as usize]
             };
         wanted.extend(ancestor_headers(definitions, i));
         if plan.fits_with(&wanted, room) {
@@ -1067,7 +1087,7 @@ fn windows(centres: &[usize], context: usize, line_count: usize) -> Vec<RangeInc
 }
 
 /// Formats a count with thousands separators: `1,234`.
-fn thousands(count: usize) -> String {
+pub fn thousands(count: usize) -> String {
     let digits = count.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (index, digit) in digits.chars().enumerate() {
@@ -1131,7 +1151,7 @@ fn render(
         )
     } else {
         format!(
-            "[sliced: kept lines {} of {}; the other {} lines were cut to fit the budget]\n",
+            "[sliced: kept lines {} of {}; the other {} lines are left out]\n",
             ranges.join(", "),
             thousands(total),
             thousands(cut)
@@ -1276,7 +1296,7 @@ mod tests {
         assert!(context > 0, "{}", sliced.text);
         assert_eq!(sliced.kept, [10 - context..=10 + context]);
         assert!(sliced.text.starts_with(&format!(
-            "[sliced: kept lines {}–{} of 50; the other {} lines were cut to fit the budget]\n… lines 1–{} cut ({} lines) …\n",
+            "[sliced: kept lines {}–{} of 50; the other {} lines are left out]\n… lines 1–{} cut ({} lines) …\n",
             10 - context,
             10 + context,
             50 - (2 * context + 1),
