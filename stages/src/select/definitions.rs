@@ -129,6 +129,7 @@ pub fn definition_index(text: &str, language: Language) -> Vec<Definition> {
             continue;
         }
         let Some((kind, name)) = opener(trimmed, indent(line), parent_kind.is_some(), python)
+            .or_else(|| (!python).then(|| typed_binding(&lines, index)).flatten())
         else {
             index += 1;
             continue;
@@ -317,6 +318,44 @@ fn opener(
         }
     }
     method(rest, indent, nested)
+}
+
+/// A function bound to a name whose type annotation spans lines:
+/// `const plugin: Creator<{` … `}> = (opts) => {`: the line at the binding's
+/// indentation that closes the type (within 24 lines) assigns a function.
+fn typed_binding(lines: &[&str], index: usize) -> Option<(DefinitionKind, String)> {
+    let line = lines[index];
+    let mut rest = line.trim_start();
+    for prefix in ["export ", "default ", "declare "] {
+        rest = rest.strip_prefix(prefix).unwrap_or(rest);
+    }
+    let after = ["const ", "let ", "var "]
+        .iter()
+        .find_map(|binding| rest.strip_prefix(binding))?;
+    let name = identifier(after)?;
+    let tail = after[name.len()..].trim_start();
+    if !tail.starts_with(':')
+        || tail.contains('=')
+        || !tail.trim_end().ends_with(['{', '<', '(', ','])
+    {
+        return None;
+    }
+    let own = indent(line);
+    let close = lines
+        .iter()
+        .enumerate()
+        .skip(index + 1)
+        .take(24)
+        .find(|(_, text)| !text.trim().is_empty() && indent(text) <= own)?
+        .1
+        .trim();
+    let (_, value) = close.split_once('=')?;
+    let value = value.trim_start();
+    let function = value.starts_with("function")
+        || value.starts_with("async")
+        || value.starts_with('(') && close.contains("=>");
+    (close.starts_with(['}', '>', ')']) && function && close.ends_with('{'))
+        .then_some((DefinitionKind::Function, name))
 }
 
 /// A method or C-like function header: `name(…) {`, `Type name(…) {`,
@@ -652,6 +691,15 @@ mod tests {
                 ("Server.url", 7, 9),
                 ("createServer", 12, 14)
             ])
+        );
+    }
+
+    #[test]
+    fn a_function_whose_type_spans_lines_is_a_definition() {
+        let text = "const UrlRewritePostcssPlugin: PostCSS.PluginCreator<{\n  replacer: CssUrlReplacer\n}> = (opts) => {\n  const replacerForDeclaration = async (rawUrl: string) => {\n    return rawUrl\n  }\n  return { postcssPlugin: 'x' }\n}\n\nconst config: Config = {\n  a: 1,\n}\n";
+        assert_eq!(
+            names(text, Language::TypeScript),
+            owned(&[("UrlRewritePostcssPlugin", 0, 7)])
         );
     }
 
