@@ -146,11 +146,17 @@ fn fact_rows(table: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn status_and_last_after_a_compile() {
+/// The webapp fixture after one compile, for the diagnostics that read its log.
+fn after_a_compile() -> CliTest {
     let test = CliTest::with_fixture("webapp", MTIMES);
     let compiled = test.run(&["compile", "user service", "--root", "[ROOT]"]);
     assert_eq!(compiled.code, 0, "{}", compiled.stderr);
+    test
+}
+
+#[test]
+fn status_after_a_compile_as_json() {
+    let test = after_a_compile();
     let status = test.run(&["status", "--root", "[ROOT]", "--json"]);
     cli_snapshot!(test, CliTest::render(&status), @r#"
     exit code: 0
@@ -209,6 +215,11 @@ fn status_and_last_after_a_compile() {
 
     ----- stderr -----
     "#);
+}
+
+#[test]
+fn status_after_a_compile_in_words() {
+    let test = after_a_compile();
     // The same facts in words and units, one per row.
     let status = test.run(&["status", "--root", "[ROOT]"]);
     assert_eq!(status.code, 0, "{}", status.stderr);
@@ -233,6 +244,11 @@ fn status_and_last_after_a_compile() {
         "{}",
         status.stdout
     );
+}
+
+#[test]
+fn last_after_a_compile() {
+    let test = after_a_compile();
     let last = test.run(&["last", "--root", "[ROOT]", "--json"]);
     cli_snapshot!(test, CliTest::render(&last), @r#"
     exit code: 0

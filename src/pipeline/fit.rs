@@ -469,7 +469,11 @@ fn fit_with_notes(
             .collect();
         let noted_wrongly = unshown.iter().any(|p| !dropped_slices.contains(p))
             || dropped_slices.iter().any(|p| !unshown.contains(p));
-        if !noted_wrongly {
+        // Past the rounds, stop once only slices shown after all are missing
+        // from the notes: from there the notes would only get shorter.
+        let settled = !noted_wrongly
+            || (round >= NOTE_ROUNDS && unshown.iter().all(|p| dropped_slices.contains(p)));
+        if settled {
             return Ok(NotedLadder {
                 notes,
                 dropped_slices,
@@ -480,23 +484,12 @@ fn fit_with_notes(
         }
         if round < NOTE_ROUNDS {
             dropped_slices = unshown;
-        } else if unshown.iter().all(|p| dropped_slices.contains(p)) {
-            // Only slices shown after all are missing from the notes: the
-            // notes only get shorter from here, so stop with what is shown.
-            return Ok(NotedLadder {
-                notes,
-                dropped_slices,
-                overhead,
-                fixed_size,
-                ladder,
-            });
         } else {
-            dropped_slices.extend(
-                unshown
-                    .into_iter()
-                    .filter(|p| !dropped_slices.contains(p))
-                    .collect::<Vec<_>>(),
-            );
+            for path in unshown {
+                if !dropped_slices.contains(&path) {
+                    dropped_slices.push(path);
+                }
+            }
         }
     }
 }
@@ -791,6 +784,15 @@ fn place(
         listed: listed.to_vec(),
         ..Placement::default()
     };
+    // What a listed file's best definitions are named by (the task's words
+    // and the names it writes), computed once.
+    let listed_terms = weighted_terms(&plan.task, 12);
+    let listed_mentions: Vec<String> = plan.task.mentions.iter().map(|m| m.name.clone()).collect();
+    let listed_focus = DefinitionFocus {
+        names: &listed_mentions,
+        lines: &[],
+        terms: &listed_terms,
+    };
     let mut full = 0usize;
     // Tokens the files shown with their body take, in rank order.
     let mut used = 0u64;
@@ -838,7 +840,7 @@ fn place(
                     placement.bodies_only.retain(|p| *p != file.path);
                     placement.ceilings.push(None);
                     placement.listed.push(file.path.clone());
-                    let best = listed_names(plan, facts);
+                    let best = listed_names(listed_focus, facts);
                     if !best.is_empty() {
                         placement.listed_names.insert(file.path.clone(), best);
                     }
@@ -1018,21 +1020,15 @@ fn heaviest_terms(
 
 /// The names a listed file's best definitions have (at most
 /// [`LISTED_NAMES`]), for its line in the notes: where to look first.
-fn listed_names(plan: &Plan, facts: &FileFacts) -> Vec<String> {
+fn listed_names(focus: DefinitionFocus<'_>, facts: &FileFacts) -> Vec<String> {
     let Some(full) = facts.render(InclusionTier::L0) else {
         return Vec::new();
     };
-    let terms = weighted_terms(&plan.task, 12);
-    let names: Vec<String> = plan.task.mentions.iter().map(|m| m.name.clone()).collect();
     best_definitions(
         &full.body,
         &facts.definitions,
         &facts.line_map,
-        DefinitionFocus {
-            names: &names,
-            lines: &[],
-            terms: &terms,
-        },
+        focus,
         LISTED_NAMES,
     )
 }

@@ -223,17 +223,7 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
     // (`redacted`, `secret`) are not the task's.
     let classified_text = aic_stages::guard::without_redaction_placeholders(&classified_text);
     let mut task = IntentClassifier.classify(&classified_text);
-    // A location written with a named file (`jsonrep.py` at line 227) is
-    // evidence even though the name itself is read as a target.
-    for frame in aic_stages::select::stack_trace::parse_frames(&task_text) {
-        if !task
-            .frames
-            .iter()
-            .any(|f| f.path == frame.path && f.line == frame.line)
-        {
-            task.frames.push(frame);
-        }
-    }
+    add_named_locations(&mut task, &task_text);
     let mut changes = request
         .diff
         .as_ref()
@@ -480,5 +470,20 @@ fn load_pack(root: &Path, relative: &str) -> PackSource {
         Ok(text) => PackSource::Text(text),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => PackSource::Missing,
         Err(error) => PackSource::Unreadable(error.to_string()),
+    }
+}
+
+/// Adds the frames of `task_text` (the intent before its targets were taken
+/// out) that `task` lacks: a location written with a named file (`jsonrep.py`
+/// at line 227) is evidence even though the name itself is read as a target.
+fn add_named_locations(task: &mut aic_stages::select::intent::TaskClassification, task_text: &str) {
+    for frame in aic_stages::select::stack_trace::parse_frames(task_text) {
+        if !task
+            .frames
+            .iter()
+            .any(|f| f.path == frame.path && f.line == frame.line)
+        {
+            task.frames.push(frame);
+        }
     }
 }

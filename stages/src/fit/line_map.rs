@@ -168,10 +168,18 @@ impl LineMap {
         if l0_lines == 0 {
             return None;
         }
-        let index = (0..l0_lines)
-            .find(|&index| self.disk_line(index) >= line)
-            .unwrap_or(l0_lines - 1);
-        Some(index)
+        // Disk lines grow with the index: the first index at or after
+        // `line` by bisection.
+        let (mut low, mut high) = (0, l0_lines);
+        while low < high {
+            let middle = low + (high - low) / 2;
+            if self.disk_line(middle) >= line {
+                high = middle;
+            } else {
+                low = middle + 1;
+            }
+        }
+        Some(low.min(l0_lines - 1))
     }
 }
 

@@ -431,167 +431,208 @@ fn plan_definitions(
     line_tokens: &[usize],
     room: usize,
 ) -> Vec<RangeInclusive<usize>> {
-    let mut plan = KeptLines::new(lines.len(), line_tokens);
-    // Only definitions near the best are worth their whole body; the rest
-    // are better told as signatures.
-    let best = scores.iter().copied().fold(0.0, f64::max);
-    let mut order: Vec<usize> = (0..definitions.len())
-        .filter(|&i| scores[i] > 0.0 && scores[i] >= WHOLE_RATIO * best)
-        .collect();
-    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
-    let mut parents = vec![false; definitions.len()];
+    let mut has_members = vec![false; definitions.len()];
     for parent in definitions.iter().filter_map(|d| d.parent) {
-        if let Some(flag) = parents.get_mut(parent as usize) {
+        if let Some(flag) = has_members.get_mut(parent as usize) {
             *flag = true;
         }
     }
-    let has_children = |i: usize| parents[i];
-    let mut whole = 0usize;
-    // Definitions shown whole (or, the first, by its anchors).
-    let mut chosen: Vec<usize> = Vec::new();
-    for &i in order.iter().take(MAX_TRIED) {
-        let definition = &definitions[i];
-        // A type whose members compete on their own is shown whole only
-        // when it is small.
-        if has_children(i) && plan.cost_of(definition.start..=definition.end) * 2 > room {
-            // Its head (header and docstring) is its own lines' part: shown
-            // when it fits, the members competing on their own.
-            let mut wanted = vec![definition.start as usize..=definition.doc_end as usize];
-            wanted.extend(ancestor_headers(definitions, i));
-            if plan.fits_with(&wanted, room) {
-                plan.keep(&wanted);
-            }
-            continue;
+    let mut planner = Planner {
+        lines,
+        definitions,
+        scores,
+        has_members,
+        best: scores.iter().copied().fold(0.0, f64::max),
+        room,
+        plan: KeptLines::new(lines.len(), line_tokens),
+        chosen: Vec::new(),
+    };
+    planner.place_best(map, focus);
+    planner.place_skeleton();
+    planner.fill();
+    planner.plan.ranges(lines)
+}
+
+/// The state of one plan by definitions: what is kept, and which
+/// definitions were chosen to be shown whole (or, the first, by its anchors).
+struct Planner<'p> {
+    lines: &'p [&'p str],
+    definitions: &'p [Definition],
+    scores: &'p [f64],
+    /// Whether each definition has members of its own (a class, an impl).
+    has_members: Vec<bool>,
+    /// The best score of the file's definitions.
+    best: f64,
+    room: usize,
+    plan: KeptLines<'p>,
+    chosen: Vec<usize>,
+}
+
+impl Planner<'_> {
+    /// Keeps `range` of definition `index` with the headers of the
+    /// definitions it is nested in, when all of it fits; says whether it did.
+    fn keep_with_ancestors(&mut self, index: usize, range: RangeInclusive<usize>) -> bool {
+        let mut wanted = vec![range];
+        wanted.extend(ancestor_headers(self.definitions, index));
+        let fits = self.plan.fits_with(&wanted, self.room);
+        if fits {
+            self.plan.keep(&wanted);
         }
-        let mut wanted = vec![definition.start as usize..=definition.end as usize];
-        wanted.extend(ancestor_headers(definitions, i));
-        if plan.fits_with(&wanted, room) {
-            plan.keep(&wanted);
-            chosen.push(i);
-            whole += 1;
-        } else if whole == 0 {
-            // The best definition is larger than the budget: its header,
-            // docstring and the lines around the task's words inside it.
-            // Its docstring too when it fits, else its signature alone.
-            let ancestors = ancestor_headers(definitions, i);
-            let with_doc: Vec<RangeInclusive<usize>> =
-                std::iter::once(definition.start as usize..=definition.doc_end as usize)
-                    .chain(ancestors.iter().cloned())
-                    .collect();
-            let signature: Vec<RangeInclusive<usize>> =
-                std::iter::once(definition.header_start as usize..=definition.header_end as usize)
-                    .chain(ancestors)
-                    .collect();
-            let Some(wanted) = [with_doc, signature]
-                .into_iter()
-                .find(|wanted| plan.fits_with(wanted, room))
-            else {
+        fits
+    }
+
+    /// Lines from definition `index` to the nearest chosen one (its own line
+    /// when nothing is chosen).
+    fn distance(&self, index: usize) -> usize {
+        let at = self.definitions[index].header_start;
+        self.chosen
+            .iter()
+            .map(|&k| self.definitions[k].header_start.abs_diff(at) as usize)
+            .min()
+            .unwrap_or(at as usize)
+    }
+
+    /// The definitions near the best score, best first: each whole with its
+    /// class headers while it fits; a type with members by its head only
+    /// (its members compete on their own) unless it is small; the first
+    /// that does not fit whole by its head and the lines around its anchors.
+    fn place_best(&mut self, map: &LineMap, focus: DefinitionFocus<'_>) {
+        // Only definitions near the best are worth their whole body; the
+        // rest are better told as signatures.
+        let mut order: Vec<usize> = (0..self.definitions.len())
+            .filter(|&i| self.scores[i] > 0.0 && self.scores[i] >= WHOLE_RATIO * self.best)
+            .collect();
+        order.sort_by(|&a, &b| self.scores[b].total_cmp(&self.scores[a]).then(a.cmp(&b)));
+        for i in order.into_iter().take(MAX_TRIED) {
+            let definition = &self.definitions[i];
+            let (start, doc_end, end) = (
+                definition.start as usize,
+                definition.doc_end as usize,
+                definition.end as usize,
+            );
+            if self.has_members[i]
+                && self.plan.cost_of(definition.start..=definition.end) * 2 > self.room
+            {
+                self.keep_with_ancestors(i, start..=doc_end);
                 continue;
-            };
-            plan.keep(&wanted);
-            let inside = anchor_lines(lines, definition, map, focus);
-            for context in CONTEXT_LINES {
-                let windows: Vec<RangeInclusive<usize>> = windows(&inside, context, lines.len())
-                    .into_iter()
-                    .map(|w| {
-                        (*w.start()).max(definition.start as usize)
-                            ..=(*w.end()).min(definition.end as usize)
-                    })
-                    .collect();
-                if plan.fits_with(&windows, room) {
-                    plan.keep(&windows);
-                    break;
-                }
             }
-            chosen.push(i);
-            whole += 1;
+            // Whole when it fits; the first that does not, by its anchors.
+            let shown = self.keep_with_ancestors(i, start..=end)
+                || (self.chosen.is_empty() && self.place_by_anchors(i, map, focus));
+            if shown {
+                self.chosen.push(i);
+            }
         }
     }
-    // The skeleton: members of the types the chosen definitions live in,
-    // then the top level, nearest to a chosen definition first. A header
-    // costs its lines and the marker under it; a definition hardly larger
-    // than that is shown whole instead.
-    let mut skeleton: Vec<(usize, usize)> = definitions
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| {
-            !plan.kept[d.header_start as usize]
-                && (d.parent.is_none() || chosen.iter().any(|&k| definitions[k].parent == d.parent))
-        })
-        .map(|(i, d)| {
-            let distance = chosen
-                .iter()
-                .map(|&k| definitions[k].header_start.abs_diff(d.header_start) as usize)
-                .min()
-                .unwrap_or(d.header_start as usize);
-            let tier = usize::from(d.parent.is_none() && !chosen.is_empty());
-            (tier * lines.len() + distance, i)
-        })
-        .collect();
-    if chosen.is_empty() {
-        // Nothing to be near: the best scored first, then file order.
-        skeleton.sort_by(|a, b| scores[b.1].total_cmp(&scores[a.1]).then(a.1.cmp(&b.1)));
-    } else {
-        skeleton.sort_unstable();
+
+    /// The best definition, larger than the room: its header and docstring
+    /// (else its signature alone), then the widest windows around the task's
+    /// words and trace lines inside it that fit. False when not even the
+    /// signature fits.
+    fn place_by_anchors(
+        &mut self,
+        index: usize,
+        map: &LineMap,
+        focus: DefinitionFocus<'_>,
+    ) -> bool {
+        let definition = &self.definitions[index];
+        let head = definition.start as usize..=definition.doc_end as usize;
+        let signature = definition.header_start as usize..=definition.header_end as usize;
+        if !self.keep_with_ancestors(index, head) && !self.keep_with_ancestors(index, signature) {
+            return false;
+        }
+        let inside = anchor_lines(self.lines, definition, map, focus);
+        for context in CONTEXT_LINES {
+            let windows: Vec<RangeInclusive<usize>> = windows(&inside, context, self.lines.len())
+                .into_iter()
+                .map(|w| {
+                    (*w.start()).max(definition.start as usize)
+                        ..=(*w.end()).min(definition.end as usize)
+                })
+                .collect();
+            if self.plan.fits_with(&windows, self.room) {
+                self.plan.keep(&windows);
+                break;
+            }
+        }
+        true
     }
-    for (_, i) in skeleton.into_iter().take(MAX_SKELETON) {
-        let definition = &definitions[i];
-        // Decorators and the signature (a long one by its first lines), not
-        // the doc comment above it.
-        let decorators = (definition.start..definition.header_start)
-            .rev()
-            .take_while(|&line| {
-                let text = lines[line as usize].trim_start();
-                text.starts_with('@') || text.starts_with("#[")
+
+    /// The skeleton: members of the types the chosen definitions live in,
+    /// then the top level, nearest to a chosen definition first (best
+    /// scored first when nothing is chosen), at most [`MAX_SKELETON`]. A
+    /// signature costs its lines and the marker under it; a definition
+    /// hardly larger than that is shown whole instead.
+    fn place_skeleton(&mut self) {
+        let definitions = self.definitions;
+        let mut skeleton: Vec<(usize, usize)> = (0..definitions.len())
+            .filter(|&i| {
+                let d = &definitions[i];
+                !self.plan.kept[d.header_start as usize]
+                    && (d.parent.is_none()
+                        || self
+                            .chosen
+                            .iter()
+                            .any(|&k| definitions[k].parent == d.parent))
             })
-            .last()
-            .unwrap_or(definition.header_start);
-        let header_end = definition
-            .header_end
-            .min(definition.header_start + MAX_SIGNATURE_LINES - 1);
-        let header = plan.cost_of(decorators..=header_end);
-        let mut wanted =
-            if plan.cost_of(definition.start..=definition.end) <= 2 * (header + MARKER_TOKENS) {
-                vec![definition.start as usize..=definition.end as usize]
+            .map(|i| {
+                let tier = usize::from(definitions[i].parent.is_none() && !self.chosen.is_empty());
+                (tier * self.lines.len() + self.distance(i), i)
+            })
+            .collect();
+        if self.chosen.is_empty() {
+            let scores = self.scores;
+            skeleton.sort_by(|a, b| scores[b.1].total_cmp(&scores[a.1]).then(a.1.cmp(&b.1)));
+        } else {
+            skeleton.sort_unstable();
+        }
+        for (_, i) in skeleton.into_iter().take(MAX_SKELETON) {
+            let definition = &definitions[i];
+            // Decorators and the signature (a long one by its first lines),
+            // not the doc comment above it.
+            let decorators = (definition.start..definition.header_start)
+                .rev()
+                .take_while(|&line| {
+                    let text = self.lines[line as usize].trim_start();
+                    text.starts_with('@') || text.starts_with("#[")
+                })
+                .last()
+                .unwrap_or(definition.header_start);
+            let header_end = definition
+                .header_end
+                .min(definition.header_start + MAX_SIGNATURE_LINES - 1);
+            let header = self.plan.cost_of(decorators..=header_end);
+            let range = if self.plan.cost_of(definition.start..=definition.end)
+                <= 2 * (header + MARKER_TOKENS)
+            {
+                definition.start as usize..=definition.end as usize
             } else {
-                vec![decorators as usize..=header_end as usize]
+                decorators as usize..=header_end as usize
             };
-        wanted.extend(ancestor_headers(definitions, i));
-        if plan.fits_with(&wanted, room) {
-            plan.keep(&wanted);
+            self.keep_with_ancestors(i, range);
         }
     }
-    // Room left (a large budget): more definitions the task's words touch,
-    // whole, best first; never a type whose members are shown on their
-    // own. Definitions it does not touch stay signatures: the budget is a
-    // ceiling, not a quota.
-    let mut rest: Vec<(bool, f64, usize, usize)> = (0..definitions.len())
-        .filter(|&i| !has_children(i) && scores[i] > 0.0 && scores[i] >= FILL_RATIO * best)
-        .map(|i| {
-            let d = &definitions[i];
-            let distance = chosen
-                .iter()
-                .map(|&k| definitions[k].header_start.abs_diff(d.header_start) as usize)
-                .min()
-                .unwrap_or(d.header_start as usize);
-            (scores[i] <= 0.0, -scores[i], distance, i)
-        })
-        .collect();
-    rest.sort_by(|a, b| {
-        a.0.cmp(&b.0)
-            .then(a.1.total_cmp(&b.1))
-            .then(a.2.cmp(&b.2))
-            .then(a.3.cmp(&b.3))
-    });
-    for (_, _, _, i) in rest {
-        let definition = &definitions[i];
-        let mut wanted = vec![definition.start as usize..=definition.end as usize];
-        wanted.extend(ancestor_headers(definitions, i));
-        if plan.fits_with(&wanted, room) {
-            plan.keep(&wanted);
+
+    /// Room left (a large budget): more definitions the task's words touch,
+    /// scoring at least [`FILL_RATIO`] of the best, whole, best first, then
+    /// nearest; never a type whose members are shown on their own.
+    /// Definitions the words do not touch stay signatures: the budget is a
+    /// ceiling, not a quota.
+    fn fill(&mut self) {
+        let mut rest: Vec<(f64, usize, usize)> = (0..self.definitions.len())
+            .filter(|&i| {
+                !self.has_members[i]
+                    && self.scores[i] > 0.0
+                    && self.scores[i] >= FILL_RATIO * self.best
+            })
+            .map(|i| (self.scores[i], self.distance(i), i))
+            .collect();
+        rest.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        for (_, _, i) in rest {
+            let definition = &self.definitions[i];
+            self.keep_with_ancestors(i, definition.start as usize..=definition.end as usize);
         }
     }
-    plan.ranges(lines)
 }
 
 /// The names of the `count` definitions of `body` that score best against

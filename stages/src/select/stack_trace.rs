@@ -114,6 +114,98 @@ fn clean_path(path: &str) -> String {
     path
 }
 
+/// A frame found on `line`: its path, line, function and the order of its
+/// format; `go_function` is the function a Go trace named on the line before.
+fn frame_on_line(
+    p: &Patterns,
+    line: &str,
+    go_function: &mut Option<String>,
+) -> Option<(String, Option<u32>, Option<String>, Order)> {
+    if let Some(c) = p.python.captures(line) {
+        Some((
+            c[1].to_owned(),
+            c[2].parse().ok(),
+            c.get(3).map(|m| m.as_str().to_owned()),
+            Order::InnermostLast,
+        ))
+    } else if let Some(c) = p.java.captures(line) {
+        let class = c[1].trim_end_matches('.');
+        let package = class.rsplit_once('.').map_or("", |(package, _)| package);
+        let file = &c[3];
+        let path = if package.is_empty() {
+            file.to_owned()
+        } else {
+            format!("{}/{file}", package.replace('.', "/"))
+        };
+        let class_name = class.rsplit('.').next().unwrap_or(class);
+        Some((
+            path,
+            c[4].parse().ok(),
+            Some(format!("{class_name}.{}", &c[2])),
+            Order::InnermostFirst,
+        ))
+    } else if let Some(c) = p.rust_at.captures(line) {
+        Some((
+            c[1].to_owned(),
+            c[2].parse().ok(),
+            None,
+            Order::InnermostFirst,
+        ))
+    } else if let Some(c) = p.javascript.captures(line) {
+        let path = &c[2];
+        if path.contains('/') || path.contains('.') {
+            let function = c
+                .get(1)
+                .map(|m| m.as_str().to_owned())
+                .filter(|f| f != "new" && f != "Object.<anonymous>");
+            Some((
+                path.to_owned(),
+                c[3].parse().ok(),
+                function,
+                Order::InnermostFirst,
+            ))
+        } else {
+            None
+        }
+    } else if let Some(c) = p.go_location.captures(line) {
+        Some((
+            c[1].to_owned(),
+            c[2].parse().ok(),
+            go_function.take(),
+            Order::InnermostFirst,
+        ))
+    } else if let Some(c) = p.pytest.captures(line) {
+        Some((
+            c[1].to_owned(),
+            c[2].parse().ok(),
+            c.get(3).map(|m| m.as_str().to_owned()),
+            Order::InnermostLast,
+        ))
+    } else if let Some(c) = p.prose_after.captures(line) {
+        Some((
+            c[1].to_owned(),
+            c[2].parse().ok(),
+            None,
+            Order::InnermostFirst,
+        ))
+    } else if let Some(c) = p.prose_before.captures(line) {
+        Some((
+            c[2].to_owned(),
+            c[1].parse().ok(),
+            None,
+            Order::InnermostFirst,
+        ))
+    } else if let Some(c) = p.generic.captures(line) {
+        let line_number = c
+            .get(2)
+            .or_else(|| c.get(3))
+            .and_then(|m| m.as_str().parse().ok());
+        Some((c[1].to_owned(), line_number, None, Order::InnermostFirst))
+    } else {
+        None
+    }
+}
+
 /// The frames of every stack trace and error location in `text`, trace by
 /// trace, in the order printed, at most [`MAX_FRAMES`].
 ///
@@ -157,90 +249,7 @@ pub fn parse_frames(text: &str) -> Vec<TraceFrame> {
             break;
         }
         let line = raw_line.trim_end_matches('\r');
-        let found: Option<(String, Option<u32>, Option<String>, Order)> =
-            if let Some(c) = p.python.captures(line) {
-                Some((
-                    c[1].to_owned(),
-                    c[2].parse().ok(),
-                    c.get(3).map(|m| m.as_str().to_owned()),
-                    Order::InnermostLast,
-                ))
-            } else if let Some(c) = p.java.captures(line) {
-                let class = c[1].trim_end_matches('.');
-                let package = class.rsplit_once('.').map_or("", |(package, _)| package);
-                let file = &c[3];
-                let path = if package.is_empty() {
-                    file.to_owned()
-                } else {
-                    format!("{}/{file}", package.replace('.', "/"))
-                };
-                let class_name = class.rsplit('.').next().unwrap_or(class);
-                Some((
-                    path,
-                    c[4].parse().ok(),
-                    Some(format!("{class_name}.{}", &c[2])),
-                    Order::InnermostFirst,
-                ))
-            } else if let Some(c) = p.rust_at.captures(line) {
-                Some((
-                    c[1].to_owned(),
-                    c[2].parse().ok(),
-                    None,
-                    Order::InnermostFirst,
-                ))
-            } else if let Some(c) = p.javascript.captures(line) {
-                let path = &c[2];
-                if path.contains('/') || path.contains('.') {
-                    let function = c
-                        .get(1)
-                        .map(|m| m.as_str().to_owned())
-                        .filter(|f| f != "new" && f != "Object.<anonymous>");
-                    Some((
-                        path.to_owned(),
-                        c[3].parse().ok(),
-                        function,
-                        Order::InnermostFirst,
-                    ))
-                } else {
-                    None
-                }
-            } else if let Some(c) = p.go_location.captures(line) {
-                Some((
-                    c[1].to_owned(),
-                    c[2].parse().ok(),
-                    go_function.take(),
-                    Order::InnermostFirst,
-                ))
-            } else if let Some(c) = p.pytest.captures(line) {
-                Some((
-                    c[1].to_owned(),
-                    c[2].parse().ok(),
-                    c.get(3).map(|m| m.as_str().to_owned()),
-                    Order::InnermostLast,
-                ))
-            } else if let Some(c) = p.prose_after.captures(line) {
-                Some((
-                    c[1].to_owned(),
-                    c[2].parse().ok(),
-                    None,
-                    Order::InnermostFirst,
-                ))
-            } else if let Some(c) = p.prose_before.captures(line) {
-                Some((
-                    c[2].to_owned(),
-                    c[1].parse().ok(),
-                    None,
-                    Order::InnermostFirst,
-                ))
-            } else if let Some(c) = p.generic.captures(line) {
-                let line_number = c
-                    .get(2)
-                    .or_else(|| c.get(3))
-                    .and_then(|m| m.as_str().parse().ok());
-                Some((c[1].to_owned(), line_number, None, Order::InnermostFirst))
-            } else {
-                None
-            };
+        let found = frame_on_line(p, line, &mut go_function);
         let Some((path, line_number, function, order)) = found else {
             let trimmed = line.trim_start();
             if trimmed.is_empty() {
