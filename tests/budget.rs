@@ -221,3 +221,49 @@ fn every_format_fits_its_budget_and_counts_its_own_text() {
         }
     }
 }
+
+/// The best-ranked source files keep their comments (an agent edits them by
+/// their exact lines); a source file past the edit candidates is shown with
+/// its comments stripped.
+#[test]
+fn edit_candidates_keep_their_comments_and_the_rest_are_stripped() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = |name: &str, extra: &str| {
+        format!(
+            "def {name}_invoice_total(items):\n    # Sum the invoice lines before tax for {name}.\n    total = 0\n    for item in items:\n        total += item.price  # {name} price per line\n    return total{extra}\n"
+        )
+    };
+    // Four files about invoice totals; `billing.py` mentions the words most.
+    fs_err::write(
+        dir.path().join("billing.py"),
+        module("billing", " + invoice_total_tax(items)\n\ndef invoice_total_tax(items):\n    # invoice total tax\n    return 0\n"),
+    )
+    .unwrap();
+    for name in ["ledger", "receipts", "statements"] {
+        fs_err::write(dir.path().join(format!("{name}.py")), module(name, "")).unwrap();
+    }
+    let compilation = compile(&request(
+        dir.path().to_path_buf(),
+        "fix the invoice total computed by billing",
+        20_000,
+    ))
+    .unwrap();
+    let prompt = &compilation.prompt;
+    assert!(
+        prompt.contains("# Sum the invoice lines before tax for billing."),
+        "the best file keeps its comments:\n{prompt}"
+    );
+    let kept = ["ledger", "receipts", "statements"]
+        .iter()
+        .filter(|name| prompt.contains(&format!("# Sum the invoice lines before tax for {name}.")))
+        .count();
+    let shown = ["ledger", "receipts", "statements"]
+        .iter()
+        .filter(|name| prompt.contains(&format!("def {name}_invoice_total(items):")))
+        .count();
+    assert_eq!(shown, 3, "every file is shown:\n{prompt}");
+    assert_eq!(
+        kept, 2,
+        "two more edit candidates keep their comments, the fourth file loses them:\n{prompt}"
+    );
+}

@@ -30,7 +30,7 @@ pub enum RowKind {
     /// the remote tier holds these ([`crate::cache::FileCache::blob_scan`]).
     BlobScan,
     /// A file's [`FileFacts`](aic_stages::facts::FileFacts), with the raw
-    /// (`#raw`) and bypass (direct target or score above 0.9) flags of the
+    /// (`#raw`) and bypass (direct target, score above 0.9, edit candidate) flags of the
     /// transform stage.
     Facts {
         /// `--raw`/`#raw`.

@@ -8,6 +8,7 @@
 use aic_stages::facts::{FileFacts, compute_facts};
 use aic_stages::guard::{ContextGuard, GuardResult};
 use aic_stages::relative_path::RelativePath;
+use aic_stages::select::file_kind::FileKind;
 use aic_stages::select::selector::ScoredFile;
 use rayon::prelude::*;
 use tracing::info;
@@ -23,6 +24,34 @@ use crate::pipeline::{Cancel, isolate};
 /// Files scoring above this keep their exact syntax: lossy format-specific
 /// transforms are bypassed for them, as for the files the intent names.
 const BYPASS_SCORE: f64 = 0.90;
+
+/// How many of the best-ranked source files are edit candidates: they keep
+/// their comments and every other lossy transform is bypassed, because an
+/// agent edits a file by its exact lines (`docs/budget.md`, "Edit
+/// candidates keep their text").
+pub const EDIT_CANDIDATES: usize = 3;
+
+/// The files whose lossy transforms are bypassed: the targets, files scoring
+/// above [`BYPASS_SCORE`], and the first [`EDIT_CANDIDATES`] shown source
+/// files in rank order.
+fn bypassed(selection: &Selection) -> std::collections::HashSet<RelativePath> {
+    let shown = selection
+        .ranked
+        .files
+        .iter()
+        .filter(|file| !selection.listed.contains(&file.path));
+    let edit_candidates = shown
+        .clone()
+        .filter(|file| {
+            file.language.is_code() && FileKind::of(&file.path, file.language) == FileKind::Source
+        })
+        .take(EDIT_CANDIDATES);
+    shown
+        .filter(|file| file.target || file.score > BYPASS_SCORE)
+        .chain(edit_candidates)
+        .map(|file| file.path.clone())
+        .collect()
+}
 
 /// The facts of the selected files and the guard's verdict on them.
 #[derive(Debug)]
@@ -79,6 +108,7 @@ pub fn facts(
 ) -> Result<SelectedFacts, CompileError> {
     let repo = &snapshot.repo;
     let context = plan.project.facts_context(plan.raw);
+    let bypassed = bypassed(selection);
     if let Some(cache) = cache.filter(|cache| cache.remote().is_some()) {
         let shown = selection.ranked.files.iter();
         let shown = shown.filter(|file| !selection.listed.contains(&file.path));
@@ -89,7 +119,7 @@ pub fn facts(
                 .ok()?;
             let kind = RowKind::Facts {
                 raw: plan.raw,
-                bypass: file.target || file.score > BYPASS_SCORE,
+                bypass: bypassed.contains(&file.path),
             };
             Some(cache.row_key(
                 repo.files[index].content_hash,
@@ -109,7 +139,7 @@ pub fn facts(
             let index = repo.files.binary_search_by(|f| f.path.cmp(&file.path)).ok();
             let hash = index.map(|i| repo.files[i].content_hash);
             let held = index.and_then(|i| selection.read.get(&i));
-            let bypass = file.target || file.score > BYPASS_SCORE;
+            let bypass = bypassed.contains(&file.path);
             if let (Some(cache), Some(hash)) = (cache, hash)
                 && let Some(facts) = cache.facts(hash, &file.path, file.language, plan.raw, bypass)
             {

@@ -341,6 +341,10 @@ const FILL_RATIO: f64 = 0.2;
 /// The most definitions a slice tries to place whole, best first.
 const MAX_TRIED: usize = 48;
 
+/// The longest import block a slice shows (from the first import line to
+/// the last before the first definition); a longer one stays a marker.
+const MAX_IMPORT_LINES: usize = 40;
+
 /// The slice of `body` that shows its best definitions whole, inside a
 /// skeleton of the file, within `budget` tokens (note and markers included).
 ///
@@ -352,7 +356,8 @@ const MAX_TRIED: usize = 48;
 /// definition larger than the budget is shown as its header, its docstring
 /// and the lines around the task's words inside it. What room is left takes
 /// the signatures of their siblings and of the file's top-level definitions
-/// (the skeleton), nearest first. Every run of lines left out is one marker
+/// (the skeleton), nearest first, then the file's import block (at most
+/// [`MAX_IMPORT_LINES`] lines). Every run of lines left out is one marker
 /// line naming its disk lines and how many definitions it holds.
 ///
 /// Returns `None` when the file has no definitions or nothing fits; the
@@ -449,6 +454,7 @@ fn plan_definitions(
     };
     planner.place_best(map, focus);
     planner.place_skeleton();
+    planner.place_imports();
     planner.fill();
     planner.plan.ranges(lines)
 }
@@ -613,6 +619,43 @@ impl Planner<'_> {
         }
     }
 
+    /// The file's import block, when room is left after the skeleton and it
+    /// is at most [`MAX_IMPORT_LINES`] long: a fix often needs a name
+    /// imported, and the block says which are at hand.
+    fn place_imports(&mut self) {
+        let first_definition = self
+            .definitions
+            .iter()
+            .map(|d| d.start as usize)
+            .min()
+            .unwrap_or(self.lines.len());
+        let imports: Vec<usize> = (0..first_definition)
+            .filter(|&i| is_import_line(self.lines[i]))
+            .collect();
+        let (Some(&first), Some(&last)) = (imports.first(), imports.last()) else {
+            return;
+        };
+        // A bracketed import list (`from x import (`, `use a::{`) runs on
+        // to its closing line.
+        let opens = |line: &str| {
+            let line = line.trim_end();
+            line.ends_with('(') || line.ends_with('{')
+        };
+        let last = if opens(self.lines[last]) {
+            (last + 1..first_definition)
+                .find(|&i| {
+                    let line = self.lines[i].trim_start();
+                    line.starts_with(')') || line.starts_with('}')
+                })
+                .unwrap_or(last)
+        } else {
+            last
+        };
+        if last - first < MAX_IMPORT_LINES && self.plan.fits_with(&[first..=last], self.room) {
+            self.plan.keep(&[first..=last]);
+        }
+    }
+
     /// Room left (a large budget): more definitions the task's words touch,
     /// scoring at least [`FILL_RATIO`] of the best, whole, best first, then
     /// nearest; never a type whose members are shown on their own.
@@ -633,6 +676,23 @@ impl Planner<'_> {
             self.keep_with_ancestors(i, definition.start as usize..=definition.end as usize);
         }
     }
+}
+
+/// Whether `line` imports names: `import`, `from … import`, `use`,
+/// `#include`, `require(…)`, `extern crate`.
+fn is_import_line(line: &str) -> bool {
+    let line = line.trim_start();
+    [
+        "import ",
+        "from ",
+        "use ",
+        "pub use ",
+        "#include",
+        "extern crate ",
+    ]
+    .iter()
+    .any(|prefix| line.starts_with(prefix))
+        || (line.contains("require(") && (line.starts_with("const ") || line.starts_with("var ")))
 }
 
 /// The names of the `count` definitions of `body` that score best against
@@ -1456,6 +1516,56 @@ mod tests {
             "{markers} markers for {kept_definitions}: {text}"
         );
         assert!(text.contains(" definitions) …"), "{text}");
+    }
+
+    #[test]
+    fn the_import_block_follows_the_skeleton_when_room_is_left() {
+        use std::fmt::Write as _;
+
+        use crate::language::Language;
+        use crate::select::definitions::definition_index;
+        let mut body = String::from(
+            "\"\"\"Module docstring.\"\"\"\n\nimport os\nfrom typing import (\n    Any,\n    List,\n)\n\nLIMIT = 3\n\n",
+        );
+        for n in 0..150 {
+            writeln!(
+                body,
+                "def step_{n}(value):\n    value = value + {n}\n    return value * 2\n"
+            )
+            .unwrap();
+        }
+        body.push_str(
+            "def persist(fname, buff):\n    with open(fname, 'w') as f:\n        f.write(buff)\n",
+        );
+        let index = definition_index(&body, Language::Python);
+        let terms = vec![("persist".to_owned(), 2.0), ("write".to_owned(), 1.0)];
+        let focus = DefinitionFocus {
+            terms: &terms,
+            ..DefinitionFocus::default()
+        };
+        let slice = |budget: u32| {
+            slice_definitions(
+                &body,
+                &index,
+                &LineMap::identity(),
+                focus,
+                TokenCount(budget),
+                TokenCounter::cl100k(),
+            )
+            .unwrap()
+            .text
+        };
+        let roomy = slice(600);
+        assert!(
+            roomy.contains("import os\nfrom typing import (\n    Any,\n    List,\n)\n"),
+            "{roomy}"
+        );
+        assert!(!roomy.contains("Module docstring"), "{roomy}");
+        assert!(roomy.contains("        f.write(buff)\n"), "{roomy}");
+        // With room for the definition and its skeleton only, no imports.
+        let tight = slice(120);
+        assert!(tight.contains("        f.write(buff)\n"), "{tight}");
+        assert!(!tight.contains("import os"), "{tight}");
     }
 
     #[test]
