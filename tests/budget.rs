@@ -2,6 +2,8 @@
 //! smallest prompt that can hold a file up to more than the repository, on a
 //! real source tree. Every compile either fits or says the budget is too small.
 
+use std::fmt::Write as _;
+
 use aic::error::CompileError;
 use aic::host::Host;
 use aic::pipeline::{Compilation, CompilationRequest, SizeLimit, SizeScope};
@@ -265,5 +267,48 @@ fn edit_candidates_keep_their_comments_and_the_rest_are_stripped() {
     assert_eq!(
         kept, 2,
         "two more edit candidates keep their comments, the fourth file loses them:\n{prompt}"
+    );
+}
+
+/// A doc the file-kind prior demoted is shown as a glimpse (an excerpt
+/// within the glimpse allowance), not as a slice with a body slot of its
+/// own, beside the source it documents.
+#[test]
+fn a_demoted_doc_is_a_glimpse_beside_the_source() {
+    let dir = tempfile::tempdir().unwrap();
+    fs_err::create_dir_all(dir.path().join("src")).unwrap();
+    fs_err::create_dir_all(dir.path().join("docs")).unwrap();
+    fs_err::write(
+        dir.path().join("src/invoice.py"),
+        "def invoice_total(items):\n    \"\"\"The invoice total before tax.\"\"\"\n    return sum(item.price for item in items)\n",
+    )
+    .unwrap();
+    let mut doc = String::from("# Invoices\n\n");
+    for n in 0..200 {
+        writeln!(
+            doc,
+            "## Part {n}\n\nThe invoice total adds the price of every item; taxes come later, part {n}.\n"
+        )
+        .unwrap();
+    }
+    fs_err::write(dir.path().join("docs/invoice.md"), doc).unwrap();
+    let compilation = compile(&request(
+        dir.path().to_path_buf(),
+        "fix the invoice total",
+        3_000,
+    ))
+    .unwrap();
+    let prompt = &compilation.prompt;
+    assert!(
+        prompt.contains("    return sum(item.price for item in items)\n"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("- Shown as excerpts around the task's words: `docs/invoice.md`"),
+        "{prompt}"
+    );
+    assert!(
+        !prompt.contains("`docs/invoice.md` is shown as a slice"),
+        "{prompt}"
     );
 }

@@ -30,7 +30,7 @@ use aic_stages::fit::tokens::TokenCount;
 use aic_stages::fit::tokens::TokenCounter;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::select::evidence::{mention_relevance, trace_relevance};
-use aic_stages::select::selector::ScoredFile;
+use aic_stages::select::selector::{KIND_PRIOR, ScoredFile};
 use aic_stages::select::targets::TargetResolution;
 use tracing::info;
 
@@ -708,7 +708,7 @@ pub const OTHER_SHARE: (f64, u32) = (0.25, 2_500);
 /// ranked within [`GLIMPSE_RANKS`] that are not shown whole: a share of the
 /// code budget and a token cap. Such a file is whole when small, else the
 /// lines around the intent's words; without such lines, its signatures.
-pub const GLIMPSE_SHARE: (f64, u32) = (0.04, 1_000);
+pub const GLIMPSE_SHARE: (f64, u32) = (0.04, 600);
 /// Files ranked this deep or deeper that are not shown with their body are
 /// listed in the notes rather than shown as signatures.
 pub const SIGNATURE_RANKS: usize = 20;
@@ -802,7 +802,12 @@ fn place(
         } else {
             file.score / best
         };
-        let whole = file.target || (full < MAX_FULL_FILES && relative >= FULL_RATIO);
+        // A test, doc, changelog or fixture the task did not ask for (the
+        // file-kind prior demoted it) is at most a glimpse, unless it ranks
+        // first: its body would take the room of the source that implements
+        // the behaviour.
+        let demoted = rank > 0 && file.penalized_by.iter().any(|p| p.starts_with(KIND_PRIOR));
+        let whole = file.target || (!demoted && full < MAX_FULL_FILES && relative >= FULL_RATIO);
         // A file that defines a name the intent mentions is shown with that
         // definition or not at all: never as signatures without its body.
         let named = defines_a_named_name(plan, snapshot, file);

@@ -285,10 +285,16 @@ fn demoted_kind(
     file: &FileEntry,
     unpenalised: bool,
 ) -> Option<FileKind> {
-    if !matches!(
-        task.task_class,
-        TaskClass::Bugfix | TaskClass::Feature | TaskClass::Refactor
-    ) {
+    // A long intent (an issue report) that no verb classifies is still
+    // about behaviour: it reports what the code does.
+    let reports_behaviour =
+        task.task_class == TaskClass::General && !task.subject_weights.is_empty();
+    if !reports_behaviour
+        && !matches!(
+            task.task_class,
+            TaskClass::Bugfix | TaskClass::Feature | TaskClass::Refactor
+        )
+    {
         return None;
     }
     let kind = FileKind::of(&file.path, file.language);
@@ -1029,6 +1035,31 @@ mod tests {
                 .position(|f| f.path.as_str() == "src/user/model.ts")
         };
         assert!(rank(&shaped) < rank(&plain), "{:?}", paths(&shaped));
+    }
+
+    #[test]
+    fn the_kind_prior_holds_for_behaviour_and_pasted_reports_not_for_short_questions() {
+        let demoted = |intent: &str| {
+            let selection = select(intent, &RulePack::default(), 10);
+            selection
+                .files
+                .iter()
+                .find(|f| f.path.as_str() == "src/user/service.test.ts")
+                .map(|f| f.penalized_by.iter().any(|p| p.starts_with(KIND_PRIOR)))
+        };
+        assert_eq!(demoted("fix the user service lookup"), Some(true));
+        let short = IntentClassifier.classify("user service");
+        assert_eq!(short.task_class, TaskClass::General);
+        assert_eq!(demoted("user service"), Some(false));
+        // A pasted report that no verb classifies is about behaviour too.
+        let report = "User service and model disagree on names\n\nWhen the user service loads a user \
+            whose model has a display name, the service shows the login name instead. The model \
+            keeps both names and the service picks the first one it sees. Seen with version 2.1 \
+            on a fresh install, with the default settings and a user made on the command line.";
+        let task = IntentClassifier.classify(report);
+        assert_eq!(task.task_class, TaskClass::General, "{task:?}");
+        assert!(!task.subject_weights.is_empty(), "a long intent: {task:?}");
+        assert_eq!(demoted(report), Some(true));
     }
 
     #[test]
