@@ -356,8 +356,9 @@ const MAX_IMPORT_LINES: usize = 40;
 /// definition larger than the budget is shown as its header, its docstring
 /// and the lines around the task's words inside it. What room is left takes
 /// the signatures of their siblings and of the file's top-level definitions
-/// (the skeleton), nearest first, then the file's import block (at most
-/// [`MAX_IMPORT_LINES`] lines). Every run of lines left out is one marker
+/// (the skeleton), nearest first. The file's import block (at most
+/// [`MAX_IMPORT_LINES`] lines) goes in right after the best definition.
+/// Every run of lines left out is one marker
 /// line naming its disk lines and how many definitions it holds.
 ///
 /// Returns `None` when the file has no definitions or nothing fits; the
@@ -527,6 +528,11 @@ impl Planner<'_> {
                 || (self.chosen.is_empty() && self.place_by_anchors(i, map, focus));
             if shown {
                 self.chosen.push(i);
+                // The import block right after the best definition: a fix
+                // often needs a name imported, and the block is short.
+                if self.chosen.len() == 1 {
+                    self.place_imports();
+                }
             }
         }
     }
@@ -1519,7 +1525,7 @@ mod tests {
     }
 
     #[test]
-    fn the_import_block_follows_the_skeleton_when_room_is_left() {
+    fn the_import_block_comes_right_after_the_best_definition() {
         use std::fmt::Write as _;
 
         use crate::language::Language;
@@ -1562,10 +1568,15 @@ mod tests {
         );
         assert!(!roomy.contains("Module docstring"), "{roomy}");
         assert!(roomy.contains("        f.write(buff)\n"), "{roomy}");
-        // With room for the definition and its skeleton only, no imports.
+        // With little room, the imports come before the skeleton.
         let tight = slice(120);
         assert!(tight.contains("        f.write(buff)\n"), "{tight}");
-        assert!(!tight.contains("import os"), "{tight}");
+        assert!(tight.contains("import os\n"), "{tight}");
+        assert!(!tight.contains("def step_149("), "{tight}");
+        // With room for the definition alone, no imports.
+        let tightest = slice(75);
+        assert!(tightest.contains("        f.write(buff)\n"), "{tightest}");
+        assert!(!tightest.contains("import os"), "{tightest}");
     }
 
     #[test]
