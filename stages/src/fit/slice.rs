@@ -341,6 +341,11 @@ const FILL_RATIO: f64 = 0.2;
 /// The most definitions a slice tries to place whole, best first.
 const MAX_TRIED: usize = 48;
 
+/// An import block is shown only when it costs at most this fraction
+/// (1/N) of the slice's room: at a tight budget a long list of imported
+/// names would crowd out the code.
+const IMPORT_SHARE_INVERSE: usize = 4;
+
 /// The longest import block a slice shows (from the first import line to
 /// the last before the first definition); a longer one stays a marker.
 const MAX_IMPORT_LINES: usize = 40;
@@ -657,7 +662,11 @@ impl Planner<'_> {
         } else {
             last
         };
-        if last - first < MAX_IMPORT_LINES && self.plan.fits_with(&[first..=last], self.room) {
+        let cost = self.plan.cost_of(first as u32..=last as u32);
+        if last - first < MAX_IMPORT_LINES
+            && cost * IMPORT_SHARE_INVERSE <= self.room
+            && self.plan.fits_with(&[first..=last], self.room)
+        {
             self.plan.keep(&[first..=last]);
         }
     }
