@@ -30,6 +30,7 @@ use aic_stages::fit::tokens::TokenCount;
 use aic_stages::fit::tokens::TokenCounter;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::select::evidence::{mention_relevance, trace_relevance};
+use aic_stages::select::file_kind::FileKind;
 use aic_stages::select::selector::{KIND_PRIOR, ScoredFile};
 use aic_stages::select::targets::TargetResolution;
 use tracing::info;
@@ -806,7 +807,12 @@ fn place(
         // file-kind prior demoted it) is at most a glimpse, unless it ranks
         // first: its body would take the room of the source that implements
         // the behaviour.
-        let demoted = rank > 0 && file.penalized_by.iter().any(|p| p.starts_with(KIND_PRIOR));
+        // (A test a rule pack's pattern penalised is not penalised twice,
+        // but it is demoted all the same.)
+        let demoted = rank > 0
+            && (file.penalized_by.iter().any(|p| p.starts_with(KIND_PRIOR))
+                || (!file.penalized_by.is_empty()
+                    && FileKind::of(&file.path, file.language) != FileKind::Source));
         let whole = file.target || (!demoted && full < MAX_FULL_FILES && relative >= FULL_RATIO);
         // A file that defines a name the intent mentions is shown with that
         // definition or not at all: never as signatures without its body.
@@ -1115,7 +1121,7 @@ fn prompt_notes(
         .filter(|(path, s)| !s.glimpse && !dropped.contains(path))
     {
         notes.push(format!(
-            "`{path}` is shown as a slice ({} of {} lines, around what the task names); read the file for the rest",
+            "`{path}` is shown as a slice ({} of {} lines, around what the task points at); read the file for the rest",
             aic_stages::fit::slice::thousands(slice.kept_lines),
             aic_stages::fit::slice::thousands(slice.total_lines)
         ));

@@ -247,12 +247,33 @@ fn shortened(long: &str, short: &str) -> bool {
         .zip(short.bytes())
         .take_while(|(a, b)| a == b)
         .count();
-    shared >= short.len().min(12).max(short.len() / 2) && shared * 2 >= short.len()
+    // The indentation is not evidence: `    if (` is not a shortened
+    // `    // a comment` because both start with four spaces.
+    let indent = short.len() - short.trim_start().len();
+    let (shared, content) = (shared.saturating_sub(indent), short.len() - indent);
+    shared >= content.min(12).max(content / 2) && shared * 2 >= content
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stripped_comment_is_not_the_short_line_after_it() {
+        // vite's importAnalysis.ts: the comment goes, `if (` stays; the
+        // shared indentation must not make `if (` a shortened comment.
+        let disk = "      if (x) {\n        // further analyze accepted modules\n        if (\n          y\n        ) {\n          // transform it\n          // e.g. this\n          const {\n            imports,\n          } = z\n        }\n      }\n";
+        let shown = "      if (x) {\n        if (\n          y\n        ) {\n          const {\n            imports,\n          } = z\n        }\n      }\n";
+        let map = LineMap::align(disk, shown);
+        let disk_lines: Vec<&str> = disk.lines().collect();
+        for (index, line) in shown.lines().enumerate() {
+            assert_eq!(
+                disk_lines[map.disk_line(index) - 1],
+                line,
+                "shown line {index}"
+            );
+        }
+    }
 
     #[test]
     fn an_unchanged_text_is_the_identity() {

@@ -652,6 +652,11 @@ impl Planner<'_> {
             let line = line.trim_end();
             line.ends_with('(') || line.ends_with('{')
         };
+        // A line continued with a backslash (`from x import a, \`) too.
+        let mut last = last;
+        while last + 1 < first_definition && self.lines[last].trim_end().ends_with('\\') {
+            last += 1;
+        }
         let last = if opens(self.lines[last]) {
             (last + 1..first_definition)
                 .find(|&i| {
@@ -1152,7 +1157,21 @@ impl<'a> SliceCounter<'a> {
 
     /// The slice of `lines` keeping the merged zero-based ranges `kept`,
     /// when it fits the budget.
+    /// Tiny gaps are shown rather than marked when that still fits
+    /// ([`close_tiny_gaps`]).
     fn fit(&self, lines: &[&str], kept: &[RangeInclusive<usize>]) -> Option<Sliced> {
+        let closed = close_tiny_gaps(lines, kept);
+        if closed.as_slice() != kept
+            && let Some(sliced) = self.fit_exactly(lines, &closed)
+        {
+            return Some(sliced);
+        }
+        self.fit_exactly(lines, kept)
+    }
+
+    /// The slice of `lines` keeping exactly the merged ranges `kept`, when
+    /// it fits the budget.
+    fn fit_exactly(&self, lines: &[&str], kept: &[RangeInclusive<usize>]) -> Option<Sliced> {
         let text = render(lines, kept, self.map, self.definitions);
         let count = self.count_if_near(&text)?;
         (count <= self.budget).then(|| Sliced {
@@ -1183,6 +1202,47 @@ impl<'a> SliceCounter<'a> {
         self.counted_tokens.set(counted + count.0 as usize);
         Some(count)
     }
+}
+
+/// A run of left-out lines whose text (indentation aside, a byte per line
+/// break) is at most this many bytes is shown rather than marked: its
+/// marker line would cost as much as the lines it hides.
+const TINY_GAP_BYTES: usize = 48;
+
+/// `kept` with every tiny run of left-out lines between, before or after
+/// them (see [`TINY_GAP_BYTES`]) kept too, merged.
+fn close_tiny_gaps(lines: &[&str], kept: &[RangeInclusive<usize>]) -> Vec<RangeInclusive<usize>> {
+    let tiny = |gap: std::ops::Range<usize>| {
+        lines[gap]
+            .iter()
+            .map(|line| line.trim().len() + 1)
+            .sum::<usize>()
+            <= TINY_GAP_BYTES
+    };
+    let mut closed: Vec<RangeInclusive<usize>> = Vec::with_capacity(kept.len());
+    for range in kept {
+        match closed.last_mut() {
+            Some(last)
+                if *range.start() <= last.end() + 1 || tiny(last.end() + 1..*range.start()) =>
+            {
+                *last = *last.start()..=(*range.end()).max(*last.end());
+            }
+            _ => closed.push(range.clone()),
+        }
+    }
+    if let Some(first) = closed.first_mut()
+        && *first.start() > 0
+        && tiny(0..*first.start())
+    {
+        *first = 0..=*first.end();
+    }
+    if let Some(last) = closed.last_mut()
+        && *last.end() + 1 < lines.len()
+        && tiny(last.end() + 1..lines.len())
+    {
+        *last = *last.start()..=lines.len() - 1;
+    }
+    closed
 }
 
 /// Merged zero-based inclusive windows of `context` lines around each centre
@@ -1257,7 +1317,7 @@ fn render(
         })
         .collect();
     if kept.len() > MAX_HEADER_RANGES {
-        ranges.push(format!("… {} more", kept.len() - MAX_HEADER_RANGES));
+        ranges.push(format!("(+{} more ranges)", kept.len() - MAX_HEADER_RANGES));
     }
     let mut text = if cut == 0 {
         format!(
@@ -1575,7 +1635,6 @@ mod tests {
             roomy.contains("import os\nfrom typing import (\n    Any,\n    List,\n)\n"),
             "{roomy}"
         );
-        assert!(!roomy.contains("Module docstring"), "{roomy}");
         assert!(roomy.contains("        f.write(buff)\n"), "{roomy}");
         // With little room, the imports come before the skeleton.
         let tight = slice(120);
@@ -1586,6 +1645,60 @@ mod tests {
         let tightest = slice(75);
         assert!(tightest.contains("        f.write(buff)\n"), "{tightest}");
         assert!(!tightest.contains("import os"), "{tightest}");
+    }
+
+    #[test]
+    fn an_import_continued_with_a_backslash_is_shown_to_its_end() {
+        use std::fmt::Write as _;
+
+        use crate::language::Language;
+        use crate::select::definitions::definition_index;
+        let mut body = String::from(
+            "import sys\nfrom ._compat import first_name, second_name, \\\n    third_name, fourth_name, fifth_name, sixth_name, seventh_name\n\n",
+        );
+        for n in 0..120 {
+            writeln!(body, "def step_{n}(value):\n    return value * {n}\n").unwrap();
+        }
+        body.push_str("def persist(fname):\n    return open(fname).read()\n");
+        let index = definition_index(&body, Language::Python);
+        let terms = vec![("persist".to_owned(), 2.0)];
+        let focus = DefinitionFocus {
+            terms: &terms,
+            ..DefinitionFocus::default()
+        };
+        let text = slice_definitions(
+            &body,
+            &index,
+            &LineMap::identity(),
+            focus,
+            TokenCount(400),
+            TokenCounter::cl100k(),
+        )
+        .unwrap()
+        .text;
+        assert!(
+            text.contains("second_name, \\\n    third_name, fourth_name, fifth_name, sixth_name, seventh_name\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_gap_no_dearer_than_its_marker_is_shown() {
+        let lines = [
+            "def a():",
+            "    x = 1",
+            "    y = 2",
+            "    if ok:",
+            "        return x",
+            "    long_name_number_one = compute_something_expensive(x, y)",
+            "    long_name_number_two = compute_something_expensive(y, x)",
+            "    return y",
+        ];
+        // One short line between two kept runs is shown; two long ones
+        // stay a marker; the one-line tail is shown.
+        assert_eq!(close_tiny_gaps(&lines, &[0..=1, 3..=4]), vec![0..=4]);
+        assert_eq!(close_tiny_gaps(&lines, &[0..=4, 7..=7]), vec![0..=4, 7..=7]);
+        assert_eq!(close_tiny_gaps(&lines, &[1..=6]), vec![0..=7]);
     }
 
     #[test]
