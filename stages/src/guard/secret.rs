@@ -3,6 +3,9 @@
 //! redaction. The rules are data: `stages/rules/secrets/*.toml` (see
 //! the `patterns` module for the format).
 
+mod assignments;
+#[cfg(test)]
+mod corpus;
 #[cfg(test)]
 mod coverage;
 mod detectors;
@@ -21,6 +24,7 @@ use crate::guard::{GuardFinding, GuardFindingType, GuardScanner, GuardSeverity, 
 use crate::language::Language;
 use crate::relative_path::RelativePath;
 
+use assignments::Assignment;
 use patterns::{Check, Classes, Prefilter, SecretRule, rules};
 use plausibility::{
     PUBLIC_EMULATOR_KEYS, base64_lines_len, is_placeholder, plausible_api_key,
@@ -413,10 +417,52 @@ impl SecretScanner {
             }
         }
         let mut found = Vec::new();
-        for (line, index) in candidates {
+        for &(line, index) in &candidates {
             Self::find_on_line(content, &lines, line, index, language, &mut found);
         }
+        // The same rules again over the line's assignments, each written as
+        // `name = "value"`: a rule written for one syntax reads them all.
+        let mut read: BTreeMap<u32, Vec<Assignment>> = BTreeMap::new();
+        for &(line, index) in &candidates {
+            if !set.rules.get(index).is_some_and(reads_assignments) {
+                continue;
+            }
+            let pairs = read
+                .entry(line)
+                .or_insert_with(|| assignments::read(&lines, line));
+            for pair in pairs.iter() {
+                Self::find_in_assignment(content, &lines, index, language, pair, &mut found);
+            }
+        }
         resolve_overlaps(found)
+    }
+
+    /// Appends the matches of rule `index` in one assignment, written as
+    /// `name = "value"` (or `name = value` when it was not quoted); only a
+    /// match inside the value counts.
+    fn find_in_assignment(
+        content: &str,
+        lines: &LineIndex<'_>,
+        index: usize,
+        language: Language,
+        pair: &Assignment,
+        found: &mut Vec<SecretMatch>,
+    ) {
+        let (Some(name), Some(value)) = (
+            content.get(pair.name.clone()),
+            content.get(pair.value.clone()),
+        ) else {
+            return;
+        };
+        let quote = if pair.quoted { "\"" } else { "" };
+        let text = format!("{name} = {quote}{value}{quote}");
+        let offset = name.len() + 3 + quote.len();
+        let place = |span: Range<usize>| {
+            (span.start >= offset && span.end <= offset + value.len()).then(|| {
+                pair.value.start + span.start - offset..pair.value.start + span.end - offset
+            })
+        };
+        Self::find_in_text(content, lines, index, language, &text, &place, found);
     }
 
     /// Appends the matches of rule `index` on one-based `line` that pass its
@@ -429,11 +475,27 @@ impl SecretScanner {
         language: Language,
         found: &mut Vec<SecretMatch>,
     ) {
+        let range = lines.line_range(line);
+        let text = lines.line(line);
+        let place = |span: Range<usize>| Some(range.start + span.start..range.start + span.end);
+        Self::find_in_text(content, lines, index, language, text, &place, found);
+    }
+
+    /// Appends the matches of rule `index` in `text` that pass its check;
+    /// `place` maps a range of `text` to its range in `content` (`None` when
+    /// the text there is not the file's, as in a normalised assignment).
+    fn find_in_text(
+        content: &str,
+        lines: &LineIndex<'_>,
+        index: usize,
+        language: Language,
+        text: &str,
+        place: &dyn Fn(Range<usize>) -> Option<Range<usize>>,
+        found: &mut Vec<SecretMatch>,
+    ) {
         let Some(rule) = rules().rules.get(index) else {
             return;
         };
-        let range = lines.line_range(line);
-        let text = lines.line(line);
         let mut from = 0;
         while let Some(captures) = rule.regex().captures_at(text, from) {
             let Some(whole) = captures.get(0) else {
@@ -444,7 +506,10 @@ impl SecretScanner {
             // from its value, so that in `db: password = …` the rejected
             // `db: password` does not hide `password = …`.
             from = whole.end().max(from + 1);
-            let mut span = range.start + value.start()..range.start + value.end();
+            let Some(mut span) = place(value.range()) else {
+                continue;
+            };
+            let line = lines.line_number(span.start);
             let next = text.get(value.end()..).and_then(|rest| rest.chars().next());
             let assignment = matches!(
                 rule.check,
@@ -509,7 +574,8 @@ impl SecretScanner {
                     None => false,
                 },
                 Check::KubernetesSecret => {
-                    for value in detectors::kubernetes_secret_values(content, range.start) {
+                    let line_start = lines.line_range(line).start;
+                    for value in detectors::kubernetes_secret_values(content, line_start) {
                         found.push(SecretMatch {
                             pattern: index,
                             line: lines.line_number(value.start),
@@ -653,6 +719,23 @@ fn redact(content: &str, matches: &[SecretMatch]) -> (String, Vec<usize>) {
     }
     redacted.push_str(content.get(copied..).unwrap_or_default());
     (redacted, numbers)
+}
+
+/// Whether a rule also runs over the assignments the reader finds: every
+/// rule for files except those that judge the text around a match (keys,
+/// manifests) rather than a value.
+fn reads_assignments(rule: &SecretRule) -> bool {
+    !rule.pasted
+        && !matches!(
+            rule.check,
+            Check::PrivateKey
+                | Check::PuttyKey
+                | Check::KubernetesSecret
+                | Check::ProseSecret
+                | Check::NearSecretName
+                | Check::RandomToken
+                | Check::EnvFileSecret
+        )
 }
 
 /// Whether a provider token passes its rule: not filler (unless the rule allows
