@@ -431,7 +431,18 @@ impl SecretScanner {
                 .entry(line)
                 .or_insert_with(|| assignments::read(&lines, line));
             for pair in pairs.iter() {
-                Self::find_in_assignment(content, &lines, index, language, pair, &mut found);
+                let Some(rule) = set.rules.get(index) else {
+                    continue;
+                };
+                let value = pair.value.clone();
+                // A value the line's own match already covers, or a pair
+                // without the rule's keyword, has nothing new to say.
+                let covered = found.iter().any(|m| {
+                    m.pattern == index && m.span.start < value.end && value.start < m.span.end
+                });
+                if value.len() >= MIN_ASSIGNED && !covered && names_keyword(rule, content, pair) {
+                    Self::find_in_assignment(content, &lines, index, language, pair, &mut found);
+                }
             }
         }
         resolve_overlaps(found)
@@ -719,6 +730,32 @@ fn redact(content: &str, matches: &[SecretMatch]) -> (String, Vec<usize>) {
     }
     redacted.push_str(content.get(copied..).unwrap_or_default());
     (redacted, numbers)
+}
+
+/// The shortest value the assignment pass looks at, in bytes: no rule's
+/// value is shorter.
+const MIN_ASSIGNED: usize = 6;
+
+/// Whether an assignment's name or value holds one of the rule's keywords
+/// (ignoring ASCII case when the rule does).
+fn names_keyword(rule: &SecretRule, content: &str, pair: &Assignment) -> bool {
+    let parts = [pair.name.clone(), pair.value.clone()];
+    parts
+        .into_iter()
+        .filter_map(|part| content.get(part))
+        .any(|text| {
+            rule.keywords.iter().any(|keyword| {
+                if keyword.is_empty() {
+                    false
+                } else if rule.any_case {
+                    text.as_bytes()
+                        .windows(keyword.len())
+                        .any(|window| window.eq_ignore_ascii_case(keyword.as_bytes()))
+                } else {
+                    text.contains(keyword.as_str())
+                }
+            })
+        })
 }
 
 /// Whether a rule also runs over the assignments the reader finds: every
