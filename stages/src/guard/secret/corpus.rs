@@ -138,15 +138,19 @@ fn identifier(spec: &RuleSpec) -> String {
     }
 }
 
-/// Whether a sample carries its own identity: it holds one of the rule's
-/// keywords in the keyword's own case, and the rule does not need a name.
+/// Whether a sample carries its own identity: the rule needs no name
+/// (it is not keyed) and the sample holds one of its keywords (in the
+/// keyword's own case unless the rule ignores case).
 fn self_identifying(spec: &RuleSpec, sample: &str) -> bool {
-    !spec.any_case
-        && spec.check != Check::Keyed
-        && spec
-            .keywords
-            .iter()
-            .any(|keyword| sample.contains(keyword.as_str()))
+    let lower = sample.to_ascii_lowercase();
+    spec.check != Check::Keyed
+        && spec.keywords.iter().any(|keyword| {
+            if spec.any_case {
+                lower.contains(&keyword.to_ascii_lowercase())
+            } else {
+                sample.contains(keyword.as_str())
+            }
+        })
 }
 
 /// A sample's first characters and its length, for messages.
