@@ -395,9 +395,21 @@ impl SecretScanner {
         if pasted {
             prefilters.push(&set.pasted);
         }
+        // Rules whose keyword is too common to filter by (`s.`) find their
+        // candidates with their own regex, in one pass over the text.
+        let scanned = set.whole_file.iter().flat_map(|&index| {
+            let applies = applies.get(index).copied().unwrap_or(false);
+            set.rules
+                .get(index)
+                .filter(|_| applies)
+                .into_iter()
+                .flat_map(|rule| rule.regex().find_iter(content))
+                .map(move |found| (found.start(), index))
+        });
         let mut hits = prefilters
             .iter()
             .flat_map(|prefilter| prefilter.hits(content))
+            .chain(scanned)
             .filter(|&(start, _)| !in_placeholder(start))
             .filter(|&(_, index)| applies.get(index).copied().unwrap_or(false))
             .peekable();
@@ -440,7 +452,14 @@ impl SecretScanner {
                 let covered = found.iter().any(|m| {
                     m.pattern == index && m.span.start < value.end && value.start < m.span.end
                 });
-                if value.len() >= MIN_ASSIGNED && !covered && names_keyword(rule, content, pair) {
+                // In code an unquoted value is an identifier or an
+                // expression, never a literal.
+                let literal = pair.quoted || plausibility::literal_allowed(language);
+                if value.len() >= MIN_ASSIGNED
+                    && literal
+                    && !covered
+                    && names_keyword(rule, content, pair)
+                {
                     Self::find_in_assignment(content, &lines, index, language, pair, &mut found);
                 }
             }
@@ -736,10 +755,15 @@ fn redact(content: &str, matches: &[SecretMatch]) -> (String, Vec<usize>) {
 /// value is shorter.
 const MIN_ASSIGNED: usize = 6;
 
-/// Whether an assignment's name or value holds one of the rule's keywords
-/// (ignoring ASCII case when the rule does).
+/// Whether an assignment holds one of the rule's keywords: in its name for
+/// a rule that ignores case (a name-anchored rule), in its value for a rule
+/// whose keywords are token prefixes.
 fn names_keyword(rule: &SecretRule, content: &str, pair: &Assignment) -> bool {
-    let parts = [pair.name.clone(), pair.value.clone()];
+    let parts = if rule.any_case {
+        [pair.name.clone(), 0..0]
+    } else {
+        [pair.value.clone(), 0..0]
+    };
     parts
         .into_iter()
         .filter_map(|part| content.get(part))
