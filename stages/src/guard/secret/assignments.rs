@@ -279,7 +279,18 @@ fn value_after(text: &str, from: usize) -> Option<(Range<usize>, bool)> {
         if byte.is_ascii_whitespace()
             || matches!(
                 byte,
-                b'"' | b'\'' | b'`' | b';' | b',' | b')' | b'}' | b']' | b'<' | b'#'
+                b'"' | b'\''
+                    | b'`'
+                    | b';'
+                    | b','
+                    | b')'
+                    | b'}'
+                    | b']'
+                    | b'<'
+                    | b'#'
+                    | b'['
+                    | b'('
+                    | b'{'
             )
             || (byte == b'\\' && matches!(bytes.get(end + 1), Some(b'n' | b'r' | b't')))
         {
@@ -287,7 +298,25 @@ fn value_after(text: &str, from: usize) -> Option<(Range<usize>, bool)> {
         }
         end += 1;
     }
-    (end > start).then_some((start..end, false))
+    (end > start && ends_unquoted(bytes, end)).then_some((start..end, false))
+}
+
+/// Whether an unquoted value ending at byte `end` is a whole literal: it
+/// ends the line (but for spaces and a comment), an enclosing string or
+/// list, or a statement; not an expression that goes on (`a[0]`, `f(x)`,
+/// `a.b {`) or prose (`PASS: sha3 roundtrip`).
+fn ends_unquoted(bytes: &[u8], end: usize) -> bool {
+    match bytes.get(end) {
+        None => true,
+        Some(b' ' | b'\t' | b'\r') => {
+            let rest = bytes.get(end..).unwrap_or_default();
+            let rest = rest.trim_ascii_start();
+            rest.is_empty() || rest.starts_with(b"#") || rest.starts_with(b"//")
+        }
+        Some(b'"' | b'\'' | b'`' | b';' | b',' | b')' | b'}') => true,
+        Some(b'\\') => true,
+        _ => false,
+    }
 }
 
 /// `ENV NAME value` (a Dockerfile's form without `=`).
@@ -395,5 +424,23 @@ mod tests {
         assert_eq!(pairs("if a == b { }"), Vec::new());
         assert_eq!(pairs("see https://example.com/x"), Vec::new());
         assert_eq!(pairs("if (token != \"x\") {}"), Vec::new());
+        // An unquoted value that goes on as an expression or as prose is no
+        // literal.
+        for line in [
+            "f: Dict[Text, Callable[[CRFToken], Any]] = {",
+            "key: crf_token.pos_tag[:2]",
+            "PASS: sha3-256 roundtrip",
+            "token = get_token(x)",
+        ] {
+            assert!(
+                pairs(line)
+                    .iter()
+                    .all(|(name, _, _)| !name.to_lowercase().contains("token")
+                        && !name.contains("PASS")
+                        && name != "key"),
+                "{line}: {:?}",
+                pairs(line)
+            );
+        }
     }
 }
