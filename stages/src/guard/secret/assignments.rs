@@ -307,14 +307,12 @@ fn value_after(text: &str, from: usize) -> Option<(Range<usize>, bool)> {
 /// `a.b {`) or prose (`PASS: sha3 roundtrip`).
 fn ends_unquoted(bytes: &[u8], end: usize) -> bool {
     match bytes.get(end) {
-        None => true,
         Some(b' ' | b'\t' | b'\r') => {
             let rest = bytes.get(end..).unwrap_or_default();
             let rest = rest.trim_ascii_start();
             rest.is_empty() || rest.starts_with(b"#") || rest.starts_with(b"//")
         }
-        Some(b'"' | b'\'' | b'`' | b';' | b',' | b')' | b'}') => true,
-        Some(b'\\') => true,
+        None | Some(b'"' | b'\'' | b'`' | b';' | b',' | b')' | b'}' | b'\\') => true,
         _ => false,
     }
 }
