@@ -439,9 +439,16 @@ impl SecretScanner {
             if !set.rules.get(index).is_some_and(reads_assignments) {
                 continue;
             }
-            let pairs = read
-                .entry(line)
-                .or_insert_with(|| assignments::read(&lines, line));
+            // In code only a quoted value counts, so a line without a quote
+            // has nothing to read.
+            let pairs = read.entry(line).or_insert_with(|| {
+                let quoted = lines.line(line).contains(['"', '\'', '`']);
+                if quoted || plausibility::literal_allowed(language) {
+                    assignments::read(&lines, line)
+                } else {
+                    Vec::new()
+                }
+            });
             for pair in pairs.iter() {
                 let Some(rule) = set.rules.get(index) else {
                     continue;
