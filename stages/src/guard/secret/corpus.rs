@@ -6,7 +6,8 @@
 //! rule's alphabet and length, with its prefix; see the `coverage` module),
 //! seeded by the rule id, so every run sees the same fakes. Each single-line
 //! sample is assigned to a name made from the rule (`{i}Token`, `{I}_TOKEN`)
-//! in each syntax of [`SYNTAXES`]; a sample that carries its own identity (a
+//! in each syntax of [`SYNTAXES`] (gitleaks' 27, then TOML, HCL,
+//! `.properties`, Dockerfile `ENV`, GitHub Actions `env:` and shell `export`); a sample that carries its own identity (a
 //! rule keyword in the value, matched in its own case) is also written under
 //! neutral names and with no name at all ([`ANYWHERE`]). The test prints the
 //! redaction rate per syntax and per kind, and fails when any positive
@@ -87,6 +88,47 @@ const SYNTAXES: &[(&str, &str, &str)] = &[
     ("make-immediate", "Makefile", "{i}_TOKEN :::= \"{s}\"\n"),
     ("make-conditional", "Makefile", "{i}_TOKEN ?= \"{s}\"\n"),
     ("make-shell", "Makefile", "{i}_TOKEN != \"{s}\"\n"),
+    // Beyond gitleaks' generator: the configuration formats the reader knows.
+    (
+        "toml",
+        "config/app.toml",
+        "[service]\n{i}_token = \"{s}\"\n",
+    ),
+    (
+        "hcl",
+        "infra/main.tf",
+        "provider \"x\" {\n  {i}_token = \"{s}\"\n}\n",
+    ),
+    (
+        "properties",
+        "src/main/resources/app.properties",
+        "{i}.token={s}\n",
+    ),
+    (
+        "properties-colon",
+        "src/main/resources/app.properties",
+        "{i}.token: {s}\n",
+    ),
+    (
+        "dockerfile-env",
+        "Dockerfile",
+        "FROM alpine\nENV {I}_TOKEN {s}\n",
+    ),
+    (
+        "dockerfile-env-equals",
+        "Dockerfile",
+        "FROM alpine\nENV {I}_TOKEN={s}\n",
+    ),
+    (
+        "github-actions-env",
+        ".github/workflows/ci.yml",
+        "jobs:\n  build:\n    env:\n      {I}_TOKEN: {s}\n",
+    ),
+    (
+        "shell-export",
+        "scripts/deploy.sh",
+        "export {I}_TOKEN=\"{s}\"\n",
+    ),
 ];
 
 /// The forms a self-identifying sample is written in besides [`SYNTAXES`]:
