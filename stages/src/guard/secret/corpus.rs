@@ -132,7 +132,7 @@ const SYNTAXES: &[(&str, &str, &str)] = &[
 ];
 
 /// The forms a self-identifying sample is written in besides [`SYNTAXES`]:
-/// a neutral name, a comment, a log line, a list, a URL query. `{s}` is the
+/// a neutral name, a comment, a log line, a list, a URL's query. `{s}` is the
 /// sample.
 const ANYWHERE: &[(&str, &str, &str)] = &[
     (
@@ -154,6 +154,11 @@ const ANYWHERE: &[(&str, &str, &str)] = &[
         "list",
         "data/items.json",
         "[\"alpha\", \"{s}\", \"beta\"]\n",
+    ),
+    (
+        "url-query",
+        "docs/usage.md",
+        "See <https://api.example.net/v1/items?page=2&access={s}&sort=asc>.\n",
     ),
 ];
 
