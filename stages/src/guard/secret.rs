@@ -71,6 +71,12 @@ const PRIVATE_KEY_SPAN: usize = 64 * 1024;
 ///   XML elements, NuGet `<add key=… value=…>`): the name is split on `_`, `-`,
 ///   `.`, case changes and digits (`GITHUB_TOKEN2`, `ACCESSTOKEN`, `clientSecret`,
 ///   `db-password`), and the value must look random (length, classes, entropy).
+///   Besides each rule's own regex, the assignment reader (the `assignments`
+///   module) reads every candidate line by syntax (Go `var x string = …`,
+///   PHP `.=`, make's `!=`/`::=`, a comma between arguments, an XML element
+///   with its value on the next line, an ini inside a JSON string, …) and
+///   runs the line's rules again over each pair written as `name = "value"`,
+///   so every rule reads every syntax the reader knows.
 ///
 /// A finding carries the rule id and the one-based line, never the matched text.
 ///
@@ -158,7 +164,17 @@ const PRIVATE_KEY_SPAN: usize = 64 * 1024;
 ///   escape) is a constant of a PEM parser. The redacted span runs from the header
 ///   to the matching `-----END …-----` footer (or, without one, through the base64
 ///   lines that follow), so a redacted file has fewer lines.
-/// - A Kubernetes `Secret` is recognised in YAML (`kind: Secret`), not in JSON.
+/// - A Kubernetes `Secret` is recognised in YAML (`kind: Secret`), not in JSON;
+///   a `data:` value whose base64 decodes to a placeholder or a well-known
+///   example password is left alone.
+/// - Tokens that name themselves are found under any name or none. Where the
+///   prefix is too short to say much, the rest must: a Twilio API key sid is
+///   `SK` and 32 lower-case hex digits, not a counting run (`0123456789abcdef`);
+///   a legacy Vault token is `s.` and exactly 24 letters and digits of both
+///   cases with a digit and at least 3.5 bits of entropy per character, not
+///   followed by `.`, `-` or `(` (a dotted name or a call); a Facebook app
+///   access token is a 15- or 16-digit app id, `|` (or `%7C`) and 27 to 40
+///   name characters with at least 3.5 bits per character.
 /// - `prose-secret` runs on pasted text only: in a repository, `the password
 ///   is …` is documentation far more often than a leak. It needs the name
 ///   (`password`, `passwd`, `passphrase`, `pwd`, `secret`, `token`, `api key`,
