@@ -531,6 +531,42 @@ fn tampered_and_wrongly_signed_entries_are_refused() {
     }
     let remote = check(&plain);
     assert!(remote["rejected"].as_u64().unwrap() > 0, "{remote:#}");
+
+    // Without a key, one flipped bit in each entry's value: its checksum
+    // fails, so none is used, each is counted, and that is said once.
+    let flipped = directory();
+    let plain = [("AIC_CACHE_REMOTE_URL", flipped.url.as_str())];
+    let push = run_with(
+        &["precompute", "--root", root, "--push"],
+        private_tempdir().path(),
+        &plain,
+    );
+    assert_eq!(push.code, 0, "{}", push.stderr);
+    for file in stored(&store_dir(&flipped)) {
+        let path = store_dir(&flipped).join(file);
+        let mut bytes = fs_err::read(&path).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0x01;
+        fs_err::write(&path, bytes).unwrap();
+    }
+    let home = private_tempdir();
+    let run = run_with(
+        &["inspect", INTENT, "--root", root, "--json"],
+        home.path(),
+        &plain,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let remote = run.json()["cache"]["remote"].clone();
+    assert_eq!(remote["hits"], 0, "{remote:#}");
+    assert!(remote["rejected"].as_u64().unwrap() > 0, "{remote:#}");
+    assert_eq!(
+        run.stderr.matches("failed its checksum").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    let compiled = run_with(&["compile", INTENT, "--root", root], home.path(), &plain);
+    assert_eq!(compiled.stdout, local_only.stdout);
 }
 
 /// A TCP server that accepts connections and never answers.
@@ -857,9 +893,10 @@ fn shards_together_fill_the_store_as_one_precompute_does() {
 fn payload(entry: &[u8]) -> Vec<u8> {
     let length = u32::from_le_bytes(entry[38..42].try_into().unwrap()) as usize;
     let envelope = &entry[42..42 + length];
+    // Codec byte, xxh3-64 checksum, then the payload or its length and zstd frame.
     match envelope[0] {
-        0 => envelope[1..].to_vec(),
-        _ => zstd::bulk::decompress(&envelope[5..], 64 << 20).unwrap(),
+        2 => envelope[9..].to_vec(),
+        _ => zstd::bulk::decompress(&envelope[13..], 64 << 20).unwrap(),
     }
 }
 

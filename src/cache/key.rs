@@ -51,6 +51,7 @@ impl StageFingerprint {
         let mut key = CacheKeyHasher::new("aic-stages-v1");
         key.write(STAGES_SOURCE_HASH)
             .write(&WIRE_VERSION)
+            .write(&aic_storage::ENVELOPE_VERSION)
             .write(TOKENIZER)
             .write(&serde_json::to_string(guard).unwrap_or_default())
             .write(&serde_json::to_string(transformers).unwrap_or_default());

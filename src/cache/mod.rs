@@ -201,6 +201,8 @@ pub struct FileCache {
     path_hits: AtomicU64,
     blob_hits: AtomicU64,
     damaged: AtomicBool,
+    /// Rows, local or fetched, whose envelope failed its checksum.
+    damaged_rows: AtomicU64,
     scan: Counter,
     imports: Counter,
     facts: Counter,
@@ -262,6 +264,7 @@ impl FileCache {
             path_hits: AtomicU64::new(0),
             blob_hits: AtomicU64::new(0),
             damaged: AtomicBool::new(false),
+            damaged_rows: AtomicU64::new(0),
             scan: Counter::default(),
             imports: Counter::default(),
             facts: Counter::default(),
@@ -349,7 +352,11 @@ impl FileCache {
     fn remote_row<T>(&self, key: FactsKey, decode: impl FnOnce(&[u8]) -> Option<T>) -> Option<T> {
         let link = self.remote.as_ref()?;
         let (_, envelope) = link.fetched.remove(&key)?;
-        let value = aic_storage::unseal(&envelope).and_then(|payload| decode(&payload));
+        let opened = aic_storage::unseal(&envelope);
+        if opened.is_none() {
+            self.note_damaged_row();
+        }
+        let value = opened.and_then(|payload| decode(&payload));
         if value.is_some() {
             link.counts.hits.fetch_add(1, Ordering::Relaxed);
             self.send(|writer| writer.put_sealed(key, envelope));
@@ -466,6 +473,7 @@ impl FileCache {
                 value
             }
             Ok(Lookup::Corrupt) => {
+                self.note_damaged_row();
                 self.send(|writer| writer.remove(key));
                 None
             }
@@ -493,6 +501,23 @@ impl FileCache {
             );
         }
         outcome.ok()
+    }
+
+    /// Counts a row whose envelope failed its checksum (it is then deleted
+    /// or refused, and recomputed); the first one of a run is reported.
+    fn note_damaged_row(&self) {
+        if self.damaged_rows.fetch_add(1, Ordering::Relaxed) == 0 {
+            tracing::warn!(
+                "A cached row of `{}` or of the remote cache failed its checksum; it is recomputed (each such row is counted; `aic cache clear` starts an empty local cache)",
+                self.store.path().display()
+            );
+        }
+    }
+
+    /// Rows, local or fetched, whose envelope failed its checksum during this
+    /// run; each was recomputed.
+    pub fn damaged_rows(&self) -> u64 {
+        self.damaged_rows.load(Ordering::Relaxed)
     }
 
     /// Whether a damaged database turned the cache off during this run.
@@ -640,7 +665,11 @@ impl FileCache {
         let link = self.remote.as_ref()?;
         let key = self.blob_scan_key(blob, path, language);
         let (_, envelope) = link.fetched.remove(&key)?;
-        let opened = aic_storage::unseal(&envelope).and_then(|payload| {
+        let outer = aic_storage::unseal(&envelope);
+        if outer.is_none() {
+            self.note_damaged_row();
+        }
+        let opened = outer.and_then(|payload| {
             let row = BlobScanRow::decode(&payload)?;
             if row.size_bytes != size_bytes {
                 return Some(None);

@@ -6,8 +6,11 @@
 //! - `file_facts-v2`: [`FactsKey`] (32 bytes) → "last used" (unix seconds, u64 little endian,
 //!   for least-recently-used eviction) followed by an envelope around an opaque payload that
 //!   the caller encodes (the binary stores `aic_stages` FileFacts there). The envelope is one
-//!   codec byte, then for [`Codec::Zstd`] the uncompressed length (u32, little endian) and the
-//!   zstd frame, for [`Codec::Plain`] the payload itself. Payloads of [`COMPRESS_FROM_BYTES`] or
+//!   codec byte, the xxh3-64 checksum of the payload (u64, little endian), then for
+//!   [`Codec::Zstd`] the uncompressed length (u32, little endian) and the zstd frame, for
+//!   [`Codec::Plain`] the payload itself. [`unseal`] verifies the checksum before it hands the
+//!   payload out, so a flipped bit anywhere is a damaged row, never a wrong value (envelopes of
+//!   [`ENVELOPE_VERSION`] 1 had no checksum and are refused). Payloads of [`COMPRESS_FROM_BYTES`] or
 //!   more are compressed, on the caller's thread, so that rayon workers share that cost. A hit
 //!   refreshes "last used" at most once per [`TOUCH_INTERVAL_SECS`], so a warm compile
 //!   normally writes nothing; keeping the stamp in the row makes a look-up one read.
@@ -68,7 +71,7 @@ const MAX_ROW_BYTES: usize = 64 << 20;
 /// First bytes of an export file.
 const EXPORT_MAGIC: &[u8; 8] = b"AICCACHE";
 /// Version of the export format (and of the envelope inside it).
-pub const EXPORT_FORMAT_VERSION: u32 = 1;
+pub const EXPORT_FORMAT_VERSION: u32 = 2;
 
 /// The key of a facts row: xxh3-128 of the file's bytes, then xxh3-128 of everything else the
 /// row depends on (stage fingerprint, path, language, flags), both big endian. Rows of one
@@ -90,11 +93,19 @@ impl FactsKey {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Codec {
-    /// As is.
-    Plain = 0,
-    /// zstd, after a u32 of the uncompressed length.
-    Zstd = 1,
+    /// As is, after the checksum.
+    Plain = 2,
+    /// zstd, after the checksum and a u32 of the uncompressed length.
+    Zstd = 3,
 }
+
+/// The envelope format: 2 since every envelope carries the xxh3-64 checksum
+/// of its payload. Cache keys include it, so rows of another format are never
+/// looked up.
+pub const ENVELOPE_VERSION: u8 = 2;
+
+/// Bytes of the checksum after the codec byte.
+const CHECKSUM: usize = 8;
 
 /// What the path index knows of one file of one project.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,19 +171,22 @@ pub fn seal(payload: &[u8]) -> Vec<u8> {
             slot.as_mut()?.compress(payload).ok()
         })
     };
+    let checksum = xxhash_rust::xxh3::xxh3_64(payload).to_le_bytes();
     if payload.len() >= COMPRESS_FROM_BYTES
         && let Ok(length) = u32::try_from(payload.len())
         && let Some(frame) = compress(payload)
         && frame.len() + 4 < payload.len()
     {
-        let mut out = Vec::with_capacity(frame.len() + 5);
+        let mut out = Vec::with_capacity(1 + CHECKSUM + 4 + frame.len());
         out.push(Codec::Zstd as u8);
+        out.extend_from_slice(&checksum);
         out.extend_from_slice(&length.to_le_bytes());
         out.extend_from_slice(&frame);
         return out;
     }
-    let mut out = Vec::with_capacity(payload.len() + 1);
+    let mut out = Vec::with_capacity(1 + CHECKSUM + payload.len());
     out.push(Codec::Plain as u8);
+    out.extend_from_slice(&checksum);
     out.extend_from_slice(payload);
     out
 }
@@ -185,12 +199,15 @@ fn stamped(now_secs: u64, envelope: &[u8]) -> Vec<u8> {
     row
 }
 
-/// Opens an envelope; `None` when it is damaged or of an unknown codec.
+/// Opens an envelope; `None` when it is damaged (its payload does not match
+/// its checksum), of an unknown codec, or of the format before checksums.
 pub fn unseal(envelope: &[u8]) -> Option<Vec<u8>> {
     let (&codec, rest) = envelope.split_first()?;
-    match codec {
-        0 => Some(rest.to_vec()),
-        1 => {
+    let checksum = u64::from_le_bytes(rest.get(..CHECKSUM)?.try_into().ok()?);
+    let rest = rest.get(CHECKSUM..)?;
+    let payload = match codec {
+        2 => Some(rest.to_vec()),
+        3 => {
             let length = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
             // One decompression context per thread: creating one costs more than
             // decompressing a typical row.
@@ -209,7 +226,8 @@ pub fn unseal(envelope: &[u8]) -> Option<Vec<u8>> {
             (payload.len() == length).then_some(payload)
         }
         _ => None,
-    }
+    }?;
+    (xxhash_rust::xxh3::xxh3_64(&payload) == checksum).then_some(payload)
 }
 
 /// The outcome of one facts look-up.
@@ -952,8 +970,34 @@ mod tests {
         assert!(sealed.len() < large.len() / 4, "{}", sealed.len());
         assert_eq!(unseal(&sealed).unwrap(), large);
         assert_eq!(unseal(&[9, 1, 2]), None);
-        assert_eq!(unseal(&[1, 0xff, 0, 0, 0, 1, 2, 3]), None);
+        assert_eq!(
+            unseal(&[3, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0, 0, 0, 1, 2, 3]),
+            None
+        );
         assert_eq!(unseal(&[]), None);
+        // The format before checksums (codec 0, the payload as is) is refused.
+        assert_eq!(unseal(b"\0tiny"), None);
+    }
+
+    #[test]
+    fn a_flipped_bit_anywhere_in_an_envelope_never_gives_another_payload() {
+        let small = b"a cached row of facts".to_vec();
+        let large = "fn main() { println!(\"hi\"); }\n".repeat(64).into_bytes();
+        for payload in [small, large] {
+            let sealed = seal(&payload);
+            for bit in 0..sealed.len() * 8 {
+                let mut flipped = sealed.clone();
+                flipped[bit / 8] ^= 1 << (bit % 8);
+                // A flip zstd ignores (a header flag) still gives the payload;
+                // no flip gives another one.
+                let opened = unseal(&flipped);
+                assert!(
+                    opened.is_none() || opened.as_deref() == Some(payload.as_slice()),
+                    "bit {bit} of {}",
+                    sealed.len()
+                );
+            }
+        }
     }
 
     #[test]
@@ -1086,9 +1130,9 @@ mod tests {
         let writer = CacheWriter::spawn(store.clone(), options(u64::MAX, 40));
         writer.touch(key(1));
         writer.finish().unwrap();
-        // A fourth row makes 4 rows of 109 bytes; a budget of 380 keeps at most
-        // 342 bytes, i.e. three rows: the oldest, row 2, goes.
-        let writer = CacheWriter::spawn(store.clone(), options(380, 50));
+        // A fourth row makes 4 rows of 117 bytes; a budget of 420 keeps at most
+        // 378 bytes, i.e. three rows: the oldest, row 2, goes.
+        let writer = CacheWriter::spawn(store.clone(), options(420, 50));
         writer.put_facts(key(4), &[b'a'; 100]);
         let report = writer.finish().unwrap();
         assert_eq!(report.evicted, 1);

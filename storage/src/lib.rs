@@ -60,7 +60,7 @@ mod store;
 mod ttl;
 
 pub use cache::{
-    BATCH_OPS, COMPRESS_FROM_BYTES, CacheReader, CacheStats, CacheWriter, Codec,
+    BATCH_OPS, COMPRESS_FROM_BYTES, CacheReader, CacheStats, CacheWriter, Codec, ENVELOPE_VERSION,
     EXPORT_FORMAT_VERSION, ExchangeError, FactsKey, ImportReport, Lookup, PathRecord,
     TOUCH_INTERVAL_SECS, WriteReport, WriterOptions, seal, unseal,
 };

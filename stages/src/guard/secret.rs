@@ -3,6 +3,9 @@
 //! redaction. The rules are data: `stages/rules/secrets/*.toml` (see
 //! the `patterns` module for the format).
 
+mod assignments;
+#[cfg(test)]
+mod corpus;
 #[cfg(test)]
 mod coverage;
 mod detectors;
@@ -21,6 +24,7 @@ use crate::guard::{GuardFinding, GuardFindingType, GuardScanner, GuardSeverity, 
 use crate::language::Language;
 use crate::relative_path::RelativePath;
 
+use assignments::Assignment;
 use patterns::{Check, Classes, Prefilter, SecretRule, rules};
 use plausibility::{
     PUBLIC_EMULATOR_KEYS, base64_lines_len, is_placeholder, plausible_api_key,
@@ -67,6 +71,12 @@ const PRIVATE_KEY_SPAN: usize = 64 * 1024;
 ///   XML elements, NuGet `<add key=… value=…>`): the name is split on `_`, `-`,
 ///   `.`, case changes and digits (`GITHUB_TOKEN2`, `ACCESSTOKEN`, `clientSecret`,
 ///   `db-password`), and the value must look random (length, classes, entropy).
+///   Besides each rule's own regex, the assignment reader (the `assignments`
+///   module) reads every candidate line by syntax (Go `var x string = …`,
+///   PHP `.=`, make's `!=`/`::=`, a comma between arguments, an XML element
+///   with its value on the next line, an ini inside a JSON string, …) and
+///   runs the line's rules again over each pair written as `name = "value"`,
+///   so every rule reads every syntax the reader knows.
 ///
 /// A finding carries the rule id and the one-based line, never the matched text.
 ///
@@ -154,7 +164,17 @@ const PRIVATE_KEY_SPAN: usize = 64 * 1024;
 ///   escape) is a constant of a PEM parser. The redacted span runs from the header
 ///   to the matching `-----END …-----` footer (or, without one, through the base64
 ///   lines that follow), so a redacted file has fewer lines.
-/// - A Kubernetes `Secret` is recognised in YAML (`kind: Secret`), not in JSON.
+/// - A Kubernetes `Secret` is recognised in YAML (`kind: Secret`), not in JSON;
+///   a `data:` value whose base64 decodes to a placeholder or a well-known
+///   example password is left alone.
+/// - Tokens that name themselves are found under any name or none. Where the
+///   prefix is too short to say much, the rest must: a Twilio API key sid is
+///   `SK` and 32 lower-case hex digits, not a counting run (`0123456789abcdef`);
+///   a legacy Vault token is `s.` and exactly 24 letters and digits of both
+///   cases with a digit and at least 3.5 bits of entropy per character, not
+///   followed by `.`, `-` or `(` (a dotted name or a call); a Facebook app
+///   access token is a 15- or 16-digit app id, `|` (or `%7C`) and 27 to 40
+///   name characters with at least 3.5 bits per character.
 /// - `prose-secret` runs on pasted text only: in a repository, `the password
 ///   is …` is documentation far more often than a leak. It needs the name
 ///   (`password`, `passwd`, `passphrase`, `pwd`, `secret`, `token`, `api key`,
@@ -391,9 +411,21 @@ impl SecretScanner {
         if pasted {
             prefilters.push(&set.pasted);
         }
+        // Rules whose keyword is too common to filter by (`s.`) find their
+        // candidates with their own regex, in one pass over the text.
+        let scanned = set.whole_file.iter().flat_map(|&index| {
+            let applies = applies.get(index).copied().unwrap_or(false);
+            set.rules
+                .get(index)
+                .filter(|_| applies)
+                .into_iter()
+                .flat_map(|rule| rule.regex().find_iter(content))
+                .map(move |found| (found.start(), index))
+        });
         let mut hits = prefilters
             .iter()
             .flat_map(|prefilter| prefilter.hits(content))
+            .chain(scanned)
             .filter(|&(start, _)| !in_placeholder(start))
             .filter(|&(_, index)| applies.get(index).copied().unwrap_or(false))
             .peekable();
@@ -413,10 +445,77 @@ impl SecretScanner {
             }
         }
         let mut found = Vec::new();
-        for (line, index) in candidates {
+        for &(line, index) in &candidates {
             Self::find_on_line(content, &lines, line, index, language, &mut found);
         }
+        // The same rules again over the line's assignments, each written as
+        // `name = "value"`: a rule written for one syntax reads them all.
+        let mut read: BTreeMap<u32, Vec<Assignment>> = BTreeMap::new();
+        for &(line, index) in &candidates {
+            if !set.rules.get(index).is_some_and(reads_assignments) {
+                continue;
+            }
+            // In code only a quoted value counts, so a line without a quote
+            // has nothing to read.
+            let pairs = read.entry(line).or_insert_with(|| {
+                let quoted = lines.line(line).contains(['"', '\'', '`']);
+                if quoted || plausibility::literal_allowed(language) {
+                    assignments::read(&lines, line)
+                } else {
+                    Vec::new()
+                }
+            });
+            for pair in pairs.iter() {
+                let Some(rule) = set.rules.get(index) else {
+                    continue;
+                };
+                let value = pair.value.clone();
+                // A value the line's own match already covers, or a pair
+                // without the rule's keyword, has nothing new to say.
+                let covered = found.iter().any(|m| {
+                    m.pattern == index && m.span.start < value.end && value.start < m.span.end
+                });
+                // In code an unquoted value is an identifier or an
+                // expression, never a literal.
+                let literal = pair.quoted || plausibility::literal_allowed(language);
+                if value.len() >= MIN_ASSIGNED
+                    && literal
+                    && !covered
+                    && names_keyword(rule, content, pair)
+                {
+                    Self::find_in_assignment(content, &lines, index, language, pair, &mut found);
+                }
+            }
+        }
         resolve_overlaps(found)
+    }
+
+    /// Appends the matches of rule `index` in one assignment, written as
+    /// `name = "value"` (or `name = value` when it was not quoted); only a
+    /// match inside the value counts.
+    fn find_in_assignment(
+        content: &str,
+        lines: &LineIndex<'_>,
+        index: usize,
+        language: Language,
+        pair: &Assignment,
+        found: &mut Vec<SecretMatch>,
+    ) {
+        let (Some(name), Some(value)) = (
+            content.get(pair.name.clone()),
+            content.get(pair.value.clone()),
+        ) else {
+            return;
+        };
+        let quote = if pair.quoted { "\"" } else { "" };
+        let text = format!("{name} = {quote}{value}{quote}");
+        let offset = name.len() + 3 + quote.len();
+        let place = |span: Range<usize>| {
+            (span.start >= offset && span.end <= offset + value.len()).then(|| {
+                pair.value.start + span.start - offset..pair.value.start + span.end - offset
+            })
+        };
+        Self::find_in_text(content, lines, index, language, &text, &place, found);
     }
 
     /// Appends the matches of rule `index` on one-based `line` that pass its
@@ -429,11 +528,27 @@ impl SecretScanner {
         language: Language,
         found: &mut Vec<SecretMatch>,
     ) {
+        let range = lines.line_range(line);
+        let text = lines.line(line);
+        let place = |span: Range<usize>| Some(range.start + span.start..range.start + span.end);
+        Self::find_in_text(content, lines, index, language, text, &place, found);
+    }
+
+    /// Appends the matches of rule `index` in `text` that pass its check;
+    /// `place` maps a range of `text` to its range in `content` (`None` when
+    /// the text there is not the file's, as in a normalised assignment).
+    fn find_in_text(
+        content: &str,
+        lines: &LineIndex<'_>,
+        index: usize,
+        language: Language,
+        text: &str,
+        place: &dyn Fn(Range<usize>) -> Option<Range<usize>>,
+        found: &mut Vec<SecretMatch>,
+    ) {
         let Some(rule) = rules().rules.get(index) else {
             return;
         };
-        let range = lines.line_range(line);
-        let text = lines.line(line);
         let mut from = 0;
         while let Some(captures) = rule.regex().captures_at(text, from) {
             let Some(whole) = captures.get(0) else {
@@ -444,7 +559,10 @@ impl SecretScanner {
             // from its value, so that in `db: password = …` the rejected
             // `db: password` does not hide `password = …`.
             from = whole.end().max(from + 1);
-            let mut span = range.start + value.start()..range.start + value.end();
+            let Some(mut span) = place(value.range()) else {
+                continue;
+            };
+            let line = lines.line_number(span.start);
             let next = text.get(value.end()..).and_then(|rest| rest.chars().next());
             let assignment = matches!(
                 rule.check,
@@ -509,7 +627,8 @@ impl SecretScanner {
                     None => false,
                 },
                 Check::KubernetesSecret => {
-                    for value in detectors::kubernetes_secret_values(content, range.start) {
+                    let line_start = lines.line_range(line).start;
+                    for value in detectors::kubernetes_secret_values(content, line_start) {
                         found.push(SecretMatch {
                             pattern: index,
                             line: lines.line_number(value.start),
@@ -653,6 +772,54 @@ fn redact(content: &str, matches: &[SecretMatch]) -> (String, Vec<usize>) {
     }
     redacted.push_str(content.get(copied..).unwrap_or_default());
     (redacted, numbers)
+}
+
+/// The shortest value the assignment pass looks at, in bytes: no rule's
+/// value is shorter.
+const MIN_ASSIGNED: usize = 6;
+
+/// Whether an assignment holds one of the rule's keywords: in its name for
+/// a rule that ignores case (a name-anchored rule), in its value for a rule
+/// whose keywords are token prefixes.
+fn names_keyword(rule: &SecretRule, content: &str, pair: &Assignment) -> bool {
+    let parts = if rule.any_case {
+        [pair.name.clone(), 0..0]
+    } else {
+        [pair.value.clone(), 0..0]
+    };
+    parts
+        .into_iter()
+        .filter_map(|part| content.get(part))
+        .any(|text| {
+            rule.keywords.iter().any(|keyword| {
+                if keyword.is_empty() {
+                    false
+                } else if rule.any_case {
+                    text.as_bytes()
+                        .windows(keyword.len())
+                        .any(|window| window.eq_ignore_ascii_case(keyword.as_bytes()))
+                } else {
+                    text.contains(keyword.as_str())
+                }
+            })
+        })
+}
+
+/// Whether a rule also runs over the assignments the reader finds: every
+/// rule for files except those that judge the text around a match (keys,
+/// manifests) rather than a value.
+fn reads_assignments(rule: &SecretRule) -> bool {
+    !rule.pasted
+        && !matches!(
+            rule.check,
+            Check::PrivateKey
+                | Check::PuttyKey
+                | Check::KubernetesSecret
+                | Check::ProseSecret
+                | Check::NearSecretName
+                | Check::RandomToken
+                | Check::EnvFileSecret
+        )
 }
 
 /// Whether a provider token passes its rule: not filler (unless the rule allows

@@ -110,7 +110,7 @@ pub(super) fn base64(bytes: &[u8]) -> String {
 }
 
 /// Expands a template into the sample text and its secret parts.
-fn expand(template: &str, fakes: &mut Fakes) -> (String, Vec<String>) {
+pub(super) fn expand(template: &str, fakes: &mut Fakes) -> (String, Vec<String>) {
     let mut text = String::new();
     let mut secrets = Vec::new();
     let mut secret_start = None;
@@ -212,7 +212,7 @@ fn embeddings(spec: &RuleSpec, sample: &str) -> Vec<(&'static str, String, Strin
 
 /// What the guard made of one embedded sample: whether it blocked the file,
 /// the text after redaction, and the ids of the secret rules that fired.
-fn judge(guard: &ContextGuard, spec: &RuleSpec, path: &str, content: &str) -> Judged {
+pub(super) fn judge(guard: &ContextGuard, spec: &RuleSpec, path: &str, content: &str) -> Judged {
     if spec.pasted {
         let redacted = redact_secrets(content);
         let ids = redacted
@@ -244,10 +244,10 @@ fn judge(guard: &ContextGuard, spec: &RuleSpec, path: &str, content: &str) -> Ju
 }
 
 /// See [`judge`].
-struct Judged {
-    blocked: bool,
-    text: String,
-    ids: Vec<String>,
+pub(super) struct Judged {
+    pub(super) blocked: bool,
+    pub(super) text: String,
+    pub(super) ids: Vec<String>,
 }
 
 #[test]

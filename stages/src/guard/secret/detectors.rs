@@ -128,8 +128,9 @@ pub(super) fn kubernetes_secret_values(content: &str, kind_line: usize) -> Vec<R
         .map_or(content.len(), |at| kind_line + at);
     let mut spans = Vec::new();
     let mut offset = document_start;
-    // The indentation of the `data:` key whose entries are being read.
-    let mut block: Option<usize> = None;
+    // The indentation of the `data:` key whose entries are being read, and
+    // whether its values are base64 (`data:`) or plain (`stringData:`).
+    let mut block: Option<(usize, bool)> = None;
     let document = content
         .get(document_start..document_end)
         .unwrap_or_default();
@@ -142,20 +143,41 @@ pub(super) fn kubernetes_secret_values(content: &str, kind_line: usize) -> Vec<R
             continue;
         }
         let indent = text.len() - trimmed.len();
-        if let Some(parent) = block {
+        if let Some((parent, encoded)) = block {
             if indent > parent {
-                if let Some(span) = entry_value(text) {
+                if let Some(span) = entry_value(text)
+                    && !(encoded && decodes_to_placeholder(&text[span.clone()]))
+                {
                     spans.push(start + span.start..start + span.end);
                 }
                 continue;
             }
             block = None;
         }
-        if matches!(trimmed, "data:" | "stringData:") {
-            block = Some(indent);
+        match trimmed {
+            "data:" => block = Some((indent, true)),
+            "stringData:" => block = Some((indent, false)),
+            _ => {}
         }
     }
     spans
+}
+
+/// Whether a `data:` value of a Secret is base64 of nothing worth hiding:
+/// empty, a placeholder (`changeme`, `${PASSWORD}`) or a well-known example
+/// password. A value that is not base64 of text is judged as it is.
+fn decodes_to_placeholder(value: &str) -> bool {
+    let Some(decoded) = decode_base64(value) else {
+        return false;
+    };
+    let Ok(text) = std::str::from_utf8(&decoded) else {
+        return false;
+    };
+    let text = text.trim();
+    text.is_empty()
+        || is_placeholder(text)
+        || is_example_password(text)
+        || text.starts_with(['$', '<', '{', '%'])
 }
 
 /// The byte range of the value of a `key: value` line, without quotes; `None`
@@ -222,5 +244,17 @@ mod tests {
             .map(|span| &yaml[span])
             .collect();
         assert_eq!(values, vec!["UzNjcjN0UGFzcw==", "dG9rZW4tdmFsdWU="]);
+    }
+
+    #[test]
+    fn kubernetes_data_that_decodes_to_a_placeholder_stays() {
+        // `changeme`, `${DB_PASSWORD}` and `password` under `data:`; the same
+        // text under `stringData:` is not base64 and is judged as written.
+        let yaml = "kind: Secret\ndata:\n  a: Y2hhbmdlbWU=\n  b: JHtEQl9QQVNTV09SRH0=\n  c: cGFzc3dvcmQ=\n  d: UzNjcjN0UGFzcw==\nstringData:\n  e: Y2hhbmdlbWU=\n";
+        let values: Vec<&str> = kubernetes_secret_values(yaml, 0)
+            .into_iter()
+            .map(|span| &yaml[span])
+            .collect();
+        assert_eq!(values, vec!["UzNjcjN0UGFzcw==", "Y2hhbmdlbWU="]);
     }
 }

@@ -21,6 +21,7 @@
 //! | `rank` | which of two overlapping matches wins: the lower (default 0 for provider rules) |
 //! | `files` | globs of the file names the rule applies to (default: every file) |
 //! | `pasted` | the rule applies only to text pasted into a request (the intent), never to a file (default `false`) |
+//! | `whole_file` | the regex itself finds the candidates in one pass over the text, for a keyword too common to filter by (`s.`); the keywords are documentation (default `false`) |
 //! | `positive`, `negative`, `sample_name`, `sample_path`, `covers` | the rule's samples and the reference kinds it covers, for the coverage test (see `docs/guard.md`); not used at run time |
 
 use std::sync::OnceLock;
@@ -188,6 +189,10 @@ pub(crate) struct RuleSpec {
     /// a file.
     #[serde(default)]
     pub(crate) pasted: bool,
+    /// When set, the regex finds the candidate lines itself, in one pass
+    /// over the text, instead of the keyword prefilter.
+    #[serde(default)]
+    pub(crate) whole_file: bool,
 }
 
 fn token_check() -> Check {
@@ -224,6 +229,8 @@ pub(crate) struct SecretRule {
     pub(crate) files: Option<globset::GlobSet>,
     /// Whether the rule applies to pasted text only, never to a file.
     pub(crate) pasted: bool,
+    /// Whether the regex finds the candidates itself (see `whole_file`).
+    pub(crate) whole_file: bool,
 }
 
 impl SecretRule {
@@ -297,6 +304,8 @@ pub(crate) struct RuleSet {
     pub(crate) restricted: Prefilter,
     /// The keywords of the rules for pasted text (`pasted`), run only on it.
     pub(crate) pasted: Prefilter,
+    /// The rules whose regex runs over the whole text (`whole_file`), by index.
+    pub(crate) whole_file: Vec<usize>,
 }
 
 /// An Aho-Corasick automaton over keywords, ignoring ASCII case, and the
@@ -408,11 +417,20 @@ pub(crate) fn load(files: &[(&str, &str)], eager: bool) -> Result<RuleSet, RuleE
             problem: "the id is used twice",
         });
     }
-    let everywhere = |rule: &SecretRule| rule.files.is_none() && !rule.pasted;
+    let everywhere = |rule: &SecretRule| rule.files.is_none() && !rule.pasted && !rule.whole_file;
+    let whole_file = rules
+        .iter()
+        .enumerate()
+        .filter(|(_, rule)| rule.whole_file)
+        .map(|(index, _)| index)
+        .collect();
     Ok(RuleSet {
         everywhere: Prefilter::new(&rules, false, everywhere)?,
-        restricted: Prefilter::new(&rules, true, |rule| rule.files.is_some())?,
-        pasted: Prefilter::new(&rules, true, |rule| rule.pasted)?,
+        restricted: Prefilter::new(&rules, true, |rule| {
+            rule.files.is_some() && !rule.whole_file
+        })?,
+        pasted: Prefilter::new(&rules, true, |rule| rule.pasted && !rule.whole_file)?,
+        whole_file,
         rules,
     })
 }
@@ -495,6 +513,7 @@ fn compile(file: &str, spec: RuleSpec, eager: bool) -> Result<SecretRule, RuleEr
         allow,
         rank: spec.rank,
         pasted: spec.pasted,
+        whole_file: spec.whole_file,
     })
 }
 
@@ -518,6 +537,7 @@ mod tests {
     fn the_built_in_rules_load() {
         let set = load(RULE_FILES, true).unwrap();
         assert!(set.rules.len() > 100, "{}", set.rules.len());
+        assert!(!set.whole_file.is_empty());
         for rule in &set.rules {
             assert!(
                 rule.id
