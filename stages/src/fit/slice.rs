@@ -362,7 +362,7 @@ const MAX_IMPORT_LINES: usize = 40;
 /// and the lines around the task's words inside it. What room is left takes
 /// the signatures of their siblings and of the file's top-level definitions
 /// (the skeleton), nearest first. The file's import block (at most
-/// [`MAX_IMPORT_LINES`] lines) goes in right after the best definition.
+/// 40 lines, a quarter of the room) goes in right after the best definition.
 /// Every run of lines left out is one marker
 /// line naming its disk lines and how many definitions it holds.
 ///
