@@ -242,6 +242,8 @@ fn meta(
             traced.completeness / outcome.selection.ranked.files.len() as f64,
         ),
         budget: plan.budget.total,
+        tokenizer: plan.tokens().tokenizer(),
+        context_window: plan.budget.context_window,
         warnings,
         previously_shown: traced
             .files
@@ -338,6 +340,8 @@ pub fn reused(
     meta.duration_ms = elapsed_ms(started);
     meta.editor_id.clone_from(&request.editor_id);
     meta.model_id = model_id(request, plan);
+    meta.tokenizer = plan.tokens().tokenizer();
+    meta.context_window = plan.budget.context_window;
     meta.warnings.extend(warning);
     info!("Prompt cache hit");
     for warning in &meta.warnings {
