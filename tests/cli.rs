@@ -122,6 +122,8 @@ fn the_meta_of_a_compile() {
       },
       "contextCompleteness": 0.555,
       "budget": 900,
+      "tokenizer": "cl100k_base",
+      "contextWindow": 128000,
       "warnings": [
         "Context Guard redacted secrets in: src/user/legacy-user-keys.ts (details: meta.guard, or `aic inspect`)"
       ]
