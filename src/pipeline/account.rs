@@ -271,6 +271,7 @@ fn trace(
         task_class: plan.task.clone(),
         rule_packs: plan.rule_packs.clone(),
         budget: plan.budget,
+        tokenizer: plan.tokens().tokenizer(),
         overhead: fitted.overhead,
         code_budget: BudgetAllocator.code_budget(plan.budget.total, fitted.overhead),
         max_files: selection.max_files,

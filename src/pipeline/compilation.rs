@@ -178,6 +178,8 @@ pub struct PipelineTrace {
     pub rule_packs: Vec<String>,
     /// The allocated budget.
     pub budget: TokenBudget,
+    /// The encoding the budget and every count are in, chosen by the model.
+    pub tokenizer: Tokenizer,
     /// Tokens of everything but file blocks.
     pub overhead: TokenCount,
     /// Budget left for file blocks.
