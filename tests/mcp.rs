@@ -437,7 +437,7 @@ fn the_tool_list_is_a_stable_surface() {
       arguments: budget, configPath, conversationId, conversationTokens, diff, editorId, format, intent, modelId, previousFiles, projectRoot, reparentFromConversationId, stepIndex, stepIntent, toolOutputs, triggerSource
     aic_inspect (read-only: true, idempotent: true)
       required: intent
-      arguments: budget, configPath, intent, projectRoot
+      arguments: budget, configPath, intent, modelId, projectRoot
     aic_status (read-only: true, idempotent: true)
       required: 
       arguments: projectRoot, timeRangeDays

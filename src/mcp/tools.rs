@@ -95,6 +95,9 @@ pub struct InspectArgs {
     pub config_path: Option<String>,
     /// A total token budget overriding config and rule packs (0 = auto).
     pub budget: Option<u32>,
+    /// The model the prompt is for, as for `aic_compile` (picks the
+    /// tokenizer, the window and the default layout).
+    pub model_id: Option<String>,
 }
 
 /// `aic_status` arguments.
