@@ -342,7 +342,7 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
     let diff_section = changes
         .as_ref()
         .filter(|changes| !changes.files.is_empty())
-        .map(|changes| diff_section(changes, budget.total));
+        .map(|changes| diff_section(changes, budget.total, model.counter()));
     Ok(Plan {
         project,
         intent: intent.to_owned(),
@@ -428,9 +428,8 @@ fn pin_changes(changes: &ChangeSet, targets: &mut Vec<TargetRef>, task: &mut Tas
 
 /// The diff section: which command it is, then each file's patch in path
 /// order while they fit [`DIFF_SHARE`] of the budget, then the files left
-/// out by path.
-fn diff_section(changes: &ChangeSet, budget: TokenCount) -> String {
-    let tokens = TokenCounter::cl100k();
+/// out by path; counted with `tokens`, the compile's counter.
+fn diff_section(changes: &ChangeSet, budget: TokenCount, tokens: TokenCounter) -> String {
     let cap = ((f64::from(budget.0) * DIFF_SHARE.0) as u32).min(DIFF_SHARE.1);
     let count = |kind: ChangeKind| changes.files.iter().filter(|f| f.kind == kind).count();
     let renamed = changes

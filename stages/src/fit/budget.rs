@@ -278,6 +278,27 @@ mod tests {
     }
 
     #[test]
+    fn a_model_margin_cuts_every_source_last() {
+        let requested = allocate(BudgetInputs {
+            request_override: Some(TokenCount(8_000)),
+            margin_percent: 25,
+            ..BudgetInputs::default()
+        });
+        assert_eq!(requested.total, TokenCount(6_400));
+        assert_eq!(requested.source, BudgetSource::RequestOverride);
+        let auto = allocate(BudgetInputs {
+            context_window: Some(TokenCount(200_000)),
+            conversation_tokens: Some(TokenCount(130_000)),
+            margin_percent: 25,
+            ..BudgetInputs::default()
+        });
+        assert_eq!(auto.headroom, TokenCount(65_500));
+        assert_eq!(auto.total, TokenCount(52_400));
+        let none = allocate(BudgetInputs::default());
+        assert_eq!(none.total, TokenCount(123_500));
+    }
+
+    #[test]
     fn positive_base_clamps_only_with_window_information() {
         let unclamped = allocate(BudgetInputs {
             max_tokens: TokenCount(200_000),
