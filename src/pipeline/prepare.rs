@@ -317,7 +317,11 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
                 .and(model.context_window)
         }),
         conversation_tokens: request.session.conversation_tokens,
-        margin_percent: model.margin_percent,
+        margin_percent: if request.budget_counted {
+            0
+        } else {
+            model.margin_percent
+        },
     });
     info!("Budget: {} tokens ({:?})", budget.total, budget.source);
     // Packs are validated when loaded, so this cannot fail on user input.
