@@ -228,6 +228,8 @@ async def run(binary, repo):
                     check(error.error.code == -32602, f"prompt {name} code {error.error.code}")
             resources = await session.list_resources()
             check(resources.resources == [], f"resources/list: {resources.resources}")
+            templates = await session.list_resource_templates()
+            check(templates.resource_templates == [], f"resources/templates/list: {templates}")
             try:
                 await session.read_resource("aic://rules-analysis")
                 check(False, "a resource was read")
