@@ -514,11 +514,19 @@ pub struct RequestArgs {
     /// compile is still logged for `aic status`.
     #[arg(long)]
     pub no_cache: bool,
-    /// The prompt's layout (overrides `output.format` in aic.config.json).
+    /// The prompt's layout (overrides `output.format` in aic.config.json;
+    /// without either, XML for a Claude model and Markdown otherwise).
     /// Every format has the same sections in the same order and gives each
     /// file its path, tier and language.
     #[arg(long, value_name = "FORMAT", value_parser = format_parser())]
     pub format: Option<PromptFormat>,
+    /// The model the prompt is for (e.g. `gpt-4o`, `claude-sonnet-4-5`;
+    /// overrides `model.id`): picks the tokenizer budgets are counted in
+    /// (`o200k_base` for GPT-4o/4.1/5 and the o-series, else `cl100k_base`),
+    /// the context window and the default layout. An unknown id gets the
+    /// defaults.
+    #[arg(long, value_name = "ID")]
+    pub model: Option<String>,
     /// Only files matching GLOB are candidates (repeatable; files the intent
     /// names still pass). Read like .gitignore: `*.py` and `tests` match at
     /// any depth, `/docs` only at the root, a directory matches every file
@@ -598,7 +606,7 @@ impl RequestArgs {
             config_path: self.config.clone(),
             budget: self.budget.map(aic_stages::fit::tokens::TokenCount),
             raw: self.raw,
-            model_id: None,
+            model_id: self.model.clone(),
             editor_id: "cli".to_owned(),
             related_files: self.related.clone(),
             trace_all: false,

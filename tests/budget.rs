@@ -224,6 +224,65 @@ fn every_format_fits_its_budget_and_counts_its_own_text() {
     }
 }
 
+/// A model that counts in `o200k_base` gets prompts fitted to exact
+/// `o200k_base` budgets: the meta's count is `tiktoken-rs`'s count of the
+/// prompt, which is within the budget; the same compile without a model is
+/// counted (and fitted) in `cl100k_base`.
+#[test]
+fn a_gpt_4o_compile_fits_an_exact_o200k_budget() {
+    use aic_stages::fit::assembler::PromptFormat;
+    use aic_stages::fit::tokens::Tokenizer;
+
+    let root = dependency_source("globset");
+    for (budget, intent) in [
+        (8_000u32, "fix glob compilation"),
+        (3_000, "add a case-insensitive option"),
+        (20_000, "why does a literal glob match slowly"),
+    ] {
+        let gpt = CompilationRequest {
+            model_id: Some("gpt-4o".to_owned()),
+            ..request(root.clone(), intent, budget)
+        };
+        let compilation = compile(&gpt).unwrap_or_else(|e| panic!("{budget}: {e}"));
+        let meta = &compilation.meta;
+        let reference = tiktoken_rs::o200k_base_singleton().count_ordinary(&compilation.prompt);
+        assert_eq!(meta.tokens_compiled.0 as usize, reference, "{budget}");
+        assert!(meta.tokens_compiled.0 <= budget, "{budget}: {reference}");
+        assert_eq!(meta.tokenizer, Tokenizer::O200k);
+        assert_eq!(meta.budget, TokenCount(budget));
+        assert!(compilation.prompt.starts_with("## "), "Markdown for GPT");
+        let cl100k = tiktoken_rs::cl100k_base_singleton().count_ordinary(&compilation.prompt);
+        assert_ne!(
+            cl100k, reference,
+            "the encodings count the prompt differently"
+        );
+
+        let plain = compile(&request(root.clone(), intent, budget)).unwrap();
+        assert_eq!(plain.meta.tokenizer, Tokenizer::Cl100k);
+        assert_eq!(
+            plain.meta.tokens_compiled.0 as usize,
+            tiktoken_rs::cl100k_base_singleton().count_ordinary(&plain.prompt)
+        );
+    }
+    // A Claude model: cl100k_base counts with the documented 25% margin, and
+    // XML unless a format is asked for.
+    let claude = CompilationRequest {
+        model_id: Some("claude-sonnet-4-5".to_owned()),
+        ..request(root.clone(), "fix glob compilation", 8_000)
+    };
+    let compilation = compile(&claude).unwrap();
+    assert_eq!(compilation.meta.tokenizer, Tokenizer::Cl100k);
+    assert_eq!(compilation.meta.budget, TokenCount(6_400));
+    assert!(compilation.meta.tokens_compiled.0 <= 6_400);
+    assert!(compilation.prompt.starts_with("<prompt>"), "XML for Claude");
+    let markdown = compile(&CompilationRequest {
+        format: Some(PromptFormat::Markdown),
+        ..claude
+    })
+    .unwrap();
+    assert!(markdown.prompt.starts_with("## "));
+}
+
 /// The best-ranked source files keep their comments (an agent edits them by
 /// their exact lines); a source file past the edit candidates is shown with
 /// its comments stripped.

@@ -110,6 +110,65 @@ fn a_warm_compile_recomputes_nothing_and_gives_the_same_bytes() {
     assert_eq!(trace["cache"]["recomputed"], serde_json::json!([]));
 }
 
+/// Facts rows hold token counts: a row counted in `cl100k_base` is never
+/// read for a model that counts in `o200k_base`, and the other way round; a
+/// compile for each model, cold or warm, counts its prompt exactly in its
+/// own encoding.
+#[test]
+fn rows_counted_in_one_encoding_are_not_read_for_another() {
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    let trace = |extra: &[&str]| {
+        let mut args = vec![
+            "inspect",
+            INTENT,
+            "--root",
+            repo.path().to_str().unwrap(),
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let run = aic(&args, &[("AIC_HOME", home.path().to_str().unwrap())]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()
+    };
+    let cold = trace(&[]);
+    let (_, cl100k_computed) = counts(&cold, "facts");
+    assert!(cl100k_computed > 0, "{}", cold["cache"]);
+    // The first gpt-4o compile computes its own rows; the scan rows (no
+    // counts in them) are shared.
+    let gpt = trace(&["--model", "gpt-4o"]);
+    assert_eq!(
+        counts(&gpt, "facts"),
+        (0, cl100k_computed),
+        "{}",
+        gpt["cache"]
+    );
+    assert_eq!(counts(&gpt, "scan").1, 0, "{}", gpt["cache"]);
+    assert_eq!(
+        counts(&trace(&["--model", "gpt-4o"]), "facts"),
+        (cl100k_computed, 0)
+    );
+    assert_eq!(counts(&trace(&[]), "facts"), (cl100k_computed, 0));
+
+    for (model, reference) in [
+        ("gpt-4o", tiktoken_rs::o200k_base_singleton()),
+        ("gpt-4", tiktoken_rs::cl100k_base_singleton()),
+    ] {
+        for _ in 0..2 {
+            let run = compile(repo.path(), home.path(), &["--model", model, "--json"]);
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            let json = run.json();
+            let prompt = json["compiledPrompt"].as_str().unwrap();
+            assert_eq!(
+                json["meta"]["tokensCompiled"].as_u64(),
+                Some(reference.count_ordinary(prompt) as u64),
+                "{model}: {}",
+                json["meta"]
+            );
+        }
+    }
+}
+
 #[test]
 fn editing_three_files_recomputes_those_three_only() {
     let repo = fixture_repo("webapp", &[]);

@@ -1,13 +1,13 @@
 //! The token counter against the reference: `aic` counts with `bpe-openai`,
 //! and every count must equal `tiktoken-rs`'s `count_ordinary` in
-//! `cl100k_base`, on real text present on every machine — every file of this
+//! `cl100k_base` and in `o200k_base`, on real text present on every machine — every file of this
 //! workspace's dependency sources. Counting a text as the sum of its line
 //! runs (`TokenCounter::count_lines`, used to count many slices of one file)
 //! must give the same number on every one of those files.
 
 use std::path::PathBuf;
 
-use aic_stages::fit::tokens::TokenCounter;
+use aic_stages::fit::tokens::{TokenCounter, Tokenizer};
 use rayon::prelude::*;
 
 use crate::support::{dependency_sources, files_under};
@@ -17,6 +17,15 @@ const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
 #[test]
 fn tokenizer_agrees_with_tiktoken() {
+    agrees_with_tiktoken(Tokenizer::Cl100k);
+}
+
+#[test]
+fn o200k_tokenizer_agrees_with_tiktoken() {
+    agrees_with_tiktoken(Tokenizer::O200k);
+}
+
+fn agrees_with_tiktoken(tokenizer: Tokenizer) {
     let files: Vec<PathBuf> = dependency_sources()
         .iter()
         .filter(|directory| directory.is_dir())
@@ -26,8 +35,11 @@ fn tokenizer_agrees_with_tiktoken() {
                 .is_ok_and(|metadata| metadata.len() <= MAX_FILE_BYTES)
         })
         .collect();
-    let reference = tiktoken_rs::cl100k_base_singleton();
-    let counter = TokenCounter::cl100k();
+    let reference = match tokenizer {
+        Tokenizer::Cl100k => tiktoken_rs::cl100k_base_singleton(),
+        Tokenizer::O200k => tiktoken_rs::o200k_base_singleton(),
+    };
+    let counter = TokenCounter::new(tokenizer);
     let (compared, bytes, mut differences) = files
         .par_iter()
         .filter_map(|path| {
@@ -58,7 +70,7 @@ fn tokenizer_agrees_with_tiktoken() {
     );
     assert!(
         differences.is_empty(),
-        "{} of {compared} files count differently (bpe-openai vs tiktoken-rs):\n{}",
+        "{} of {compared} files count differently in {tokenizer} (bpe-openai vs tiktoken-rs):\n{}",
         differences.len(),
         differences.join("\n")
     );

@@ -152,8 +152,9 @@ fn packs_and_budget(out: &mut String, trace: &PipelineTrace) {
     }
     let _ = writeln!(
         out,
-        "\nTotal budget: {} tokens ({:?}) | Overhead: {} | Code budget: {} tokens",
+        "\nTotal budget: {} {} tokens ({:?}) | Overhead: {} | Code budget: {} tokens",
         thousands(trace.budget.total.get()),
+        trace.tokenizer,
         trace.budget.source,
         thousands(trace.overhead.get()),
         thousands(trace.code_budget.get())

@@ -11,6 +11,7 @@
 
 use aic_stages::config::{ContentTransformersConfig, GuardConfig};
 use aic_stages::content_hash::ContentHash;
+use aic_stages::fit::tokens::Tokenizer;
 use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::row_codec::{STAGES_SOURCE_HASH, TOKENIZER, WIRE_VERSION};
@@ -37,6 +38,9 @@ pub enum RowKind {
         raw: bool,
         /// Lossy transforms bypassed.
         bypass: bool,
+        /// The encoding the row's token counts are in: a row counted in one
+        /// is never read for another.
+        tokenizer: Tokenizer,
     },
 }
 
@@ -67,11 +71,15 @@ pub fn row_key(
     path: &RelativePath,
     language: Language,
 ) -> FactsKey {
-    let (tag, raw, bypass) = match kind {
-        RowKind::Scan => (1u8, false, false),
-        RowKind::Imports => (2, false, false),
-        RowKind::Facts { raw, bypass } => (3, raw, bypass),
-        RowKind::BlobScan => (4, false, false),
+    let (tag, raw, bypass, tokenizer) = match kind {
+        RowKind::Scan => (1u8, false, false, Tokenizer::Cl100k),
+        RowKind::Imports => (2, false, false, Tokenizer::Cl100k),
+        RowKind::Facts {
+            raw,
+            bypass,
+            tokenizer,
+        } => (3, raw, bypass, tokenizer),
+        RowKind::BlobScan => (4, false, false, Tokenizer::Cl100k),
     };
     let mut variant = CacheKeyHasher::new("aic-file-row-v1");
     variant
@@ -81,6 +89,12 @@ pub fn row_key(
         .write(&bypass)
         .write(path.as_str())
         .write(language.as_str());
+    // The fingerprint names `cl100k_base` ([`TOKENIZER`]); a row counted in
+    // another encoding adds that encoding's name, so `cl100k_base` rows keep
+    // the keys they had before other encodings existed.
+    if tokenizer != Tokenizer::Cl100k {
+        variant.write(tokenizer.name());
+    }
     FactsKey::new(u128::from_be_bytes(hash.0), variant.finish())
 }
 
@@ -113,6 +127,7 @@ mod tests {
         let facts = RowKind::Facts {
             raw: false,
             bypass: false,
+            tokenizer: Tokenizer::Cl100k,
         };
         let keys = [
             row_key(base, hash, RowKind::Scan, &a, Language::Rust),
@@ -125,6 +140,18 @@ mod tests {
                 RowKind::Facts {
                     raw: false,
                     bypass: true,
+                    tokenizer: Tokenizer::Cl100k,
+                },
+                &a,
+                Language::Rust,
+            ),
+            row_key(
+                base,
+                hash,
+                RowKind::Facts {
+                    raw: false,
+                    bypass: false,
+                    tokenizer: Tokenizer::O200k,
                 },
                 &a,
                 Language::Rust,

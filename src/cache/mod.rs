@@ -24,6 +24,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use aic_stages::config::AicConfig;
 use aic_stages::content_hash::ContentHash;
 use aic_stages::facts::FileFacts;
+use aic_stages::fit::tokens::Tokenizer;
 use aic_stages::lang::ImportRef;
 use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
@@ -741,8 +742,14 @@ impl FileCache {
         language: Language,
         raw: bool,
         bypass: bool,
+        tokenizer: Tokenizer,
     ) -> Option<FileFacts> {
-        let key = self.row_key(hash, RowKind::Facts { raw, bypass }, path, language);
+        let kind = RowKind::Facts {
+            raw,
+            bypass,
+            tokenizer,
+        };
+        let key = self.row_key(hash, kind, path, language);
         let found = self.lookup(key, |bytes| decode_facts(bytes, path, language, hash).ok());
         if found.is_some() {
             self.facts.hits.fetch_add(1, Ordering::Relaxed);
@@ -750,13 +757,17 @@ impl FileCache {
         found
     }
 
-    /// Stores freshly computed facts.
-    pub fn put_facts(&self, facts: &FileFacts, raw: bool, bypass: bool) {
+    /// Stores freshly computed facts, their counts made in `tokenizer`.
+    pub fn put_facts(&self, facts: &FileFacts, raw: bool, bypass: bool, tokenizer: Tokenizer) {
         self.facts.computed.fetch_add(1, Ordering::Relaxed);
         self.note_recomputed(&facts.path);
         let key = self.row_key(
             facts.content_hash,
-            RowKind::Facts { raw, bypass },
+            RowKind::Facts {
+                raw,
+                bypass,
+                tokenizer,
+            },
             &facts.path,
             facts.language,
         );

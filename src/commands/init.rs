@@ -25,9 +25,6 @@ pub const STARTER_CONFIG: &str = r#"{
   },
   "retention": {
     "days": 90
-  },
-  "output": {
-    "format": "markdown"
   }
 }
 "#;

@@ -432,6 +432,8 @@ impl Hook<'_> {
                 intent,
                 project_root: request.project_root.clone(),
                 budget: Some(TokenCount(budget as u32)),
+                // The budget comes from a size in characters: no model margin.
+                budget_counted: true,
                 model_id: request.model_id.clone(),
                 editor_id: self.editor.id().to_owned(),
                 use_prompt_cache: true,

@@ -406,6 +406,7 @@ pub fn inspect(
         project_root: root.to_path_buf(),
         config_path: args.config_path.as_ref().map(PathBuf::from),
         budget: args.budget.map(TokenCount),
+        model_id: args.model_id.clone(),
         editor_id: "mcp".to_owned(),
         cancel: Some(cancel),
         ..CompilationRequest::default()

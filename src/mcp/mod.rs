@@ -5,6 +5,13 @@
 //!   `structuredContent` and the same JSON as a text block, except
 //!   `aic_compile`'s, whose text block is the compiled prompt and whose
 //!   structured content is its metadata (the prompt is sent once).
+//! - **Prompts**: the specification's prompt commands ("show aic status", …),
+//!   [`prompts::prompts`]; each tells the model which tool to call and how to
+//!   show its answer.
+//! - **Resources**: the capability is declared and `resources/list` answers
+//!   with an empty list: the one resource the specification plans,
+//!   `aic://rules-analysis`, needs the rules analyzer, which is not built.
+//!   `resources/read` of any URI is −32002 (resource not found).
 //! - **Errors**: bad arguments, a missing repository or a budget problem are a
 //!   tool result with `isError` (the model reads it); an unknown tool is
 //!   JSON-RPC −32602 and an unknown method −32601 (MCP's codes); an internal
@@ -20,6 +27,7 @@
 //!   SIGTERM stop it gracefully with exit code 0.
 
 pub mod handlers;
+pub mod prompts;
 pub mod tools;
 
 use std::path::{Path, PathBuf};
@@ -28,9 +36,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
-    ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -438,7 +447,13 @@ fn panic_message(error: &tokio::task::JoinError) -> String {
 
 impl ServerHandler for AicServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .enable_resources()
+                .build(),
+        )
             .with_server_info(Implementation::new("aic", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "aic compiles the context for a coding task. Call aic_compile with the user's task as `intent` (and `conversationId` when you have one) before reading files or answering; use the returned prompt as your context.",
@@ -451,6 +466,44 @@ impl ServerHandler for AicServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(self.inner.tools.clone()))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(prompts::prompts()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        prompts::get(&request.name, request.arguments.as_ref()).map(Into::into)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(ListResourcesResult::with_all_items(Vec::new()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        Err(McpError::resource_not_found(
+            format!(
+                "no resource `{}`: aic lists none yet (`aic://rules-analysis` needs the rules analyzer, which is not built)",
+                request.uri
+            ),
+            None,
+        ))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

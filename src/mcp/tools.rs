@@ -39,7 +39,10 @@ pub struct CompileArgs {
     /// Absolute path of the repository. Default: the client's workspace root,
     /// else `CLAUDE_PROJECT_DIR`, else the server's working directory.
     pub project_root: Option<String>,
-    /// The model the prompt is for (logged; `unknown` when absent).
+    /// The model the prompt is for (`gpt-4o`, `claude-sonnet-4-5`, …;
+    /// overrides `model.id`): picks the tokenizer budgets are counted in, the
+    /// context window and the default layout; an unknown id gets the
+    /// defaults. Logged; `unknown` when absent.
     pub model_id: Option<String>,
     /// The editor calling (`claude-code`, `cursor`, `generic`, …).
     pub editor_id: Option<String>,
@@ -70,7 +73,7 @@ pub struct CompileArgs {
     /// session's earlier steps compiled).
     pub conversation_tokens: Option<u32>,
     /// The prompt's layout (default: the project's `output.format`, else
-    /// `markdown`).
+    /// `xml` for a Claude model and `markdown` for any other).
     #[schemars(extend("enum" = ["markdown", "xml", "json", "plain"]))]
     pub format: Option<String>,
     /// Compile for changes: a revision to compare the working tree with
@@ -92,6 +95,9 @@ pub struct InspectArgs {
     pub config_path: Option<String>,
     /// A total token budget overriding config and rule packs (0 = auto).
     pub budget: Option<u32>,
+    /// The model the prompt is for, as for `aic_compile` (picks the
+    /// tokenizer, the window and the default layout).
+    pub model_id: Option<String>,
 }
 
 /// `aic_status` arguments.

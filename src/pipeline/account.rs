@@ -242,6 +242,8 @@ fn meta(
             traced.completeness / outcome.selection.ranked.files.len() as f64,
         ),
         budget: plan.budget.total,
+        tokenizer: plan.tokens().tokenizer(),
+        context_window: plan.budget.context_window,
         warnings,
         previously_shown: traced
             .files
@@ -269,6 +271,7 @@ fn trace(
         task_class: plan.task.clone(),
         rule_packs: plan.rule_packs.clone(),
         budget: plan.budget,
+        tokenizer: plan.tokens().tokenizer(),
         overhead: fitted.overhead,
         code_budget: BudgetAllocator.code_budget(plan.budget.total, fitted.overhead),
         max_files: selection.max_files,
@@ -338,6 +341,8 @@ pub fn reused(
     meta.duration_ms = elapsed_ms(started);
     meta.editor_id.clone_from(&request.editor_id);
     meta.model_id = model_id(request, plan);
+    meta.tokenizer = plan.tokens().tokenizer();
+    meta.context_window = plan.budget.context_window;
     meta.warnings.extend(warning);
     info!("Prompt cache hit");
     for warning in &meta.warnings {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use aic_stages::fit::budget::TokenBudget;
 use aic_stages::fit::ladder::InclusionTier;
-use aic_stages::fit::tokens::TokenCount;
+use aic_stages::fit::tokens::{TokenCount, Tokenizer};
 use aic_stages::guard::GuardResult;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::select::import_graph::ImportGraphStats;
@@ -73,8 +73,14 @@ pub struct CompilationMeta {
     /// Share of the selected files' full content that reached the prompt, in
     /// `[0, 1]` (a file at names-only counts its names' share, a dropped file 0).
     pub context_completeness: f64,
-    /// The total budget the prompt was fitted to.
+    /// The total budget the prompt was fitted to, in `tokenizer`'s tokens.
     pub budget: TokenCount,
+    /// The encoding every count of the compile was made in (`cl100k_base` or
+    /// `o200k_base`), chosen by the model.
+    pub tokenizer: Tokenizer,
+    /// The context window the budget was computed against: configured, the
+    /// model's (when the conversation's size is known), else 128,000.
+    pub context_window: TokenCount,
     /// Things the user should know: unknown config keys, skipped rule packs, heavy
     /// truncation.
     pub warnings: Vec<String>,
@@ -172,6 +178,8 @@ pub struct PipelineTrace {
     pub rule_packs: Vec<String>,
     /// The allocated budget.
     pub budget: TokenBudget,
+    /// The encoding the budget and every count are in, chosen by the model.
+    pub tokenizer: Tokenizer,
     /// Tokens of everything but file blocks.
     pub overhead: TokenCount,
     /// Budget left for file blocks.

@@ -107,7 +107,8 @@ pub fn facts(
     warnings: &mut Vec<String>,
 ) -> Result<SelectedFacts, CompileError> {
     let repo = &snapshot.repo;
-    let context = plan.project.facts_context(plan.raw);
+    let context = plan.project.facts_context(plan.raw, plan.tokens());
+    let tokenizer = plan.tokens().tokenizer();
     let bypassed = bypassed(selection);
     if let Some(cache) = cache.filter(|cache| cache.remote().is_some()) {
         let shown = selection.ranked.files.iter();
@@ -120,6 +121,7 @@ pub fn facts(
             let kind = RowKind::Facts {
                 raw: plan.raw,
                 bypass: bypassed.contains(&file.path),
+                tokenizer,
             };
             Some(cache.row_key(
                 repo.files[index].content_hash,
@@ -141,7 +143,8 @@ pub fn facts(
             let held = index.and_then(|i| selection.read.get(&i));
             let bypass = bypassed.contains(&file.path);
             if let (Some(cache), Some(hash)) = (cache, hash)
-                && let Some(facts) = cache.facts(hash, &file.path, file.language, plan.raw, bypass)
+                && let Some(facts) =
+                    cache.facts(hash, &file.path, file.language, plan.raw, bypass, tokenizer)
             {
                 return Some(facts);
             }
@@ -207,7 +210,7 @@ fn compute(
         compute_facts(context, &file.path, file.language, bytes, bypass)
     })?;
     if let Some(cache) = cache {
-        cache.put_facts(&facts, context.raw, bypass);
+        cache.put_facts(&facts, context.raw, bypass, context.tokens.tokenizer());
     }
     Some(facts)
 }

@@ -27,7 +27,7 @@ use aic_stages::fit::slice::{
     DefinitionFocus, SliceFocus, best_definitions, slice_definitions, slice_focused, slice_to_fit,
 };
 use aic_stages::fit::tokens::TokenCount;
-use aic_stages::fit::tokens::TokenCounter;
+use aic_stages::fit::tokens::{TokenCounter, Tokenizer};
 use aic_stages::relative_path::RelativePath;
 use aic_stages::select::evidence::{mention_relevance, trace_relevance};
 use aic_stages::select::file_kind::FileKind;
@@ -1272,7 +1272,9 @@ fn slice_best(
 
 /// Exact token counts of prompt blocks, remembered by the hash of the block's
 /// text for this compile (the fit may count a block again after a refit) and,
-/// when the process keeps one, in its memo.
+/// when the process keeps one, in its memo. The memo is shared by compiles for
+/// every model, so its key also names the encoding: a count made in one is
+/// never read for another.
 struct BlockCounter<'a> {
     memo: Option<&'a Memo>,
     counted: HashMap<u128, u32>,
@@ -1290,6 +1292,13 @@ impl<'a> BlockCounter<'a> {
 
     fn count(&mut self, text: &str) -> u32 {
         let hash = u128::from_be_bytes(ContentHash::of(text.as_bytes()).0);
+        // `cl100k_base` keeps the keys it had before other encodings existed.
+        let hash = match self.tokens.tokenizer() {
+            Tokenizer::Cl100k => hash,
+            other @ Tokenizer::O200k => {
+                hash ^ u128::from_be_bytes(ContentHash::of(other.name().as_bytes()).0)
+            }
+        };
         if let Some(count) = self.counted.get(&hash) {
             return *count;
         }

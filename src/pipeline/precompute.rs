@@ -10,6 +10,8 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use aic_stages::facts::compute_facts;
+use aic_stages::fit::model::ModelProfile;
+use aic_stages::fit::tokens::Tokenizer;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::FileEntry;
 use dashmap::DashSet;
@@ -128,7 +130,9 @@ pub fn precompute(
     let mut cache = file_cache(host, &project).map_err(|error| CompileError::Internal {
         message: format!("The per-file cache cannot be opened: {}", error.with_hint()),
     })?;
-    let context = project.facts_context(false);
+    // Rows for the configured model's encoding: the one its compiles read.
+    let tokens = ModelProfile::for_model(project.config.model.id.as_deref()).counter();
+    let context = project.facts_context(false, tokens);
     let max_file_bytes = project.config.repo_map.max_file_bytes;
     let done = AtomicU64::new(0);
     let parses = AtomicU64::new(0);
@@ -159,7 +163,14 @@ pub fn precompute(
             }
         }
         if cache
-            .facts(hash, &file.path, file.language, false, false)
+            .facts(
+                hash,
+                &file.path,
+                file.language,
+                false,
+                false,
+                tokens.tokenizer(),
+            )
             .is_none()
         {
             if bytes.is_none() && read.is_none() {
@@ -173,7 +184,7 @@ pub fn precompute(
                     compute_facts(&context, &file.path, file.language, bytes, false)
                 })
             {
-                cache.put_facts(&facts, false, false);
+                cache.put_facts(&facts, false, false, tokens.tokenizer());
                 computed = true;
             }
         }
@@ -216,7 +227,7 @@ pub fn precompute(
     let snapshot = scan_shard(&project, Some(&cache), on_read, request.shard);
     let repo = &snapshot.repo;
     on_total(repo.files.len() as u64);
-    let mut keys = project_keys(&cache, &repo.files);
+    let mut keys = project_keys(&cache, &repo.files, tokens.tokenizer());
     // The git history row goes with the files' rows (shard 1 reads it).
     keys.extend(crate::pipeline::scan::git::history_row_keys(
         &project.root,
@@ -264,11 +275,13 @@ pub fn precompute(
 }
 
 /// The keys of every row a precompute stores for `files`: scan terms,
-/// imports (code files) and FileFacts at the default settings; sorted.
-pub fn project_keys(cache: &FileCache, files: &[FileEntry]) -> Vec<FactsKey> {
+/// imports (code files) and FileFacts at the default settings, counted in
+/// `tokenizer`; sorted.
+pub fn project_keys(cache: &FileCache, files: &[FileEntry], tokenizer: Tokenizer) -> Vec<FactsKey> {
     let facts = RowKind::Facts {
         raw: false,
         bypass: false,
+        tokenizer,
     };
     let mut keys = Vec::with_capacity(files.len() * 3);
     for file in files {

@@ -13,6 +13,7 @@ use aic_stages::content_hash::ContentHash;
 use aic_stages::facts::FactsSettings;
 use aic_stages::fit::assembler::{PromptAssembler, PromptFormat};
 use aic_stages::fit::budget::{BudgetAllocator, BudgetInputs, TokenBudget};
+use aic_stages::fit::model::ModelProfile;
 use aic_stages::fit::tokens::TokenCount;
 use aic_stages::fit::tokens::TokenCounter;
 use aic_stages::guard::ContextGuard;
@@ -132,11 +133,12 @@ impl Project {
     /// The settings the per-file stage computes [`FileFacts`] with.
     ///
     /// [`FileFacts`]: aic_stages::facts::FileFacts
-    pub fn facts_context(&self, raw: bool) -> FactsSettings<'_> {
+    /// Token counts are made with `tokens`, the compile's counter.
+    pub fn facts_context(&self, raw: bool, tokens: TokenCounter) -> FactsSettings<'_> {
         FactsSettings {
             guard: &self.guard,
             transformers: &self.transformers,
-            tokens: TokenCounter::cl100k(),
+            tokens,
             raw,
         }
     }
@@ -162,8 +164,11 @@ pub struct Plan {
     pub pack: RulePack,
     /// The allocated budget.
     pub budget: TokenBudget,
-    /// The prompt's layout: the request's, else `output.format`.
+    /// The prompt's layout: the request's, else `output.format`, else the
+    /// model's.
     pub format: PromptFormat,
+    /// The model's profile: the request's `model_id`, else `model.id`.
+    pub model: ModelProfile,
     /// The diff section, for a compile about changes that found some.
     pub diff_section: Option<String>,
     /// Whether the caller asked for the orienting context (a session start).
@@ -180,9 +185,10 @@ impl Plan {
         PromptAssembler::new(self.format)
     }
 
-    /// The token counter every count of this compile uses.
+    /// The token counter every count of this compile uses: the model's
+    /// encoding.
     pub fn tokens(&self) -> TokenCounter {
-        TokenCounter::cl100k()
+        self.model.counter()
     }
 }
 
@@ -210,12 +216,19 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
         return Err(CompileError::EmptyIntent);
     }
     let root = resolve_root(&request.project_root)?;
+    let project = Project::with_root(root, request.config_path.as_deref())?;
+    let model = ModelProfile::for_model(
+        request
+            .model_id
+            .as_deref()
+            .or(project.config.model.id.as_deref()),
+    );
     // Every compile counts its prompt: build the encoder (about 0.15 s of CPU)
     // while the scan waits on the file system.
-    if !TokenCounter::is_loaded() {
-        std::thread::spawn(TokenCounter::preload);
+    let counter = model.counter();
+    if !counter.encoder_loaded() {
+        std::thread::spawn(move || counter.preload_encoder());
     }
-    let project = Project::with_root(root, request.config_path.as_deref())?;
     let mut warnings = project.warnings.clone();
 
     let (classified_text, mut targets) = extract_targets(&task_text);
@@ -280,7 +293,10 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
             }
         }
     }
-    let format = request.format.unwrap_or(config.output.format);
+    let format = request
+        .format
+        .or(config.output.format)
+        .unwrap_or(model.layout);
 
     let budget = BudgetAllocator.allocate(&BudgetInputs {
         // `--budget 0` means auto, like `contextBudget.maxTokens: 0`.
@@ -298,10 +314,14 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
             request
                 .session
                 .conversation_tokens
-                .and(request.model_id.as_deref())
-                .and_then(aic_stages::fit::budget::model_context_window)
+                .and(model.context_window)
         }),
         conversation_tokens: request.session.conversation_tokens,
+        margin_percent: if request.budget_counted {
+            0
+        } else {
+            model.margin_percent
+        },
     });
     info!("Budget: {} tokens ({:?})", budget.total, budget.source);
     // Packs are validated when loaded, so this cannot fail on user input.
@@ -326,7 +346,7 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
     let diff_section = changes
         .as_ref()
         .filter(|changes| !changes.files.is_empty())
-        .map(|changes| diff_section(changes, budget.total));
+        .map(|changes| diff_section(changes, budget.total, model.counter()));
     Ok(Plan {
         project,
         intent: intent.to_owned(),
@@ -338,6 +358,7 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
         budget,
         selector,
         format,
+        model,
         diff_section,
         orient: request.orient,
         warnings,
@@ -411,9 +432,8 @@ fn pin_changes(changes: &ChangeSet, targets: &mut Vec<TargetRef>, task: &mut Tas
 
 /// The diff section: which command it is, then each file's patch in path
 /// order while they fit [`DIFF_SHARE`] of the budget, then the files left
-/// out by path.
-fn diff_section(changes: &ChangeSet, budget: TokenCount) -> String {
-    let tokens = TokenCounter::cl100k();
+/// out by path; counted with `tokens`, the compile's counter.
+fn diff_section(changes: &ChangeSet, budget: TokenCount, tokens: TokenCounter) -> String {
     let cap = ((f64::from(budget.0) * DIFF_SHARE.0) as u32).min(DIFF_SHARE.1);
     let count = |kind: ChangeKind| changes.files.iter().filter(|f| f.kind == kind).count();
     let renamed = changes

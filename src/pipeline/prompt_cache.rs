@@ -48,6 +48,8 @@ pub struct PromptKeyParts<'a> {
     pub session: &'a str,
     /// The prompt format's name.
     pub format: &'a str,
+    /// The name of the encoding the prompt was counted in.
+    pub tokenizer: &'a str,
     /// The merged include and exclude globs (the command line's are not in
     /// the config hash).
     pub patterns: [&'a [String]; 2],
@@ -94,6 +96,7 @@ pub fn prompt_key(parts: &PromptKeyParts<'_>) -> [u8; 32] {
         }))
         .write(parts.session)
         .write(parts.format)
+        .write(parts.tokenizer)
         .write(&sorted(parts.patterns[0]))
         .write(&sorted(parts.patterns[1]))
         .write(parts.diff)
@@ -123,6 +126,7 @@ pub fn key_for(request: &CompilationRequest, plan: &Plan, snapshot: &Snapshot) -
         size_limit: request.size_limit,
         session: &request.session_key,
         format: plan.format.as_str(),
+        tokenizer: plan.tokens().tokenizer().name(),
         patterns: [&plan.pack.include_patterns, &plan.pack.exclude_patterns],
         diff: plan.diff_section.as_deref().unwrap_or_default(),
         scope: request.scope.as_deref().unwrap_or_default(),
@@ -164,6 +168,7 @@ mod tests {
             size_limit: None,
             session: "",
             format: "markdown",
+            tokenizer: "cl100k_base",
             patterns: [&[], &[]],
             diff: "",
             scope: "",

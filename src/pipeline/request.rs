@@ -32,8 +32,13 @@ pub struct CompilationRequest {
     pub budget: Option<TokenCount>,
     /// Bypass every content transformer (`--raw`; also `#raw` in the intent).
     pub raw: bool,
-    /// The model id, when known.
+    /// The model id, when known: picks the tokenizer, the window, the default
+    /// layout and the budget margin ([`ModelProfile`](aic_stages::fit::model::ModelProfile)).
     pub model_id: Option<String>,
+    /// `budget` is already in counted tokens, so the model's margin does not
+    /// cut it: a hook derives its budget from a size in characters, which
+    /// bounds what it injects whatever the model's tokenizer.
+    pub budget_counted: bool,
     /// Who asked: `cli`, or an editor id.
     pub editor_id: String,
     /// Files a caller knows are related (an agent's tool outputs, `--related`):

@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 
+use aic_stages::fit::tokens::Tokenizer;
 use aic_stages::relative_path::RelativePath;
 use serde::Serialize;
 
@@ -84,7 +85,14 @@ pub fn token_tree(project: &Project, host: &Host) -> Result<TokenTree, CompileEr
     let mut directories: BTreeMap<String, TreeEntry> = BTreeMap::new();
     let mut entries = Vec::with_capacity(snapshot.repo.files.len());
     for file in &snapshot.repo.files {
-        let facts = cache.facts(file.content_hash, &file.path, file.language, false, false);
+        let facts = cache.facts(
+            file.content_hash,
+            &file.path,
+            file.language,
+            false,
+            false,
+            Tokenizer::Cl100k,
+        );
         let (raw, compiled) = facts.map_or(
             (file.estimated_tokens.0, file.estimated_tokens.0),
             |facts| (facts.original_tokens.0, facts.transformed_tokens.0),

@@ -112,9 +112,11 @@ pub struct ContextSelectorConfig {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OutputConfig {
-    /// `format`: `"markdown"` (default), `"xml"`, `"json"` or `"plain"`; `--format`
-    /// and the MCP `format` argument override it.
-    pub format: PromptFormat,
+    /// `format`: `"markdown"`, `"xml"`, `"json"` or `"plain"`; `--format`
+    /// and the MCP `format` argument override it. Unset, the model's layout
+    /// is used (XML for Claude models, Markdown otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<PromptFormat>,
 }
 
 /// `model.*`.
@@ -586,7 +588,7 @@ fn output_key(
     match key {
         "format" => {
             let name = reader.one_of("output.format", value, &FORMAT_NAMES)?;
-            output.format = name.parse().unwrap_or_default();
+            output.format = Some(name.parse().unwrap_or_default());
         }
         _ => return Ok(false),
     }
@@ -1088,7 +1090,7 @@ mod tests {
             r#"{"output": {"format": "xml"}, "contextSelector": {"heuristic": {"includePatterns": ["src/**"], "excludePatterns": ["**/*.snap"]}}}"#,
         )
         .unwrap();
-        assert_eq!(parsed.config.output.format, PromptFormat::Xml);
+        assert_eq!(parsed.config.output.format, Some(PromptFormat::Xml));
         assert_eq!(parsed.config.context_selector.include_patterns, ["src/**"]);
         assert_eq!(
             parsed.config.context_selector.exclude_patterns,

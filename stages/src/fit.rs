@@ -6,5 +6,6 @@ pub mod assembler;
 pub mod budget;
 pub mod ladder;
 pub mod line_map;
+pub mod model;
 pub mod slice;
 pub mod tokens;

@@ -6,8 +6,9 @@ Starts the server over stdio and checks: initialize, tools/list (every tool, obj
 schemas, annotations, output schemas, fixed order), every tool's happy path on the
 fixture repository (structuredContent validated against the tool's outputSchema),
 invalid arguments (isError), an unknown tool (-32602), a call after failing ones,
-progress notifications, two concurrent compiles, workspace roots, and a three-step
-agent session (deduplication and the session header). Exits non-zero with a message
+progress notifications, two concurrent compiles, workspace roots, the prompt
+commands (prompts/list, prompts/get), resources/list and resources/read, the model's
+tokenizer and layout, and a three-step agent session (deduplication and the session header). Exits non-zero with a message
 on the first failure. `AIC_HOME` must point at a temporary directory.
 """
 
@@ -192,6 +193,61 @@ async def run(binary, repo):
             except MCPError as error:
                 check(error.error.code == -32602, f"unknown tool code {error.error.code}")
             structured(await session.call_tool("aic_status", {"projectRoot": repo}), schemas, "aic_status")
+
+            # The prompt commands are MCP prompts; resources are declared and
+            # none is listed yet (the rules analyzer is not built).
+            check(init.capabilities.prompts is not None, "no prompts capability")
+            check(init.capabilities.resources is not None, "no resources capability")
+            prompts = await session.list_prompts()
+            by_name = {p.name: p for p in prompts.prompts}
+            expected_prompts = {
+                "status": ("show aic status", "aic_status"),
+                "last": ("show aic last", "aic_last"),
+                "chat-summary": ("show aic chat summary", "aic_chat_summary"),
+                "quality": ("show aic quality", "aic_quality_report"),
+                "projects": ("show aic projects", "aic_projects"),
+                "model-test": ("run aic model test", "aic_model_test"),
+            }
+            check(list(by_name) == list(expected_prompts), f"prompts/list: {list(by_name)}")
+            for name, (title, tool) in expected_prompts.items():
+                check(by_name[name].title == title, f"prompt {name} title {by_name[name].title!r}")
+                args = {"projectRoot": repo} if name not in ("projects",) else {}
+                got = await session.get_prompt(name, args)
+                check(len(got.messages) == 1 and got.messages[0].role == "user", f"prompt {name}: {got}")
+                text = got.messages[0].content.text
+                check(f"`{tool}`" in text, f"prompt {name} does not name {tool}: {text}")
+                if args:
+                    check(json.dumps(repo) in text, f"prompt {name} does not pass the root: {text}")
+            quality = (await session.get_prompt("quality", {"windowDays": "14"})).messages[0].content.text
+            check('{"windowDays":14}' in quality, f"quality prompt arguments: {quality}")
+            for name, args in [("nope", {}), ("projects", {"projectRoot": repo})]:
+                try:
+                    await session.get_prompt(name, args)
+                    check(False, f"prompt {name} {args} was accepted")
+                except MCPError as error:
+                    check(error.error.code == -32602, f"prompt {name} code {error.error.code}")
+            resources = await session.list_resources()
+            check(resources.resources == [], f"resources/list: {resources.resources}")
+            templates = await session.list_resource_templates()
+            check(templates.resource_templates == [], f"resources/templates/list: {templates}")
+            try:
+                await session.read_resource("aic://rules-analysis")
+                check(False, "a resource was read")
+            except MCPError as error:
+                check(error.error.code == -32002, f"resources/read code {error.error.code}")
+
+            # The model picks the tokenizer and, with no format set, the layout.
+            gpt = structured(await session.call_tool("aic_compile", {
+                "intent": INTENT, "projectRoot": repo, "modelId": "gpt-4o", "budget": 3000}),
+                schemas, "aic_compile")
+            check(gpt["meta"]["tokenizer"] == "o200k_base", f"gpt-4o meta: {gpt['meta']}")
+            check(gpt["compiledPrompt"].startswith("## "), "gpt-4o prompt is not Markdown")
+            claude = structured(await session.call_tool("aic_compile", {
+                "intent": INTENT, "projectRoot": repo, "modelId": "claude-sonnet-4-5", "budget": 3000}),
+                schemas, "aic_compile")
+            check(claude["meta"]["tokenizer"] == "cl100k_base", f"claude meta: {claude['meta']}")
+            check(claude["meta"]["budget"] == 2400, f"claude budget: {claude['meta']}")
+            check(claude["compiledPrompt"].startswith("<prompt>"), "claude prompt is not XML")
 
             # The prompt cache keys on the allocated budget, and a hit reports
             # the caller's model.

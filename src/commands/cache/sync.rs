@@ -73,7 +73,10 @@ pub fn run(args: &RemoteSyncArgs, host: &Host, push: bool) -> anyhow::Result<()>
     let tier = require_remote(host, &project, push)?;
     let mut cache = file_cache(host, &project)?;
     let snapshot = crate::pipeline::scan::scan(&project, Some(&cache), None);
-    let mut keys = project_keys(&cache, &snapshot.repo.files);
+    let tokenizer =
+        aic_stages::fit::model::ModelProfile::for_model(project.config.model.id.as_deref())
+            .tokenizer;
+    let mut keys = project_keys(&cache, &snapshot.repo.files, tokenizer);
     // The git history row moves with the files' rows.
     keys.extend(crate::pipeline::scan::git::history_row_keys(
         &project.root,

@@ -92,13 +92,19 @@ pub struct BudgetInputs {
     pub context_window: Option<TokenCount>,
     /// Tokens already used by the conversation, when the caller knows them.
     pub conversation_tokens: Option<TokenCount>,
+    /// The model's counting margin in percent
+    /// ([`ModelProfile::margin_percent`](crate::fit::model::ModelProfile)):
+    /// the total, whatever its source, is cut to `total × 100 / (100 + margin)`
+    /// counted tokens. 0 for a model counted in its own encoding.
+    pub margin_percent: u32,
 }
 
 /// The allocated budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TokenBudget {
-    /// Total tokens the compiled prompt may take, wrappers included.
+    /// Total tokens the compiled prompt may take, wrappers included, in the
+    /// compile's encoding (after the model's margin).
     pub total: TokenCount,
     /// Where the base came from.
     pub source: BudgetSource,
@@ -120,7 +126,8 @@ impl BudgetAllocator {
     /// per-class budget, else `maxTokens`. A base of 0 means auto: the total is the
     /// headroom `max(0, window − 4,000 − conversationTokens − 500)`. A positive base
     /// is clamped to the headroom when the conversation size or the context window
-    /// is known, and taken as is otherwise.
+    /// is known, and taken as is otherwise. Last, a model margin cuts the total
+    /// to `total × 100 / (100 + margin)`.
     ///
     /// # Examples
     ///
@@ -142,9 +149,16 @@ impl BudgetAllocator {
             .saturating_sub(TEMPLATE_OVERHEAD_DEFAULT);
         let headroom = TokenCount(headroom);
 
+        let counted = |total: TokenCount| {
+            if inputs.margin_percent == 0 {
+                total
+            } else {
+                TokenCount::from_u64(total.get() * 100 / (100 + u64::from(inputs.margin_percent)))
+            }
+        };
         if let Some(requested) = inputs.request_override {
             return TokenBudget {
-                total: requested,
+                total: counted(requested),
                 source: BudgetSource::RequestOverride,
                 headroom,
                 context_window: window,
@@ -172,7 +186,7 @@ impl BudgetAllocator {
             source
         };
         TokenBudget {
-            total,
+            total: counted(total),
             source,
             headroom,
             context_window: window,
@@ -261,6 +275,27 @@ mod tests {
         });
         assert_eq!(budget.total, TokenCount(500));
         assert_eq!(budget.source, BudgetSource::RequestOverride);
+    }
+
+    #[test]
+    fn a_model_margin_cuts_every_source_last() {
+        let requested = allocate(BudgetInputs {
+            request_override: Some(TokenCount(8_000)),
+            margin_percent: 25,
+            ..BudgetInputs::default()
+        });
+        assert_eq!(requested.total, TokenCount(6_400));
+        assert_eq!(requested.source, BudgetSource::RequestOverride);
+        let auto = allocate(BudgetInputs {
+            context_window: Some(TokenCount(200_000)),
+            conversation_tokens: Some(TokenCount(130_000)),
+            margin_percent: 25,
+            ..BudgetInputs::default()
+        });
+        assert_eq!(auto.headroom, TokenCount(65_500));
+        assert_eq!(auto.total, TokenCount(52_400));
+        let none = allocate(BudgetInputs::default());
+        assert_eq!(none.total, TokenCount(123_500));
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Token counting in `cl100k_base`, the unit of every budget.
+//! Token counting in `cl100k_base`, the unit of every budget, or in
+//! `o200k_base` when the model is known to use it ([`Tokenizer`]).
 //!
 //! Counts come from `bpe-openai`'s cl100k tokenizer: the same counts as
 //! `tiktoken-rs`'s `count_ordinary` (the `tokenizer_agrees_with_tiktoken`
@@ -8,9 +9,11 @@
 //! per process and only on the first count: a compile that never counts
 //! never pays for it.
 //!
-//! ASCII text (nearly all code) is cut into the encoding's pre-tokenizer
+//! ASCII text (nearly all code) is cut into `cl100k_base`'s pre-tokenizer
 //! pieces by hand (`pretokenizer`), other text by `bpe-openai`'s regular
-//! expression; the pieces are the same.
+//! expression; the pieces are the same. `o200k_base` text is always cut by
+//! the regular expression (the `o200k_tokenizer_agrees_with_tiktoken` test
+//! checks its counts on the same corpus).
 //!
 //! Two memos make repeated text cheap, both exact because a count is the sum
 //! of independent parts: each thread remembers the count of every short
@@ -23,11 +26,12 @@ mod pretokenizer;
 use std::fmt;
 use std::sync::OnceLock;
 
-use bpe_openai::Tokenizer;
+use bpe_openai::Tokenizer as Bpe;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde::Serialize;
 
-/// A number of tokens in the `cl100k_base` encoding, the unit of every budget.
+/// A number of tokens in the compile's encoding ([`Tokenizer`]; `cl100k_base`
+/// unless the model is known to use `o200k_base`), the unit of every budget.
 #[derive(
     Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
 )]
@@ -66,19 +70,76 @@ impl fmt::Display for TokenCount {
     }
 }
 
-/// Counts tokens of text in `cl100k_base`.
+/// The byte-pair encodings a compile can count in.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
+pub enum Tokenizer {
+    /// `cl100k_base`: GPT-4, GPT-3.5 and the default for every other model.
+    #[default]
+    #[serde(rename = "cl100k_base")]
+    Cl100k,
+    /// `o200k_base`: GPT-4o, GPT-4.1, GPT-5 and the o-series.
+    #[serde(rename = "o200k_base")]
+    O200k,
+}
+
+impl Tokenizer {
+    /// The encoding's name, as `tiktoken` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cl100k => "cl100k_base",
+            Self::O200k => "o200k_base",
+        }
+    }
+
+    /// The encoding's tables, built on first use.
+    fn encoder(self) -> &'static Bpe {
+        match self {
+            Self::Cl100k => crate::work::once::<&Bpe>(&ENCODER, bpe_openai::cl100k_base),
+            Self::O200k => crate::work::once::<&Bpe>(&O200K_ENCODER, bpe_openai::o200k_base),
+        }
+    }
+}
+
+impl fmt::Display for Tokenizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Counts tokens of text in one [`Tokenizer`]'s encoding (`cl100k_base` by
+/// default).
 ///
 /// Cheap to construct and to copy; the encoder behind it is a process-wide
 /// singleton built lazily on the first [`TokenCounter::count`].
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TokenCounter;
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TokenCounter {
+    tokenizer: Tokenizer,
+}
 
-static ENCODER: OnceLock<&'static Tokenizer> = OnceLock::new();
+static ENCODER: OnceLock<&'static Bpe> = OnceLock::new();
+static O200K_ENCODER: OnceLock<&'static Bpe> = OnceLock::new();
 
 impl TokenCounter {
     /// The counter for `cl100k_base`.
     pub fn cl100k() -> Self {
-        Self
+        Self::new(Tokenizer::Cl100k)
+    }
+
+    /// The counter for `o200k_base`.
+    pub fn o200k() -> Self {
+        Self::new(Tokenizer::O200k)
+    }
+
+    /// The counter for `tokenizer`.
+    pub fn new(tokenizer: Tokenizer) -> Self {
+        Self { tokenizer }
+    }
+
+    /// The encoding this counter counts in.
+    pub fn tokenizer(self) -> Tokenizer {
+        self.tokenizer
     }
 
     /// Counts the tokens of `text`, treating special-token text such as
@@ -87,7 +148,7 @@ impl TokenCounter {
         if text.is_empty() {
             return TokenCount::ZERO;
         }
-        TokenCount::from_usize(count_pieces(text))
+        TokenCount::from_usize(count_pieces(self.tokenizer, text))
     }
 
     /// Counts the tokens of `text` as [`TokenCounter::count`] does — the same
@@ -103,15 +164,19 @@ impl TokenCounter {
     /// The sum is exact because `cl100k_base`'s pre-tokenizer always ends a
     /// piece at the start of a line that holds something besides whitespace
     /// and does not start with `\r`: no piece runs from such a line into the
-    /// previous one. `tests/tokens.rs` checks it on every
-    /// file of the workspace's dependency sources.
+    /// previous one. `o200k_base`'s does too, except before a line starting
+    /// with `/` (its punctuation piece takes trailing `[\r\n/]*`), so for it
+    /// such lines are not cut before. `tests/tokens.rs` checks both on every
+    /// file of the workspace's dependency sources. Runs are remembered per
+    /// encoding.
     pub fn count_lines(self, text: &str) -> TokenCount {
         if text.is_empty() {
             return TokenCount::ZERO;
         }
         let mut total = 0_usize;
-        for run in line_runs(text) {
-            let hash = xxhash_rust::xxh3::xxh3_128(run.as_bytes());
+        let slash_cuts = self.tokenizer == Tokenizer::Cl100k;
+        for run in line_runs(text, slash_cuts) {
+            let hash = xxhash_rust::xxh3::xxh3_128_with_seed(run.as_bytes(), self.tokenizer as u64);
             let shard = &RUN_MEMO[(hash >> 124) as usize % RUN_MEMO_SHARDS];
             let known = shard
                 .lock()
@@ -119,7 +184,7 @@ impl TokenCounter {
                 .get(&hash)
                 .copied();
             let count = known.unwrap_or_else(|| {
-                let count = u32::try_from(count_pieces(run)).unwrap_or(u32::MAX);
+                let count = u32::try_from(count_pieces(self.tokenizer, run)).unwrap_or(u32::MAX);
                 let mut memo = shard
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -134,25 +199,39 @@ impl TokenCounter {
         TokenCount::from_usize(total)
     }
 
-    /// Builds the encoder now if it is not built yet. A caller that knows it
-    /// will count later (every compile counts its prompt) calls this on a
-    /// spare thread at the start, so the build overlaps other work.
+    /// Builds the `cl100k_base` encoder now if it is not built yet. A caller
+    /// that knows it will count later (every compile counts its prompt) calls
+    /// this on a spare thread at the start, so the build overlaps other work.
     pub fn preload() {
         ENCODER.get_or_init(bpe_openai::cl100k_base);
     }
 
-    /// Whether the encoder has been built in this process (for tests and traces
-    /// that check a compile did not pay for it).
+    /// Builds this counter's encoder now if it is not built yet (see
+    /// [`TokenCounter::preload`]).
+    pub fn preload_encoder(self) {
+        self.tokenizer.encoder();
+    }
+
+    /// Whether the `cl100k_base` encoder has been built in this process (for
+    /// tests and traces that check a compile did not pay for it).
     pub fn is_loaded() -> bool {
         ENCODER.get().is_some()
+    }
+
+    /// Whether this counter's encoder has been built in this process.
+    pub fn encoder_loaded(self) -> bool {
+        match self.tokenizer {
+            Tokenizer::Cl100k => ENCODER.get().is_some(),
+            Tokenizer::O200k => O200K_ENCODER.get().is_some(),
+        }
     }
 }
 
 /// `text` cut before every line that holds a character other than
-/// whitespace and does not start with `\r`: each run is such a line (or the
-/// text's start) with the blank lines after it. Concatenated, the runs are
-/// `text`.
-fn line_runs(text: &str) -> impl Iterator<Item = &str> {
+/// whitespace and does not start with `\r` (nor with `/` unless
+/// `slash_cuts`): each run is such a line (or the text's start) with the
+/// blank lines after it. Concatenated, the runs are `text`.
+fn line_runs(text: &str, slash_cuts: bool) -> impl Iterator<Item = &str> {
     let bytes = text.as_bytes();
     let mut start = 0;
     let mut search = 0;
@@ -165,7 +244,10 @@ fn line_runs(text: &str) -> impl Iterator<Item = &str> {
             search = cut;
             let line_end = memchr::memchr(b'\n', &bytes[cut..]).map_or(bytes.len(), |at| cut + at);
             let line = &text[cut..line_end];
-            if !line.starts_with('\r') && line.chars().any(|c| !c.is_whitespace()) {
+            if !line.starts_with('\r')
+                && (slash_cuts || !line.starts_with('/'))
+                && line.chars().any(|c| !c.is_whitespace())
+            {
                 let run = &text[start..cut];
                 start = cut;
                 return Some(run);
@@ -208,16 +290,23 @@ thread_local! {
     /// a common piece (` return`, `);`, `\n\t`) is done once per thread.
     static PIECE_MEMO: std::cell::RefCell<FxHashMap<Box<[u8]>, u32>> =
         std::cell::RefCell::new(FxHashMap::default());
+    /// [`PIECE_MEMO`] for `o200k_base`.
+    static O200K_PIECE_MEMO: std::cell::RefCell<FxHashMap<Box<[u8]>, u32>> =
+        std::cell::RefCell::new(FxHashMap::default());
 }
 
-/// The token count of `text`: the sum of its pre-tokenizer pieces' counts,
-/// exactly what `Tokenizer::count` computes, with each short piece's count
-/// remembered per thread. ASCII text is cut into pieces by
-/// [`pretokenizer::ascii_pieces`], other text by `bpe-openai`'s regular
-/// expression.
-fn count_pieces(text: &str) -> usize {
-    let encoder = crate::work::once(&ENCODER, bpe_openai::cl100k_base);
-    PIECE_MEMO.with_borrow_mut(|memo| {
+/// The token count of `text` in `tokenizer`: the sum of its pre-tokenizer
+/// pieces' counts, exactly what `Tokenizer::count` computes, with each short
+/// piece's count remembered per thread. ASCII text in `cl100k_base` is cut
+/// into pieces by [`pretokenizer::ascii_pieces`], other text by
+/// `bpe-openai`'s regular expression.
+fn count_pieces(tokenizer: Tokenizer, text: &str) -> usize {
+    let encoder = tokenizer.encoder();
+    let memo = match tokenizer {
+        Tokenizer::Cl100k => &PIECE_MEMO,
+        Tokenizer::O200k => &O200K_PIECE_MEMO,
+    };
+    memo.with_borrow_mut(|memo| {
         let mut count_piece = |bytes: &[u8]| {
             if bytes.len() > PIECE_MEMO_MAX_BYTES {
                 return encoder.bpe.count(bytes);
@@ -232,7 +321,7 @@ fn count_pieces(text: &str) -> usize {
             memo.insert(bytes.into(), u32::try_from(count).unwrap_or(u32::MAX));
             count
         };
-        if text.is_ascii() {
+        if tokenizer == Tokenizer::Cl100k && text.is_ascii() {
             pretokenizer::ascii_pieces(text.as_bytes())
                 .map(count_piece)
                 .sum()
@@ -251,9 +340,9 @@ mod tests {
 
     /// Counting by line runs gives the count of a plain count, for texts
     /// that share runs and for runs seen first in another text.
-    #[test]
-    fn counting_by_line_runs_gives_the_same_counts() {
-        let counter = TokenCounter::cl100k();
+    #[test_case::test_case(TokenCounter::cl100k(); "cl100k")]
+    #[test_case::test_case(TokenCounter::o200k(); "o200k")]
+    fn counting_by_line_runs_gives_the_same_counts(counter: TokenCounter) {
         let body = include_str!("slice.rs");
         let lines: Vec<&str> = body.lines().collect();
         for window in [1, 7, 40, 400] {
@@ -268,9 +357,11 @@ mod tests {
 
     #[test]
     fn line_runs_cut_before_lines_with_text() {
-        let runs: Vec<&str> = line_runs("a\n\n  \n  b\n\rc\nd").collect();
+        let runs: Vec<&str> = line_runs("a\n\n  \n  b\n\rc\nd", true).collect();
         assert_eq!(runs, ["a\n\n  \n", "  b\n\rc\n", "d"]);
-        assert_eq!(line_runs("x\n").collect::<Vec<_>>(), ["x\n"]);
+        assert_eq!(line_runs("x\n", true).collect::<Vec<_>>(), ["x\n"]);
+        let runs: Vec<&str> = line_runs("a;\n// b\nc", false).collect();
+        assert_eq!(runs, ["a;\n// b\n", "c"]);
     }
 
     #[test]
@@ -279,6 +370,18 @@ mod tests {
         assert_eq!(counter.count(""), TokenCount(0));
         assert_eq!(counter.count("hello world"), TokenCount(2));
         assert_eq!(counter.count("fn main() {}"), TokenCount(4));
+    }
+
+    #[test]
+    fn o200k_counts_differ_from_cl100k() {
+        let o200k = TokenCounter::o200k();
+        assert_eq!(o200k.count("hello world"), TokenCount(2));
+        let body = include_str!("slice.rs");
+        assert_ne!(o200k.count(body), TokenCounter::cl100k().count(body));
+        assert_eq!(
+            o200k.count(body).0 as usize,
+            bpe_openai::o200k_base().count(body)
+        );
     }
 
     #[test]
