@@ -89,6 +89,10 @@ pub enum Command {
     /// The repository's files with their raw and compiled tokens, summed per
     /// directory, and the tracked files the scan leaves out with the reason.
     Tree(TreeArgs),
+    /// Audit the agents' rule and hook files (CLAUDE.md, AGENTS.md, .cursor
+    /// rules, editor hooks, …): their token cost, and duplicates,
+    /// contradictions, dead globs and doubled hooks (docs/rules-analysis.md).
+    Rules(ProjectArgs),
     /// A resident index for fast compiles: `start` (in the background, or
     /// `--foreground`), `stop`, `status`. Compiles, inspects and hooks use a
     /// running daemon, with the same output as without it; hooks start one.

@@ -60,3 +60,4 @@ pub mod pipeline;
 pub mod printer;
 pub mod resident;
 pub mod root;
+pub mod rules;

@@ -255,7 +255,7 @@ fn allowed_by(list: &std::ffi::OsStr, canonical: &Path) -> bool {
 }
 
 /// The home directory (`HOME`), canonical.
-fn home() -> Option<PathBuf> {
+pub fn home() -> Option<PathBuf> {
     std::env::var_os("HOME")
         .filter(|home| !home.is_empty())
         .map(PathBuf::from)

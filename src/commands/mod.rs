@@ -14,6 +14,7 @@ pub mod init;
 pub mod inspect;
 pub mod install;
 pub mod precompute;
+pub mod rules;
 pub mod spec;
 pub mod tree;
 
@@ -72,6 +73,7 @@ pub fn main() -> ExitCode {
         Command::Precompute(args) => precompute::run(args, &host),
         Command::Cache(args) => cache::run(args, &host),
         Command::Init(args) => init::run(args),
+        Command::Rules(args) => rules::run(args),
         Command::Status(args) => diagnostics::run(
             DiagnosticsCommand::Status,
             &DiagnosticsArgs {

@@ -8,10 +8,10 @@
 //! - **Prompts**: the specification's prompt commands ("show aic status", …),
 //!   [`prompts::prompts`]; each tells the model which tool to call and how to
 //!   show its answer.
-//! - **Resources**: the capability is declared and `resources/list` answers
-//!   with an empty list: the one resource the specification plans,
-//!   `aic://rules-analysis`, needs the rules analyzer, which is not built.
-//!   `resources/read` of any URI is −32002 (resource not found).
+//! - **Resources**: `aic://rules-analysis`, the audit of the project's agent
+//!   rule and hook files ([`crate::rules`], the same JSON as `aic rules
+//!   --json`) for the call's project root; `resources/read` of any other URI
+//!   is −32002 (resource not found).
 //! - **Errors**: bad arguments, a missing repository or a budget problem are a
 //!   tool result with `isError` (the model reads it); an unknown tool is
 //!   JSON-RPC −32602 and an unknown method −32601 (MCP's codes); an internal
@@ -51,6 +51,9 @@ use crate::history::servers::{ServerSession, self_check};
 use crate::host::Host;
 use handlers::{Connection, Probes, ToolFailure, ToolResult};
 use tools::parse_args;
+
+/// The URI of the rules analysis resource ([`crate::rules`]).
+pub const RULES_ANALYSIS_URI: &str = "aic://rules-analysis";
 
 /// A compile slower than this is cancelled and answered with an error;
 /// `AIC_MCP_COMPILE_TIMEOUT_MS` overrides it.
@@ -489,21 +492,50 @@ impl ServerHandler for AicServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        Ok(ListResourcesResult::with_all_items(Vec::new()))
+        Ok(ListResourcesResult::with_all_items(vec![
+            rmcp::model::Resource::new(RULES_ANALYSIS_URI, "rules-analysis")
+                .with_title("aic rules analysis")
+                .with_description(
+                    "The project's agent rule and hook files (CLAUDE.md, AGENTS.md, .cursor rules, editor hooks, …): each file's token cost and when it is paid, and findings (error: contradictions; warn: duplicates, globs that match no file, hooks registered twice; info: instructions aic's constraints already carry). The same as `aic rules --json`.",
+                )
+                .with_mime_type("application/json"),
+        ]))
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        Err(McpError::resource_not_found(
-            format!(
-                "no resource `{}`: aic lists none yet (`aic://rules-analysis` needs the rules analyzer, which is not built)",
-                request.uri
-            ),
-            None,
-        ))
+        if request.uri != RULES_ANALYSIS_URI {
+            return Err(McpError::resource_not_found(
+                format!(
+                    "no resource `{}`: aic serves `{RULES_ANALYSIS_URI}`",
+                    request.uri
+                ),
+                None,
+            ));
+        }
+        let root = self.project_root(None, &context).await.map_err(|failure| {
+            let message = match failure {
+                ToolFailure::Tool(message) | ToolFailure::Internal(message) => message,
+                ToolFailure::ToolStructured(value) => value.to_string(),
+                ToolFailure::Cancelled => "cancelled".to_owned(),
+            };
+            McpError::invalid_params(message, None)
+        })?;
+        let analysis = tokio::task::spawn_blocking(move || {
+            crate::rules::analyze(&root, crate::root::home().as_deref())
+        })
+        .await
+        .map_err(|error| McpError::internal_error(panic_message(&error), None))?;
+        let json = serde_json::to_string_pretty(&analysis)
+            .map_err(|error| McpError::internal_error(error.to_string(), None))?;
+        Ok(rmcp::model::ReadResourceResult::new(vec![
+            rmcp::model::ResourceContents::text(json, RULES_ANALYSIS_URI)
+                .with_mime_type("application/json"),
+        ])
+        .into())
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

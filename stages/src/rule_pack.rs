@@ -156,6 +156,23 @@ const BUILT_IN: &[(&str, &str)] = &[
     ("general", include_str!("../rule_packs/general.json")),
 ];
 
+/// Every constraint of the built-in packs, in pack order, without repeats:
+/// what aic's prompts may carry in their `## Constraints` section.
+pub fn built_in_constraints() -> Vec<String> {
+    let mut constraints: Vec<String> = Vec::new();
+    for (_, text) in BUILT_IN {
+        let Ok(pack) = serde_json::from_str::<RulePack>(text) else {
+            continue;
+        };
+        for constraint in pack.constraints {
+            if !constraints.contains(&constraint) {
+                constraints.push(constraint);
+            }
+        }
+    }
+    constraints
+}
+
 /// The conventional project pack path for a task class.
 pub fn project_pack_path(task_class: TaskClass) -> String {
     format!("aic-rules/{}.json", task_class.as_str())

@@ -14,6 +14,7 @@ on the first failure. `AIC_HOME` must point at a temporary directory.
 
 import asyncio
 import json
+import os
 import pathlib
 import sys
 
@@ -194,8 +195,7 @@ async def run(binary, repo):
                 check(error.error.code == -32602, f"unknown tool code {error.error.code}")
             structured(await session.call_tool("aic_status", {"projectRoot": repo}), schemas, "aic_status")
 
-            # The prompt commands are MCP prompts; resources are declared and
-            # none is listed yet (the rules analyzer is not built).
+            # The prompt commands are MCP prompts.
             check(init.capabilities.prompts is not None, "no prompts capability")
             check(init.capabilities.resources is not None, "no resources capability")
             prompts = await session.list_prompts()
@@ -226,13 +226,26 @@ async def run(binary, repo):
                     check(False, f"prompt {name} {args} was accepted")
                 except MCPError as error:
                     check(error.error.code == -32602, f"prompt {name} code {error.error.code}")
+            # The one resource: the rules analysis of the workspace root.
             resources = await session.list_resources()
-            check(resources.resources == [], f"resources/list: {resources.resources}")
+            uris = [str(r.uri) for r in resources.resources]
+            check(uris == ["aic://rules-analysis"], f"resources/list: {resources.resources}")
             templates = await session.list_resource_templates()
             check(templates.resource_templates == [], f"resources/templates/list: {templates}")
+            with open(os.path.join(repo, "CLAUDE.md"), "w") as rules:
+                rules.write("- Use npm to install packages.\n- Use pnpm to install packages.\n")
+            read = await session.read_resource("aic://rules-analysis")
+            check(len(read.contents) == 1, f"resources/read contents: {read}")
+            check(read.contents[0].mime_type == "application/json", f"resources/read type: {read}")
+            analysis = json.loads(read.contents[0].text)
+            check(set(analysis) == {"files", "alwaysAppliedTokens", "findings"}, f"analysis keys: {list(analysis)}")
+            check(any(f["path"] == "CLAUDE.md" for f in analysis["files"]), f"analysis files: {analysis['files']}")
+            check(any(f["code"] == "contradiction" and f["severity"] == "error" for f in analysis["findings"]),
+                  f"analysis findings: {analysis['findings']}")
+            os.remove(os.path.join(repo, "CLAUDE.md"))
             try:
-                await session.read_resource("aic://rules-analysis")
-                check(False, "a resource was read")
+                await session.read_resource("aic://nope")
+                check(False, "an unknown resource was read")
             except MCPError as error:
                 check(error.error.code == -32002, f"resources/read code {error.error.code}")
 

@@ -1,0 +1,89 @@
+//! `aic rules [--root DIR] [--json]`: the audit of the agents' rule and hook
+//! files ([`crate::rules`]).
+
+use std::fmt::Write as _;
+
+use anyhow::Context;
+
+use crate::args::ProjectArgs;
+use crate::printer::print_stdout;
+use crate::rules::{Applies, RulesAnalysis, analyze};
+
+/// Analyzes the project's rule and hook files (and the user's, under
+/// `HOME`) and prints the files with their cost and the findings, or the
+/// analysis as JSON.
+pub fn run(args: &ProjectArgs) -> anyhow::Result<()> {
+    let given = crate::root::given_or_discovered(args.root.as_deref());
+    let root = crate::root::resolve_root(&given)?;
+    let analysis = analyze(&root, crate::root::home().as_deref());
+    let text = if args.output.json {
+        let mut json =
+            serde_json::to_string_pretty(&analysis).context("Failed to serialise the analysis")?;
+        json.push('\n');
+        json
+    } else {
+        render(&analysis)
+    };
+    print_stdout(&text).context("Failed to write to stdout")
+}
+
+/// The analysis in words: one line per file, then one per finding.
+pub fn render(analysis: &RulesAnalysis) -> String {
+    let mut out = String::new();
+    if analysis.files.is_empty() {
+        out.push_str("No rule or hook files found (CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, .cursor/rules/*.mdc, .github/copilot-instructions.md, .windsurfrules, editor hook settings, git hooks).\n");
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "Rule and hook files ({}; {} tokens of instructions on every prompt)",
+        analysis.files.len(),
+        aic_stages::fit::slice::thousands(
+            usize::try_from(analysis.always_applied_tokens).unwrap_or(usize::MAX)
+        )
+    );
+    let width = analysis
+        .files
+        .iter()
+        .map(|f| f.path.chars().count())
+        .max()
+        .unwrap_or(0);
+    for file in &analysis.files {
+        let when = match &file.applies {
+            Applies::Always => "every prompt".to_owned(),
+            Applies::Directory(directory) => format!("under {directory}/"),
+            Applies::Globs(globs) => format!("files matching {}", globs.join(", ")),
+            Applies::Manual => "when asked for".to_owned(),
+            Applies::Never => "hooks".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "  {:<width$}  {:<8}  {:<7}  {:>7}  {when}",
+            file.path,
+            file.client,
+            file.scope,
+            aic_stages::fit::slice::thousands(usize::try_from(file.tokens).unwrap_or(usize::MAX)),
+        );
+    }
+    if analysis.findings.is_empty() {
+        out.push_str("\nNo findings.\n");
+        return out;
+    }
+    let _ = writeln!(out, "\nFindings ({})", analysis.findings.len());
+    for finding in &analysis.findings {
+        let places: Vec<String> = finding
+            .places
+            .iter()
+            .map(|p| format!("{}:{}", p.path, p.line))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {} {} ({}): {}",
+            finding.severity.word(),
+            finding.code,
+            places.join(", "),
+            finding.message
+        );
+    }
+    out
+}

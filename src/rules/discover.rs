@@ -1,0 +1,382 @@
+//! Finding a project's rule and hook files, and the hooks registered twice.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::rules::{Finding, Place, Severity};
+
+/// What a rule file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleFileKind {
+    /// Standing instructions in prose.
+    Instructions,
+    /// Hook registrations (editor settings) or a hook script (git).
+    Hooks,
+}
+
+/// When an instruction file is paid for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "when", content = "of")]
+pub enum Applies {
+    /// On every prompt.
+    Always,
+    /// When the agent works under this directory (a nested `CLAUDE.md`).
+    Directory(String),
+    /// When a file matching one of these globs is in play (`.mdc` globs).
+    Globs(Vec<String>),
+    /// Only when asked for by name (an `.mdc` rule with neither).
+    Manual,
+    /// Not an instruction file (hooks).
+    Never,
+}
+
+/// One rule or hook file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RuleFile {
+    /// Relative to the project root, or under `~/` for a user file.
+    pub path: String,
+    /// The client that reads it: `claude`, `codex`, `gemini`, `cursor`,
+    /// `copilot`, `windsurf`, `git`.
+    pub client: &'static str,
+    /// `project` or `user`.
+    pub scope: &'static str,
+    /// What it holds.
+    pub kind: RuleFileKind,
+    /// Its tokens (`cl100k_base`); 0 when unreadable.
+    pub tokens: u64,
+    /// When it is paid for.
+    pub applies: Applies,
+}
+
+/// What discovery found: the files with their texts (same order), the
+/// project's files for glob checks, and the hook findings.
+pub(super) struct Discovered {
+    pub(super) files: Vec<RuleFile>,
+    pub(super) texts: Vec<String>,
+    pub(super) tracked: Vec<String>,
+    pub(super) hook_findings: Vec<Finding>,
+}
+
+/// Instruction files read wherever they are in the project, by name.
+const INSTRUCTION_NAMES: &[(&str, &str)] = &[
+    ("CLAUDE.md", "claude"),
+    ("CLAUDE.local.md", "claude"),
+    ("AGENTS.md", "codex"),
+    ("GEMINI.md", "gemini"),
+];
+
+/// Editor settings files that register hooks, relative to the project root
+/// (and to the home directory for the user level).
+const HOOK_SETTINGS: &[(&str, &str)] = &[
+    (".claude/settings.json", "claude"),
+    (".claude/settings.local.json", "claude"),
+    (".cursor/hooks.json", "cursor"),
+    (".gemini/settings.json", "gemini"),
+];
+
+/// User-level instruction files, relative to the home directory.
+const USER_INSTRUCTIONS: &[(&str, &str)] = &[
+    (".claude/CLAUDE.md", "claude"),
+    (".codex/AGENTS.md", "codex"),
+    (".gemini/GEMINI.md", "gemini"),
+];
+
+/// The rule and hook files of the project at `root` (walked with the
+/// project's ignore files), then those of the user under `home`.
+pub(super) fn discover(root: &Path, home: Option<&Path>) -> Discovered {
+    let mut found = Discovered {
+        files: Vec::new(),
+        texts: Vec::new(),
+        tracked: Vec::new(),
+        hook_findings: Vec::new(),
+    };
+    let mut paths: Vec<String> = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .filter_entry(|entry| entry.file_name() != ".git")
+        .build()
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
+        .filter_map(|entry| {
+            entry
+                .path()
+                .strip_prefix(root)
+                .ok()
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+        })
+        .collect();
+    paths.sort();
+    for path in &paths {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let directory = path.rsplit_once('/').map(|(d, _)| d);
+        let (client, applies) =
+            if let Some((_, client)) = INSTRUCTION_NAMES.iter().find(|(n, _)| *n == name) {
+                let applies = match directory {
+                    None | Some(".claude") => Applies::Always,
+                    Some(d) => Applies::Directory(d.to_owned()),
+                };
+                (*client, applies)
+            } else if path == ".cursorrules" {
+                ("cursor", Applies::Always)
+            } else if path == ".windsurfrules" {
+                ("windsurf", Applies::Always)
+            } else if path == ".github/copilot-instructions.md" {
+                ("copilot", Applies::Always)
+            } else if path.starts_with(".cursor/rules/")
+                && Path::new(path)
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("mdc"))
+            {
+                let text = fs_err::read_to_string(root.join(path)).unwrap_or_default();
+                ("cursor", mdc_applies(&text))
+            } else {
+                continue;
+            };
+        push(
+            &mut found,
+            &root.join(path),
+            path.clone(),
+            client,
+            "project",
+            RuleFileKind::Instructions,
+            applies,
+        );
+    }
+    let mut registrations: Vec<(String, String, Place)> = Vec::new();
+    for (relative, client) in HOOK_SETTINGS {
+        let full = root.join(relative);
+        if full.is_file() {
+            let text = push(
+                &mut found,
+                &full,
+                (*relative).to_owned(),
+                client,
+                "project",
+                RuleFileKind::Hooks,
+                Applies::Never,
+            );
+            registrations.extend(hook_commands(relative, &text));
+        }
+    }
+    git_hooks(root, &mut found);
+    if let Some(home) = home {
+        for (relative, client) in USER_INSTRUCTIONS {
+            let full = home.join(relative);
+            if full.is_file() {
+                push(
+                    &mut found,
+                    &full,
+                    format!("~/{relative}"),
+                    client,
+                    "user",
+                    RuleFileKind::Instructions,
+                    Applies::Always,
+                );
+            }
+        }
+        for (relative, client) in HOOK_SETTINGS {
+            let full = home.join(relative);
+            if full.is_file() {
+                let shown = format!("~/{relative}");
+                let text = push(
+                    &mut found,
+                    &full,
+                    shown.clone(),
+                    client,
+                    "user",
+                    RuleFileKind::Hooks,
+                    Applies::Never,
+                );
+                registrations.extend(hook_commands(&shown, &text));
+            }
+        }
+    }
+    found.hook_findings = doubled_hooks(&registrations);
+    found.tracked = paths;
+    found
+}
+
+/// Adds one file (read as text, empty when unreadable) and returns its text.
+fn push(
+    found: &mut Discovered,
+    full: &Path,
+    path: String,
+    client: &'static str,
+    scope: &'static str,
+    kind: RuleFileKind,
+    applies: Applies,
+) -> String {
+    let text = fs_err::read_to_string(full).unwrap_or_default();
+    found.files.push(RuleFile {
+        path,
+        client,
+        scope,
+        kind,
+        tokens: 0,
+        applies,
+    });
+    found.texts.push(text.clone());
+    text
+}
+
+/// When a `.mdc` rule applies, from its front matter: `alwaysApply: true`,
+/// else its `globs` (a comma-separated string or a YAML list), else only
+/// when asked for.
+fn mdc_applies(text: &str) -> Applies {
+    let Some(rest) = text.strip_prefix("---") else {
+        return Applies::Manual;
+    };
+    let front = rest.split("\n---").next().unwrap_or("");
+    let mut globs = Vec::new();
+    let mut in_list = false;
+    for line in front.lines() {
+        let trimmed = line.trim();
+        if let Some(value) = trimmed.strip_prefix("alwaysApply:") {
+            if value.trim() == "true" {
+                return Applies::Always;
+            }
+            in_list = false;
+        } else if let Some(value) = trimmed.strip_prefix("globs:") {
+            let value = value.trim().trim_start_matches('[').trim_end_matches(']');
+            globs.extend(
+                value
+                    .split(',')
+                    .map(|g| g.trim().trim_matches(['"', '\'']).to_owned())
+                    .filter(|g| !g.is_empty()),
+            );
+            in_list = value.is_empty();
+        } else if in_list && let Some(item) = trimmed.strip_prefix('-') {
+            let glob = item.trim().trim_matches(['"', '\'']);
+            if !glob.is_empty() {
+                globs.push(glob.to_owned());
+            }
+        } else {
+            in_list = false;
+        }
+    }
+    if globs.is_empty() {
+        Applies::Manual
+    } else {
+        Applies::Globs(globs)
+    }
+}
+
+/// The `(event, command, place)` registrations of an editor settings file:
+/// `{"hooks": {"Event": [{"hooks": [{"command": "…"}]}]}}` (Claude Code,
+/// Gemini CLI) or `{"hooks": {"event": [{"command": "…"}]}}` (Cursor).
+fn hook_commands(path: &str, text: &str) -> Vec<(String, String, Place)> {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+        return Vec::new();
+    };
+    let Some(events) = value.get("hooks").and_then(|h| h.as_object()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (event, entries) in events {
+        let mut commands = Vec::new();
+        for entry in entries.as_array().into_iter().flatten() {
+            if let Some(command) = entry.get("command").and_then(|c| c.as_str()) {
+                commands.push(command.to_owned());
+            }
+            for hook in entry
+                .get("hooks")
+                .and_then(|h| h.as_array())
+                .into_iter()
+                .flatten()
+            {
+                if let Some(command) = hook.get("command").and_then(|c| c.as_str()) {
+                    commands.push(command.to_owned());
+                }
+            }
+        }
+        for command in commands {
+            let line = text
+                .lines()
+                .position(|l| l.contains(&command) || l.contains(&json_escaped(&command)))
+                .map_or(1, |i| i + 1);
+            out.push((
+                event.clone(),
+                command,
+                Place {
+                    path: path.to_owned(),
+                    line,
+                },
+            ));
+        }
+    }
+    out
+}
+
+fn json_escaped(text: &str) -> String {
+    serde_json::to_string(text)
+        .unwrap_or_default()
+        .trim_matches('"')
+        .to_owned()
+}
+
+/// Hooks registered twice: the same command for the same event (in one file
+/// or across the project and user levels), or two aic handlers for one
+/// event.
+fn doubled_hooks(registrations: &[(String, String, Place)]) -> Vec<Finding> {
+    let is_aic = |command: &str| {
+        command
+            .split_whitespace()
+            .any(|word| word == "aic" || word.ends_with("/aic"))
+            && command.contains("hook")
+    };
+    let mut findings = Vec::new();
+    for (i, (event, command, place)) in registrations.iter().enumerate() {
+        for (other_event, other_command, other_place) in &registrations[i + 1..] {
+            if event != other_event {
+                continue;
+            }
+            let same = command.trim() == other_command.trim();
+            let both_aic = is_aic(command) && is_aic(other_command);
+            if !(same || both_aic) {
+                continue;
+            }
+            findings.push(Finding {
+                severity: Severity::Warn,
+                code: "doubled-hook",
+                message: if same {
+                    format!(
+                        "`{command}` is registered twice for {event}, so it runs twice on every event: remove one"
+                    )
+                } else {
+                    format!(
+                        "two aic handlers for {event} (`{command}` and `{other_command}`) inject twice: keep one (`aic install` writes one)"
+                    )
+                },
+                places: vec![place.clone(), other_place.clone()],
+            });
+        }
+    }
+    findings
+}
+
+/// The project's git hooks: executable files under `.git/hooks` that are
+/// not the shipped `*.sample` files.
+fn git_hooks(root: &Path, found: &mut Discovered) {
+    let Ok(entries) = fs_err::read_dir(root.join(".git/hooks")) else {
+        return;
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.ends_with(".sample"))
+        .collect();
+    names.sort();
+    for name in names {
+        push(
+            found,
+            &root.join(".git/hooks").join(&name),
+            format!(".git/hooks/{name}"),
+            "git",
+            "project",
+            RuleFileKind::Hooks,
+            Applies::Never,
+        );
+    }
+}

@@ -1,0 +1,288 @@
+//! RulesAnalysis: the agents' standing instructions of a project, audited.
+//!
+//! A repository carries instructions that an agent pays for on every prompt
+//! (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`, `.cursorrules`,
+//! `.cursor/rules/*.mdc`, `.github/copilot-instructions.md`,
+//! `.windsurfrules`, and the user-level ones under the home directory) and
+//! hooks that run on every event (editor settings, git hooks). This module
+//! finds them, says what each costs in tokens and when it is
+//! paid, and reports what a reviewer would flag ([`analyze`]):
+//!
+//! - `error` **contradiction**: two instructions that set the same subject to
+//!   different values (tabs and 4 spaces, pnpm and npm, jest and vitest), or
+//!   "always X" beside "never X";
+//! - `warn` **duplicate**: the same instruction twice, also reworded slightly
+//!   (the same content words, whatever their order and small words);
+//! - `warn` **dead-glob**: a `.mdc` rule whose `globs` match no file of the
+//!   project, so it never applies;
+//! - `warn` **doubled-hook**: one command registered twice for the same event,
+//!   or two aic hook handlers for one event;
+//! - `info` **repeats-aic**: an instruction that says what aic's own
+//!   constraints already inject.
+//!
+//! Deterministic, no model call: files in path order, findings in file and
+//! line order. The rules are stated in `docs/rules-analysis.md`.
+
+mod claims;
+mod discover;
+mod text;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use aic_stages::fit::tokens::TokenCounter;
+use serde::Serialize;
+
+pub use discover::{Applies, RuleFile, RuleFileKind};
+
+use crate::rules::discover::discover;
+
+use crate::rules::claims::{Claim, claims_of};
+use crate::rules::text::{Instruction, content_words, instructions, similar};
+
+/// How serious a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Two instructions the agent cannot both follow.
+    Error,
+    /// Tokens paid for nothing, or a rule that never applies.
+    Warn,
+    /// Worth knowing; nothing is wrong.
+    Info,
+}
+
+impl Severity {
+    /// The word printed for it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warn => "warn",
+            Self::Info => "info",
+        }
+    }
+}
+
+/// A place in a rule file: its display path and one-based line.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Place {
+    /// The file, relative to the project root, or under `~/` for a user file.
+    pub path: String,
+    /// One-based line.
+    pub line: usize,
+}
+
+/// One finding of the analysis.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    /// How serious it is.
+    pub severity: Severity,
+    /// What kind of finding: `contradiction`, `duplicate`, `dead-glob`,
+    /// `doubled-hook`, `repeats-aic`.
+    pub code: &'static str,
+    /// One sentence saying what is wrong and what to do.
+    pub message: String,
+    /// The places involved, first the one to keep.
+    pub places: Vec<Place>,
+}
+
+/// The analysis of one project's rule and hook files.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RulesAnalysis {
+    /// Every rule and hook file found, in discovery order (project files by
+    /// path, then user files).
+    pub files: Vec<RuleFile>,
+    /// Tokens (`cl100k_base`) of the instruction files applied to every
+    /// prompt.
+    pub always_applied_tokens: u64,
+    /// The findings, errors first, then by place.
+    pub findings: Vec<Finding>,
+}
+
+/// Analyzes the rule and hook files of the project at `root`, with the user
+/// files under `home` when given.
+///
+/// Unreadable files are listed with 0 tokens and otherwise skipped: the
+/// analysis never fails on a project's content.
+pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
+    let found = discover(root, home);
+    let tokens = TokenCounter::cl100k();
+    let mut files = Vec::with_capacity(found.files.len());
+    let mut all: Vec<(Instruction, bool)> = Vec::new();
+    let mut findings = Vec::new();
+    for (file, text) in found.files.into_iter().zip(found.texts) {
+        let mut file = file;
+        file.tokens = tokens.count(&text).get();
+        if file.kind == RuleFileKind::Instructions {
+            let always = file.applies == Applies::Always;
+            all.extend(
+                instructions(&file.path, &text)
+                    .into_iter()
+                    .map(|instruction| (instruction, always)),
+            );
+            if let Applies::Globs(globs) = &file.applies
+                && !globs.is_empty()
+                && !found.tracked.is_empty()
+                && !any_match(globs, &found.tracked)
+            {
+                findings.push(Finding {
+                    severity: Severity::Warn,
+                    code: "dead-glob",
+                    message: format!(
+                        "its globs ({}) match no file of the project, so the rule never applies; fix or remove them",
+                        globs.join(", ")
+                    ),
+                    places: vec![Place {
+                        path: file.path.clone(),
+                        line: 1,
+                    }],
+                });
+            }
+        }
+        files.push(file);
+    }
+    findings.extend(duplicates(&all));
+    findings.extend(contradictions(&all));
+    findings.extend(repeats_aic(&all));
+    findings.extend(found.hook_findings);
+    findings.sort_by(|a, b| {
+        a.severity
+            .cmp(&b.severity)
+            .then_with(|| a.places.cmp(&b.places))
+            .then_with(|| a.code.cmp(b.code))
+    });
+    let always_applied_tokens = files
+        .iter()
+        .filter(|f| f.kind == RuleFileKind::Instructions && f.applies == Applies::Always)
+        .map(|f| f.tokens)
+        .sum();
+    RulesAnalysis {
+        files,
+        always_applied_tokens,
+        findings,
+    }
+}
+
+/// Whether any of `globs` matches one of `paths` (invalid globs match
+/// nothing).
+fn any_match(globs: &[String], paths: &[String]) -> bool {
+    let mut builder = globset::GlobSetBuilder::new();
+    for glob in globs {
+        // A glob without a directory part matches at any depth, as the
+        // editors read it.
+        let glob = if glob.contains('/') {
+            glob.clone()
+        } else {
+            format!("**/{glob}")
+        };
+        if let Ok(glob) = globset::Glob::new(&glob) {
+            builder.add(glob);
+        }
+    }
+    let Ok(set) = builder.build() else {
+        return false;
+    };
+    paths.iter().any(|path| set.is_match(path))
+}
+
+/// Duplicate and near-duplicate instructions: each later copy is a finding
+/// naming the first.
+fn duplicates(all: &[(Instruction, bool)]) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut reported = vec![false; all.len()];
+    for (i, (first, _)) in all.iter().enumerate() {
+        if reported[i] {
+            continue;
+        }
+        for (j, (later, _)) in all.iter().enumerate().skip(i + 1) {
+            if reported[j] || !similar(&first.words, &later.words) {
+                continue;
+            }
+            reported[j] = true;
+            let exact = first.normalized == later.normalized;
+            findings.push(Finding {
+                severity: Severity::Warn,
+                code: "duplicate",
+                message: format!(
+                    "{} \"{}\"; the agent reads it twice: keep one",
+                    if exact { "repeats" } else { "rewords" },
+                    first.text
+                ),
+                places: vec![first.place(), later.place()],
+            });
+        }
+    }
+    findings
+}
+
+/// Contradictions: claims on one subject with values that exclude each other.
+fn contradictions(all: &[(Instruction, bool)]) -> Vec<Finding> {
+    let mut by_subject: BTreeMap<&'static str, Vec<(&Instruction, Claim)>> = BTreeMap::new();
+    for (instruction, _) in all {
+        for claim in claims_of(&instruction.text) {
+            by_subject
+                .entry(claim.subject)
+                .or_default()
+                .push((instruction, claim));
+        }
+    }
+    let mut findings = Vec::new();
+    for (subject, claims) in by_subject {
+        let mut seen: Vec<(Place, Place)> = Vec::new();
+        for (a, (first, one)) in claims.iter().enumerate() {
+            for (second, other) in claims.iter().skip(a + 1).map(|(i, c)| (*i, c)) {
+                if !one.contradicts(other) || first.place() == second.place() {
+                    continue;
+                }
+                let key = (first.place(), second.place());
+                if seen.contains(&key) {
+                    continue;
+                }
+                seen.push(key);
+                findings.push(Finding {
+                    severity: Severity::Error,
+                    code: "contradiction",
+                    message: format!(
+                        "{subject}: \"{}\" ({}) against \"{}\" ({}); the agent cannot follow both: keep one",
+                        first.text,
+                        one.describe(),
+                        second.text,
+                        other.describe()
+                    ),
+                    places: vec![first.place(), second.place()],
+                });
+            }
+        }
+    }
+    findings
+}
+
+/// Instructions that say what aic's built-in constraints already inject.
+fn repeats_aic(all: &[(Instruction, bool)]) -> Vec<Finding> {
+    let constraints: Vec<(String, Vec<String>)> = aic_stages::rule_pack::built_in_constraints()
+        .into_iter()
+        .map(|c| {
+            let words = content_words(&c);
+            (c, words)
+        })
+        .collect();
+    all.iter()
+        .filter_map(|(instruction, _)| {
+            let (constraint, _) = constraints
+                .iter()
+                .find(|(_, words)| similar(words, &instruction.words))?;
+            Some(Finding {
+                severity: Severity::Info,
+                code: "repeats-aic",
+                message: format!(
+                    "aic's prompts already carry the constraint \"{constraint}\"; this instruction can go where aic is used"
+                ),
+                places: vec![instruction.place()],
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,197 @@
+use std::path::Path;
+
+use super::*;
+
+fn write(root: &Path, path: &str, text: &str) {
+    let full = root.join(path);
+    fs_err::create_dir_all(full.parent().unwrap()).unwrap();
+    fs_err::write(full, text).unwrap();
+}
+
+fn codes(analysis: &RulesAnalysis) -> Vec<(Severity, &'static str)> {
+    analysis
+        .findings
+        .iter()
+        .map(|f| (f.severity, f.code))
+        .collect()
+}
+
+/// A project whose rule files agree and say each thing once.
+fn clean(root: &Path) {
+    write(
+        root,
+        "CLAUDE.md",
+        "# Project\n\n- Use pnpm to install packages.\n- Indent with 2 spaces.\n- Run the unit tests with vitest before committing.\n",
+    );
+    write(
+        root,
+        ".cursor/rules/api.mdc",
+        "---\ndescription: API rules\nglobs: src/api/**/*.ts\nalwaysApply: false\n---\n- Validate every request body with the shared schema helpers.\n",
+    );
+    write(root, "src/api/users.ts", "export const users = [];\n");
+    write(
+        root,
+        "packages/web/CLAUDE.md",
+        "- Components live in one file each, named after the component.\n",
+    );
+}
+
+#[test]
+fn a_clean_project_has_no_finding_and_its_costs() {
+    let dir = tempfile::tempdir().unwrap();
+    clean(dir.path());
+    let analysis = analyze(dir.path(), None);
+    assert_eq!(codes(&analysis), vec![], "{:#?}", analysis.findings);
+    let paths: Vec<&str> = analysis.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            ".cursor/rules/api.mdc",
+            "CLAUDE.md",
+            "packages/web/CLAUDE.md"
+        ]
+    );
+    let root_file = &analysis.files[1];
+    assert_eq!(root_file.applies, Applies::Always);
+    assert!(root_file.tokens > 10, "{root_file:?}");
+    assert_eq!(analysis.always_applied_tokens, root_file.tokens);
+    assert_eq!(
+        analysis.files[0].applies,
+        Applies::Globs(vec!["src/api/**/*.ts".to_owned()])
+    );
+    assert_eq!(
+        analysis.files[2].applies,
+        Applies::Directory("packages/web".to_owned())
+    );
+}
+
+#[test]
+fn planted_duplicates_contradictions_dead_globs_and_doubled_hooks_are_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    clean(root);
+    // A reworded duplicate and two contradictions in another client's file.
+    write(
+        root,
+        "AGENTS.md",
+        "## Conventions\n\n1. Always use pnpm for installing packages.\n2. Indent with tabs.\n3. Run the unit tests with jest.\n4. Keep changes focused on the task and do not modify unrelated code.\n",
+    );
+    write(
+        root,
+        ".cursor/rules/legacy.mdc",
+        "---\nglobs:\n  - legacy/**/*.php\n---\n- Keep the legacy controllers procedural.\n",
+    );
+    write(
+        root,
+        ".claude/settings.json",
+        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "aic hook --editor claude-code"}]}, {"hooks": [{"type": "command", "command": "aic hook --editor claude-code"}]}]}}"#,
+    );
+    let analysis = analyze(root, None);
+    let found = codes(&analysis);
+    for expected in [
+        (Severity::Error, "contradiction"),
+        (Severity::Warn, "duplicate"),
+        (Severity::Warn, "dead-glob"),
+        (Severity::Warn, "doubled-hook"),
+        (Severity::Info, "repeats-aic"),
+    ] {
+        assert!(
+            found.contains(&expected),
+            "{expected:?} in {:#?}",
+            analysis.findings
+        );
+    }
+    let contradictions: Vec<&Finding> = analysis
+        .findings
+        .iter()
+        .filter(|f| f.code == "contradiction")
+        .collect();
+    // Indentation (2 spaces against tabs) and the test runner (vitest
+    // against jest); pnpm agrees.
+    assert_eq!(contradictions.len(), 2, "{contradictions:#?}");
+    assert!(
+        contradictions
+            .iter()
+            .any(|f| f.message.starts_with("indentation:")),
+        "{contradictions:#?}"
+    );
+    assert!(
+        contradictions
+            .iter()
+            .any(|f| f.message.starts_with("test runner:")),
+        "{contradictions:#?}"
+    );
+    let duplicate = analysis
+        .findings
+        .iter()
+        .find(|f| f.code == "duplicate")
+        .unwrap();
+    assert_eq!(
+        duplicate.places,
+        vec![
+            Place {
+                path: "AGENTS.md".to_owned(),
+                line: 3
+            },
+            Place {
+                path: "CLAUDE.md".to_owned(),
+                line: 3
+            }
+        ]
+    );
+    let dead = analysis
+        .findings
+        .iter()
+        .find(|f| f.code == "dead-glob")
+        .unwrap();
+    assert_eq!(dead.places[0].path, ".cursor/rules/legacy.mdc");
+    // Errors first.
+    assert_eq!(analysis.findings[0].severity, Severity::Error);
+}
+
+#[test]
+fn always_and_never_of_one_action_contradict() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "CLAUDE.md",
+        "- Always commit the lock file with the change.\n",
+    );
+    write(
+        dir.path(),
+        ".github/copilot-instructions.md",
+        "Never commit the lock file with the change.\n",
+    );
+    let analysis = analyze(dir.path(), None);
+    assert_eq!(
+        codes(&analysis),
+        vec![(Severity::Error, "contradiction")],
+        "{:#?}",
+        analysis.findings
+    );
+}
+
+#[test]
+fn user_files_are_read_under_home() {
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    write(
+        project.path(),
+        "CLAUDE.md",
+        "- Use pnpm to install packages.\n",
+    );
+    write(
+        home.path(),
+        ".claude/CLAUDE.md",
+        "- Use npm to install packages.\n",
+    );
+    let analysis = analyze(project.path(), Some(home.path()));
+    assert_eq!(analysis.files[1].path, "~/.claude/CLAUDE.md");
+    assert_eq!(analysis.files[1].scope, "user");
+    assert_eq!(
+        codes(&analysis),
+        vec![(Severity::Error, "contradiction")],
+        "{:#?}",
+        analysis.findings
+    );
+}
