@@ -281,3 +281,55 @@ fn a_same_size_edit_right_after_a_commit_is_in_the_diff() {
     assert!(diff.contains("+export const A = 2;"), "{diff}");
     assert!(diff.contains("1 file changed"), "{diff}");
 }
+
+/// A fake GitHub token, assembled so no token-shaped literal is committed.
+fn fake_token() -> String {
+    ["ghp_", "FAKEfakeFAKEfake0123456789abcdefABCD"].concat()
+}
+
+#[test]
+fn the_diff_passes_the_guard_like_the_file_bodies() {
+    let test = repository();
+    let root = test.root();
+    let token = fake_token();
+    append(
+        root,
+        "src/auth/jwt.ts",
+        &format!("\nexport const GITHUB_TOKEN = \"{token}\";\n"),
+    );
+    // A private key file the guard never includes.
+    let key = [
+        "-----BEGIN OPENSSH PRIVATE KEY-----",
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+        "-----END OPENSSH PRIVATE KEY-----",
+    ]
+    .join("\n");
+    fs_err::write(root.join("deploy.key"), format!("{key}\n")).unwrap();
+    git(root, &["add", "-A"], DATE);
+    for args in [
+        vec!["compile", "review", "--root", "[ROOT]", "--diff"],
+        vec![
+            "compile", "review", "--root", "[ROOT]", "--staged", "--json",
+        ],
+    ] {
+        let run = test.run(&args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        for (name, text) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
+            assert!(
+                !text.contains(&token),
+                "the token reached {name} of {args:?}"
+            );
+            assert!(
+                !text.contains("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"),
+                "the key reached {name} of {args:?}"
+            );
+        }
+        assert!(run.stdout.contains("[REDACTED "), "{}", run.stdout);
+        assert!(
+            run.stdout
+                .contains("the Context Guard blocks it: deploy.key"),
+            "{}",
+            run.stdout
+        );
+    }
+}

@@ -17,6 +17,7 @@ use aic_stages::fit::model::ModelProfile;
 use aic_stages::fit::tokens::TokenCount;
 use aic_stages::fit::tokens::TokenCounter;
 use aic_stages::guard::ContextGuard;
+use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::rule_pack::{PackSource, RulePack, RulePackResolver};
 use aic_stages::select::intent::{IntentClassifier, TaskClassification};
@@ -346,7 +347,7 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
     let diff_section = changes
         .as_ref()
         .filter(|changes| !changes.files.is_empty())
-        .map(|changes| diff_section(changes, budget.total, model.counter()));
+        .map(|changes| diff_section(changes, &project.guard, budget.total, model.counter()));
     Ok(Plan {
         project,
         intent: intent.to_owned(),
@@ -433,7 +434,17 @@ fn pin_changes(changes: &ChangeSet, targets: &mut Vec<TargetRef>, task: &mut Tas
 /// The diff section: which command it is, then each file's patch in path
 /// order while they fit [`DIFF_SHARE`] of the budget, then the files left
 /// out by path; counted with `tokens`, the compile's counter.
-fn diff_section(changes: &ChangeSet, budget: TokenCount, tokens: TokenCounter) -> String {
+///
+/// Each patch passes the guard as the file's body does: the patch of a file
+/// the guard blocks (a key, a never-include path, a file with an injection)
+/// is left out and named, and secrets in the others are redacted with the
+/// same placeholders.
+fn diff_section(
+    changes: &ChangeSet,
+    guard: &ContextGuard,
+    budget: TokenCount,
+    tokens: TokenCounter,
+) -> String {
     let cap = ((f64::from(budget.0) * DIFF_SHARE.0) as u32).min(DIFF_SHARE.1);
     let count = |kind: ChangeKind| changes.files.iter().filter(|f| f.kind == kind).count();
     let renamed = changes
@@ -461,16 +472,37 @@ fn diff_section(changes: &ChangeSet, budget: TokenCount, tokens: TokenCounter) -
     );
     let mut used = tokens.count(&out).0;
     let mut left_out = Vec::new();
+    let mut blocked = Vec::new();
     for file in &changes.files {
-        let cost = tokens.count(&file.patch).0;
+        let Some(path) = RelativePath::new(&file.path) else {
+            blocked.push(file.path.as_str());
+            continue;
+        };
+        let outcome = guard.scan_file(&path, Language::detect(&path), &file.patch);
+        if outcome.blocked {
+            blocked.push(file.path.as_str());
+            continue;
+        }
+        let patch = outcome.redacted.as_deref().unwrap_or(&file.patch);
+        let cost = tokens.count(patch).0;
         if used + cost > cap {
             left_out.push(file.path.as_str());
             continue;
         }
         used += cost;
         out.push('\n');
-        out.push_str(file.patch.trim_end());
+        out.push_str(patch.trim_end());
         out.push('\n');
+    }
+    if !blocked.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n({} changed {} not shown here: the Context Guard blocks {}: {})",
+            blocked.len(),
+            if blocked.len() == 1 { "file" } else { "files" },
+            if blocked.len() == 1 { "it" } else { "them" },
+            blocked.join(", ")
+        );
     }
     if !left_out.is_empty() {
         let _ = writeln!(
