@@ -474,24 +474,24 @@ fn diff_section(
     let mut left_out = Vec::new();
     let mut blocked = Vec::new();
     for file in &changes.files {
-        let Some(path) = RelativePath::new(&file.path) else {
+        let Some(relative) = RelativePath::new(&file.path) else {
             blocked.push(file.path.as_str());
             continue;
         };
-        let outcome = guard.scan_file(&path, Language::detect(&path), &file.patch);
+        let outcome = guard.scan_file(&relative, Language::detect(&relative), &file.patch);
         if outcome.blocked {
             blocked.push(file.path.as_str());
             continue;
         }
-        let patch = outcome.redacted.as_deref().unwrap_or(&file.patch);
-        let cost = tokens.count(patch).0;
+        let shown = outcome.redacted.as_deref().unwrap_or(&file.patch);
+        let cost = tokens.count(shown).0;
         if used + cost > cap {
             left_out.push(file.path.as_str());
             continue;
         }
         used += cost;
         out.push('\n');
-        out.push_str(patch.trim_end());
+        out.push_str(shown.trim_end());
         out.push('\n');
     }
     if !blocked.is_empty() {
