@@ -27,7 +27,7 @@ fn the_inspect_report_of_a_bugfix_intent() {
       1. built-in:default
       2. built-in:bugfix
 
-    Total budget: 123,500 cl100k_base tokens (Auto) | Overhead: 188 | Code budget: 123,312 tokens
+    Total budget: 123,500 cl100k_base tokens (automatic) | Overhead: 188 | Code budget: 123,312 tokens
     Scan: 12 files in scope; skipped 0 binary, 0 too large, 0 unreadable, 0 symlinks
 
     Selected Files (5 of 12 candidates; maxFiles 5 auto)

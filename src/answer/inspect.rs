@@ -152,10 +152,10 @@ fn packs_and_budget(out: &mut String, trace: &PipelineTrace) {
     }
     let _ = writeln!(
         out,
-        "\nTotal budget: {} {} tokens ({:?}) | Overhead: {} | Code budget: {} tokens",
+        "\nTotal budget: {} {} tokens ({}) | Overhead: {} | Code budget: {} tokens",
         thousands(trace.budget.total.get()),
         trace.tokenizer,
-        trace.budget.source,
+        trace.budget.source.describe(),
         thousands(trace.overhead.get()),
         thousands(trace.code_budget.get())
     );

@@ -324,7 +324,20 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
             model.margin_percent
         },
     });
-    info!("Budget: {} tokens ({:?})", budget.total, budget.source);
+    info!(
+        "Budget: {} {} tokens ({}{})",
+        budget.total,
+        model.counter().tokenizer().name(),
+        budget.source.describe(),
+        if model.margin_percent > 0 && !request.budget_counted {
+            format!(
+                ", less the model's {} % counting margin",
+                model.margin_percent
+            )
+        } else {
+            String::new()
+        }
+    );
     // Packs are validated when loaded, so this cannot fail on user input.
     let selector = HeuristicSelector::new(&pack)
         .map_err(|e| CompileError::Internal {

@@ -77,6 +77,19 @@ pub enum BudgetSource {
     Auto,
 }
 
+impl BudgetSource {
+    /// Where the budget came from, in the words a user set it with.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::RequestOverride => "from --budget",
+            Self::RulePack => "from the rule pack's budgetOverride",
+            Self::PerTaskClass => "from contextBudget.perTaskClass",
+            Self::MaxTokens => "from contextBudget.maxTokens",
+            Self::Auto => "automatic",
+        }
+    }
+}
+
 /// Inputs of [`BudgetAllocator::allocate`], all in tokens.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BudgetInputs {
