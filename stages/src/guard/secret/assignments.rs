@@ -95,6 +95,100 @@ pub(super) fn read(lines: &LineIndex<'_>, line: u32) -> Vec<Assignment> {
     if let Some(assignment) = xml_element(lines, line, text, base) {
         found.push(assignment);
     }
+    for assignment in command_line(text) {
+        if !found
+            .iter()
+            .any(|f| f.value.start == base + assignment.value.start)
+        {
+            found.push(shift(assignment, base));
+        }
+    }
+    found
+}
+
+/// The pairs of a shell command line that the operators miss because a
+/// command goes on after the value: environment assignments before the
+/// command (`PGPASSWORD=… psql -h db`) and long options with their values
+/// (`--password=…` or `--password …`, `--with-token …`), each value an
+/// unquoted word.
+fn command_line(text: &str) -> Vec<Assignment> {
+    let mut found = Vec::new();
+    // Words with their byte offsets.
+    let mut words: Vec<(usize, &str)> = Vec::new();
+    let mut at = 0;
+    for word in text.split([' ', '\t']) {
+        if !word.is_empty() {
+            words.push((at, word));
+        }
+        at += word.len() + 1;
+    }
+    let mut index = 0;
+    // `export`, `env` and `sudo` may come first; then `NAME=value` words.
+    while let Some((_, word)) = words.get(index)
+        && matches!(*word, "export" | "env" | "sudo")
+    {
+        index += 1;
+    }
+    while let Some(&(offset, word)) = words.get(index) {
+        let Some((name, value)) = word.split_once('=') else {
+            break;
+        };
+        let environment_name = !name.is_empty()
+            && name
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_uppercase() || b == b'_')
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+        // Only before a command: a line of assignments alone is read by
+        // the operators.
+        if !environment_name || value.is_empty() || words.get(index + 1).is_none() {
+            break;
+        }
+        if !value.starts_with(['"', '\'', '$', '`']) {
+            found.push(Assignment {
+                name: offset..offset + name.len(),
+                value: offset + name.len() + 1..offset + word.len(),
+                quoted: false,
+            });
+        }
+        index += 1;
+    }
+    for (position, &(offset, word)) in words.iter().enumerate() {
+        let Some(option) = word.strip_prefix("--") else {
+            continue;
+        };
+        let name_start = offset + 2;
+        let (name, value) = match option.split_once('=') {
+            Some((name, _)) => (
+                name_start..name_start + name.len(),
+                name_start + name.len() + 1..offset + word.len(),
+            ),
+            None => match words.get(position + 1) {
+                Some(&(next_offset, next)) if !next.starts_with('-') => (
+                    name_start..offset + word.len(),
+                    next_offset..next_offset + next.len(),
+                ),
+                _ => continue,
+            },
+        };
+        let value_text = &text[value.clone()];
+        if name.is_empty()
+            || value.is_empty()
+            || value_text.starts_with(['"', '\'', '$', '`', '<', '|', '>'])
+            || !text[name.clone()]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            continue;
+        }
+        found.push(Assignment {
+            name,
+            value,
+            quoted: false,
+        });
+    }
     found
 }
 
@@ -415,6 +509,45 @@ mod tests {
         ] {
             assert!(has(line), "{line}: {:?}", pairs(line));
         }
+    }
+
+    #[test]
+    fn reads_environment_prefixes_and_long_options_of_a_command() {
+        let has = |content: &str, name: &str, value: &str| {
+            pairs(content)
+                .into_iter()
+                .any(|(n, v, quoted)| n == name && v == value && !quoted)
+        };
+        assert!(has(
+            "PGPASSWORD=s3cr3tV4lue psql -h db",
+            "PGPASSWORD",
+            "s3cr3tV4lue"
+        ));
+        assert!(has(
+            "env API_TOKEN=abc123XYZ ./deploy.sh",
+            "API_TOKEN",
+            "abc123XYZ"
+        ));
+        assert!(has(
+            "mysql -u root --password=s3cr3tV4lue shop",
+            "password",
+            "s3cr3tV4lue"
+        ));
+        assert!(has(
+            "mysql -u root --password s3cr3tV4lue shop",
+            "password",
+            "s3cr3tV4lue"
+        ));
+        assert!(has(
+            "gh auth login --with-token abc123XYZ",
+            "with-token",
+            "abc123XYZ"
+        ));
+        // A variable, a quoted value (read by the operators) and a flag
+        // followed by another flag are not command-line pairs.
+        assert!(!has("PGPASSWORD=$PASS psql", "PGPASSWORD", "$PASS"));
+        assert!(!has("run --verbose --password -", "password", "-"));
+        assert!(pairs("cargo test --workspace").is_empty());
     }
 
     #[test]
