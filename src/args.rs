@@ -92,7 +92,7 @@ pub enum Command {
     /// Audit the agents' rule and hook files (CLAUDE.md, AGENTS.md, .cursor
     /// rules, editor hooks, …): their token cost, and duplicates,
     /// contradictions, dead globs and doubled hooks (docs/rules-analysis.md).
-    Rules(ProjectArgs),
+    Rules(RulesArgs),
     /// A resident index for fast compiles: `start` (in the background, or
     /// `--foreground`), `stop`, `status`. Compiles, inspects and hooks use a
     /// running daemon, with the same output as without it; hooks start one.
@@ -287,6 +287,21 @@ pub struct ProjectArgs {
     pub root: Option<PathBuf>,
     #[command(flatten)]
     pub output: JsonArgs,
+}
+
+/// `aic rules`.
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    #[command(flatten)]
+    pub project: ProjectArgs,
+    /// Take out the later copies of duplicate instructions (the first is
+    /// kept; a line that says anything else stays) and print the diff; the
+    /// originals are kept under `$AIC_HOME/rules-backups/`.
+    #[arg(long)]
+    pub fix: bool,
+    /// With --fix: print the diff, write nothing.
+    #[arg(long, requires = "fix")]
+    pub dry_run: bool,
 }
 
 /// `aic status`.

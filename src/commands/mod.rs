@@ -73,7 +73,7 @@ pub fn main() -> ExitCode {
         Command::Precompute(args) => precompute::run(args, &host),
         Command::Cache(args) => cache::run(args, &host),
         Command::Init(args) => init::run(args),
-        Command::Rules(args) => rules::run(args),
+        Command::Rules(args) => rules::run(args, &host),
         Command::Status(args) => diagnostics::run(
             DiagnosticsCommand::Status,
             &DiagnosticsArgs {

@@ -1,22 +1,28 @@
-//! `aic rules [--root DIR] [--json]`: the audit of the agents' rule and hook
-//! files ([`crate::rules`]).
+//! `aic rules [--root DIR] [--json] [--fix [--dry-run]]`: the audit of the
+//! agents' rule and hook files ([`crate::rules`]), and the removal of
+//! duplicate instructions ([`crate::rules::fix`]).
 
 use std::fmt::Write as _;
 
 use anyhow::Context;
 
-use crate::args::ProjectArgs;
+use crate::args::RulesArgs;
+use crate::host::Host;
 use crate::printer::print_stdout;
 use crate::rules::{Applies, RulesAnalysis, analyze};
 
 /// Analyzes the project's rule and hook files (and the user's, under
 /// `HOME`) and prints the files with their cost and the findings, or the
 /// analysis as JSON.
-pub fn run(args: &ProjectArgs) -> anyhow::Result<()> {
-    let given = crate::root::given_or_discovered(args.root.as_deref());
+pub fn run(args: &RulesArgs, host: &Host) -> anyhow::Result<()> {
+    let given = crate::root::given_or_discovered(args.project.root.as_deref());
     let root = crate::root::resolve_root(&given)?;
-    let analysis = analyze(&root, crate::root::home().as_deref());
-    let text = if args.output.json {
+    let home = crate::root::home();
+    let analysis = analyze(&root, home.as_deref());
+    if args.fix {
+        return fix(&analysis, &root, home.as_deref(), args.dry_run, host);
+    }
+    let text = if args.project.output.json {
         let mut json =
             serde_json::to_string_pretty(&analysis).context("Failed to serialise the analysis")?;
         json.push('\n');
@@ -25,6 +31,49 @@ pub fn run(args: &ProjectArgs) -> anyhow::Result<()> {
         render(&analysis)
     };
     print_stdout(&text).context("Failed to write to stdout")
+}
+
+/// `--fix`: prints the diff of taking out the duplicate instructions, and
+/// writes it unless `dry_run`.
+fn fix(
+    analysis: &RulesAnalysis,
+    root: &std::path::Path,
+    home: Option<&std::path::Path>,
+    dry_run: bool,
+    host: &Host,
+) -> anyhow::Result<()> {
+    let edits = crate::rules::fix::plan(analysis, root, home);
+    let mut out = String::new();
+    for edit in &edits {
+        out.push_str(&edit.unified_diff());
+    }
+    let removed: usize = edits.iter().map(|e| e.removed.len()).sum();
+    if edits.is_empty() {
+        out.push_str("No duplicate instruction to take out.\n");
+    } else if dry_run {
+        let _ = writeln!(
+            out,
+            "Would take out {removed} duplicate instruction{} from {} file{}; nothing was written (run without --dry-run to write).",
+            if removed == 1 { "" } else { "s" },
+            edits.len(),
+            if edits.len() == 1 { "" } else { "s" }
+        );
+    } else {
+        let backups = host.home().map(|home| home.dir().join("rules-backups"));
+        crate::rules::fix::apply(&edits, backups.as_deref())?;
+        let _ = writeln!(
+            out,
+            "Took out {removed} duplicate instruction{} from {} file{}{}.",
+            if removed == 1 { "" } else { "s" },
+            edits.len(),
+            if edits.len() == 1 { "" } else { "s" },
+            backups.map_or_else(String::new, |dir| format!(
+                "; the originals are in `{}`",
+                dir.display()
+            ))
+        );
+    }
+    print_stdout(&out).context("Failed to write to stdout")
 }
 
 /// The analysis in words: one line per file, then one per finding.

@@ -25,6 +25,7 @@
 
 mod claims;
 mod discover;
+pub mod fix;
 mod text;
 
 use std::collections::BTreeMap;

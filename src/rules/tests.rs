@@ -195,3 +195,51 @@ fn user_files_are_read_under_home() {
         analysis.findings
     );
 }
+
+#[test]
+fn fix_takes_out_later_copies_and_keeps_lines_that_say_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // AGENTS.md comes first (files in path order), so its copies are kept.
+    write(
+        root,
+        "AGENTS.md",
+        "- Use pnpm to install packages.\n- Commit the lock file with every change.\n",
+    );
+    write(
+        root,
+        "CLAUDE.md",
+        "# Rules\n\n- Always use pnpm for installing packages.\n- Commit the lock file with every change. Sign every commit with your key.\n- Write the changelog entry in the past tense.\n",
+    );
+    let analysis = analyze(root, None);
+    let edits = fix::plan(&analysis, root, None);
+    assert_eq!(edits.len(), 1, "{edits:#?}");
+    let edit = &edits[0];
+    assert_eq!(edit.path, "CLAUDE.md");
+    // The reworded pnpm line goes; the line that also asks for signed
+    // commits stays.
+    assert_eq!(edit.removed, vec![3]);
+    assert_eq!(
+        edit.after,
+        "# Rules\n\n- Commit the lock file with every change. Sign every commit with your key.\n- Write the changelog entry in the past tense.\n"
+    );
+    let diff = edit.unified_diff();
+    assert!(
+        diff.starts_with("--- a/CLAUDE.md\n+++ b/CLAUDE.md\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n-- Always use pnpm for installing packages.\n"),
+        "{diff}"
+    );
+    let backups = tempfile::tempdir().unwrap();
+    let written = fix::apply(&edits, Some(backups.path())).unwrap();
+    assert_eq!(
+        fs_err::read_to_string(root.join("CLAUDE.md")).unwrap(),
+        edit.after
+    );
+    assert_eq!(fs_err::read_to_string(&written[0]).unwrap(), edit.before);
+    // Nothing left to take out: the other copy is on a line that says more.
+    let again = analyze(root, None);
+    assert!(fix::plan(&again, root, None).is_empty());
+}
