@@ -15,6 +15,8 @@
 //!   (the same content words, whatever their order and small words);
 //! - `warn` **dead-glob**: a `.mdc` rule whose `globs` match no file of the
 //!   project, so it never applies;
+//! - `warn` **narrow-always-apply**: a `.mdc` rule applied to every prompt
+//!   whose paths all lie under one directory;
 //! - `warn` **doubled-hook**: one command registered twice for the same event,
 //!   or two aic hook handlers for one event;
 //! - `info` **repeats-aic**: an instruction that says what aic's own
@@ -79,7 +81,7 @@ pub struct Finding {
     /// How serious it is.
     pub severity: Severity,
     /// What kind of finding: `contradiction`, `duplicate`, `dead-glob`,
-    /// `doubled-hook`, `repeats-aic`.
+    /// `narrow-always-apply`, `doubled-hook`, `repeats-aic`.
     pub code: &'static str,
     /// One sentence saying what is wrong and what to do.
     pub message: String,
@@ -141,6 +143,22 @@ pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
                 });
             }
         }
+        if file.applies == Applies::Always
+            && file.path.ends_with(".mdc")
+            && let Some(directory) = only_directory(&text)
+        {
+            findings.push(Finding {
+                severity: Severity::Warn,
+                code: "narrow-always-apply",
+                message: format!(
+                    "applied to every prompt, but every path it names is under `{directory}/`: give it `globs: {directory}/**` and `alwaysApply: false` so it is paid only there"
+                ),
+                places: vec![Place {
+                    path: file.path.clone(),
+                    line: 1,
+                }],
+            });
+        }
         files.push(file);
     }
     findings.extend(duplicates(&all));
@@ -163,6 +181,30 @@ pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
         always_applied_tokens,
         findings,
     }
+}
+
+/// The one top-level directory every path `text` names is under, when it
+/// names at least two: words with a `/` that look like paths (`src/api/x.ts`,
+/// `` `src/api/` ``), not URLs.
+fn only_directory(text: &str) -> Option<String> {
+    let mut directories: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || matches!(c, '`' | '(' | ')' | ',' | '"' | '\''))
+        .filter(|word| word.contains('/') && !word.contains("://") && !word.starts_with('/'))
+        .filter_map(|word| word.split('/').next())
+        .filter(|first| {
+            !first.is_empty()
+                && first
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        })
+        .collect();
+    if directories.len() < 2 {
+        return None;
+    }
+    directories.sort_unstable();
+    directories.dedup();
+    (directories.len() == 1 && directories[0] != "." && directories[0] != "..")
+        .then(|| directories[0].to_owned())
 }
 
 /// Whether any of `globs` matches one of `paths` (invalid globs match

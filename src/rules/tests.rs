@@ -83,6 +83,11 @@ fn planted_duplicates_contradictions_dead_globs_and_doubled_hooks_are_found() {
     );
     write(
         root,
+        ".cursor/rules/api-style.mdc",
+        "---\nalwaysApply: true\n---\n- Handlers in `src/api/handlers/` return typed errors.\n- Keep `src/api/routes.ts` sorted by path.\n",
+    );
+    write(
+        root,
         ".claude/settings.json",
         r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "aic hook --editor claude-code"}]}, {"hooks": [{"type": "command", "command": "aic hook --editor claude-code"}]}]}}"#,
     );
@@ -92,6 +97,7 @@ fn planted_duplicates_contradictions_dead_globs_and_doubled_hooks_are_found() {
         (Severity::Error, "contradiction"),
         (Severity::Warn, "duplicate"),
         (Severity::Warn, "dead-glob"),
+        (Severity::Warn, "narrow-always-apply"),
         (Severity::Warn, "doubled-hook"),
         (Severity::Info, "repeats-aic"),
     ] {
