@@ -144,7 +144,9 @@ pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
             }
         }
         if file.applies == Applies::Always
-            && file.path.ends_with(".mdc")
+            && Path::new(&file.path)
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("mdc"))
             && let Some(directory) = only_directory(&text)
         {
             findings.push(Finding {
