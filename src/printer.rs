@@ -53,3 +53,18 @@ pub fn replace_file(target: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()
         .with_context(|| format!("Cannot replace `{}`", target.display()))?;
     Ok(())
 }
+
+/// [`replace_file`] through a symlink: a linked file (a dotfiles setup) is
+/// written at its target and the link stays.
+///
+/// # Errors
+///
+/// The link cannot be resolved, or the target cannot be replaced.
+pub fn replace_through_link(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let is_link = fs_err::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if is_link {
+        replace_file(&fs_err::canonicalize(path)?, bytes)
+    } else {
+        replace_file(path, bytes)
+    }
+}

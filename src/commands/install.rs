@@ -696,13 +696,6 @@ fn apply(
             let _ = fs_err::remove_file(&absent);
         }
     }
-    // A symlinked file (a dotfiles setup) is written through the link.
-    let is_link = fs_err::symlink_metadata(&edit.path).is_ok_and(|m| m.file_type().is_symlink());
-    let target = if is_link {
-        fs_err::canonicalize(&edit.path)?
-    } else {
-        edit.path.clone()
-    };
     match &edit.after {
         None => {
             fs_err::remove_file(&edit.path)?;
@@ -712,7 +705,7 @@ fn apply(
                 remove_empty_config_dirs(&edit.path, stops);
             }
         }
-        Some(bytes) => crate::printer::replace_file(&target, bytes)?,
+        Some(bytes) => crate::printer::replace_through_link(&edit.path, bytes)?,
     }
     Ok(created.unwrap_or_default())
 }

@@ -145,7 +145,6 @@ pub fn precompute(
         let parses_before = aic_stages::work::parses();
         let hash = file.content_hash;
         let mut read = None;
-        let mut computed = false;
         match bytes {
             Some(bytes) => {
                 imports_from_bytes(&file.path, file.language, hash, bytes, Some(&cache));
@@ -162,32 +161,14 @@ pub fn precompute(
                 .bytes;
             }
         }
-        if cache
-            .facts(
-                hash,
-                &file.path,
-                file.language,
-                false,
-                false,
-                tokens.tokenizer(),
-            )
-            .is_none()
-        {
-            if bytes.is_none() && read.is_none() {
-                read = match read_bounded(&project.root.join(file.path.as_str()), max_file_bytes) {
-                    Ok(Bounded::Bytes(bytes)) => Some(bytes),
-                    _ => None,
-                };
-            }
-            if let Some(bytes) = bytes.or(read.as_deref())
-                && let Some(facts) = isolate(&file.path, || {
-                    compute_facts(&context, &file.path, file.language, bytes, false)
-                })
-            {
-                cache.put_facts(&facts, false, false, tokens.tokenizer());
-                computed = true;
-            }
-        }
+        let computed = fill_facts(
+            &cache,
+            &context,
+            &project.root,
+            max_file_bytes,
+            file,
+            bytes.or(read.as_deref()),
+        );
         progress(done.fetch_add(1, Ordering::Relaxed) + 1);
         parses.fetch_add(
             aic_stages::work::parses() - parses_before,
@@ -202,14 +183,7 @@ pub fn precompute(
             SlowFile {
                 path: file.path.clone(),
                 bytes: file.size_bytes,
-                // The process's shared tables (queries, tokenizer) are not
-                // this file's cost, whichever file needed them first.
-                ms: ((started.elapsed().as_secs_f64()
-                    - (aic_stages::work::setup_ns() - setup_before) as f64 / 1e9)
-                    .max(0.0)
-                    * 10_000.0)
-                    .round()
-                    / 10.0,
+                ms: own_ms(started, setup_before),
             },
         );
     };
@@ -272,6 +246,58 @@ pub fn precompute(
             .map(|shard| format!("{}/{}", shard.index + 1, shard.count)),
         pushed,
     })
+}
+
+/// Computes and caches `file`'s facts at the default settings when its row
+/// is missing, from `bytes` when the caller has them, else read here (up to
+/// `max_file_bytes`); true when they were computed.
+fn fill_facts(
+    cache: &FileCache,
+    context: &aic_stages::facts::FactsSettings<'_>,
+    root: &std::path::Path,
+    max_file_bytes: u64,
+    file: &FileEntry,
+    bytes: Option<&[u8]>,
+) -> bool {
+    let tokenizer = context.tokens.tokenizer();
+    if cache
+        .facts(
+            file.content_hash,
+            &file.path,
+            file.language,
+            false,
+            false,
+            tokenizer,
+        )
+        .is_some()
+    {
+        return false;
+    }
+    let read = match bytes {
+        Some(_) => None,
+        None => match read_bounded(&root.join(file.path.as_str()), max_file_bytes) {
+            Ok(Bounded::Bytes(bytes)) => Some(bytes),
+            _ => None,
+        },
+    };
+    let Some(bytes) = bytes.or(read.as_deref()) else {
+        return false;
+    };
+    let Some(facts) = isolate(&file.path, || {
+        compute_facts(context, &file.path, file.language, bytes, false)
+    }) else {
+        return false;
+    };
+    cache.put_facts(&facts, false, false, tokenizer);
+    true
+}
+
+/// Milliseconds (to a tenth) since `started`, less the setup of the
+/// process's shared tables (queries, tokenizer) done meanwhile: those are
+/// not this file's cost, whichever file needed them first.
+fn own_ms(started: Instant, setup_before: u64) -> f64 {
+    let setup = (aic_stages::work::setup_ns() - setup_before) as f64 / 1e9;
+    ((started.elapsed().as_secs_f64() - setup).max(0.0) * 10_000.0).round() / 10.0
 }
 
 /// The keys of every row a precompute stores for `files`: scan terms,

@@ -205,14 +205,7 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
         return Err(CompileError::EmptyIntent);
     }
     let raw = request.raw || intent.split_whitespace().any(|word| word == "#raw");
-    // `#raw` is a switch, not part of the task. Lines and indentation stay:
-    // a pasted report's code blocks and traces are read by their layout.
-    let task_text: String = intent
-        .split_inclusive(char::is_whitespace)
-        .filter(|piece| piece.trim_end() != "#raw")
-        .collect::<String>()
-        .trim()
-        .to_owned();
+    let task_text = without_raw_switch(intent);
     if task_text.is_empty() {
         return Err(CompileError::EmptyIntent);
     }
@@ -248,24 +241,7 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
             })
         })
         .transpose()?;
-    info!("Intent: {intent:?}");
-    if !targets.is_empty() {
-        info!(
-            "Named: {}",
-            targets
-                .iter()
-                .map(|t| t.raw.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    info!(
-        "TaskClass: {} (confidence: {:.2}, keywords: [{}]; subject: [{}])",
-        task.task_class,
-        task.confidence,
-        task.matched_keywords.join(", "),
-        task.subject_tokens.join(", ")
-    );
+    log_task(intent, &targets, &task);
 
     let config = &project.config;
     let packs = RulePackResolver.plan(task.task_class, &config.rule_packs);
@@ -275,87 +251,21 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
     warnings.extend(resolved.warnings.iter().cloned());
     info!("Rule packs: {}", resolved.applied.join(", "));
     let mut pack = resolved.pack;
-    // The config's and the command line's globs narrow the candidates like a
-    // rule pack's: the pack's own patterns stay, these are added.
-    let selector_config = &config.context_selector;
-    for (patterns, extra) in [
-        (
-            &mut pack.include_patterns,
-            [&selector_config.include_patterns, &request.include],
-        ),
-        (
-            &mut pack.exclude_patterns,
-            [&selector_config.exclude_patterns, &request.exclude],
-        ),
-    ] {
-        for pattern in extra.into_iter().flatten() {
-            if !patterns.contains(pattern) {
-                patterns.push(pattern.clone());
-            }
-        }
-    }
+    add_request_globs(&mut pack, config, request);
     let format = request
         .format
         .or(config.output.format)
         .unwrap_or(model.layout);
 
-    let budget = BudgetAllocator.allocate(&BudgetInputs {
-        // `--budget 0` means auto, like `contextBudget.maxTokens: 0`.
-        request_override: request.budget.filter(|b| b.0 > 0),
-        rule_pack_override: pack.budget_override_tokens(),
-        per_task_class: config
-            .context_budget
-            .per_task_class
-            .get(&task.task_class)
-            .copied(),
-        max_tokens: config.context_budget.max_tokens,
-        // The conversation clamp needs the model's real window: a configured
-        // one, else the known model's, else the default.
-        context_window: config.context_budget.context_window.or_else(|| {
-            request
-                .session
-                .conversation_tokens
-                .and(model.context_window)
-        }),
-        conversation_tokens: request.session.conversation_tokens,
-        margin_percent: if request.budget_counted {
-            0
-        } else {
-            model.margin_percent
-        },
-    });
-    info!(
-        "Budget: {} {} tokens ({}{})",
-        budget.total,
-        model.counter().tokenizer().name(),
-        budget.source.describe(),
-        if model.margin_percent > 0 && !request.budget_counted {
-            format!(
-                ", less the model's {} % counting margin",
-                model.margin_percent
-            )
-        } else {
-            String::new()
-        }
-    );
+    let budget = allocate_budget(request, config, &task, &pack, &model);
     // Packs are validated when loaded, so this cannot fail on user input.
     let selector = HeuristicSelector::new(&pack)
         .map_err(|e| CompileError::Internal {
             message: e.to_string(),
         })?
         .with_scope(request.scope.clone());
-    // The changes keep to the same patterns and scope as every other file.
     if let Some(changes) = &mut changes {
-        changes.files.retain(|file| {
-            RelativePath::new(&file.path).is_some_and(|path| selector.admits(&path))
-        });
-        pin_changes(changes, &mut targets, &mut task);
-        if changes.files.is_empty() {
-            warnings.push(format!(
-                "`{}` shows no change under the project (within --scope, --include and --exclude): the compile uses the intent alone",
-                changes.spec.label()
-            ));
-        }
+        keep_changes_in_scope(changes, &selector, &mut targets, &mut task, &mut warnings);
     }
     let diff_section = changes
         .as_ref()
@@ -377,6 +287,133 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
         orient: request.orient,
         warnings,
     })
+}
+
+/// `intent` without the `#raw` switch, which is not part of the task. Lines
+/// and indentation stay: a pasted report's code blocks and traces are read
+/// by their layout.
+fn without_raw_switch(intent: &str) -> String {
+    intent
+        .split_inclusive(char::is_whitespace)
+        .filter(|piece| piece.trim_end() != "#raw")
+        .collect::<String>()
+        .trim()
+        .to_owned()
+}
+
+/// Logs the intent, the files it names and its classification.
+fn log_task(intent: &str, targets: &[TargetRef], task: &TaskClassification) {
+    info!("Intent: {intent:?}");
+    if !targets.is_empty() {
+        info!(
+            "Named: {}",
+            targets
+                .iter()
+                .map(|t| t.raw.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    info!(
+        "TaskClass: {} (confidence: {:.2}, keywords: [{}]; subject: [{}])",
+        task.task_class,
+        task.confidence,
+        task.matched_keywords.join(", "),
+        task.subject_tokens.join(", ")
+    );
+}
+
+/// The config's and the command line's globs narrow the candidates like a
+/// rule pack's: the pack's own patterns stay, these are added.
+fn add_request_globs(pack: &mut RulePack, config: &AicConfig, request: &CompilationRequest) {
+    let selector_config = &config.context_selector;
+    for (patterns, extra) in [
+        (
+            &mut pack.include_patterns,
+            [&selector_config.include_patterns, &request.include],
+        ),
+        (
+            &mut pack.exclude_patterns,
+            [&selector_config.exclude_patterns, &request.exclude],
+        ),
+    ] {
+        for pattern in extra.into_iter().flatten() {
+            if !patterns.contains(pattern) {
+                patterns.push(pattern.clone());
+            }
+        }
+    }
+}
+
+/// The compile's token budget ([`BudgetAllocator`]), logged with where it
+/// came from and the model's counting margin.
+fn allocate_budget(
+    request: &CompilationRequest,
+    config: &AicConfig,
+    task: &TaskClassification,
+    pack: &RulePack,
+    model: &ModelProfile,
+) -> TokenBudget {
+    // A hook's budget is derived from characters: no margin on top.
+    let margin_percent = if request.budget_counted {
+        0
+    } else {
+        model.margin_percent
+    };
+    let budget = BudgetAllocator.allocate(&BudgetInputs {
+        // `--budget 0` means auto, like `contextBudget.maxTokens: 0`.
+        request_override: request.budget.filter(|b| b.0 > 0),
+        rule_pack_override: pack.budget_override_tokens(),
+        per_task_class: config
+            .context_budget
+            .per_task_class
+            .get(&task.task_class)
+            .copied(),
+        max_tokens: config.context_budget.max_tokens,
+        // The conversation clamp needs the model's real window: a configured
+        // one, else the known model's, else the default.
+        context_window: config.context_budget.context_window.or_else(|| {
+            request
+                .session
+                .conversation_tokens
+                .and(model.context_window)
+        }),
+        conversation_tokens: request.session.conversation_tokens,
+        margin_percent,
+    });
+    info!(
+        "Budget: {} {} tokens ({}{})",
+        budget.total,
+        model.counter().tokenizer().name(),
+        budget.source.describe(),
+        if margin_percent > 0 {
+            format!(", less the model's {margin_percent} % counting margin")
+        } else {
+            String::new()
+        }
+    );
+    budget
+}
+
+/// Keeps the changes to the same patterns and scope as every other file,
+/// pins them as targets, and warns when none is left.
+fn keep_changes_in_scope(
+    changes: &mut ChangeSet,
+    selector: &HeuristicSelector,
+    targets: &mut Vec<TargetRef>,
+    task: &mut TaskClassification,
+    warnings: &mut Vec<String>,
+) {
+    changes
+        .files
+        .retain(|file| RelativePath::new(&file.path).is_some_and(|path| selector.admits(&path)));
+    pin_changes(changes, targets, task);
+    if changes.files.is_empty() {
+        warnings.push(format!(
+            "`{}` shows no change under the project (within --scope, --include and --exclude): the compile uses the intent alone",
+            changes.spec.label()
+        ));
+    }
 }
 
 /// The most changed files pinned as if the intent named them (the most

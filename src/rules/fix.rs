@@ -117,14 +117,7 @@ pub fn apply(edits: &[FileEdit], backups: Option<&Path>) -> anyhow::Result<Vec<P
             }
             written.push(backup);
         }
-        let is_link =
-            fs_err::symlink_metadata(&edit.full).is_ok_and(|m| m.file_type().is_symlink());
-        let target = if is_link {
-            fs_err::canonicalize(&edit.full)?
-        } else {
-            edit.full.clone()
-        };
-        crate::printer::replace_file(&target, edit.after.as_bytes())?;
+        crate::printer::replace_through_link(&edit.full, edit.after.as_bytes())?;
     }
     Ok(written)
 }

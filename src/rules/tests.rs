@@ -16,6 +16,16 @@ fn codes(analysis: &RulesAnalysis) -> Vec<(Severity, &'static str)> {
         .collect()
 }
 
+/// Asserts that the one finding of `analysis` is a contradiction.
+fn assert_only_a_contradiction(analysis: &RulesAnalysis) {
+    assert_eq!(
+        codes(analysis),
+        vec![(Severity::Error, "contradiction")],
+        "{:#?}",
+        analysis.findings
+    );
+}
+
 /// A project whose rule files agree and say each thing once.
 fn clean(root: &Path) {
     write(
@@ -169,12 +179,7 @@ fn always_and_never_of_one_action_contradict() {
         "Never commit the lock file with the change.\n",
     );
     let analysis = analyze(dir.path(), None);
-    assert_eq!(
-        codes(&analysis),
-        vec![(Severity::Error, "contradiction")],
-        "{:#?}",
-        analysis.findings
-    );
+    assert_only_a_contradiction(&analysis);
 }
 
 #[test]
@@ -194,12 +199,7 @@ fn user_files_are_read_under_home() {
     let analysis = analyze(project.path(), Some(home.path()));
     assert_eq!(analysis.files[1].path, "~/.claude/CLAUDE.md");
     assert_eq!(analysis.files[1].scope, "user");
-    assert_eq!(
-        codes(&analysis),
-        vec![(Severity::Error, "contradiction")],
-        "{:#?}",
-        analysis.findings
-    );
+    assert_only_a_contradiction(&analysis);
 }
 
 #[test]
