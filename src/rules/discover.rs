@@ -110,32 +110,34 @@ pub(super) fn discover(root: &Path, home: Option<&Path>) -> Discovered {
     for path in &paths {
         let name = path.rsplit('/').next().unwrap_or(path);
         let directory = path.rsplit_once('/').map(|(d, _)| d);
+        // `None`: an `.mdc` rule, which says in its front matter.
         let (client, applies) =
             if let Some((_, client)) = INSTRUCTION_NAMES.iter().find(|(n, _)| *n == name) {
                 let applies = match directory {
                     None | Some(".claude") => Applies::Always,
                     Some(d) => Applies::Directory(d.to_owned()),
                 };
-                (*client, applies)
+                (*client, Some(applies))
             } else if path == ".cursorrules" {
-                ("cursor", Applies::Always)
+                ("cursor", Some(Applies::Always))
             } else if path == ".windsurfrules" {
-                ("windsurf", Applies::Always)
+                ("windsurf", Some(Applies::Always))
             } else if path == ".github/copilot-instructions.md" {
-                ("copilot", Applies::Always)
+                ("copilot", Some(Applies::Always))
             } else if path.starts_with(".cursor/rules/")
                 && Path::new(path)
                     .extension()
                     .is_some_and(|e| e.eq_ignore_ascii_case("mdc"))
             {
-                let text = fs_err::read_to_string(root.join(path)).unwrap_or_default();
-                ("cursor", mdc_applies(&text))
+                ("cursor", None)
             } else {
                 continue;
             };
+        let text = read_text(&root.join(path));
+        let applies = applies.unwrap_or_else(|| mdc_applies(&text));
         push(
             &mut found,
-            &root.join(path),
+            text,
             path.clone(),
             client,
             "project",
@@ -144,21 +146,7 @@ pub(super) fn discover(root: &Path, home: Option<&Path>) -> Discovered {
         );
     }
     let mut registrations: Vec<(String, String, Place)> = Vec::new();
-    for (relative, client) in HOOK_SETTINGS {
-        let full = root.join(relative);
-        if full.is_file() {
-            let text = push(
-                &mut found,
-                &full,
-                (*relative).to_owned(),
-                client,
-                "project",
-                RuleFileKind::Hooks,
-                Applies::Never,
-            );
-            registrations.extend(hook_commands(relative, &text));
-        }
-    }
+    hook_settings(&mut found, &mut registrations, root, "", "project");
     git_hooks(root, &mut found);
     if let Some(home) = home {
         for (relative, client) in USER_INSTRUCTIONS {
@@ -166,7 +154,7 @@ pub(super) fn discover(root: &Path, home: Option<&Path>) -> Discovered {
             if full.is_file() {
                 push(
                     &mut found,
-                    &full,
+                    read_text(&full),
                     format!("~/{relative}"),
                     client,
                     "user",
@@ -175,39 +163,28 @@ pub(super) fn discover(root: &Path, home: Option<&Path>) -> Discovered {
                 );
             }
         }
-        for (relative, client) in HOOK_SETTINGS {
-            let full = home.join(relative);
-            if full.is_file() {
-                let shown = format!("~/{relative}");
-                let text = push(
-                    &mut found,
-                    &full,
-                    shown.clone(),
-                    client,
-                    "user",
-                    RuleFileKind::Hooks,
-                    Applies::Never,
-                );
-                registrations.extend(hook_commands(&shown, &text));
-            }
-        }
+        hook_settings(&mut found, &mut registrations, home, "~/", "user");
     }
     found.hook_findings = doubled_hooks(&registrations);
     found.tracked = paths;
     found
 }
 
-/// Adds one file (read as text, empty when unreadable) and returns its text.
+/// The text of `full`, empty when it cannot be read.
+fn read_text(full: &Path) -> String {
+    fs_err::read_to_string(full).unwrap_or_default()
+}
+
+/// Adds one file with its text.
 fn push(
     found: &mut Discovered,
-    full: &Path,
+    text: String,
     path: String,
     client: &'static str,
     scope: &'static str,
     kind: RuleFileKind,
     applies: Applies,
-) -> String {
-    let text = fs_err::read_to_string(full).unwrap_or_default();
+) {
     found.files.push(RuleFile {
         path,
         client,
@@ -216,8 +193,36 @@ fn push(
         tokens: 0,
         applies,
     });
-    found.texts.push(text.clone());
-    text
+    found.texts.push(text);
+}
+
+/// The editor settings files under `base` that register hooks (shown with
+/// `prefix`), added with their registrations.
+fn hook_settings(
+    found: &mut Discovered,
+    registrations: &mut Vec<(String, String, Place)>,
+    base: &Path,
+    prefix: &str,
+    scope: &'static str,
+) {
+    for (relative, client) in HOOK_SETTINGS {
+        let full = base.join(relative);
+        if !full.is_file() {
+            continue;
+        }
+        let shown = format!("{prefix}{relative}");
+        let text = read_text(&full);
+        registrations.extend(hook_commands(&shown, &text));
+        push(
+            found,
+            text,
+            shown,
+            client,
+            scope,
+            RuleFileKind::Hooks,
+            Applies::Never,
+        );
+    }
 }
 
 /// When a `.mdc` rule applies, from its front matter: `alwaysApply: true`,
@@ -371,7 +376,7 @@ fn git_hooks(root: &Path, found: &mut Discovered) {
     for name in names {
         push(
             found,
-            &root.join(".git/hooks").join(&name),
+            read_text(&root.join(".git/hooks").join(&name)),
             format!(".git/hooks/{name}"),
             "git",
             "project",
