@@ -14,19 +14,24 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use aic_stages::lang::ImportRef;
-use aic_stages::row_codec::ScanTerms;
+use aic_stages::relative_path::RelativePath;
+use aic_stages::row_codec::EntryTerms;
 use aic_storage::{FactsKey, PathRecord};
 use dashmap::DashMap;
 
 /// The most entries (paths plus rows) the memo holds before it is cleared:
-/// about 200 MiB of term statistics at the worst.
-pub const MAX_ENTRIES: usize = 600_000;
+/// the paths and scan rows of a tree of a million files and more. An entry
+/// shares its path and its terms with the resident snapshot's entry for the
+/// file (both are reference-counted), so while the snapshot holds them an
+/// entry costs its table slot (~100 bytes); rows of files since edited are
+/// the memo's own, up to ~1 KiB each.
+pub const MAX_ENTRIES: usize = 2_500_000;
 
 /// The memo's tables.
 #[derive(Debug, Default)]
 pub struct Memo {
-    paths: DashMap<([u8; 16], String), PathRecord>,
-    scan: DashMap<FactsKey, ScanTerms>,
+    paths: DashMap<([u8; 16], RelativePath), PathRecord>,
+    scan: DashMap<FactsKey, EntryTerms>,
     imports: DashMap<FactsKey, Vec<ImportRef>>,
     /// Exact tokens of a prompt block, by xxh3-128 of its text.
     blocks: DashMap<u128, u32>,
@@ -45,17 +50,17 @@ impl Memo {
     }
 
     /// The path record of a file of a project.
-    pub fn path(&self, project: &[u8; 16], path: &str) -> Option<PathRecord> {
+    pub fn path(&self, project: &[u8; 16], path: &RelativePath) -> Option<PathRecord> {
         self.paths
-            .get(&(*project, path.to_owned()))
+            .get(&(*project, path.clone()))
             .map(|entry| *entry)
     }
 
-    /// Remembers a path record.
-    pub fn put_path(&self, project: &[u8; 16], path: &str, record: PathRecord) {
+    /// Remembers a path record (the path's text is shared, not copied).
+    pub fn put_path(&self, project: &[u8; 16], path: &RelativePath, record: PathRecord) {
         if self
             .paths
-            .insert((*project, path.to_owned()), record)
+            .insert((*project, path.clone()), record)
             .is_none()
         {
             self.grow();
@@ -63,12 +68,12 @@ impl Memo {
     }
 
     /// Decoded scan facts by row key.
-    pub fn scan(&self, key: &FactsKey) -> Option<ScanTerms> {
+    pub fn scan(&self, key: &FactsKey) -> Option<EntryTerms> {
         self.scan.get(key).map(|entry| entry.clone())
     }
 
     /// Remembers decoded scan facts.
-    pub fn put_scan(&self, key: FactsKey, facts: ScanTerms) {
+    pub fn put_scan(&self, key: FactsKey, facts: EntryTerms) {
         if self.scan.insert(key, facts).is_none() {
             self.grow();
         }
@@ -112,11 +117,12 @@ mod tests {
             content_hash: 3,
             binary: false,
         };
-        memo.put_path(&[0; 16], "a", record);
-        assert_eq!(memo.path(&[0; 16], "a"), Some(record));
-        assert_eq!(memo.path(&[1; 16], "a"), None);
+        let [a, b] = ["a", "b"].map(|p| RelativePath::new(p).unwrap());
+        memo.put_path(&[0; 16], &a, record);
+        assert_eq!(memo.path(&[0; 16], &a), Some(record));
+        assert_eq!(memo.path(&[1; 16], &a), None);
         memo.entries.store(MAX_ENTRIES, Ordering::Relaxed);
-        memo.put_path(&[0; 16], "b", record);
-        assert_eq!(memo.path(&[0; 16], "a"), None);
+        memo.put_path(&[0; 16], &b, record);
+        assert_eq!(memo.path(&[0; 16], &a), None);
     }
 }

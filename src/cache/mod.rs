@@ -29,7 +29,7 @@ use aic_stages::lang::ImportRef;
 use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::row_codec::{
-    ScanTerms, decode_facts, decode_imports, decode_scan, encode_facts, encode_imports, encode_scan,
+    EntryTerms, ScanTerms, decode_facts, decode_imports, decode_scan, encode_facts, encode_imports, encode_scan,
 };
 use aic_storage::{
     CacheReader, CacheWriter, FactsKey, Lookup, PathRecord, Store, TtlLookup, WriterOptions,
@@ -542,14 +542,14 @@ impl FileCache {
         mtime_ns: i64,
     ) -> Option<(ContentHash, bool)> {
         let memo = self.memo.as_deref();
-        let record = match memo.and_then(|memo| memo.path(&self.project, path.as_str())) {
+        let record = match memo.and_then(|memo| memo.path(&self.project, path)) {
             Some(record) if record.size == size && record.mtime_ns == mtime_ns => record,
             _ => {
                 let record = self
                     .guarded(|| self.reader.path_record(&self.project, path.as_str()))?
                     .ok()??;
                 if let Some(memo) = memo {
-                    memo.put_path(&self.project, path.as_str(), record);
+                    memo.put_path(&self.project, path, record);
                 }
                 record
             }
@@ -584,7 +584,7 @@ impl FileCache {
             binary,
         };
         if let Some(memo) = &self.memo {
-            memo.put_path(&self.project, path.as_str(), record);
+            memo.put_path(&self.project, path, record);
         }
         self.send(|writer| writer.put_path(&self.project, path.as_str(), record));
     }
@@ -595,11 +595,13 @@ impl FileCache {
         hash: ContentHash,
         path: &RelativePath,
         language: Language,
-    ) -> Option<ScanTerms> {
+    ) -> Option<EntryTerms> {
         let key = self.row_key(hash, RowKind::Scan, path, language);
         let memo = self.memo.as_deref();
         let found = memo.and_then(|memo| memo.scan(&key)).or_else(|| {
-            let found = self.lookup(key, |bytes| decode_scan(bytes).ok());
+            let found = self.lookup(key, |bytes| {
+                decode_scan(bytes).ok().map(|facts| EntryTerms::from(&facts))
+            });
             if let (Some(memo), Some(facts)) = (memo, &found) {
                 memo.put_scan(key, facts.clone());
             }
@@ -623,7 +625,7 @@ impl FileCache {
         self.note_recomputed(path);
         let key = self.row_key(hash, RowKind::Scan, path, language);
         if let Some(memo) = &self.memo {
-            memo.put_scan(key, facts.clone());
+            memo.put_scan(key, EntryTerms::from(facts));
         }
         let payload = encode_scan(facts);
         self.send(|writer| writer.put_facts(key, &payload));
@@ -662,7 +664,7 @@ impl FileCache {
         language: Language,
         size_bytes: u64,
         mtime_ns: i64,
-    ) -> Option<(ContentHash, ScanTerms)> {
+    ) -> Option<(ContentHash, EntryTerms)> {
         let link = self.remote.as_ref()?;
         let key = self.blob_scan_key(blob, path, language);
         let (_, envelope) = link.fetched.remove(&key)?;
@@ -675,7 +677,7 @@ impl FileCache {
             if row.size_bytes != size_bytes {
                 return Some(None);
             }
-            let terms = decode_scan(&aic_storage::unseal(row.scan)?).ok()?;
+            let terms = EntryTerms::from(&decode_scan(&aic_storage::unseal(row.scan)?).ok()?);
             Some(Some((row.hash, row.scan.to_vec(), terms)))
         });
         let Some(found) = opened else {

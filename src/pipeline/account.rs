@@ -11,7 +11,6 @@ use aic_stages::fit::budget::BudgetAllocator;
 use aic_stages::fit::ladder::InclusionTier;
 use aic_stages::fit::tokens::TokenCount;
 use aic_stages::relative_path::RelativePath;
-use aic_stages::select::selector::{ExcludedFile, ExclusionReason};
 use tracing::{info, warn};
 
 use crate::cache::{CacheReport, FileCache};
@@ -24,7 +23,7 @@ use crate::pipeline::prompt_cache::CachedPrompt;
 use crate::pipeline::scan::Snapshot;
 use crate::pipeline::select::Selection;
 use crate::pipeline::{
-    Compilation, CompilationMeta, CompilationRequest, ExclusionSummary, PipelineTrace,
+    Compilation, CompilationMeta, CompilationRequest, PipelineTrace,
     SelectedFileTrace, SelectionEntry, ShownFile, TokenSummary,
 };
 
@@ -282,16 +281,15 @@ fn trace(
         files_skipped: snapshot.skipped.clone(),
         candidates: selection.ranked.candidates,
         selected_files: traced.files,
-        excluded: exclusion_summary(&selection.ranked.excluded),
+        excluded: selection.ranked.exclusion_summary(),
         near_misses: selection
             .ranked
-            .excluded
-            .iter()
-            .filter(|f| matches!(f.reason, ExclusionReason::MaxFiles { .. }))
+            .past_cap_files(repo)
             .take(NEAR_MISSES)
-            .cloned()
             .collect(),
-        excluded_files: request.trace_all.then(|| selection.ranked.excluded.clone()),
+        excluded_files: request
+            .trace_all
+            .then(|| selection.ranked.excluded_files(repo)),
         left_out_tracked: if request.explain_left_out {
             crate::pipeline::tree::left_out_tracked(
                 &project.root,
@@ -486,20 +484,6 @@ fn trace_files(selection: &Selection, facts: &SelectedFacts, fitted: &Fitted<'_>
         });
     }
     traced
-}
-
-fn exclusion_summary(excluded: &[ExcludedFile]) -> ExclusionSummary {
-    let mut summary = ExclusionSummary::default();
-    for file in excluded {
-        match file.reason {
-            ExclusionReason::ExcludePattern { .. } => summary.exclude_pattern += 1,
-            ExclusionReason::NotIncluded => summary.not_included += 1,
-            ExclusionReason::ZeroSemanticSignal => summary.zero_semantic_signal += 1,
-            ExclusionReason::MaxFiles { .. } => summary.max_files += 1,
-            ExclusionReason::VagueIntent => summary.vague_intent += 1,
-        }
-    }
-    summary
 }
 
 fn log_cache(report: &CacheReport) {

@@ -139,29 +139,7 @@ pub struct TokenSummary {
 }
 
 /// Counts of files left out of the selection, by reason.
-#[derive(Clone, Debug, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ExclusionSummary {
-    /// Matched an `excludePatterns` glob.
-    pub exclude_pattern: usize,
-    /// Did not match `includePatterns`.
-    pub not_included: usize,
-    /// No path, import or symbol signal.
-    pub zero_semantic_signal: usize,
-    /// Ranked below the `maxFiles` cut.
-    pub max_files: usize,
-    /// Set aside for the orienting context of a vague intent.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub vague_intent: usize,
-}
-
-#[expect(
-    clippy::trivially_copy_pass_by_ref,
-    reason = "serde's skip_serializing_if passes a reference"
-)]
-fn is_zero(count: &usize) -> bool {
-    *count == 0
-}
+pub use aic_stages::select::selector::ExclusionSummary;
 
 /// The full record of one compile, without file contents: what `aic inspect`
 /// shows.

@@ -63,6 +63,11 @@ pub struct FileEntry {
     /// snapshot splits each path once, not once per compile.
     #[serde(skip)]
     pub path_terms: std::sync::OnceLock<std::sync::Arc<PathTerms>>,
+    /// What kind of file this is by its path and language (source, test,
+    /// docs, …), computed on first use ([`FileEntry::kind`]) and kept, so
+    /// the file-kind prior classifies each path once, not once per compile.
+    #[serde(skip)]
+    pub kind: std::sync::OnceLock<crate::select::file_kind::FileKind>,
 }
 
 /// The stemmed words of a file's path, as path relevance compares them.
@@ -154,6 +159,13 @@ impl FileEntry {
     pub fn path_terms(&self) -> &PathTerms {
         self.path_terms
             .get_or_init(|| std::sync::Arc::new(PathTerms::of(&self.path)))
+    }
+
+    /// The file's [`FileKind`](crate::select::file_kind::FileKind), classified once.
+    pub fn kind(&self) -> crate::select::file_kind::FileKind {
+        *self
+            .kind
+            .get_or_init(|| crate::select::file_kind::FileKind::of(&self.path, self.language))
     }
 }
 
@@ -348,6 +360,7 @@ impl FileEntry {
             name_ids: std::sync::Arc::default(),
             term_stats: TermStats::of(path, ""),
             path_terms: std::sync::OnceLock::new(),
+            kind: std::sync::OnceLock::new(),
         }
     }
 

@@ -56,6 +56,30 @@ pub struct ScanTerms {
     pub term_stats: TermStats,
 }
 
+/// What a file's entry in the RepoMap keeps of its [`ScanTerms`]: the
+/// defined names as sorted term ids ([`crate::repo_map::symbol_ids`]), not
+/// strings. A long-lived process memoises decoded rows in this form, so its
+/// memo and its resident snapshot share one copy of each file's terms.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct EntryTerms {
+    /// Sorted, distinct term ids of the defined names' words.
+    pub symbol_ids: std::sync::Arc<[u32]>,
+    /// [`crate::select::symbols::name_id`]s of the defined names, sorted.
+    pub name_ids: std::sync::Arc<[u32]>,
+    /// BM25 term statistics of path and content.
+    pub term_stats: TermStats,
+}
+
+impl From<&ScanTerms> for EntryTerms {
+    fn from(facts: &ScanTerms) -> Self {
+        Self {
+            symbol_ids: crate::repo_map::symbol_ids(&facts.symbol_terms),
+            name_ids: facts.name_ids.clone(),
+            term_stats: facts.term_stats.clone(),
+        }
+    }
+}
+
 #[derive(Serialize, Deserialize)]
 struct ScanWire {
     symbol_terms: Vec<String>,
@@ -124,7 +148,7 @@ pub fn encode_scan(facts: &ScanTerms) -> Vec<u8> {
     encode(&ScanWire {
         symbol_terms: facts.symbol_terms.to_vec(),
         name_ids: facts.name_ids.to_vec(),
-        terms: facts.term_stats.terms.clone(),
+        terms: facts.term_stats.terms.to_vec(),
         length: facts.term_stats.length,
     })
 }
@@ -140,7 +164,7 @@ pub fn decode_scan(bytes: &[u8]) -> Result<ScanTerms, DecodeError> {
         symbol_terms: wire.symbol_terms.into(),
         name_ids: wire.name_ids.into(),
         term_stats: TermStats {
-            terms: wire.terms,
+            terms: wire.terms.into(),
             length: wire.length,
         },
     })

@@ -27,7 +27,7 @@ use aic_stages::guard::ExclusionScanner;
 use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::{FileEntry, RepoMap, estimate_tokens};
-use aic_stages::row_codec::ScanTerms;
+use aic_stages::row_codec::{EntryTerms, ScanTerms};
 use aic_stages::select::symbols::symbol_terms_and_name_ids;
 use aic_stages::select::terms::TermStats;
 use ignore::Match;
@@ -695,7 +695,7 @@ impl FileStat {
         file: &Found,
         size_bytes: u64,
         content_hash: ContentHash,
-        facts: ScanTerms,
+        facts: EntryTerms,
     ) -> FileOutcome {
         FileOutcome::Entry(FileEntry {
             language: self.language,
@@ -706,10 +706,11 @@ impl FileStat {
             last_modified_ns: self.last_modified_ns,
             recency_ms: self.last_modified_ms,
             content_hash,
-            symbol_ids: aic_stages::repo_map::symbol_ids(&facts.symbol_terms),
+            symbol_ids: facts.symbol_ids,
             name_ids: facts.name_ids,
             term_stats: facts.term_stats,
             path_terms: std::sync::OnceLock::new(),
+            kind: std::sync::OnceLock::new(),
         })
     }
 
@@ -719,7 +720,7 @@ impl FileStat {
         file: &Found,
         options: ScanOptions<'_>,
         content_hash: ContentHash,
-        facts: ScanTerms,
+        facts: EntryTerms,
         bytes: &[u8],
     ) -> FileOutcome {
         let outcome = self.entry(file, bytes.len() as u64, content_hash, facts);
@@ -753,7 +754,7 @@ fn compute_terms(
     if let Some(cache) = cache {
         cache.put_scan_terms(content_hash, &file.path, stat.language, &facts);
     }
-    stat.after_read(file, options, content_hash, facts, bytes)
+    stat.after_read(file, options, content_hash, EntryTerms::from(&facts), bytes)
 }
 
 /// Fetches the scan rows of the deferred files from the remote tier in

@@ -234,11 +234,15 @@ fn orient(
     if files.is_empty() {
         return false;
     }
-    let chosen: std::collections::HashSet<RelativePath> =
-        files.iter().map(|f| f.path.clone()).collect();
-    ranked.excluded.retain(|e| !chosen.contains(&e.path));
+    let chosen: std::collections::HashSet<usize> = files
+        .iter()
+        .filter_map(|f| repo.files.binary_search_by(|e| e.path.cmp(&f.path)).ok())
+        .collect();
+    ranked.unexclude(repo, &chosen);
+    let chosen_paths: std::collections::HashSet<&RelativePath> =
+        files.iter().map(|f| &f.path).collect();
     for file in std::mem::take(&mut ranked.files) {
-        if !chosen.contains(&file.path) {
+        if !chosen_paths.contains(&file.path) {
             ranked.excluded.push(selector::ExcludedFile {
                 path: file.path,
                 score: Some(file.score),

@@ -241,21 +241,141 @@ pub struct ExcludedFile {
 }
 
 /// The selector's result with the trace of every decision.
+///
+/// Every file of the RepoMap is accounted for once: selected (`files`),
+/// excluded by a rule or by orientation (`excluded`, listed with its path),
+/// or scored and left out (`zero_signal`, `past_cap`, held as RepoMap
+/// indices with their scores). The last two are most files of a large
+/// repository, so they are listed only on demand ([`Selection::excluded_files`]):
+/// a compile over 300,000 files does not copy 300,000 paths to say that it
+/// left them out.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Selection {
     /// Selected files, best first (score desc, path asc); at most `maxFiles`.
     pub files: Vec<ScoredFile>,
-    /// Every other file of the RepoMap with its reason: rule exclusions first (path
-    /// order), then zero-signal files (path order), then those cut by `maxFiles`
-    /// (rank order).
+    /// Files left out by a rule (path order) and, after orientation, the
+    /// ranked files it replaced ([`ExclusionReason::VagueIntent`], last).
     pub excluded: Vec<ExcludedFile>,
+    /// Candidates with no semantic signal: (RepoMap index, score), path order.
+    #[serde(skip)]
+    pub zero_signal: Vec<(u32, f64)>,
+    /// Candidates ranked below the `maxFiles` cut: (RepoMap index, score),
+    /// rank order.
+    #[serde(skip)]
+    pub past_cap: Vec<(u32, f64)>,
+    /// The cap `past_cap` was cut at.
+    #[serde(skip)]
+    pub max_files: usize,
     /// Number of candidates after include/exclude patterns.
     pub candidates: usize,
     /// Whether `maxFiles` cut any scored file.
     pub truncated: bool,
     /// The weights used.
     pub weights: Option<SignalWeights>,
+}
+
+impl Selection {
+    /// Every file left out, with its reason, in trace order: rule exclusions
+    /// (path order), zero-signal files (path order), those cut by `maxFiles`
+    /// (rank order), then those orientation replaced. `repo` is the RepoMap
+    /// the selection was made over.
+    pub fn excluded_files(&self, repo: &RepoMap) -> Vec<ExcludedFile> {
+        let vague = |e: &&ExcludedFile| e.reason == ExclusionReason::VagueIntent;
+        let mut all = Vec::with_capacity(
+            self.excluded.len() + self.zero_signal.len() + self.past_cap.len(),
+        );
+        all.extend(self.excluded.iter().filter(|e| !vague(e)).cloned());
+        all.extend(self.zero_signal_files(repo));
+        all.extend(self.past_cap_files(repo));
+        all.extend(self.excluded.iter().filter(vague).cloned());
+        all
+    }
+
+    /// The files without a semantic signal, as [`ExcludedFile`]s.
+    pub fn zero_signal_files<'a>(
+        &'a self,
+        repo: &'a RepoMap,
+    ) -> impl Iterator<Item = ExcludedFile> + 'a {
+        self.zero_signal.iter().map(|&(index, score)| ExcludedFile {
+            path: repo.files[index as usize].path.clone(),
+            score: Some(score),
+            reason: ExclusionReason::ZeroSemanticSignal,
+        })
+    }
+
+    /// The files cut by `maxFiles`, best first, as [`ExcludedFile`]s.
+    pub fn past_cap_files<'a>(
+        &'a self,
+        repo: &'a RepoMap,
+    ) -> impl Iterator<Item = ExcludedFile> + 'a {
+        self.past_cap.iter().map(|&(index, score)| ExcludedFile {
+            path: repo.files[index as usize].path.clone(),
+            score: Some(score),
+            reason: ExclusionReason::MaxFiles {
+                max_files: self.max_files,
+            },
+        })
+    }
+
+    /// How many files were left out for each reason.
+    pub fn exclusion_summary(&self) -> ExclusionSummary {
+        let mut counts = ExclusionSummary {
+            zero_semantic_signal: self.zero_signal.len(),
+            max_files: self.past_cap.len(),
+            ..ExclusionSummary::default()
+        };
+        for file in &self.excluded {
+            match file.reason {
+                ExclusionReason::ExcludePattern { .. } => counts.exclude_pattern += 1,
+                ExclusionReason::NotIncluded => counts.not_included += 1,
+                ExclusionReason::ZeroSemanticSignal => counts.zero_semantic_signal += 1,
+                ExclusionReason::MaxFiles { .. } => counts.max_files += 1,
+                ExclusionReason::VagueIntent => counts.vague_intent += 1,
+            }
+        }
+        counts
+    }
+
+    /// Takes the files of `chosen` (RepoMap indices) out of every
+    /// exclusion list: orientation selects them.
+    pub fn unexclude(&mut self, repo: &RepoMap, chosen: &std::collections::HashSet<usize>) {
+        self.excluded.retain(|e| {
+            repo.files
+                .binary_search_by(|f| f.path.cmp(&e.path))
+                .map_or(true, |index| !chosen.contains(&index))
+        });
+        self.zero_signal
+            .retain(|(index, _)| !chosen.contains(&(*index as usize)));
+        self.past_cap
+            .retain(|(index, _)| !chosen.contains(&(*index as usize)));
+    }
+}
+
+/// How many files a [`Selection`] left out, by reason (the trace's
+/// `excluded`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExclusionSummary {
+    /// Matched an `excludePatterns` glob.
+    pub exclude_pattern: usize,
+    /// Did not match `includePatterns`.
+    pub not_included: usize,
+    /// No path, import or symbol signal.
+    pub zero_semantic_signal: usize,
+    /// Ranked below the `maxFiles` cut.
+    pub max_files: usize,
+    /// Set aside for the orienting context of a vague intent.
+    #[serde(skip_serializing_if = "is_zero_count")]
+    pub vague_intent: usize,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero_count(count: &usize) -> bool {
+    *count == 0
 }
 
 /// An invalid rule-pack pattern.
@@ -297,7 +417,7 @@ fn demoted_kind(
     {
         return None;
     }
-    let kind = FileKind::of(&file.path, file.language);
+    let kind = file.kind();
     let demoted = match kind {
         FileKind::Source => false,
         FileKind::Test => unpenalised,
@@ -535,7 +655,7 @@ impl HeuristicSelector {
             candidates,
             mut signals,
             mut modifiers,
-            mut excluded,
+            excluded,
         } = first;
         let files: Vec<&FileEntry> = candidates.iter().map(|&i| &repo.files[i]).collect();
         for (file, (boosted_by, penalized_by)) in files.iter().zip(&mut modifiers) {
@@ -574,112 +694,101 @@ impl HeuristicSelector {
                 })
                 .map(|(i, (s, (b, p)))| (score_of(s, b, p), i))
                 .collect();
-            ranked.sort_by(|a, b| {
-                b.0.total_cmp(&a.0)
-                    .then_with(|| files[a.1].path.cmp(&files[b.1].path))
-            });
+            // The best few by score, then path: candidates are in path
+            // order, so their positions order them as their paths would,
+            // and only the seeds are sorted, not every candidate.
+            let best_first = |a: &(f64, usize), b: &(f64, usize)| {
+                b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1))
+            };
+            if ranked.len() > IMPORT_SEEDS {
+                ranked.select_nth_unstable_by(IMPORT_SEEDS, best_first);
+                ranked.truncate(IMPORT_SEEDS);
+            }
+            ranked.sort_unstable_by(best_first);
             let mut seeds: Vec<usize> = candidates
                 .iter()
                 .copied()
                 .filter(|&index| targets.contains(&repo.files[index].path))
                 .collect();
-            seeds.extend(
-                ranked
-                    .iter()
-                    .take(IMPORT_SEEDS)
-                    .map(|(_, i)| candidates[*i]),
-            );
+            seeds.extend(ranked.iter().map(|(_, i)| candidates[*i]));
             let proximity = graph.proximity(&seeds);
             for (index, signal) in candidates.iter().zip(&mut signals) {
                 signal.import_proximity = proximity.get(*index).copied().unwrap_or(0.0);
             }
         }
 
-        let mut scored: Vec<ScoredFile> = Vec::with_capacity(files.len());
-        let mut zero_signal = Vec::new();
-        for ((file, signals), (boosted_by, penalized_by)) in
-            files.iter().zip(signals).zip(modifiers)
+        // Scores first, files later: only the selected files become
+        // [`ScoredFile`]s, and the ranking sorts positions, not files.
+        let mut scores: Vec<f64> = Vec::with_capacity(files.len());
+        // (the position of the target among the named ones, or MAX; the
+        // candidate's position), for the candidates with a signal.
+        let mut order: Vec<(usize, usize)> = Vec::with_capacity(files.len());
+        let mut zero_signal: Vec<(u32, f64)> = Vec::new();
+        for (position, ((file, signals), (boosted_by, penalized_by))) in
+            files.iter().zip(&signals).zip(&modifiers).enumerate()
         {
-            let score = score_of(&signals, &boosted_by, &penalized_by);
-            let scored_file = ScoredFile {
-                path: file.path.clone(),
-                language: file.language,
-                estimated_tokens: file.estimated_tokens,
-                score,
-                signals,
-                boosted_by,
-                penalized_by,
-                target: targets.contains(&file.path),
-            };
-            let related = scored_file.boosted_by.iter().any(|b| b == RELATED_FILE);
-            if scored_file.target || related || signals.has_semantic_signal() {
-                scored.push(scored_file);
+            let score = score_of(signals, boosted_by, penalized_by);
+            scores.push(score);
+            let target = targets.iter().position(|t| *t == file.path);
+            let related = boosted_by.iter().any(|b| b == RELATED_FILE);
+            if target.is_some() || related || signals.has_semantic_signal() {
+                order.push((target.unwrap_or(usize::MAX), position));
             } else {
-                zero_signal.push(ExcludedFile {
-                    path: scored_file.path,
-                    score: Some(score),
-                    reason: ExclusionReason::ZeroSemanticSignal,
-                });
+                zero_signal.push((candidates[position] as u32, score));
             }
         }
-        excluded.extend(zero_signal);
-
-        let mut scored = ranked(scored, &targets);
-        let pinned = scored.iter().filter(|f| f.target).count();
+        // Selection order: targets first in the order named, then by score
+        // descending, then by path. Candidates are in path order, so a
+        // position stands for its path and the sort compares numbers only.
+        order.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| scores[b.1].total_cmp(&scores[a.1]))
+                .then_with(|| a.1.cmp(&b.1))
+        });
+        let pinned = order.iter().filter(|(rank, _)| *rank != usize::MAX).count();
         let keep = max_files.max(pinned);
-        let truncated = scored.len() > keep;
+        let truncated = order.len() > keep;
+        let mut scored: Vec<ScoredFile> = Vec::with_capacity(keep.min(order.len()));
         // A related file (the caller's tool output named it) keeps its place
         // past the cap: the boost alone cannot lift it over a rule pack that
         // boosts a whole class of files (tests, say).
         let mut related_past_cap = Vec::new();
-        for cut in scored.drain(keep.min(scored.len())..) {
-            if cut.boosted_by.iter().any(|b| b == RELATED_FILE) {
-                related_past_cap.push(cut);
+        let mut past_cap: Vec<(u32, f64)> = Vec::new();
+        for (place, &(rank, position)) in order.iter().enumerate() {
+            let file = files[position];
+            let (boosted_by, penalized_by) = std::mem::take(&mut modifiers[position]);
+            if place >= keep && !boosted_by.iter().any(|b| b == RELATED_FILE) {
+                past_cap.push((candidates[position] as u32, scores[position]));
                 continue;
             }
-            excluded.push(ExcludedFile {
-                path: cut.path,
-                score: Some(cut.score),
-                reason: ExclusionReason::MaxFiles { max_files },
-            });
+            let scored_file = ScoredFile {
+                path: file.path.clone(),
+                language: file.language,
+                estimated_tokens: file.estimated_tokens,
+                score: scores[position],
+                signals: signals[position],
+                boosted_by,
+                penalized_by,
+                target: rank != usize::MAX,
+            };
+            if place < keep {
+                scored.push(scored_file);
+            } else {
+                related_past_cap.push(scored_file);
+            }
         }
         scored.extend(related_past_cap);
         Selection {
             files: scored,
             excluded,
+            zero_signal,
+            past_cap,
+            max_files,
             candidates: candidates.len(),
             truncated,
             weights: Some(weights),
         }
     }
-}
-
-/// `scored` in selection order: targets first in the order named, then by
-/// score descending, then by path. Sorted by position (a stable sort of
-/// indices, the same order as a stable sort of the files), so a large
-/// repository's scored files are moved once, not at every merge.
-fn ranked(scored: Vec<ScoredFile>, targets: &[RelativePath]) -> Vec<ScoredFile> {
-    let ranks: Vec<usize> = scored
-        .iter()
-        .map(|file| {
-            targets
-                .iter()
-                .position(|t| *t == file.path)
-                .unwrap_or(usize::MAX)
-        })
-        .collect();
-    let mut order: Vec<usize> = (0..scored.len()).collect();
-    order.sort_by(|&a, &b| {
-        ranks[a]
-            .cmp(&ranks[b])
-            .then_with(|| scored[b].score.total_cmp(&scored[a].score))
-            .then_with(|| scored[a].path.cmp(&scored[b].path))
-    });
-    let mut slots: Vec<Option<ScoredFile>> = scored.into_iter().map(Some).collect();
-    order
-        .iter()
-        .filter_map(|&index| slots[index].take())
-        .collect()
 }
 
 /// The graph-independent part of a selection ([`HeuristicSelector::first_pass`]).
@@ -770,7 +879,7 @@ impl Query {
         }
         let mut df = vec![0u32; ids.len()];
         for file in files {
-            for (id, _) in &file.term_stats.terms {
+            for (id, _) in file.term_stats.terms.iter() {
                 if let Some(&index) = position.get(id) {
                     df[index] += 1;
                 }
@@ -1085,7 +1194,7 @@ mod tests {
         assert!(selection.truncated);
         assert!(
             selection
-                .excluded
+                .excluded_files(&repo())
                 .iter()
                 .any(|e| matches!(e.reason, ExclusionReason::MaxFiles { max_files: 1 }))
         );
@@ -1094,10 +1203,11 @@ mod tests {
     #[test]
     fn every_file_is_accounted_for_once() {
         let selection = select("user service", &RulePack::default(), 2);
-        let mut all: Vec<&str> = paths(&selection);
-        all.extend(selection.excluded.iter().map(|e| e.path.as_str()));
-        all.sort_unstable();
         let repo = repo();
+        let excluded = selection.excluded_files(&repo);
+        let mut all: Vec<&str> = paths(&selection);
+        all.extend(excluded.iter().map(|e| e.path.as_str()));
+        all.sort_unstable();
         let expected: Vec<&str> = repo.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(all, expected);
     }

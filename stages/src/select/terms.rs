@@ -137,7 +137,9 @@ pub fn term_id(stemmed: &str) -> u32 {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TermStats {
     /// `(term_id, occurrences)`, sorted by id, counts saturating at `u16::MAX`.
-    pub terms: Vec<(u32, u16)>,
+    /// Shared: the long-lived process's memo of decoded rows and the
+    /// resident snapshot's entry hold one copy.
+    pub terms: std::sync::Arc<[(u32, u16)]>,
     /// Number of term occurrences in the file (the BM25 document length).
     pub length: u32,
 }
@@ -201,7 +203,10 @@ impl TermStats {
             }
             terms.push((id, u16::try_from(count).unwrap_or(u16::MAX)));
         }
-        Self { terms, length }
+        Self {
+            terms: terms.into(),
+            length,
+        }
     }
 
     /// Occurrences of a term (0 when absent).
@@ -380,7 +385,10 @@ mod tests {
             .map(|(id, count)| (id, u16::try_from(count).unwrap_or(u16::MAX)))
             .collect();
         terms.sort_unstable();
-        TermStats { terms, length }
+        TermStats {
+            terms: terms.into(),
+            length,
+        }
     }
 
     /// The fast paths count exactly what splitting every chunk does, on this
