@@ -29,7 +29,8 @@ use aic_stages::lang::ImportRef;
 use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::row_codec::{
-    EntryTerms, ScanTerms, decode_facts, decode_imports, decode_scan, encode_facts, encode_imports, encode_scan,
+    EntryTerms, ScanTerms, decode_facts, decode_imports, decode_scan, encode_facts, encode_imports,
+    encode_scan,
 };
 use aic_storage::{
     CacheReader, CacheWriter, FactsKey, Lookup, PathRecord, Store, TtlLookup, WriterOptions,
@@ -600,7 +601,9 @@ impl FileCache {
         let memo = self.memo.as_deref();
         let found = memo.and_then(|memo| memo.scan(&key)).or_else(|| {
             let found = self.lookup(key, |bytes| {
-                decode_scan(bytes).ok().map(|facts| EntryTerms::from(&facts))
+                decode_scan(bytes)
+                    .ok()
+                    .map(|facts| EntryTerms::from(&facts))
             });
             if let (Some(memo), Some(facts)) = (memo, &found) {
                 memo.put_scan(key, facts.clone());

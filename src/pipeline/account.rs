@@ -23,8 +23,8 @@ use crate::pipeline::prompt_cache::CachedPrompt;
 use crate::pipeline::scan::Snapshot;
 use crate::pipeline::select::Selection;
 use crate::pipeline::{
-    Compilation, CompilationMeta, CompilationRequest, PipelineTrace,
-    SelectedFileTrace, SelectionEntry, ShownFile, TokenSummary,
+    Compilation, CompilationMeta, CompilationRequest, PipelineTrace, SelectedFileTrace,
+    SelectionEntry, ShownFile, TokenSummary,
 };
 
 /// The most near-miss files listed in a trace.

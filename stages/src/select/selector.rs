@@ -27,6 +27,7 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::fit::tokens::TokenCount;
@@ -282,9 +283,8 @@ impl Selection {
     /// the selection was made over.
     pub fn excluded_files(&self, repo: &RepoMap) -> Vec<ExcludedFile> {
         let vague = |e: &&ExcludedFile| e.reason == ExclusionReason::VagueIntent;
-        let mut all = Vec::with_capacity(
-            self.excluded.len() + self.zero_signal.len() + self.past_cap.len(),
-        );
+        let mut all =
+            Vec::with_capacity(self.excluded.len() + self.zero_signal.len() + self.past_cap.len());
         all.extend(self.excluded.iter().filter(|e| !vague(e)).cloned());
         all.extend(self.zero_signal_files(repo));
         all.extend(self.past_cap_files(repo));
@@ -589,45 +589,50 @@ impl HeuristicSelector {
             .fold((u32::MAX, 0), |(lo, hi), t| (lo.min(t), hi.max(t)));
         let recency_scale = if task.confidence < 0.5 { 0.5 } else { 1.0 };
 
-        let mut signals: Vec<SelectionSignals> = Vec::with_capacity(files.len());
-        let mut modifiers: Vec<(Vec<String>, Vec<String>)> = Vec::with_capacity(files.len());
-        for (index, ((file, recency), content_relevance)) in
-            files.iter().zip(recency).zip(content).enumerate()
-        {
-            let size_penalty = if max_tokens > min_tokens {
-                f64::from(max_tokens - file.estimated_tokens.0) / f64::from(max_tokens - min_tokens)
-            } else {
-                1.0
-            };
-            signals.push(SelectionSignals {
-                path_relevance: query.path_relevance(file.path_terms()),
-                import_proximity: 0.0,
-                symbol_relevance: query.symbol_relevance(&file.symbol_ids),
-                content_relevance,
-                recency,
-                size_penalty,
-                mention: round_score(mentions[index]),
-                trace: round_score(traces[index]),
-            });
-            let boosted_by: Vec<String> = boost
-                .of(candidates[index])
-                .into_iter()
-                .map(str::to_owned)
-                .collect();
-            let mut penalized_by: Vec<String> = penalize
-                .of(candidates[index])
-                .into_iter()
-                .map(str::to_owned)
-                .collect();
-            if let Some(kind) = demoted_kind(task, file, penalized_by.is_empty())
-                && mentions[index] == 0.0
-                && traces[index] == 0.0
-                && !targets.contains(&file.path)
-            {
-                penalized_by.push(format!("{KIND_PRIOR}{}", kind.word()));
-            }
-            modifiers.push((boosted_by, penalized_by));
-        }
+        // Each file's signals depend on that file alone: computed in
+        // parallel, collected in candidate order.
+        let (signals, modifiers): (Vec<SelectionSignals>, Vec<(Vec<String>, Vec<String>)>) = files
+            .par_iter()
+            .zip(recency)
+            .zip(content)
+            .enumerate()
+            .map(|(index, ((file, recency), content_relevance))| {
+                let size_penalty = if max_tokens > min_tokens {
+                    f64::from(max_tokens - file.estimated_tokens.0)
+                        / f64::from(max_tokens - min_tokens)
+                } else {
+                    1.0
+                };
+                let signals = SelectionSignals {
+                    path_relevance: query.path_relevance(file.path_terms()),
+                    import_proximity: 0.0,
+                    symbol_relevance: query.symbol_relevance(&file.symbol_ids),
+                    content_relevance,
+                    recency,
+                    size_penalty,
+                    mention: round_score(mentions[index]),
+                    trace: round_score(traces[index]),
+                };
+                let boosted_by: Vec<String> = boost
+                    .of(candidates[index])
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect();
+                let mut penalized_by: Vec<String> = penalize
+                    .of(candidates[index])
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect();
+                if let Some(kind) = demoted_kind(task, file, penalized_by.is_empty())
+                    && mentions[index] == 0.0
+                    && traces[index] == 0.0
+                    && !targets.contains(&file.path)
+                {
+                    penalized_by.push(format!("{KIND_PRIOR}{}", kind.word()));
+                }
+                (signals, (boosted_by, penalized_by))
+            })
+            .unzip();
         FirstPass {
             weights,
             recency_scale,
@@ -877,14 +882,28 @@ impl Query {
         for (index, id) in ids.iter().enumerate() {
             position.entry(*id).or_insert(index);
         }
-        let mut df = vec![0u32; ids.len()];
-        for file in files {
-            for (id, _) in file.term_stats.terms.iter() {
-                if let Some(&index) = position.get(id) {
-                    df[index] += 1;
-                }
-            }
-        }
+        // Document frequencies: integer counts, so the parallel sum is the
+        // sequential one.
+        let df = files
+            .par_iter()
+            .fold(
+                || vec![0u32; ids.len()],
+                |mut df, file| {
+                    for (id, _) in file.term_stats.terms.iter() {
+                        if let Some(&index) = position.get(id) {
+                            df[index] += 1;
+                        }
+                    }
+                    df
+                },
+            )
+            .reduce(
+                || vec![0u32; ids.len()],
+                |mut a, b| {
+                    a.iter_mut().zip(b).for_each(|(a, b)| *a += b);
+                    a
+                },
+            );
         let n = files.len() as f64;
         let mut kept: Vec<(usize, f64)> = df
             .iter()
@@ -985,10 +1004,11 @@ fn content_relevance(query: &Query, candidates: &[&FileEntry]) -> Vec<f64> {
     ids.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
     ids.dedup_by_key(|(id, _)| *id);
     let n = candidates.len() as f64;
+    // Lengths are integers: their sum is exact in any order.
     let average_length = candidates
-        .iter()
-        .map(|f| f64::from(f.term_stats.length))
-        .sum::<f64>()
+        .par_iter()
+        .map(|f| u64::from(f.term_stats.length))
+        .sum::<u64>() as f64
         / n;
     let average_length = average_length.max(1.0);
     // Each file's frequency of each term is looked up once: the document
@@ -996,11 +1016,18 @@ fn content_relevance(query: &Query, candidates: &[&FileEntry]) -> Vec<f64> {
     // terms, row by row).
     let width = ids.len();
     let mut frequencies = vec![0_u16; candidates.len() * width];
+    frequencies
+        .par_chunks_exact_mut(width)
+        .zip(candidates)
+        .for_each(|(row, file)| {
+            for (cell, &(id, _)) in row.iter_mut().zip(&ids) {
+                *cell = file.term_stats.frequency(id);
+            }
+        });
     let mut df = vec![0_u32; width];
-    for (row, file) in frequencies.chunks_exact_mut(width).zip(candidates) {
-        for ((cell, &(id, _)), df) in row.iter_mut().zip(&ids).zip(&mut df) {
-            *cell = file.term_stats.frequency(id);
-            *df += u32::from(*cell > 0);
+    for row in frequencies.chunks_exact(width) {
+        for (df, &cell) in df.iter_mut().zip(row) {
+            *df += u32::from(cell > 0);
         }
     }
     let idf: Vec<f64> = ids
@@ -1012,8 +1039,8 @@ fn content_relevance(query: &Query, candidates: &[&FileEntry]) -> Vec<f64> {
         })
         .collect();
     let scores: Vec<f64> = candidates
-        .iter()
-        .zip(frequencies.chunks_exact(width))
+        .par_iter()
+        .zip(frequencies.par_chunks_exact(width))
         .map(|(file, row)| {
             let length = f64::from(file.term_stats.length);
             row.iter()
@@ -1041,14 +1068,14 @@ fn content_relevance(query: &Query, candidates: &[&FileEntry]) -> Vec<f64> {
 /// time gives 0.0 for all (no information).
 fn recency_ranks(candidates: &[&FileEntry]) -> Vec<f64> {
     let mut times: Vec<i64> = candidates.iter().map(|f| f.recency_ms).collect();
-    times.sort_unstable();
+    times.par_sort_unstable();
     times.dedup();
     if times.len() < 2 {
         return vec![0.0; candidates.len()];
     }
     let denominator = (times.len() - 1) as f64;
     candidates
-        .iter()
+        .par_iter()
         .map(|f| {
             let rank = times.binary_search(&f.recency_ms).unwrap_or(0);
             rank as f64 / denominator
