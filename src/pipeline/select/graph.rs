@@ -108,7 +108,7 @@ pub fn build(
     max_file_bytes: u64,
     snapshot: &Snapshot,
     selector: &HeuristicSelector,
-    (first_pass, also_parse): (FirstPass, Vec<usize>),
+    (first_pass, also_parse): (&FirstPass, Vec<usize>),
     keep_trees_of: usize,
     cache: Option<&FileCache>,
 ) -> BuiltGraph {

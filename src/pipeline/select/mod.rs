@@ -90,7 +90,7 @@ pub fn select(
         config.repo_map.max_file_bytes,
         snapshot,
         &plan.selector,
-        (first_pass.clone(), {
+        (&first_pass, {
             let mut also = graph::possible_importers(repo, &changed_files(&targets));
             if plan.orient {
                 also.extend(graph::shallow_code_files(repo));
@@ -120,7 +120,7 @@ pub fn select(
     let has_related = !related.is_empty();
     let mut ranked = plan.selector.clone().with_related(related).finish(
         repo,
-        first_pass,
+        &first_pass,
         max_files,
         Some(&built.graph),
     );

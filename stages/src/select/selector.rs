@@ -521,7 +521,12 @@ impl HeuristicSelector {
         targets: &[RelativePath],
         graph: Option<&ImportGraph>,
     ) -> Selection {
-        self.finish(repo, self.first_pass(repo, task, targets), max_files, graph)
+        self.finish(
+            repo,
+            &self.first_pass(repo, task, targets),
+            max_files,
+            graph,
+        )
     }
 
     /// The signals of every candidate but import proximity, and the rule-pack
@@ -649,7 +654,7 @@ impl HeuristicSelector {
     pub fn finish(
         &self,
         repo: &RepoMap,
-        first: FirstPass,
+        first: &FirstPass,
         max_files: usize,
         graph: Option<&ImportGraph>,
     ) -> Selection {
@@ -658,46 +663,50 @@ impl HeuristicSelector {
             recency_scale,
             targets,
             candidates,
-            mut signals,
-            mut modifiers,
+            signals,
+            modifiers,
             excluded,
         } = first;
         let files: Vec<&FileEntry> = candidates.iter().map(|&i| &repo.files[i]).collect();
-        for (file, (boosted_by, penalized_by)) in files.iter().zip(&mut modifiers) {
-            if self.related.contains(&file.path) {
-                boosted_by.push(RELATED_FILE.to_owned());
-                penalized_by.clear();
-            }
-        }
+        // A related file gets one more boost and loses its penalties; the
+        // first pass's lists are copied only for the files selected.
+        let related: Vec<bool> = if self.related.is_empty() {
+            vec![false; files.len()]
+        } else {
+            files
+                .iter()
+                .map(|file| self.related.contains(&file.path))
+                .collect()
+        };
         let total_weight = weights.total();
-        let score_of =
-            |signals: &SelectionSignals, boosted_by: &[String], penalized_by: &[String]| {
-                let base = signals.path_relevance * weights.path_relevance
-                    + signals.import_proximity * weights.import_proximity
-                    + signals.symbol_relevance * weights.symbol_relevance
-                    + signals.content_relevance * weights.content_relevance
-                    + signals.recency * weights.recency * recency_scale
-                    + signals.size_penalty * weights.size_penalty
-                    + signals.mention * weights.mention
-                    + signals.trace * weights.trace;
-                // A rule pack's boost counts once however many of its patterns
-                // match, so it never outweighs a named file or a traced frame.
-                let related = boosted_by.iter().any(|b| b == RELATED_FILE);
-                let boosts = usize::from(boosted_by.iter().any(|b| b != RELATED_FILE))
-                    + usize::from(related);
-                let modifier = 0.2 * (boosts as f64 - penalized_by.len() as f64);
-                round_score(((base + modifier) / total_weight).clamp(0.0, 1.0))
-            };
+        let score_of = |signals: &SelectionSignals, position: usize| {
+            let base = signals.path_relevance * weights.path_relevance
+                + signals.import_proximity * weights.import_proximity
+                + signals.symbol_relevance * weights.symbol_relevance
+                + signals.content_relevance * weights.content_relevance
+                + signals.recency * weights.recency * recency_scale
+                + signals.size_penalty * weights.size_penalty
+                + signals.mention * weights.mention
+                + signals.trace * weights.trace;
+            // A rule pack's boost counts once however many of its patterns
+            // match, so it never outweighs a named file or a traced frame.
+            let (boosted_by, penalized_by) = &modifiers[position];
+            let related = related[position];
+            let boosts = usize::from(!boosted_by.is_empty()) + usize::from(related);
+            let penalties = if related { 0 } else { penalized_by.len() };
+            let modifier = 0.2 * (boosts as f64 - penalties as f64);
+            round_score(((base + modifier) / total_weight).clamp(0.0, 1.0))
+        };
         // Seeds and import proximity.
+        let mut proximity: Vec<f64> = Vec::new();
         if let Some(graph) = graph {
             let mut ranked: Vec<(f64, usize)> = signals
                 .iter()
-                .zip(&modifiers)
                 .enumerate()
-                .filter(|(_, (s, _))| {
+                .filter(|(_, s)| {
                     s.path_relevance > 0.0 || s.symbol_relevance > 0.0 || s.has_direct_evidence()
                 })
-                .map(|(i, (s, (b, p)))| (score_of(s, b, p), i))
+                .map(|(i, s)| (score_of(s, i), i))
                 .collect();
             // The best few by score, then path: candidates are in path
             // order, so their positions order them as their paths would,
@@ -716,36 +725,43 @@ impl HeuristicSelector {
                 .filter(|&index| targets.contains(&repo.files[index].path))
                 .collect();
             seeds.extend(ranked.iter().map(|(_, i)| candidates[*i]));
-            let proximity = graph.proximity(&seeds);
-            for (index, signal) in candidates.iter().zip(&mut signals) {
-                signal.import_proximity = proximity.get(*index).copied().unwrap_or(0.0);
-            }
+            let by_index = graph.proximity(&seeds);
+            proximity = candidates
+                .iter()
+                .map(|index| by_index.get(*index).copied().unwrap_or(0.0))
+                .collect();
         }
+        let signals_of = |position: usize| SelectionSignals {
+            import_proximity: proximity.get(position).copied().unwrap_or(0.0),
+            ..signals[position]
+        };
 
         // Scores first, files later: only the selected files become
         // [`ScoredFile`]s, and the ranking sorts positions, not files.
-        let mut scores: Vec<f64> = Vec::with_capacity(files.len());
+        let scores: Vec<f64> = (0..files.len())
+            .into_par_iter()
+            .map(|position| score_of(&signals_of(position), position))
+            .collect();
         // (the position of the target among the named ones, or MAX; the
         // candidate's position), for the candidates with a signal.
         let mut order: Vec<(usize, usize)> = Vec::with_capacity(files.len());
         let mut zero_signal: Vec<(u32, f64)> = Vec::new();
-        for (position, ((file, signals), (boosted_by, penalized_by))) in
-            files.iter().zip(&signals).zip(&modifiers).enumerate()
-        {
-            let score = score_of(signals, boosted_by, penalized_by);
-            scores.push(score);
-            let target = targets.iter().position(|t| *t == file.path);
-            let related = boosted_by.iter().any(|b| b == RELATED_FILE);
-            if target.is_some() || related || signals.has_semantic_signal() {
+        for (position, file) in files.iter().enumerate() {
+            let target = if targets.is_empty() {
+                None
+            } else {
+                targets.iter().position(|t| *t == file.path)
+            };
+            if target.is_some() || related[position] || signals_of(position).has_semantic_signal() {
                 order.push((target.unwrap_or(usize::MAX), position));
             } else {
-                zero_signal.push((candidates[position] as u32, score));
+                zero_signal.push((candidates[position] as u32, scores[position]));
             }
         }
         // Selection order: targets first in the order named, then by score
         // descending, then by path. Candidates are in path order, so a
         // position stands for its path and the sort compares numbers only.
-        order.sort_unstable_by(|a, b| {
+        order.par_sort_unstable_by(|a, b| {
             a.0.cmp(&b.0)
                 .then_with(|| scores[b.1].total_cmp(&scores[a.1]))
                 .then_with(|| a.1.cmp(&b.1))
@@ -760,18 +776,24 @@ impl HeuristicSelector {
         let mut related_past_cap = Vec::new();
         let mut past_cap: Vec<(u32, f64)> = Vec::new();
         for (place, &(rank, position)) in order.iter().enumerate() {
-            let file = files[position];
-            let (boosted_by, penalized_by) = std::mem::take(&mut modifiers[position]);
-            if place >= keep && !boosted_by.iter().any(|b| b == RELATED_FILE) {
+            if place >= keep && !related[position] {
                 past_cap.push((candidates[position] as u32, scores[position]));
                 continue;
+            }
+            let file = files[position];
+            let (boosted_by, penalized_by) = &modifiers[position];
+            let mut boosted_by = boosted_by.clone();
+            let mut penalized_by = penalized_by.clone();
+            if related[position] {
+                boosted_by.push(RELATED_FILE.to_owned());
+                penalized_by.clear();
             }
             let scored_file = ScoredFile {
                 path: file.path.clone(),
                 language: file.language,
                 estimated_tokens: file.estimated_tokens,
                 score: scores[position],
-                signals: signals[position],
+                signals: signals_of(position),
                 boosted_by,
                 penalized_by,
                 target: rank != usize::MAX,
@@ -785,13 +807,13 @@ impl HeuristicSelector {
         scored.extend(related_past_cap);
         Selection {
             files: scored,
-            excluded,
+            excluded: excluded.clone(),
             zero_signal,
             past_cap,
             max_files,
             candidates: candidates.len(),
             truncated,
-            weights: Some(weights),
+            weights: Some(*weights),
         }
     }
 }
