@@ -61,8 +61,12 @@ impl Host {
             || std::env::temp_dir().join(format!("aic-cookies-{}", std::process::id())),
             |home| home.dir().join("cookies"),
         );
+        let mut index = ResidentIndex::new(cookies);
+        if let Some(home) = &home {
+            index = index.with_saved_snapshots(home.dir().join("snapshots"));
+        }
         Self::new(home, Some(Arc::new(Memo::default())), Arc::new(SystemClock))
-            .with_resident(Arc::new(ResidentIndex::new(cookies)))
+            .with_resident(Arc::new(index))
     }
 
     /// This host, keeping projects resident in `index`.

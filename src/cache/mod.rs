@@ -298,6 +298,39 @@ impl FileCache {
             .filter(|tier| tier.is_available())
     }
 
+    /// The stage fingerprint of this cache's settings: rows (and saved
+    /// snapshots) made under another are not this cache's.
+    pub fn fingerprint(&self) -> u128 {
+        self.fingerprint.0
+    }
+
+    /// Puts a file known from elsewhere (a saved resident snapshot) into the
+    /// memo, as if its path record and scan row had been read from the
+    /// database: a walk that finds the file with this `size` and `mtime_ns`
+    /// takes its hash and terms without a look-up. Does nothing without a
+    /// memo.
+    pub fn seed(
+        &self,
+        path: &RelativePath,
+        language: Language,
+        size: u64,
+        mtime_ns: i64,
+        hash: ContentHash,
+        terms: EntryTerms,
+    ) {
+        let Some(memo) = &self.memo else {
+            return;
+        };
+        let record = PathRecord {
+            size,
+            mtime_ns,
+            content_hash: u128::from_be_bytes(hash.0),
+            binary: false,
+        };
+        memo.put_path(&self.project, path, record);
+        memo.put_scan(self.row_key(hash, RowKind::Scan, path, language), terms);
+    }
+
     /// The key of a per-file row of this cache's settings.
     pub fn row_key(
         &self,

@@ -13,6 +13,7 @@
 //! watched (the `inotify` watch limit) is walked on every compile, as without
 //! a resident index, and says so once in the log.
 
+pub mod persist;
 pub mod watch;
 
 use std::collections::HashMap;
@@ -25,6 +26,8 @@ use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::{FileEntry, RepoMap};
 use serde::Serialize;
 use tracing::{info, warn};
+
+use crate::clock::Clock;
 
 use crate::cache::FileCache;
 use crate::pipeline::prepare::Project;
@@ -87,6 +90,32 @@ impl ProjectKey {
     }
 }
 
+/// Saves `snapshot` to `path` on a thread of its own (a large project's
+/// snapshot takes a fraction of a second to write); a failure is logged.
+fn save_in_background(
+    path: PathBuf,
+    fingerprint: u128,
+    snapshot: Arc<Snapshot>,
+    walk_started_ns: i64,
+) {
+    let spawned = std::thread::Builder::new()
+        .name("aic-snapshot-save".to_owned())
+        .spawn(move || {
+            let started = Instant::now();
+            match persist::save(&path, fingerprint, &snapshot.repo, walk_started_ns) {
+                Ok(files) => info!(
+                    "Saved the snapshot of {files} files to `{}` ({:?})",
+                    path.display(),
+                    started.elapsed()
+                ),
+                Err(error) => warn!("Could not save the snapshot `{}`: {error}", path.display()),
+            }
+        });
+    if let Err(error) = spawned {
+        warn!("Could not start saving a snapshot: {error}");
+    }
+}
+
 /// What [`ResidentIndex::status`] says of one project.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -115,6 +144,9 @@ pub struct ResidentIndex {
     projects: Mutex<HashMap<ProjectKey, Arc<Mutex<Resident>>>>,
     /// Where compiles write their cookies (see [`watch`]).
     cookie_dir: PathBuf,
+    /// Where snapshots are saved after a full walk and read before a
+    /// project's first walk ([`persist`]); `None`: not saved.
+    snapshot_dir: Option<PathBuf>,
 }
 
 impl ResidentIndex {
@@ -124,7 +156,31 @@ impl ResidentIndex {
         Self {
             projects: Mutex::default(),
             cookie_dir,
+            snapshot_dir: None,
         }
+    }
+
+    /// This index, saving each project's snapshot under `dir` after a full
+    /// walk and seeding a project's first walk from it ([`persist`]).
+    #[must_use]
+    pub fn with_saved_snapshots(mut self, dir: PathBuf) -> Self {
+        self.snapshot_dir = Some(dir);
+        self
+    }
+
+    /// Where the saved snapshot of `key`'s project lives.
+    fn saved_snapshot(&self, key: &ProjectKey) -> Option<PathBuf> {
+        let dir = self.snapshot_dir.as_ref()?;
+        let identity = format!(
+            "{}\0{}\0{}",
+            key.root.display(),
+            key.max_file_bytes,
+            key.guard
+        );
+        Some(persist::path_for(
+            dir,
+            xxhash_rust::xxh3::xxh3_128(identity.as_bytes()),
+        ))
     }
 }
 
@@ -179,7 +235,15 @@ impl ResidentIndex {
                 "first use"
             };
             let queries = replaced.unwrap_or(0) + u64::from(counted);
-            return self.walk_new(key, project, cache, cancel, reason.to_owned(), queries);
+            return self.walk_new(
+                key,
+                project,
+                cache,
+                cancel,
+                reason.to_owned(),
+                queries,
+                true,
+            );
         };
         let mut resident = entry.lock().unwrap_or_else(PoisonError::into_inner);
         resident.last_used = Instant::now();
@@ -203,7 +267,7 @@ impl ResidentIndex {
                         return update(&mut resident, project, cache, &changes).unwrap_or_else(
                             |reason| {
                                 drop(resident);
-                                self.walk_new(key, project, cache, cancel, reason, queries)
+                                self.walk_new(key, project, cache, cancel, reason, queries, false)
                             },
                         );
                     }
@@ -218,11 +282,13 @@ impl ResidentIndex {
             cancel,
             reason.unwrap_or_default(),
             queries,
+            false,
         )
     }
 
     /// Walks `project`, watches it and keeps it under `key`, with `queries`
-    /// compiles counted so far (this one included).
+    /// compiles counted so far (this one included). A `first_use` walk is
+    /// seeded from the project's saved snapshot, when there is one.
     fn walk_new(
         &self,
         key: ProjectKey,
@@ -231,12 +297,44 @@ impl ResidentIndex {
         cancel: Option<&AtomicBool>,
         reason: String,
         queries: u64,
+        first_use: bool,
     ) -> (Arc<Snapshot>, ResidentReport) {
         let root = &project.root;
+        let saved = self.saved_snapshot(&key);
+        if let (Some(saved), Some(cache)) = (&saved, cache)
+            && first_use
+        {
+            // A project's first walk in this process: what an earlier
+            // process saved spares the database look-ups.
+            let started = Instant::now();
+            match persist::load_into(saved, cache.fingerprint(), cache) {
+                Ok(files) => info!(
+                    "Seeded {files} files of `{}` from its saved snapshot ({:?})",
+                    root.display(),
+                    started.elapsed()
+                ),
+                Err(persist::LoadError::Missing) => {}
+                Err(error) => warn!(
+                    "The saved snapshot `{}` was not used: {error}",
+                    saved.display()
+                ),
+            }
+        }
+        let walk_started_ns = crate::clock::SystemClock.now_ns();
         // The watches start after the walk (the walk finds the directories);
         // a file edited in between is found by a stat pass below.
         let (snapshot, detail) = scan::scan_detailed(project, cache, cancel, None);
         let snapshot = Arc::new(snapshot);
+        if let (Some(saved), Some(cache)) = (saved, cache)
+            && !cancel.is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            save_in_background(
+                saved,
+                cache.fingerprint(),
+                snapshot.clone(),
+                walk_started_ns,
+            );
+        }
         let report = ResidentReport {
             answer: "walked",
             reason: Some(reason),

@@ -8,7 +8,9 @@ use crate::relative_path::RelativePath;
 
 /// The language of a file, detected from its extension or, failing that, its name.
 /// Serialized as lower-case names (`typescript`, `python`, `makefile`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 #[expect(missing_docs, reason = "each variant is the language it names")]
 pub enum Language {

@@ -1,0 +1,217 @@
+//! A resident snapshot kept on disk, so a restarted daemon (or MCP server)
+//! answers its first compile on a large project without looking every file up
+//! in the database.
+//!
+//! After each full walk of a project, the resident index writes what its
+//! RepoMap knows of each file — path, size, modification time, content hash,
+//! language and scan terms — to `$AIC_HOME/snapshots/<project>.snap`. The
+//! next process that walks the project for the first time reads the file
+//! back into its memo ([`FileCache::seed`]) before the walk: the walk still
+//! stats every file, and a file is taken from the seed only when its size and
+//! modification time match, exactly as with the database's path index, so a
+//! stale or foreign snapshot can cost look-ups but never change a result.
+//!
+//! The file is private (0600), written whole to a temporary name and renamed,
+//! and ends with an xxh3-64 checksum of everything before it; a file of
+//! another format version, of other stage settings (the cache's stage
+//! fingerprint), truncated or damaged is ignored with a log line and
+//! replaced after the walk. Files modified within two seconds of the walk's
+//! start are left out (their content may have changed within the file
+//! system's timestamp resolution), as the path index does.
+//!
+//! Layout: `AICSNAP1`, the version (u32 LE), the stage fingerprint (u128 LE),
+//! the file count (u64 LE), then per file its length (u32 LE) and its
+//! postcard encoding ([`SavedFile`]), then the checksum (u64 LE).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use aic_stages::content_hash::ContentHash;
+use aic_stages::language::Language;
+use aic_stages::relative_path::RelativePath;
+use aic_stages::repo_map::RepoMap;
+use aic_stages::row_codec::EntryTerms;
+use aic_stages::select::terms::TermStats;
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::cache::FileCache;
+
+const MAGIC: &[u8; 8] = b"AICSNAP1";
+
+/// The format version; a file of another version is ignored.
+const VERSION: u32 = 1;
+
+/// Files modified this close to the walk's start are not saved (2 s).
+const RACY_NS: i64 = 2_000_000_000;
+
+/// One file as saved (borrowed on the way out, owned on the way in).
+#[derive(Serialize, Deserialize)]
+struct SavedFile<'a> {
+    #[serde(borrow)]
+    path: std::borrow::Cow<'a, str>,
+    language: Language,
+    size: u64,
+    mtime_ns: i64,
+    hash: [u8; 16],
+    symbol_ids: std::borrow::Cow<'a, [u32]>,
+    name_ids: std::borrow::Cow<'a, [u32]>,
+    terms: std::borrow::Cow<'a, [(u32, u16)]>,
+    length: u32,
+}
+
+/// Where the snapshot of the project whose identity hashes to `key` lives
+/// under `dir`.
+pub fn path_for(dir: &Path, key: u128) -> PathBuf {
+    dir.join(format!("{key:032x}.snap"))
+}
+
+/// Writes `repo`'s files to `path` for a cache of `fingerprint`, leaving out
+/// files modified within [`RACY_NS`] of `walk_started_ns`. Returns the files
+/// written.
+///
+/// # Errors
+///
+/// The I/O error of the directory, the temporary file or the rename.
+pub fn save(
+    path: &Path,
+    fingerprint: u128,
+    repo: &RepoMap,
+    walk_started_ns: i64,
+) -> std::io::Result<usize> {
+    let settled: Vec<_> = repo
+        .files
+        .iter()
+        .filter(|file| walk_started_ns.saturating_sub(file.last_modified_ns) >= RACY_NS)
+        .collect();
+    let mut bytes: Vec<u8> = Vec::with_capacity(64 + settled.len() * 512);
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&VERSION.to_le_bytes());
+    bytes.extend_from_slice(&fingerprint.to_le_bytes());
+    bytes.extend_from_slice(&(settled.len() as u64).to_le_bytes());
+    for file in &settled {
+        let saved = SavedFile {
+            path: file.path.as_str().into(),
+            language: file.language,
+            size: file.size_bytes,
+            mtime_ns: file.last_modified_ns,
+            hash: file.content_hash.0,
+            symbol_ids: (&file.symbol_ids[..]).into(),
+            name_ids: (&file.name_ids[..]).into(),
+            terms: (&file.term_stats.terms[..]).into(),
+            length: file.term_stats.length,
+        };
+        let encoded = postcard::to_stdvec(&saved).map_err(std::io::Error::other)?;
+        bytes.extend_from_slice(&(encoded.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&encoded);
+    }
+    let mut checksum = Xxh3::new();
+    checksum.update(&bytes);
+    bytes.extend_from_slice(&checksum.digest().to_le_bytes());
+    let directory = path.parent().unwrap_or_else(|| Path::new("."));
+    crate::home::create_private_dir(directory)?;
+    let temporary = path.with_extension(format!("snap.{}.tmp", std::process::id()));
+    let mut file = crate::home::open_private(&temporary, false)?;
+    file.write_all(&bytes)?;
+    file.sync_all()?;
+    drop(file);
+    fs_err::rename(&temporary, path).inspect_err(|_| {
+        let _ = fs_err::remove_file(&temporary);
+    })?;
+    Ok(settled.len())
+}
+
+/// Why a saved snapshot was not used.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// There is none (the project was never walked by a long-lived process).
+    #[error("no saved snapshot")]
+    Missing,
+    /// It could not be read.
+    #[error("cannot read it: {0}")]
+    Io(#[from] std::io::Error),
+    /// Another format version or other stage settings.
+    #[error("it was made by another version of aic or under other settings")]
+    Foreign,
+    /// Truncated, or its checksum does not match.
+    #[error("it is damaged (truncated, or its checksum does not match)")]
+    Damaged,
+}
+
+/// Reads the snapshot at `path` made under `fingerprint` and hands each file
+/// to `cache`'s memo. Returns the files seeded.
+///
+/// # Errors
+///
+/// [`LoadError`]: missing, unreadable, foreign or damaged; nothing is seeded
+/// from a damaged file.
+pub fn load_into(path: &Path, fingerprint: u128, cache: &FileCache) -> Result<usize, LoadError> {
+    let bytes = match fs_err::read(path) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(LoadError::Missing);
+        }
+        Err(error) => return Err(error.into()),
+    };
+    let header = MAGIC.len() + 4 + 16 + 8;
+    if bytes.len() < header + 8 || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(LoadError::Damaged);
+    }
+    let (body, tail) = bytes.split_at(bytes.len() - 8);
+    let mut checksum = Xxh3::new();
+    checksum.update(body);
+    if checksum.digest().to_le_bytes() != tail {
+        return Err(LoadError::Damaged);
+    }
+    let version = u32::from_le_bytes(body[8..12].try_into().map_err(|_| LoadError::Damaged)?);
+    let saved_fingerprint =
+        u128::from_le_bytes(body[12..28].try_into().map_err(|_| LoadError::Damaged)?);
+    if version != VERSION || saved_fingerprint != fingerprint {
+        return Err(LoadError::Foreign);
+    }
+    let count = u64::from_le_bytes(body[28..36].try_into().map_err(|_| LoadError::Damaged)?);
+    let mut files: Vec<(RelativePath, Language, u64, i64, ContentHash, EntryTerms)> =
+        Vec::with_capacity(usize::try_from(count).unwrap_or(0).min(body.len() / 16));
+    let mut rest = &body[header..];
+    for _ in 0..count {
+        let Some((length, after)) = rest.split_first_chunk::<4>() else {
+            return Err(LoadError::Damaged);
+        };
+        let length = u32::from_le_bytes(*length) as usize;
+        if after.len() < length {
+            return Err(LoadError::Damaged);
+        }
+        let (encoded, after) = after.split_at(length);
+        rest = after;
+        let saved: SavedFile<'_> = postcard::from_bytes(encoded).map_err(|_| LoadError::Damaged)?;
+        let Some(path) = RelativePath::new(&saved.path) else {
+            return Err(LoadError::Damaged);
+        };
+        files.push((
+            path,
+            saved.language,
+            saved.size,
+            saved.mtime_ns,
+            ContentHash(saved.hash),
+            EntryTerms {
+                symbol_ids: saved.symbol_ids.into_owned().into(),
+                name_ids: saved.name_ids.into_owned().into(),
+                term_stats: TermStats {
+                    terms: saved.terms.into_owned().into(),
+                    length: saved.length,
+                },
+            },
+        ));
+    }
+    if !rest.is_empty() {
+        return Err(LoadError::Damaged);
+    }
+    let seeded = files.len();
+    for (path, language, size, mtime_ns, hash, terms) in files {
+        cache.seed(&path, language, size, mtime_ns, hash, terms);
+    }
+    Ok(seeded)
+}
+
+#[cfg(test)]
+mod tests;
