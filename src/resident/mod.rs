@@ -90,6 +90,17 @@ impl ProjectKey {
     }
 }
 
+/// Why a project is walked, for [`ResidentIndex::walk_new`].
+struct WalkWhy {
+    /// For the report (first use, a new directory, …).
+    reason: String,
+    /// Compiles counted so far, this one included.
+    queries: u64,
+    /// The project's first walk in this process: seeded from its saved
+    /// snapshot, when there is one.
+    first_use: bool,
+}
+
 /// Saves `snapshot` to `path` on a thread of its own (a large project's
 /// snapshot takes a fraction of a second to write); a failure is logged.
 fn save_in_background(
@@ -102,7 +113,8 @@ fn save_in_background(
         .name("aic-snapshot-save".to_owned())
         .spawn(move || {
             let started = Instant::now();
-            match persist::save(&path, fingerprint, &snapshot.repo, walk_started_ns) {
+            let saved = (&snapshot.repo, snapshot.file_tree_hash);
+            match persist::save(&path, fingerprint, saved, walk_started_ns) {
                 Ok(files) => info!(
                     "Saved the snapshot of {files} files to `{}` ({:?})",
                     path.display(),
@@ -235,15 +247,12 @@ impl ResidentIndex {
                 "first use"
             };
             let queries = replaced.unwrap_or(0) + u64::from(counted);
-            return self.walk_new(
-                key,
-                project,
-                cache,
-                cancel,
-                reason.to_owned(),
+            let why = WalkWhy {
+                reason: reason.to_owned(),
                 queries,
-                true,
-            );
+                first_use: true,
+            };
+            return self.walk_new(key, project, cache, cancel, why);
         };
         let mut resident = entry.lock().unwrap_or_else(PoisonError::into_inner);
         resident.last_used = Instant::now();
@@ -267,7 +276,12 @@ impl ResidentIndex {
                         return update(&mut resident, project, cache, &changes).unwrap_or_else(
                             |reason| {
                                 drop(resident);
-                                self.walk_new(key, project, cache, cancel, reason, queries, false)
+                                let why = WalkWhy {
+                                    reason,
+                                    queries,
+                                    first_use: false,
+                                };
+                                self.walk_new(key, project, cache, cancel, why)
                             },
                         );
                     }
@@ -280,27 +294,32 @@ impl ResidentIndex {
             project,
             cache,
             cancel,
-            reason.unwrap_or_default(),
-            queries,
-            false,
+            WalkWhy {
+                reason: reason.unwrap_or_default(),
+                queries,
+                first_use: false,
+            },
         )
     }
 
-    /// Walks `project`, watches it and keeps it under `key`, with `queries`
-    /// compiles counted so far (this one included). A `first_use` walk is
-    /// seeded from the project's saved snapshot, when there is one.
+    /// Walks `project`, watches it and keeps it under `key` ([`WalkWhy`]
+    /// says why, and how many compiles were counted so far).
     fn walk_new(
         &self,
         key: ProjectKey,
         project: &Project,
         cache: Option<&FileCache>,
         cancel: Option<&AtomicBool>,
-        reason: String,
-        queries: u64,
-        first_use: bool,
+        why: WalkWhy,
     ) -> (Arc<Snapshot>, ResidentReport) {
+        let WalkWhy {
+            reason,
+            queries,
+            first_use,
+        } = why;
         let root = &project.root;
         let saved = self.saved_snapshot(&key);
+        let mut saved_tree = None;
         if let (Some(saved), Some(cache)) = (&saved, cache)
             && first_use
         {
@@ -308,11 +327,14 @@ impl ResidentIndex {
             // process saved spares the database look-ups.
             let started = Instant::now();
             match persist::load_into(saved, cache.fingerprint(), cache) {
-                Ok(files) => info!(
-                    "Seeded {files} files of `{}` from its saved snapshot ({:?})",
-                    root.display(),
-                    started.elapsed()
-                ),
+                Ok((files, tree)) => {
+                    saved_tree = Some(tree);
+                    info!(
+                        "Seeded {files} files of `{}` from its saved snapshot ({:?})",
+                        root.display(),
+                        started.elapsed()
+                    );
+                }
                 Err(persist::LoadError::Missing) => {}
                 Err(error) => warn!(
                     "The saved snapshot `{}` was not used: {error}",
@@ -326,6 +348,7 @@ impl ResidentIndex {
         let (snapshot, detail) = scan::scan_detailed(project, cache, cancel, None);
         let snapshot = Arc::new(snapshot);
         if let (Some(saved), Some(cache)) = (saved, cache)
+            && saved_tree != Some(snapshot.file_tree_hash)
             && !cancel.is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed))
         {
             save_in_background(

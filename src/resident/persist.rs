@@ -19,8 +19,11 @@
 //! start are left out (their content may have changed within the file
 //! system's timestamp resolution), as the path index does.
 //!
+//! A walk that finds the tree as saved (same file-tree hash: every path,
+//! size and modification time) does not write it again.
+//!
 //! Layout: `AICSNAP1`, the version (u32 LE), the stage fingerprint (u128 LE),
-//! the file count (u64 LE), then per file its length (u32 LE) and its
+//! the file-tree hash of the saved walk (16 bytes), the file count (u64 LE), then per file its length (u32 LE) and its
 //! postcard encoding ([`SavedFile`]), then the checksum (u64 LE).
 
 use std::io::Write;
@@ -67,8 +70,9 @@ pub fn path_for(dir: &Path, key: u128) -> PathBuf {
 }
 
 /// Writes `repo`'s files to `path` for a cache of `fingerprint`, leaving out
-/// files modified within [`RACY_NS`] of `walk_started_ns`. Returns the files
-/// written.
+/// files modified within [`RACY_NS`] of `walk_started_ns`, with `tree_hash`
+/// (the walk's [`Snapshot::file_tree_hash`](crate::pipeline::scan::Snapshot)).
+/// Returns the files written.
 ///
 /// # Errors
 ///
@@ -76,7 +80,7 @@ pub fn path_for(dir: &Path, key: u128) -> PathBuf {
 pub fn save(
     path: &Path,
     fingerprint: u128,
-    repo: &RepoMap,
+    (repo, tree_hash): (&RepoMap, ContentHash),
     walk_started_ns: i64,
 ) -> std::io::Result<usize> {
     let settled: Vec<_> = repo
@@ -88,6 +92,7 @@ pub fn save(
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&VERSION.to_le_bytes());
     bytes.extend_from_slice(&fingerprint.to_le_bytes());
+    bytes.extend_from_slice(&tree_hash.0);
     bytes.extend_from_slice(&(settled.len() as u64).to_le_bytes());
     for file in &settled {
         let saved = SavedFile {
@@ -139,13 +144,18 @@ pub enum LoadError {
 }
 
 /// Reads the snapshot at `path` made under `fingerprint` and hands each file
-/// to `cache`'s memo. Returns the files seeded.
+/// to `cache`'s memo. Returns the files seeded and the saved walk's
+/// file-tree hash.
 ///
 /// # Errors
 ///
 /// [`LoadError`]: missing, unreadable, foreign or damaged; nothing is seeded
 /// from a damaged file.
-pub fn load_into(path: &Path, fingerprint: u128, cache: &FileCache) -> Result<usize, LoadError> {
+pub fn load_into(
+    path: &Path,
+    fingerprint: u128,
+    cache: &FileCache,
+) -> Result<(usize, ContentHash), LoadError> {
     let bytes = match fs_err::read(path) {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
@@ -153,7 +163,7 @@ pub fn load_into(path: &Path, fingerprint: u128, cache: &FileCache) -> Result<us
         }
         Err(error) => return Err(error.into()),
     };
-    let header = MAGIC.len() + 4 + 16 + 8;
+    let header = MAGIC.len() + 4 + 16 + 16 + 8;
     if bytes.len() < header + 8 || &bytes[..MAGIC.len()] != MAGIC {
         return Err(LoadError::Damaged);
     }
@@ -169,7 +179,8 @@ pub fn load_into(path: &Path, fingerprint: u128, cache: &FileCache) -> Result<us
     if version != VERSION || saved_fingerprint != fingerprint {
         return Err(LoadError::Foreign);
     }
-    let count = u64::from_le_bytes(body[28..36].try_into().map_err(|_| LoadError::Damaged)?);
+    let tree_hash = ContentHash(body[28..44].try_into().map_err(|_| LoadError::Damaged)?);
+    let count = u64::from_le_bytes(body[44..52].try_into().map_err(|_| LoadError::Damaged)?);
     let mut files: Vec<(RelativePath, Language, u64, i64, ContentHash, EntryTerms)> =
         Vec::with_capacity(usize::try_from(count).unwrap_or(0).min(body.len() / 16));
     let mut rest = &body[header..];
@@ -210,7 +221,7 @@ pub fn load_into(path: &Path, fingerprint: u128, cache: &FileCache) -> Result<us
     for (path, language, size, mtime_ns, hash, terms) in files {
         cache.seed(&path, language, size, mtime_ns, hash, terms);
     }
-    Ok(seeded)
+    Ok((seeded, tree_hash))
 }
 
 #[cfg(test)]

@@ -43,6 +43,8 @@ fn cache(home: &Path, memo: &Arc<Memo>) -> FileCache {
     .unwrap()
 }
 
+const TREE: ContentHash = ContentHash([5; 16]);
+
 const NOW_NS: i64 = 1_800_000_000_000_000_000;
 
 fn repo() -> RepoMap {
@@ -60,8 +62,14 @@ fn a_saved_snapshot_seeds_the_memo_with_every_settled_file() {
     let path = path_for(&home.path().join("snapshots"), 42);
     let repo = repo();
     // The file modified a millisecond before the walk is left out.
-    assert_eq!(save(&path, cache.fingerprint(), &repo, NOW_NS).unwrap(), 1);
-    assert_eq!(load_into(&path, cache.fingerprint(), &cache).unwrap(), 1);
+    assert_eq!(
+        save(&path, cache.fingerprint(), (&repo, TREE), NOW_NS).unwrap(),
+        1
+    );
+    assert_eq!(
+        load_into(&path, cache.fingerprint(), &cache).unwrap(),
+        (1, TREE)
+    );
     let kept = &repo.files[0];
     assert_eq!(
         cache.indexed_hash(&kept.path, kept.size_bytes, kept.last_modified_ns),
@@ -93,7 +101,7 @@ fn foreign_truncated_and_damaged_snapshots_are_refused_whole() {
         load_into(&path, cache.fingerprint(), &cache),
         Err(LoadError::Missing)
     ));
-    save(&path, cache.fingerprint(), &repo(), NOW_NS).unwrap();
+    save(&path, cache.fingerprint(), (&repo(), TREE), NOW_NS).unwrap();
     assert!(matches!(
         load_into(&path, cache.fingerprint() ^ 1, &cache),
         Err(LoadError::Foreign)

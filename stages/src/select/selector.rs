@@ -596,7 +596,7 @@ impl HeuristicSelector {
 
         // Each file's signals depend on that file alone: computed in
         // parallel, collected in candidate order.
-        let (signals, modifiers): (Vec<SelectionSignals>, Vec<(Vec<String>, Vec<String>)>) = files
+        let (signals, modifiers): (Vec<SelectionSignals>, Vec<Modifiers>) = files
             .par_iter()
             .zip(recency)
             .zip(content)
@@ -738,7 +738,7 @@ impl HeuristicSelector {
 
         // Scores first, files later: only the selected files become
         // [`ScoredFile`]s, and the ranking sorts positions, not files.
-        let scores: Vec<f64> = (0..files.len())
+        let score_by_position: Vec<f64> = (0..files.len())
             .into_par_iter()
             .map(|position| score_of(&signals_of(position), position))
             .collect();
@@ -755,7 +755,7 @@ impl HeuristicSelector {
             if target.is_some() || related[position] || signals_of(position).has_semantic_signal() {
                 order.push((target.unwrap_or(usize::MAX), position));
             } else {
-                zero_signal.push((candidates[position] as u32, scores[position]));
+                zero_signal.push((candidates[position] as u32, score_by_position[position]));
             }
         }
         // Selection order: targets first in the order named, then by score
@@ -763,7 +763,7 @@ impl HeuristicSelector {
         // position stands for its path and the sort compares numbers only.
         order.par_sort_unstable_by(|a, b| {
             a.0.cmp(&b.0)
-                .then_with(|| scores[b.1].total_cmp(&scores[a.1]))
+                .then_with(|| score_by_position[b.1].total_cmp(&score_by_position[a.1]))
                 .then_with(|| a.1.cmp(&b.1))
         });
         let pinned = order.iter().filter(|(rank, _)| *rank != usize::MAX).count();
@@ -777,7 +777,7 @@ impl HeuristicSelector {
         let mut past_cap: Vec<(u32, f64)> = Vec::new();
         for (place, &(rank, position)) in order.iter().enumerate() {
             if place >= keep && !related[position] {
-                past_cap.push((candidates[position] as u32, scores[position]));
+                past_cap.push((candidates[position] as u32, score_by_position[position]));
                 continue;
             }
             let file = files[position];
@@ -792,7 +792,7 @@ impl HeuristicSelector {
                 path: file.path.clone(),
                 language: file.language,
                 estimated_tokens: file.estimated_tokens,
-                score: scores[position],
+                score: score_by_position[position],
                 signals: signals_of(position),
                 boosted_by,
                 penalized_by,
@@ -818,6 +818,9 @@ impl HeuristicSelector {
     }
 }
 
+/// Boost and penalize patterns a candidate matched.
+type Modifiers = (Vec<String>, Vec<String>);
+
 /// The graph-independent part of a selection ([`HeuristicSelector::first_pass`]).
 #[derive(Clone, Debug)]
 pub struct FirstPass {
@@ -829,7 +832,7 @@ pub struct FirstPass {
     signals: Vec<SelectionSignals>,
     /// Boost and penalize patterns matched, per candidate (related files not
     /// yet applied).
-    modifiers: Vec<(Vec<String>, Vec<String>)>,
+    modifiers: Vec<Modifiers>,
     excluded: Vec<ExcludedFile>,
 }
 
