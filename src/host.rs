@@ -63,7 +63,7 @@ impl Host {
         );
         let mut index = ResidentIndex::new(cookies);
         if let Some(home) = &home {
-            index = index.with_saved_snapshots(home.dir().join("snapshots"));
+            index = index.with_saved_snapshots(home.dir().join(crate::resident::SNAPSHOT_DIR));
         }
         Self::new(home, Some(Arc::new(Memo::default())), Arc::new(SystemClock))
             .with_resident(Arc::new(index))

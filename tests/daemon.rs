@@ -705,3 +705,31 @@ fn the_counters_agree_from_the_first_request_on() {
     assert!(shown.contains("handed 1 request back"), "{shown}");
     assert!(shown.contains("compiles"), "{shown}");
 }
+
+/// `aic precompute` saves the project's snapshot; a daemon started after it
+/// seeds its first walk from the file and answers as in-process.
+#[test]
+fn a_new_daemon_starts_from_the_snapshot_precompute_saved() {
+    let test = repository();
+    let root = test.root().to_str().unwrap();
+    let run = run_exe(&exe(), &["precompute", "--root", root], test.home(), "off", None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let saved: Vec<_> = fs_err::read_dir(test.home().join("snapshots"))
+        .unwrap()
+        .collect();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    let _daemon = Daemon::start(test.home(), &exe(), &["-v"]);
+    warm(test.home(), test.root());
+    let log = fs_err::read_to_string(test.home().join("daemon").join("daemon.log")).unwrap();
+    assert!(log.contains("Seeded "), "{log}");
+    assert!(!log.contains("was not used"), "{log}");
+    assert_same(
+        &test,
+        &[
+            "compile",
+            "fix the null check in the user service",
+            "--root",
+            "[ROOT]",
+        ],
+    );
+}

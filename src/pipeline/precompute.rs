@@ -198,8 +198,25 @@ pub fn precompute(
         handled.insert(file.path.clone());
     };
     let on_read: Option<&crate::pipeline::scan::OnRead<'_>> = (!remote).then_some(&on_read);
+    let walk_started_ns = host.clock().now_ns();
     let snapshot = scan_shard(&project, Some(&cache), on_read, request.shard);
     let repo = &snapshot.repo;
+    // The whole project's snapshot is saved as a daemon saves it, so the
+    // first daemon or MCP server on a precomputed project starts warm.
+    if request.shard.is_none()
+        && let Some(home) = host.home()
+    {
+        let path = crate::resident::saved_snapshot_path(home, &project);
+        let saved = (repo, snapshot.file_tree_hash);
+        if let Err(error) =
+            crate::resident::persist::save(&path, cache.fingerprint(), saved, walk_started_ns)
+        {
+            warnings.push(format!(
+                "The project's snapshot could not be saved to `{}`: {error}",
+                path.display()
+            ));
+        }
+    }
     on_total(repo.files.len() as u64);
     let mut keys = project_keys(&cache, &repo.files, tokens.tokenizer());
     // The git history row goes with the files' rows (shard 1 reads it).

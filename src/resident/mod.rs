@@ -79,7 +79,27 @@ struct ProjectKey {
     guard: String,
 }
 
+/// Where the saved snapshot of `project` lives in `$AIC_HOME`: one file per
+/// root and scan settings ([`persist`]).
+pub fn saved_snapshot_path(home: &crate::home::AicHome, project: &Project) -> PathBuf {
+    ProjectKey::of(project).saved_snapshot(&home.dir().join(SNAPSHOT_DIR))
+}
+
+/// The directory of `$AIC_HOME` that holds saved snapshots.
+pub const SNAPSHOT_DIR: &str = "snapshots";
+
 impl ProjectKey {
+    /// Its saved snapshot's file under `dir`.
+    fn saved_snapshot(&self, dir: &Path) -> PathBuf {
+        let identity = format!(
+            "{}\0{}\0{}",
+            self.root.display(),
+            self.max_file_bytes,
+            self.guard
+        );
+        persist::path_for(dir, xxhash_rust::xxh3::xxh3_128(identity.as_bytes()))
+    }
+
     fn of(project: &Project) -> Self {
         let guard = &project.config.guard;
         Self {
@@ -182,17 +202,7 @@ impl ResidentIndex {
 
     /// Where the saved snapshot of `key`'s project lives.
     fn saved_snapshot(&self, key: &ProjectKey) -> Option<PathBuf> {
-        let dir = self.snapshot_dir.as_ref()?;
-        let identity = format!(
-            "{}\0{}\0{}",
-            key.root.display(),
-            key.max_file_bytes,
-            key.guard
-        );
-        Some(persist::path_for(
-            dir,
-            xxhash_rust::xxh3::xxh3_128(identity.as_bytes()),
-        ))
+        Some(key.saved_snapshot(self.snapshot_dir.as_ref()?))
     }
 }
 
