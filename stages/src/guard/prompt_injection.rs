@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use regex::{Regex, RegexSet};
 
+use crate::guard::addressed_request::{self, AddressedRequests, Reading};
 use crate::guard::encoded;
 use crate::guard::injection_context::{FileKind, InjectionContext};
 use crate::guard::read_as_model::{LineChanges, ReadAsModel};
@@ -180,6 +181,12 @@ pub struct PromptInjectionScanner {
     set: RegexSet,
     /// Each pattern alone, in `patterns` order, to locate its matches.
     regexes: Vec<Regex>,
+    /// Requests addressed to the model (see [`addressed_request`]).
+    requests: AddressedRequests,
+    /// A decode-and-follow request next to an encoded text.
+    decode_cue: Regex,
+    /// Override phrases and credential paths written in ROT13.
+    rot13: Regex,
 }
 
 /// One compiled pattern's description.
@@ -266,9 +273,128 @@ impl PromptInjectionScanner {
             patterns,
             set,
             regexes,
+            requests: AddressedRequests::new(),
+            decode_cue: Regex::new(DECODE_CUE).expect("the decode cue is a valid regex"),
+            rot13: Regex::new(&rot13_pattern()).expect("the ROT13 phrases are a valid regex"),
         }
     }
 }
+
+/// A decode-and-follow request: decoding a text, then doing as it says.
+const DECODE_CUE: &str = r"(?i)(?-u:\b)(?:decode|decipher|decrypt|unscramble|rot-?13|base-?64|reverse)\w*\s+(?:\S+\s+){0,6}?(?:and|then)\s+(?:\S+\s+){0,2}?(?:do|follow|execute|run|obey|carry\s+out|act\s+on|perform)\s+(?:\S+\s+){0,3}?(?:what|whatever|it|its|the\s+(?:instructions?|commands?|steps?|text))(?-u:\b)";
+
+/// Words of override phrases and credential paths, to be found in ROT13
+/// (kept in parts so this file holds none of them whole).
+const ROT13_PHRASES: &[&[&str]] = &[
+    &["ignore ", "all previous"],
+    &["ignore ", "previous"],
+    &["ignore ", "the previous"],
+    &["disre", "gard all"],
+    &["disre", "gard previous"],
+    &["previous ", "instructions"],
+    &["system ", "prompt"],
+    &["aws/cre", "dentials"],
+    &["ssh/", "id_"],
+    &["private ", "key"],
+    &["you are ", "now"],
+];
+
+/// ROT13 of a character (letters rotated by 13, everything else kept).
+fn rot13(c: char) -> char {
+    match c {
+        'a'..='z' => char::from(b'a' + (c as u8 - b'a' + 13) % 26),
+        'A'..='Z' => char::from(b'A' + (c as u8 - b'A' + 13) % 26),
+        _ => c,
+    }
+}
+
+/// The regex of [`ROT13_PHRASES`] written in ROT13, whitespace as `\s+`.
+fn rot13_pattern() -> String {
+    let alternatives: Vec<String> = ROT13_PHRASES
+        .iter()
+        .map(|parts| {
+            let phrase: String = parts.concat().chars().map(rot13).collect();
+            phrase
+                .split(' ')
+                .map(regex::escape)
+                .collect::<Vec<_>>()
+                .join(r"\s+")
+        })
+        .collect();
+    format!(r"(?i)(?-u:\b)(?:{})", alternatives.join("|"))
+}
+
+/// Whether a line looks like an encoded blob: a base64-like token of 16
+/// characters or more with both letter cases, or a text that reads as
+/// English words only once rotated by 13 (ROT13).
+fn looks_encoded(line: &str) -> bool {
+    let base64 = line
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=' | '-' | '_')))
+        .any(|token| {
+            token.len() >= 16
+                && token.bytes().any(|b| b.is_ascii_lowercase())
+                && token.bytes().any(|b| b.is_ascii_uppercase())
+        });
+    base64 || {
+        let rotated: String = line.chars().map(rot13).collect();
+        common_words(&rotated) >= 2 && common_words(&rotated) > common_words(line)
+    }
+}
+
+/// How many of the commonest English words a text holds, as words.
+fn common_words(text: &str) -> usize {
+    text.split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|word| {
+            matches!(
+                word.to_ascii_lowercase().as_str(),
+                "the"
+                    | "and"
+                    | "to"
+                    | "you"
+                    | "all"
+                    | "of"
+                    | "your"
+                    | "is"
+                    | "in"
+                    | "a"
+                    | "it"
+                    | "this"
+                    | "print"
+                    | "run"
+                    | "send"
+            )
+        })
+        .count()
+}
+
+/// How many lines around a decode-and-follow request an encoded blob is
+/// looked for.
+const DECODE_WINDOW: u32 = 5;
+
+/// The last words of a comment line after which an override phrase may go on
+/// to the next comment line.
+const SPLIT_TRIGGERS: &[&str] = &[
+    "ignore",
+    "disregard",
+    "forget",
+    "override",
+    "bypass",
+    "all",
+    "any",
+    "the",
+    "your",
+    "previous",
+    "prior",
+    "above",
+    "earlier",
+    "system",
+    "new",
+    "from",
+    "now",
+    "on",
+    "you",
+    "are",
+];
 
 impl Default for PromptInjectionScanner {
     fn default() -> Self {
@@ -285,6 +411,9 @@ impl GuardScanner for PromptInjectionScanner {
         let mut findings = self.hidden_instructions(path, content);
         findings.extend(self.encoded_instructions(path, language, content));
         findings.extend(self.visible_instructions(path, language, content));
+        findings.extend(self.split_instructions(path, content));
+        findings.extend(self.decode_requests(path, content));
+        findings.extend(self.addressed_requests(path, language, content));
         findings
     }
 }
@@ -363,6 +492,7 @@ impl PromptInjectionScanner {
             .filter(|run| {
                 self.set.is_match(&run.text)
                     || ReadAsModel::new(&run.text).is_some_and(|read| self.set.is_match(&read.text))
+                    || self.requests.any_in(&run.text)
             })
             .collect();
         if hits.is_empty() {
@@ -416,7 +546,7 @@ impl PromptInjectionScanner {
         let lines = LineIndex::new(content);
         let surroundings = InjectionContext::new(path, language, content, &lines);
         // Every hit: (pattern index, its pattern, byte offset).
-        let mut found_all: Vec<(usize, &Pattern, usize)> = Vec::new();
+        let mut found_all: Vec<(usize, &Pattern, usize, usize)> = Vec::new();
         for index in &matched {
             let (Some(pattern), Some(regex)) = (self.patterns.get(index), self.regexes.get(index))
             else {
@@ -425,15 +555,15 @@ impl PromptInjectionScanner {
             found_all.extend(
                 regex
                     .find_iter(content)
-                    .map(|found| (index, pattern, found.start())),
+                    .map(|found| (index, pattern, found.start(), found.end())),
             );
         }
         // The lines of unambiguous phrases: an ambiguous one near them is part
         // of the same attack.
         let unambiguous_lines: BTreeSet<u32> = found_all
             .iter()
-            .filter(|(_, pattern, _)| !pattern.ambiguous)
-            .map(|&(_, _, start)| lines.line_number(start))
+            .filter(|(_, pattern, _, _)| !pattern.ambiguous)
+            .map(|&(_, _, start, _)| lines.line_number(start))
             .collect();
         // (line, pattern index) → excused, an unexcused hit on the line winning.
         let mut hits: BTreeMap<(u32, usize), bool> = BTreeMap::new();
@@ -441,18 +571,35 @@ impl PromptInjectionScanner {
         // A hit in a code file outside any quotes sits in a comment or a
         // docstring: prose the model reads, not data a tokenizer test holds.
         let mut unquoted_in_code = false;
-        for (index, pattern, start) in found_all {
+        for (index, pattern, start, end) in found_all {
             let line = lines.line_number(start);
             let near_attack = unambiguous_lines
                 .range(line.saturating_sub(ATTACK_NEIGHBOURHOOD)..=line + ATTACK_NEIGHBOURHOOD)
                 .next()
                 .is_some();
-            let addressed_to_a_reader =
-                pattern.ambiguous && !near_attack && !surroundings.aimed_at_model(line);
-            let excused = addressed_to_a_reader
-                || surroundings
-                    .excuse(start, pattern.group == MARKUP_GROUP)
-                    .is_some();
+            // An ambiguous override (a verb that discards "the previous" ones)
+            // names the model's setup by its own words: judged without them.
+            let own_words =
+                if starts_with_override_verb(content.get(start..end).unwrap_or_default()) {
+                    start..end
+                } else {
+                    start..start
+                };
+            let addressed_to_a_reader = pattern.ambiguous
+                && !near_attack
+                && !surroundings.aimed_at_model_besides(line, own_words);
+            // Bidirectional-override characters on the line hide the phrase
+            // from the reviewer: never excused.
+            let hidden_by_bidi = !content.is_ascii()
+                && lines
+                    .line(line)
+                    .chars()
+                    .any(addressed_request::is_bidi_control);
+            let excused = !hidden_by_bidi
+                && (addressed_to_a_reader
+                    || surroundings
+                        .excuse(start, pattern.group == MARKUP_GROUP)
+                        .is_some());
             if !excused {
                 groups.insert(pattern.group);
                 if language.is_code() && !surroundings.is_quoted(line, start) {
@@ -517,6 +664,195 @@ impl PromptInjectionScanner {
         }
         findings
     }
+}
+
+impl PromptInjectionScanner {
+    /// Requests addressed to the model for an action outside the task (see
+    /// [`addressed_request`]): one finding per line and request, with the
+    /// request's category as its pattern id. In a file that is not code
+    /// every unexcused request blocks; in code, a request outside string
+    /// literals (a comment, a docstring) blocks. Excused requests (see
+    /// [`addressed_request::excused`]) are warnings.
+    fn addressed_requests(
+        &self,
+        path: &RelativePath,
+        language: Language,
+        content: &str,
+    ) -> Vec<GuardFinding> {
+        let lines = LineIndex::new(content);
+        let requests = self.requests.find(content, &lines, Reading::File);
+        if requests.is_empty() {
+            return Vec::new();
+        }
+        let surroundings = InjectionContext::new(path, language, content, &lines);
+        requests
+            .into_iter()
+            .map(|request| {
+                let excused =
+                    addressed_request::excused(&request, &surroundings, language.is_code());
+                GuardFinding {
+                    severity: if excused {
+                        GuardSeverity::Warn
+                    } else {
+                        GuardSeverity::Block
+                    },
+                    finding_type: GuardFindingType::PromptInjection,
+                    file: path.clone(),
+                    line: Some(request.line),
+                    message: if request.bidi {
+                        format!(
+                            "{} (hidden with bidirectional-override characters)",
+                            request.category.message()
+                        )
+                    } else {
+                        request.category.message().to_owned()
+                    },
+                    pattern: Some(request.category.id().to_owned()),
+                }
+            })
+            .collect()
+    }
+
+    /// Override phrases split over two consecutive comment lines (`#`, `//`,
+    /// `*`, `--`, `;`): when a comment line ends with a word a phrase can go
+    /// on from ("ignore", "all", "previous", …), the two lines are joined
+    /// without their markers and matched; a phrase found only then is a
+    /// [`GuardSeverity::Block`] finding `split-instruction` at the first line.
+    fn split_instructions(&self, path: &RelativePath, content: &str) -> Vec<GuardFinding> {
+        let comment = |line: &str| {
+            let trimmed = line.trim_start();
+            ["#", "//", "*", "--", ";"]
+                .iter()
+                .any(|marker| trimmed.starts_with(marker))
+        };
+        let mut findings = Vec::new();
+        let mut previous: Option<&str> = None;
+        for (index, line) in content.lines().enumerate() {
+            let current = comment(line).then_some(line);
+            if let (Some(first), Some(second)) = (previous, current) {
+                let first_body = strip_comment(first).trim_end();
+                let last_word = first_body
+                    .rsplit(|c: char| !c.is_alphanumeric())
+                    .next()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                if SPLIT_TRIGGERS.contains(&last_word.as_str()) {
+                    let joined = format!("{first_body} {}", strip_comment(second));
+                    if self.set.is_match(&joined)
+                        && !self.set.is_match(first)
+                        && !self.set.is_match(second)
+                    {
+                        findings.push(GuardFinding {
+                            severity: GuardSeverity::Block,
+                            finding_type: GuardFindingType::PromptInjection,
+                            file: path.clone(),
+                            line: Some(u32::try_from(index).unwrap_or(u32::MAX)),
+                            message: "Instruction-override phrase split over comment lines"
+                                .to_owned(),
+                            pattern: Some("split-instruction".to_owned()),
+                        });
+                    }
+                }
+            }
+            previous = current;
+        }
+        findings
+    }
+
+    /// A decode-and-follow request within [`DECODE_WINDOW`] lines of an
+    /// encoded blob (a base64-like token, a line that reads as English once
+    /// rotated by 13), and override
+    /// phrases or credential paths written in ROT13: [`GuardSeverity::Block`]
+    /// findings `encoded-instruction`, whatever the file.
+    fn decode_requests(&self, path: &RelativePath, content: &str) -> Vec<GuardFinding> {
+        let cue = self.decode_cue.find(content);
+        let rot13 = self.rot13.find(content);
+        if cue.is_none() && rot13.is_none() {
+            return Vec::new();
+        }
+        let lines = LineIndex::new(content);
+        let finding = |line: u32, message: &str| GuardFinding {
+            severity: GuardSeverity::Block,
+            finding_type: GuardFindingType::PromptInjection,
+            file: path.clone(),
+            line: Some(line),
+            message: message.to_owned(),
+            pattern: Some("encoded-instruction".to_owned()),
+        };
+        let mut findings = Vec::new();
+        if let Some(found) = rot13 {
+            findings.push(finding(
+                lines.line_number(found.start()),
+                "Instruction-override phrase encoded with ROT13",
+            ));
+        }
+        for found in self.decode_cue.find_iter(content) {
+            let line = lines.line_number(found.start());
+            let first = line.saturating_sub(DECODE_WINDOW).max(1);
+            let last = (line + DECODE_WINDOW).min(lines.line_count());
+            if (first..=last).any(|at| looks_encoded(lines.line(at))) {
+                findings.push(finding(
+                    line,
+                    "Decode-and-follow request next to an encoded text",
+                ));
+                break;
+            }
+        }
+        findings
+    }
+
+    /// The injection findings of a text the user pasted as the intent, read
+    /// as a Markdown document: override phrases (plain, hidden, encoded,
+    /// split), requests addressed to the model — except those a user may
+    /// make themselves (deleting, force-pushing, going ahead without asking),
+    /// which count only from a fake chat turn. Only findings that would block
+    /// a file are kept.
+    pub(crate) fn scan_pasted(&self, path: &RelativePath, text: &str) -> Vec<GuardFinding> {
+        let language = Language::Markdown;
+        let mut findings = self.hidden_instructions(path, text);
+        findings.extend(self.encoded_instructions(path, language, text));
+        findings.extend(self.visible_instructions(path, language, text));
+        findings.extend(self.split_instructions(path, text));
+        findings.extend(self.decode_requests(path, text));
+        let lines = LineIndex::new(text);
+        for request in self.requests.find(text, &lines, Reading::Pasted) {
+            findings.push(GuardFinding {
+                severity: GuardSeverity::Block,
+                finding_type: GuardFindingType::PromptInjection,
+                file: path.clone(),
+                line: Some(request.line),
+                message: request.category.message().to_owned(),
+                pattern: Some(request.category.id().to_owned()),
+            });
+        }
+        findings.retain(|finding| finding.severity == GuardSeverity::Block);
+        findings
+    }
+}
+
+/// Whether a phrase starts with a verb that discards instructions.
+fn starts_with_override_verb(phrase: &str) -> bool {
+    let first = phrase
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    matches!(
+        first.as_str(),
+        "ignore" | "disregard" | "forget" | "discard"
+    )
+}
+
+/// A comment line without its indentation and comment marker.
+fn strip_comment(line: &str) -> &str {
+    let trimmed = line.trim_start();
+    ["//", "--", "#", "*", ";"]
+        .iter()
+        .find_map(|marker| trimmed.strip_prefix(marker))
+        .map_or(trimmed, |rest| {
+            rest.trim_start_matches(['#', '/', '*', ';', '-'])
+                .trim_start()
+        })
 }
 
 #[cfg(test)]
