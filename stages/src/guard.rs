@@ -407,8 +407,9 @@ pub const INTENT_PATH: &str = "<intent>";
 /// prompt's `## Task` shows it (see [`scan_intent`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IntentInjection {
-    /// The findings, sorted, each at a one-based line of the intent and
-    /// with [`INTENT_PATH`] as its file; never the matched text.
+    /// The findings, sorted, each a [`GuardSeverity::Warn`] at a one-based
+    /// line of the intent with [`INTENT_PATH`] as its file; never the
+    /// matched text.
     pub findings: Vec<GuardFinding>,
     /// The intent with each paragraph that holds a finding quoted (`> `)
     /// between a note that marks it as untrusted text and an end marker.
@@ -427,7 +428,8 @@ pub struct IntentInjection {
 /// and count only when the text poses as a chat turn.
 ///
 /// Returns `None` for an intent with no such finding; otherwise the
-/// findings (all of them would block a file) and the marked intent.
+/// findings (each one that would block a file, reported as a
+/// [`GuardSeverity::Warn`]: the intent stays, marked) and the marked intent.
 ///
 /// # Panics
 ///
@@ -470,6 +472,11 @@ pub fn scan_intent(text: &str) -> Option<IntentInjection> {
     );
     if findings.is_empty() {
         return None;
+    }
+    // The intent is marked, not blocked: each finding is reported as a
+    // warning, as for a file that stays.
+    for finding in &mut findings {
+        finding.severity = GuardSeverity::Warn;
     }
     findings.sort();
     findings.dedup();
