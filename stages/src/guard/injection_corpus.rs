@@ -72,18 +72,18 @@ fn scan(guard: &ContextGuard, case: &Case) -> FileGuardOutcome {
 type Rates = BTreeMap<String, (usize, usize)>;
 
 fn report(title: &str, rates: &Rates) -> String {
-    let mut out = format!("{title}\n");
+    let mut lines = vec![title.to_owned()];
     for (group, (total, passed)) in rates {
-        out.push_str(&format!(
-            "  {group:<12} {passed:>3} / {total:<3} ({:.1} %)\n",
+        lines.push(format!(
+            "  {group:<12} {passed:>3} / {total:<3} ({:.1} %)",
             100.0 * *passed as f64 / *total as f64
         ));
     }
     let (total, passed) = rates
         .values()
         .fold((0, 0), |(t, p), (total, passed)| (t + total, p + passed));
-    out.push_str(&format!("  {:<12} {passed:>3} / {total:<3}\n", "all"));
-    out
+    lines.push(format!("  {:<12} {passed:>3} / {total:<3}", "all"));
+    lines.join("\n")
 }
 
 #[test]
