@@ -30,6 +30,8 @@
 
 use std::collections::BTreeMap;
 
+use std::sync::OnceLock;
+
 use regex::{Regex, RegexSet};
 
 use crate::guard::LineIndex;
@@ -71,7 +73,7 @@ pub(crate) enum Addressee {
 impl Addressee {
     fn parse(kind: &str) -> Option<Self> {
         Some(match kind {
-            "vocative" => Self::Vocative,
+            "vocative" | "label" => Self::Vocative,
             "reader" => Self::Reader,
             "modal" => Self::Modal,
             "turn" => Self::Turn,
@@ -212,14 +214,39 @@ impl AddresseeSet {
 }
 
 /// The compiled addressee and request lists.
+///
+/// The regexes are compiled on first use (most files never address the
+/// model, and a compile answered from the cache scans none); the addressee
+/// sources are at hand at once, for a caller that searches them in its own
+/// set ([`Self::addressee_sources`]).
 pub(crate) struct AddressedRequests {
-    addressees: RegexSet,
-    addressee_regexes: Vec<Regex>,
+    addressee_sources: Vec<String>,
     addressee_kinds: Vec<Addressee>,
-    actions: RegexSet,
-    action_regexes: Vec<Regex>,
+    /// Per addressee pattern: whether it is a `label`, which counts only at
+    /// the start of a line, a sentence or a quotation ([`label_starts`]).
+    labels: Vec<bool>,
+    addressees: OnceLock<Patterns>,
+    action_sources: Vec<String>,
     action_categories: Vec<RequestCategory>,
-    negation: Regex,
+    actions: OnceLock<Patterns>,
+    negation: OnceLock<Regex>,
+}
+
+/// A list compiled: all at once, and each alone to locate its matches.
+struct Patterns {
+    set: RegexSet,
+    regexes: Vec<Regex>,
+}
+
+impl Patterns {
+    fn compile(sources: &[String]) -> Self {
+        let set = RegexSet::new(sources).expect("the addressed-request lists are valid");
+        let regexes = sources
+            .iter()
+            .map(|source| Regex::new(source).expect("the addressed-request lists are valid"))
+            .collect();
+        Self { set, regexes }
+    }
 }
 
 /// The addressee list, as data.
@@ -250,10 +277,12 @@ impl AddressedRequests {
     pub(crate) fn new() -> Self {
         let mut addressee_kinds = Vec::new();
         let mut addressee_sources = Vec::new();
+        let mut labels = Vec::new();
         for (kind, source) in entries(ADDRESSEES) {
+            labels.push(kind == "label");
             let kind = Addressee::parse(kind).expect("a known addressee kind");
             addressee_kinds.push(kind);
-            addressee_sources.push(source);
+            addressee_sources.push(format!("(?-u){source}"));
         }
         let mut action_categories = Vec::new();
         let mut action_sources = Vec::new();
@@ -262,29 +291,35 @@ impl AddressedRequests {
             action_categories.push(category);
             action_sources.push(source);
         }
-        let compile = |sources: &[String]| {
-            let set = RegexSet::new(sources).expect("the addressed-request lists are valid");
-            let regexes = sources
-                .iter()
-                .map(|source| Regex::new(source).expect("the addressed-request lists are valid"))
-                .collect::<Vec<_>>();
-            (set, regexes)
-        };
-        let (addressees, addressee_regexes) = compile(&addressee_sources);
-        let (actions, action_regexes) = compile(&action_sources);
-        let negation = Regex::new(
-            r"(?i)(?-u:\b)(?:never|not|no|nor|without|avoid|refuse|forbid\w*|prohibit\w*|mustn't|don't|dont|cannot|can't|won't|shouldn't|neither)(?-u:\b)",
-        )
-        .expect("the negation pattern is valid");
         Self {
-            addressees,
-            addressee_regexes,
+            addressee_sources,
             addressee_kinds,
-            actions,
-            action_regexes,
+            labels,
+            addressees: OnceLock::new(),
+            action_sources,
             action_categories,
-            negation,
+            actions: OnceLock::new(),
+            negation: OnceLock::new(),
         }
+    }
+
+    fn addressee_patterns(&self) -> &Patterns {
+        crate::work::once(&self.addressees, || {
+            Patterns::compile(&self.addressee_sources)
+        })
+    }
+
+    fn action_patterns(&self) -> &Patterns {
+        crate::work::once(&self.actions, || Patterns::compile(&self.action_sources))
+    }
+
+    fn negation(&self) -> &Regex {
+        crate::work::once(&self.negation, || {
+            Regex::new(
+                r"(?i)(?-u:\b)(?:never|not|no|nor|without|avoid|refuse|forbid\w*|prohibit\w*|mustn't|don't|dont|cannot|can't|won't|shouldn't|neither)(?-u:\b)",
+            )
+            .expect("the negation pattern is valid")
+        })
     }
 
     /// The requests addressed to the model in `content`, at most one per
@@ -295,20 +330,49 @@ impl AddressedRequests {
         lines: &LineIndex<'_>,
         reading: Reading,
     ) -> Vec<Request> {
-        let matched = self.addressees.matches(content);
-        if !matched.matched_any() {
+        let matched: Vec<usize> = self
+            .addressee_patterns()
+            .set
+            .matches(content)
+            .into_iter()
+            .collect();
+        self.find_matched(content, lines, reading, &matched)
+    }
+
+    /// The sources of the addressee patterns, in index order, so a caller can
+    /// search them in the same pass as its own patterns and hand the matched
+    /// indices to [`Self::find_matched`].
+    pub(crate) fn addressee_sources(&self) -> &[String] {
+        &self.addressee_sources
+    }
+
+    /// [`Self::find`], given the indices of the addressee patterns that match
+    /// somewhere in `content` (from one pass of a combined set).
+    pub(crate) fn find_matched(
+        &self,
+        content: &str,
+        lines: &LineIndex<'_>,
+        reading: Reading,
+        matched: &[usize],
+    ) -> Vec<Request> {
+        if matched.is_empty() {
             return Vec::new();
         }
         // Addressees by line: (kind, byte offset).
         let mut found: Vec<(u32, Addressee, usize)> = Vec::new();
-        for index in &matched {
+        for &index in matched {
             let (Some(regex), Some(&kind)) = (
-                self.addressee_regexes.get(index),
+                self.addressee_patterns().regexes.get(index),
                 self.addressee_kinds.get(index),
             ) else {
                 continue;
             };
-            for hit in regex.find_iter(content).take(MAX_ADDRESSEES) {
+            let label = self.labels.get(index).copied().unwrap_or(false);
+            for hit in regex
+                .find_iter(content)
+                .filter(|hit| !label || label_starts(content, hit.start()))
+                .take(MAX_ADDRESSEES)
+            {
                 found.push((lines.line_number(hit.start()), kind, hit.start()));
             }
         }
@@ -354,9 +418,10 @@ impl AddressedRequests {
                 .map(|&(_, at)| at)
                 .min();
             let precedence = set.contains(Addressee::Precedence);
-            for index in &self.actions.matches(&passage.text) {
+            let actions = self.action_patterns();
+            for index in &actions.set.matches(&passage.text) {
                 let (Some(regex), Some(&category)) = (
-                    self.action_regexes.get(index),
+                    actions.regexes.get(index),
                     self.action_categories.get(index),
                 ) else {
                     continue;
@@ -405,7 +470,7 @@ impl AddressedRequests {
         let clause = &before[clause_start..];
         let words: Vec<&str> = clause.split_whitespace().collect();
         let tail = words[words.len().saturating_sub(NEGATION_WORDS)..].join(" ");
-        self.negation.is_match(&tail)
+        self.negation().is_match(&tail)
     }
 }
 
@@ -456,6 +521,78 @@ fn is_comment_line(line: &str) -> bool {
     ["#", "//", "/*", "*", "--"]
         .iter()
         .any(|marker| trimmed.starts_with(marker))
+}
+
+/// Words that may stand between the start of a line, sentence or quotation
+/// and a label naming the model: "Dear AI,", "To the agents:", "All assistants:".
+const LABEL_LEAD_WORDS: &[&str] = &[
+    "dear",
+    "hey",
+    "hi",
+    "hello",
+    "attention",
+    "attn",
+    "important",
+    "notice",
+    "psst",
+    "to",
+    "all",
+    "any",
+    "every",
+    "each",
+    "fellow",
+    "the",
+];
+
+/// Whether a label at byte `at` of `content` starts its line, a sentence or a
+/// quotation: before it on its line there is nothing but comment and quote
+/// markers, invisible and bidirectional characters, and [`LABEL_LEAD_WORDS`];
+/// or the end of a sentence (`.`, `!`, `?` and a space), or an opening quote,
+/// parenthesis, `>` (a tag's end) or `=` (a query value).
+fn label_starts(content: &str, at: usize) -> bool {
+    let line_start = content
+        .get(..at)
+        .and_then(|before| before.rfind('\n'))
+        .map_or(0, |newline| newline + 1);
+    let mut rest = content.get(line_start..at).unwrap_or_default();
+    while let Some(shorter) = without_lead_word(rest) {
+        rest = shorter;
+    }
+    let rest = rest.trim_end().strip_suffix("<!--").unwrap_or(rest);
+    let marker = |c: char| {
+        matches!(
+            c,
+            ' ' | '\t' | '#' | '/' | '*' | '>' | ';' | '!' | '.' | '-' | '?'
+        ) || is_bidi_control(c)
+            || crate::guard::read_as_model::is_invisible(c)
+    };
+    let bare = rest.trim_end_matches(marker);
+    if bare.is_empty() {
+        return true;
+    }
+    let removed = &rest[bare.len()..];
+    let sentence_end = removed.starts_with(['.', '!', '?']) && removed.contains([' ', '\t']);
+    sentence_end || bare.ends_with(['"', '`', '(', '>', '=']) || removed.starts_with('>')
+}
+
+/// `text` without its last word when that word (possibly followed by `:`,
+/// `!` or `,`) is one of [`LABEL_LEAD_WORDS`].
+fn without_lead_word(text: &str) -> Option<&str> {
+    let trimmed = text.trim_end();
+    let body = trimmed.strip_suffix([':', '!', ',']).unwrap_or(trimmed);
+    // ASCII letters are one byte each.
+    let start = body.len()
+        - body
+            .chars()
+            .rev()
+            .take_while(char::is_ascii_alphabetic)
+            .count();
+    let word = &body[start..];
+    (!word.is_empty()
+        && LABEL_LEAD_WORDS
+            .iter()
+            .any(|lead| lead.eq_ignore_ascii_case(word)))
+    .then(|| &body[..start])
 }
 
 /// The first and last line of the passage around line `number`: its
@@ -586,6 +723,14 @@ mod tests {
     #[test]
     fn lists_compile_and_every_line_has_a_known_kind() {
         let requests = AddressedRequests::new();
+        assert_eq!(
+            requests.addressee_patterns().regexes.len(),
+            requests.addressee_kinds.len()
+        );
+        assert_eq!(
+            requests.action_patterns().regexes.len(),
+            requests.action_categories.len()
+        );
         assert_eq!(requests.addressee_kinds.len(), entries(ADDRESSEES).count());
         assert_eq!(requests.action_categories.len(), entries(ACTIONS).count());
     }

@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use aho_corasick::AhoCorasick;
 use regex::{Regex, RegexSet};
 
 use crate::guard::addressed_request::{self, AddressedRequests, Reading};
@@ -177,12 +178,21 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 pub struct PromptInjectionScanner {
     /// Every pattern: [`INJECTION_PATTERNS`], then the phrases of [`PHRASE_FILES`].
     patterns: Vec<Pattern>,
-    /// All patterns at once, to find which ones occur in a single pass.
-    set: RegexSet,
-    /// Each pattern alone, in `patterns` order, to locate its matches.
-    regexes: Vec<Regex>,
+    /// Each pattern's source, in `patterns` order.
+    sources: Vec<String>,
+    /// Each pattern alone, in `patterns` order, to locate its matches:
+    /// compiled on the first file with a hit.
+    regexes: std::sync::OnceLock<Vec<Regex>>,
     /// Requests addressed to the model (see [`addressed_request`]).
     requests: AddressedRequests,
+    /// Every pattern, then the addressee patterns of `requests`: both are
+    /// found in one pass over a file.
+    combined: RegexSet,
+    /// The first words of a decode-and-follow request: a file without any
+    /// skips [`DECODE_CUE`].
+    cue_words: AhoCorasick,
+    /// Words of the ROT13 phrases: a file without any skips the ROT13 regex.
+    rot13_words: AhoCorasick,
     /// A decode-and-follow request next to an encoded text.
     decode_cue: Regex,
     /// Override phrases and credential paths written in ROT13.
@@ -264,16 +274,25 @@ impl PromptInjectionScanner {
                 sources.push(source);
             }
         }
-        let set = RegexSet::new(&sources).expect("the injection patterns are valid regexes");
-        let regexes = sources
-            .iter()
-            .map(|source| Regex::new(source).expect("the injection patterns are valid regexes"))
-            .collect();
+        let requests = AddressedRequests::new();
+        let combined = RegexSet::new(sources.iter().chain(requests.addressee_sources()))
+            .expect("the injection patterns are valid regexes");
+        let automaton = |words: Vec<String>| {
+            AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(words)
+                .expect("the decode words build an automaton")
+        };
+        let cue_words = automaton(CUE_WORDS.iter().map(|word| (*word).to_owned()).collect());
+        let rot13_words = automaton(rot13_words());
         Self {
             patterns,
-            set,
-            regexes,
-            requests: AddressedRequests::new(),
+            sources,
+            regexes: std::sync::OnceLock::new(),
+            requests,
+            combined,
+            cue_words,
+            rot13_words,
             decode_cue: Regex::new(DECODE_CUE).expect("the decode cue is a valid regex"),
             rot13: Regex::new(&rot13_pattern()).expect("the ROT13 phrases are a valid regex"),
         }
@@ -281,7 +300,7 @@ impl PromptInjectionScanner {
 }
 
 /// A decode-and-follow request: decoding a text, then doing as it says.
-const DECODE_CUE: &str = r"(?i)(?-u:\b)(?:decode|decipher|decrypt|unscramble|rot-?13|base-?64|reverse)\w*\s+(?:\S+\s+){0,6}?(?:and|then)\s+(?:\S+\s+){0,2}?(?:do|follow|execute|run|obey|carry\s+out|act\s+on|perform)\s+(?:\S+\s+){0,3}?(?:what|whatever|it|its|the\s+(?:instructions?|commands?|steps?|text))(?-u:\b)";
+const DECODE_CUE: &str = r"(?i)(?-u:\b)(?:decode|decipher|decrypt|unscramble|rot-?13)\w*\s+(?:\S+\s+){0,6}?(?:and|then)\s+(?:\S+\s+){0,2}?(?:do|follow|execute|run|obey|carry\s+out|act\s+on|perform)\s+(?:\S+\s+){0,3}?(?:what|whatever|it|its|the\s+(?:instructions?|commands?|steps?|text))(?-u:\b)";
 
 /// Words of override phrases and credential paths, to be found in ROT13
 /// (kept in parts so this file holds none of them whole).
@@ -298,6 +317,31 @@ const ROT13_PHRASES: &[&[&str]] = &[
     &["private ", "key"],
     &["you are ", "now"],
 ];
+
+/// The words a decode-and-follow request starts with ([`DECODE_CUE`]).
+const CUE_WORDS: &[&str] = &[
+    "decode",
+    "decipher",
+    "decrypt",
+    "unscramble",
+    "rot13",
+    "rot-13",
+];
+
+/// The longest word of each of [`ROT13_PHRASES`], in ROT13: literals that
+/// gate the ROT13 regex.
+fn rot13_words() -> Vec<String> {
+    ROT13_PHRASES
+        .iter()
+        .filter_map(|parts| {
+            let phrase: String = parts.concat().chars().map(rot13).collect();
+            phrase
+                .split(' ')
+                .max_by_key(|word| word.len())
+                .map(str::to_owned)
+        })
+        .collect()
+}
 
 /// ROT13 of a character (letters rotated by 13, everything else kept).
 fn rot13(c: char) -> char {
@@ -396,6 +440,33 @@ const SPLIT_TRIGGERS: &[&str] = &[
     "are",
 ];
 
+impl PromptInjectionScanner {
+    /// Each pattern alone, compiled on first use.
+    fn regexes(&self) -> &[Regex] {
+        crate::work::once::<Vec<Regex>>(&self.regexes, || {
+            self.sources
+                .iter()
+                .map(|source| Regex::new(source).expect("the injection patterns are valid regexes"))
+                .collect::<Vec<_>>()
+        })
+    }
+
+    /// The indices of the patterns (not the addressees) found in `text`.
+    fn phrase_matches(&self, text: &str) -> Vec<usize> {
+        let phrases = self.patterns.len();
+        self.combined
+            .matches(text)
+            .into_iter()
+            .take_while(|&index| index < phrases)
+            .collect()
+    }
+
+    /// Whether any pattern (not an addressee) is found in `text`.
+    fn phrase_is_match(&self, text: &str) -> bool {
+        !self.phrase_matches(text).is_empty()
+    }
+}
+
 impl Default for PromptInjectionScanner {
     fn default() -> Self {
         Self::new()
@@ -408,12 +479,20 @@ impl GuardScanner for PromptInjectionScanner {
     }
 
     fn scan(&self, path: &RelativePath, language: Language, content: &str) -> Vec<GuardFinding> {
+        let matched = self.combined.matches(content);
+        let phrases = self.patterns.len();
+        let (phrase_hits, addressee_hits): (Vec<usize>, Vec<usize>) =
+            matched.iter().partition(|&index| index < phrases);
+        let addressee_hits: Vec<usize> = addressee_hits
+            .into_iter()
+            .map(|index| index - phrases)
+            .collect();
         let mut findings = self.hidden_instructions(path, content);
         findings.extend(self.encoded_instructions(path, language, content));
-        findings.extend(self.visible_instructions(path, language, content));
+        findings.extend(self.visible_instructions(path, language, content, &phrase_hits));
         findings.extend(self.split_instructions(path, content));
         findings.extend(self.decode_requests(path, content));
-        findings.extend(self.addressed_requests(path, language, content));
+        findings.extend(self.addressed_requests(path, language, content, &addressee_hits));
         findings
     }
 }
@@ -433,18 +512,18 @@ impl PromptInjectionScanner {
         let Some(read) = ReadAsModel::new(content) else {
             return Vec::new();
         };
-        let plain = self.set.matches(content);
+        let plain = self.phrase_matches(content);
         let lines = LineIndex::new(&read.text);
         let mut hit_lines: BTreeMap<u32, LineChanges> = BTreeMap::new();
-        for index in &self.set.matches(&read.text) {
-            if plain.matched(index) {
+        for index in self.phrase_matches(&read.text) {
+            if plain.contains(&index) {
                 continue;
             }
             let markup = self
                 .patterns
                 .get(index)
                 .is_some_and(|pattern| pattern.group == MARKUP_GROUP);
-            if let Some(regex) = self.regexes.get(index) {
+            if let Some(regex) = self.regexes().get(index) {
                 for found in regex.find_iter(&read.text) {
                     let line = lines.line_number(found.start());
                     let changes = read.changes(line);
@@ -490,8 +569,9 @@ impl PromptInjectionScanner {
         let hits: Vec<&encoded::DecodedRun> = runs
             .iter()
             .filter(|run| {
-                self.set.is_match(&run.text)
-                    || ReadAsModel::new(&run.text).is_some_and(|read| self.set.is_match(&read.text))
+                self.phrase_is_match(&run.text)
+                    || ReadAsModel::new(&run.text)
+                        .is_some_and(|read| self.phrase_is_match(&read.text))
                     || self.requests.any_in(&run.text)
             })
             .collect();
@@ -533,22 +613,24 @@ impl PromptInjectionScanner {
 
     /// The findings of the patterns on the text as written, judged in their
     /// context (see [`InjectionContext`]).
+    /// `matched` are the indices of the patterns found in `content`.
     fn visible_instructions(
         &self,
         path: &RelativePath,
         language: Language,
         content: &str,
+        matched: &[usize],
     ) -> Vec<GuardFinding> {
-        let matched = self.set.matches(content);
-        if !matched.matched_any() {
+        if matched.is_empty() {
             return Vec::new();
         }
         let lines = LineIndex::new(content);
         let surroundings = InjectionContext::new(path, language, content, &lines);
         // Every hit: (pattern index, its pattern, byte offset).
         let mut found_all: Vec<(usize, &Pattern, usize, usize)> = Vec::new();
-        for index in &matched {
-            let (Some(pattern), Some(regex)) = (self.patterns.get(index), self.regexes.get(index))
+        for &index in matched {
+            let (Some(pattern), Some(regex)) =
+                (self.patterns.get(index), self.regexes().get(index))
             else {
                 continue;
             };
@@ -673,14 +755,21 @@ impl PromptInjectionScanner {
     /// every unexcused request blocks; in code, a request outside string
     /// literals (a comment, a docstring) blocks. Excused requests (see
     /// [`addressed_request::excused`]) are warnings.
+    /// `matched` are the indices of the addressee patterns found in `content`.
     fn addressed_requests(
         &self,
         path: &RelativePath,
         language: Language,
         content: &str,
+        matched: &[usize],
     ) -> Vec<GuardFinding> {
+        if matched.is_empty() {
+            return Vec::new();
+        }
         let lines = LineIndex::new(content);
-        let requests = self.requests.find(content, &lines, Reading::File);
+        let requests = self
+            .requests
+            .find_matched(content, &lines, Reading::File, matched);
         if requests.is_empty() {
             return Vec::new();
         }
@@ -719,42 +808,62 @@ impl PromptInjectionScanner {
     /// without their markers and matched; a phrase found only then is a
     /// [`GuardSeverity::Block`] finding `split-instruction` at the first line.
     fn split_instructions(&self, path: &RelativePath, content: &str) -> Vec<GuardFinding> {
-        let comment = |line: &str| {
-            let trimmed = line.trim_start();
-            ["#", "//", "*", "--", ";"]
-                .iter()
-                .any(|marker| trimmed.starts_with(marker))
-        };
+        let bytes = content.as_bytes();
         let mut findings = Vec::new();
-        let mut previous: Option<&str> = None;
-        for (index, line) in content.lines().enumerate() {
-            let current = comment(line).then_some(line);
-            if let (Some(first), Some(second)) = (previous, current) {
-                let first_body = strip_comment(first).trim_end();
-                let last_word = first_body
-                    .rsplit(|c: char| !c.is_alphanumeric())
-                    .next()
-                    .unwrap_or_default()
-                    .to_ascii_lowercase();
-                if SPLIT_TRIGGERS.contains(&last_word.as_str()) {
-                    let joined = format!("{first_body} {}", strip_comment(second));
-                    if self.set.is_match(&joined)
-                        && !self.set.is_match(first)
-                        && !self.set.is_match(second)
-                    {
-                        findings.push(GuardFinding {
-                            severity: GuardSeverity::Block,
-                            finding_type: GuardFindingType::PromptInjection,
-                            file: path.clone(),
-                            line: Some(u32::try_from(index).unwrap_or(u32::MAX)),
-                            message: "Instruction-override phrase split over comment lines"
-                                .to_owned(),
-                            pattern: Some("split-instruction".to_owned()),
-                        });
-                    }
-                }
+        // Only a line that ends with a trigger word is looked at further:
+        // the bytes before each line break are read, nothing else.
+        let mut line_start = 0;
+        let mut number: u32 = 0;
+        for newline in memchr::memchr_iter(b'\n', bytes) {
+            number = number.saturating_add(1);
+            let start = line_start;
+            line_start = newline + 1;
+            let end = if newline > start && bytes[newline - 1] == b'\r' {
+                newline - 1
+            } else {
+                newline
+            };
+            let word_start = bytes[start..end]
+                .iter()
+                .rposition(|byte| !byte.is_ascii_alphabetic())
+                .map_or(start, |at| start + at + 1);
+            let word = &bytes[word_start..end];
+            if word.is_empty()
+                || word.len() > 9
+                || !SPLIT_TRIGGERS
+                    .iter()
+                    .any(|trigger| trigger.as_bytes().eq_ignore_ascii_case(word))
+            {
+                continue;
             }
-            previous = current;
+            let first = content.get(start..end).unwrap_or_default();
+            let next_end = memchr::memchr(b'\n', &bytes[line_start..])
+                .map_or(bytes.len(), |at| line_start + at);
+            let second = content
+                .get(line_start..next_end)
+                .unwrap_or_default()
+                .trim_end_matches('\r');
+            if !is_comment(first) || !is_comment(second) {
+                continue;
+            }
+            let joined = format!(
+                "{} {}",
+                strip_comment(first).trim_end(),
+                strip_comment(second)
+            );
+            if self.phrase_is_match(&joined)
+                && !self.phrase_is_match(first)
+                && !self.phrase_is_match(second)
+            {
+                findings.push(GuardFinding {
+                    severity: GuardSeverity::Block,
+                    finding_type: GuardFindingType::PromptInjection,
+                    file: path.clone(),
+                    line: Some(number),
+                    message: "Instruction-override phrase split over comment lines".to_owned(),
+                    pattern: Some("split-instruction".to_owned()),
+                });
+            }
         }
         findings
     }
@@ -765,8 +874,16 @@ impl PromptInjectionScanner {
     /// phrases or credential paths written in ROT13: [`GuardSeverity::Block`]
     /// findings `encoded-instruction`, whatever the file.
     fn decode_requests(&self, path: &RelativePath, content: &str) -> Vec<GuardFinding> {
-        let cue = self.decode_cue.find(content);
-        let rot13 = self.rot13.find(content);
+        let cue = self
+            .cue_words
+            .is_match(content)
+            .then(|| self.decode_cue.find(content))
+            .flatten();
+        let rot13 = self
+            .rot13_words
+            .is_match(content)
+            .then(|| self.rot13.find(content))
+            .flatten();
         if cue.is_none() && rot13.is_none() {
             return Vec::new();
         }
@@ -786,7 +903,8 @@ impl PromptInjectionScanner {
                 "Instruction-override phrase encoded with ROT13",
             ));
         }
-        for found in self.decode_cue.find_iter(content) {
+        let cues = cue.map(|_| self.decode_cue.find_iter(content));
+        for found in cues.into_iter().flatten() {
             let line = lines.line_number(found.start());
             let first = line.saturating_sub(DECODE_WINDOW).max(1);
             let last = (line + DECODE_WINDOW).min(lines.line_count());
@@ -811,7 +929,8 @@ impl PromptInjectionScanner {
         let language = Language::Markdown;
         let mut findings = self.hidden_instructions(path, text);
         findings.extend(self.encoded_instructions(path, language, text));
-        findings.extend(self.visible_instructions(path, language, text));
+        let phrase_hits = self.phrase_matches(text);
+        findings.extend(self.visible_instructions(path, language, text, &phrase_hits));
         findings.extend(self.split_instructions(path, text));
         findings.extend(self.decode_requests(path, text));
         let lines = LineIndex::new(text);
@@ -841,6 +960,15 @@ fn starts_with_override_verb(phrase: &str) -> bool {
         first.as_str(),
         "ignore" | "disregard" | "forget" | "discard"
     )
+}
+
+/// Whether a line is a comment line (`#`, `//`, `*`, `--`, `;` after its
+/// indentation).
+fn is_comment(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    ["#", "//", "*", "--", ";"]
+        .iter()
+        .any(|marker| trimmed.starts_with(marker))
 }
 
 /// A comment line without its indentation and comment marker.
