@@ -232,20 +232,54 @@ pub(crate) struct AddressedRequests {
     negation: OnceLock<Regex>,
 }
 
-/// A list compiled: all at once, and each alone to locate its matches.
+/// A list compiled: all at once, and each alone (on first use) to locate
+/// its matches.
 struct Patterns {
     set: RegexSet,
-    regexes: Vec<Regex>,
+    regexes: LazyRegexes,
 }
 
 impl Patterns {
     fn compile(sources: &[String]) -> Self {
         let set = RegexSet::new(sources).expect("the addressed-request lists are valid");
-        let regexes = sources
-            .iter()
-            .map(|source| Regex::new(source).expect("the addressed-request lists are valid"))
-            .collect();
-        Self { set, regexes }
+        Self {
+            set,
+            regexes: LazyRegexes::new(sources.to_vec()),
+        }
+    }
+}
+
+/// Regexes compiled one by one on first use: a file that matches one
+/// pattern of a set compiles that pattern alone, not the whole list.
+pub(crate) struct LazyRegexes {
+    sources: Vec<String>,
+    compiled: Vec<OnceLock<Regex>>,
+}
+
+impl LazyRegexes {
+    /// The regexes of `sources`, none compiled yet.
+    pub(crate) fn new(sources: Vec<String>) -> Self {
+        let compiled = sources.iter().map(|_| OnceLock::new()).collect();
+        Self { sources, compiled }
+    }
+
+    /// The regex at `index`, compiled on first use; `None` past the end.
+    ///
+    /// # Panics
+    ///
+    /// Never in practice: the sources are constants whose set compiled, and
+    /// the unit tests compile each one.
+    pub(crate) fn get(&self, index: usize) -> Option<&Regex> {
+        let (source, cell) = (self.sources.get(index)?, self.compiled.get(index)?);
+        Some(crate::work::once(cell, || {
+            Regex::new(source).expect("a pattern whose set compiled is valid")
+        }))
+    }
+
+    /// How many regexes there are.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.sources.len()
     }
 }
 
@@ -723,6 +757,11 @@ mod tests {
     #[test]
     fn lists_compile_and_every_line_has_a_known_kind() {
         let requests = AddressedRequests::new();
+        for patterns in [requests.addressee_patterns(), requests.action_patterns()] {
+            for index in 0..patterns.regexes.len() {
+                assert!(patterns.regexes.get(index).is_some());
+            }
+        }
         assert_eq!(
             requests.addressee_patterns().regexes.len(),
             requests.addressee_kinds.len()

@@ -2,10 +2,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use aho_corasick::AhoCorasick;
 use regex::{Regex, RegexSet};
 
-use crate::guard::addressed_request::{self, AddressedRequests, Reading};
+use crate::guard::addressed_request::{self, AddressedRequests, LazyRegexes, Reading};
 use crate::guard::encoded;
 use crate::guard::injection_context::{FileKind, InjectionContext};
 use crate::guard::read_as_model::{LineChanges, ReadAsModel};
@@ -178,21 +177,14 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 pub struct PromptInjectionScanner {
     /// Every pattern: [`INJECTION_PATTERNS`], then the phrases of [`PHRASE_FILES`].
     patterns: Vec<Pattern>,
-    /// Each pattern's source, in `patterns` order.
-    sources: Vec<String>,
     /// Each pattern alone, in `patterns` order, to locate its matches:
     /// compiled on the first file with a hit.
-    regexes: std::sync::OnceLock<Vec<Regex>>,
+    regexes: LazyRegexes,
     /// Requests addressed to the model (see [`addressed_request`]).
     requests: AddressedRequests,
     /// Every pattern, then the addressee patterns of `requests`: both are
     /// found in one pass over a file.
     combined: RegexSet,
-    /// The first words of a decode-and-follow request: a file without any
-    /// skips [`DECODE_CUE`].
-    cue_words: AhoCorasick,
-    /// Words of the ROT13 phrases: a file without any skips the ROT13 regex.
-    rot13_words: AhoCorasick,
     /// A decode-and-follow request next to an encoded text.
     decode_cue: Regex,
     /// Override phrases and credential paths written in ROT13.
@@ -277,22 +269,11 @@ impl PromptInjectionScanner {
         let requests = AddressedRequests::new();
         let combined = RegexSet::new(sources.iter().chain(requests.addressee_sources()))
             .expect("the injection patterns are valid regexes");
-        let automaton = |words: Vec<String>| {
-            AhoCorasick::builder()
-                .ascii_case_insensitive(true)
-                .build(words)
-                .expect("the decode words build an automaton")
-        };
-        let cue_words = automaton(CUE_WORDS.iter().map(|word| (*word).to_owned()).collect());
-        let rot13_words = automaton(rot13_words());
         Self {
             patterns,
-            sources,
-            regexes: std::sync::OnceLock::new(),
+            regexes: LazyRegexes::new(sources),
             requests,
             combined,
-            cue_words,
-            rot13_words,
             decode_cue: Regex::new(DECODE_CUE).expect("the decode cue is a valid regex"),
             rot13: Regex::new(&rot13_pattern()).expect("the ROT13 phrases are a valid regex"),
         }
@@ -300,7 +281,7 @@ impl PromptInjectionScanner {
 }
 
 /// A decode-and-follow request: decoding a text, then doing as it says.
-const DECODE_CUE: &str = r"(?i)(?-u:\b)(?:decode|decipher|decrypt|unscramble|rot-?13)\w*\s+(?:\S+\s+){0,6}?(?:and|then)\s+(?:\S+\s+){0,2}?(?:do|follow|execute|run|obey|carry\s+out|act\s+on|perform)\s+(?:\S+\s+){0,3}?(?:what|whatever|it|its|the\s+(?:instructions?|commands?|steps?|text))(?-u:\b)";
+const DECODE_CUE: &str = r"(?-u:\b)(?:[dD]ecode|[dD]ecipher|[dD]ecrypt|[uU]nscramble|[rR]ot-?13|ROT-?13|DECODE)(?i)\w*\s+(?:\S+\s+){0,6}?(?:and|then)\s+(?:\S+\s+){0,2}?(?:do|follow|execute|run|obey|carry\s+out|act\s+on|perform)\s+(?:\S+\s+){0,3}?(?:what|whatever|it|its|the\s+(?:instructions?|commands?|steps?|text))(?-u:\b)";
 
 /// Words of override phrases and credential paths, to be found in ROT13
 /// (kept in parts so this file holds none of them whole).
@@ -317,31 +298,6 @@ const ROT13_PHRASES: &[&[&str]] = &[
     &["private ", "key"],
     &["you are ", "now"],
 ];
-
-/// The words a decode-and-follow request starts with ([`DECODE_CUE`]).
-const CUE_WORDS: &[&str] = &[
-    "decode",
-    "decipher",
-    "decrypt",
-    "unscramble",
-    "rot13",
-    "rot-13",
-];
-
-/// The longest word of each of [`ROT13_PHRASES`], in ROT13: literals that
-/// gate the ROT13 regex.
-fn rot13_words() -> Vec<String> {
-    ROT13_PHRASES
-        .iter()
-        .filter_map(|parts| {
-            let phrase: String = parts.concat().chars().map(rot13).collect();
-            phrase
-                .split(' ')
-                .max_by_key(|word| word.len())
-                .map(str::to_owned)
-        })
-        .collect()
-}
 
 /// ROT13 of a character (letters rotated by 13, everything else kept).
 fn rot13(c: char) -> char {
@@ -364,8 +320,22 @@ fn rot13_pattern() -> String {
                 .collect::<Vec<_>>()
                 .join(r"\s+")
         })
+        .flat_map(|phrase| {
+            // Lower case, a capital first letter, capitals: spelled out
+            // rather than `(?i)`, so the regex engine can look for the
+            // literals first.
+            let mut capital = phrase.clone();
+            if let Some(first) = capital.get_mut(..1) {
+                first.make_ascii_uppercase();
+            }
+            let upper = phrase
+                .replace(r"\s+", " ")
+                .to_ascii_uppercase()
+                .replace(' ', r"\s+");
+            [phrase, capital, upper]
+        })
         .collect();
-    format!(r"(?i)(?-u:\b)(?:{})", alternatives.join("|"))
+    format!(r"(?-u:\b)(?:{})", alternatives.join("|"))
 }
 
 /// Whether a line looks like an encoded blob: a base64-like token of 16
@@ -441,16 +411,6 @@ const SPLIT_TRIGGERS: &[&str] = &[
 ];
 
 impl PromptInjectionScanner {
-    /// Each pattern alone, compiled on first use.
-    fn regexes(&self) -> &[Regex] {
-        crate::work::once::<Vec<Regex>>(&self.regexes, || {
-            self.sources
-                .iter()
-                .map(|source| Regex::new(source).expect("the injection patterns are valid regexes"))
-                .collect::<Vec<_>>()
-        })
-    }
-
     /// The indices of the patterns (not the addressees) found in `text`.
     fn phrase_matches(&self, text: &str) -> Vec<usize> {
         let phrases = self.patterns.len();
@@ -523,7 +483,7 @@ impl PromptInjectionScanner {
                 .patterns
                 .get(index)
                 .is_some_and(|pattern| pattern.group == MARKUP_GROUP);
-            if let Some(regex) = self.regexes().get(index) {
+            if let Some(regex) = self.regexes.get(index) {
                 for found in regex.find_iter(&read.text) {
                     let line = lines.line_number(found.start());
                     let changes = read.changes(line);
@@ -629,8 +589,7 @@ impl PromptInjectionScanner {
         // Every hit: (pattern index, its pattern, byte offset).
         let mut found_all: Vec<(usize, &Pattern, usize, usize)> = Vec::new();
         for &index in matched {
-            let (Some(pattern), Some(regex)) =
-                (self.patterns.get(index), self.regexes().get(index))
+            let (Some(pattern), Some(regex)) = (self.patterns.get(index), self.regexes.get(index))
             else {
                 continue;
             };
@@ -874,16 +833,8 @@ impl PromptInjectionScanner {
     /// phrases or credential paths written in ROT13: [`GuardSeverity::Block`]
     /// findings `encoded-instruction`, whatever the file.
     fn decode_requests(&self, path: &RelativePath, content: &str) -> Vec<GuardFinding> {
-        let cue = self
-            .cue_words
-            .is_match(content)
-            .then(|| self.decode_cue.find(content))
-            .flatten();
-        let rot13 = self
-            .rot13_words
-            .is_match(content)
-            .then(|| self.rot13.find(content))
-            .flatten();
+        let cue = self.decode_cue.find(content);
+        let rot13 = self.rot13.find(content);
         if cue.is_none() && rot13.is_none() {
             return Vec::new();
         }
