@@ -12,7 +12,8 @@
 //! 2. `guard.allowPatterns`: a path that matches skips the content scanners (but never
 //!    the exclusion list).
 //! 3. The content scanners: [`SecretScanner`], [`PromptInjectionScanner`],
-//!    [`MarkdownInstructionScanner`] (markdown paths only: `.md`, `.mdc`, `.mdx`) and
+//!    [`MarkdownInstructionScanner`] (paths that render: `.md`, `.mdc`, `.mdx`,
+//!    `.html`, `.htm`, `.xhtml`) and
 //!    [`CommandInjectionScanner`] (every other path).
 //!
 //! A file is blocked when any finding has [`GuardSeverity::Block`];
@@ -38,8 +39,13 @@
 //! a code file needs two kinds of hit) after judging each hit in its context: a
 //! phrase quoted in a text about attacks, in a test's string literal or in a
 //! changelog, and chat-template markup in a template, only warn. Hidden
-//! (invisible-character or look-alike-letter) and encoded (base64, percent)
-//! instructions block in every file. [`MarkdownInstructionScanner`] blocks (a role heading followed by ordinary
+//! (invisible-character or look-alike-letter) and encoded (base64, percent,
+//! ROT13) instructions block in every file. It also blocks text addressed to
+//! the model that asks for an action outside the task (reading credential
+//! files, disclosing secrets, sending data out, running downloaded code,
+//! destroying work, claiming approval or precedence), with or without an
+//! override phrase. A pasted intent is scanned the same way
+//! ([`scan_intent`]): what is found is reported and marked, never dropped. [`MarkdownInstructionScanner`] blocks (a role heading followed by ordinary
 //! text only warns), and
 //! [`CommandInjectionScanner`] only warns: install scripts and CI files download
 //! and run installers. Its findings, and the prompt-injection findings of the same

@@ -49,7 +49,9 @@ const DELIMITER: (&str, &str) = ("prompt-delimiter", "Spoofed prompt role delimi
 ///
 /// ## What it does
 ///
-/// Runs only on markdown paths (`.md`, `.mdc`, `.mdx`); other files get no findings
+/// Runs only on paths that render: Markdown (`.md`, `.mdc`, `.mdx`) and HTML
+/// (`.html`, `.htm`, `.xhtml`; there a hidden element counts only when its text
+/// names a model or overrides instructions); other files get no findings
 /// from it (their shell commands are
 /// [`CommandInjectionScanner`](crate::guard::CommandInjectionScanner)'s business).
 /// Every finding is a [`GuardFindingType::PromptInjection`] with
@@ -63,7 +65,7 @@ const DELIMITER: (&str, &str) = ("prompt-delimiter", "Spoofed prompt role delimi
 /// | Id | Matches |
 /// | --- | --- |
 /// | `html-comment-instruction` | An HTML comment (`<!-- … -->`) that addresses an AI at its start (`AI:`, `assistant:`, `LLM:`, `Claude:`, `ChatGPT:`, `GPT-4:`, `Copilot:`, `Cursor:`, `Gemini:`, `Codex:`), holds a note to one ("note for AI assistants"), an override of earlier text ("disregard the previous …") or "do not tell the user" |
-/// | `hidden-html-instruction` | An element styled invisible (`display:none`, `visibility:hidden`, `font-size:0`, `opacity:0`) whose text speaks to a model: an override verb, "you are/must/should/will", "assistant", "AI", "LLM", "instruction(s)" |
+/// | `hidden-html-instruction` | An element hidden (`display:none`, `visibility:hidden`, `font-size:0`, `opacity:0`, white text on a white background in one `style`, the `hidden` attribute) whose text speaks to a model: an override verb, "you are/must/should/will", "assistant", "agents", "AI", "LLM", "Claude", "Copilot", "instruction(s)", credentials and keys |
 /// | `invisible-characters` | Eight or more zero-width characters in a row, or eight or more Unicode tag characters (`U+E0000`–`U+E007F`, "ASCII smuggling") |
 /// | `zero-width-obfuscation` | A line that spells an override phrase only once its zero-width characters are removed |
 /// | `ignore-above-instead` | "ignore/disregard/forget (all/everything) (of) (the) above/previous/prior/… … instead" on one line |

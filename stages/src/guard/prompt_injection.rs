@@ -88,7 +88,9 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 /// | `inst-markup` | Llama's `[INST]` tag and its closing tag on one line |
 /// | `override-<language>` | an override phrase of `stages/rules/injection/<language>.txt` (`en`, `es`, `fr`, `de`, `pt`, `zh`, `ja`, `ru`): "disregard" or "forget" with "everything above" or "all prior rules", a "new instructions" label, "from now on you will …", and their translations; one kind with `ignore-instructions` |
 /// | `hidden-instruction` | any of the above that appears only once the text is read as a model reads it: Unicode tag characters decoded to ASCII ("ASCII smuggling"), invisible characters dropped, look-alike letters read as the ASCII letters they pass for (Cyrillic, Greek, full-width, mathematical; see the `read_as_model` module); blocks in every file, code included |
-/// | `encoded-instruction` | any of the above inside an obvious base64 run (24 characters or more, both letter cases, standard or URL-safe alphabet) or percent-encoded run (three `%XX` escapes or more), decoded; reported at the run's line; blocks in every file, code included, except a string literal in a test file (warned about) |
+/// | `encoded-instruction` | any of the above, or a request addressed to the model, inside an obvious base64 run (24 characters or more, both letter cases, standard or URL-safe alphabet) or percent-encoded run (three `%XX` escapes or more), decoded; reported at the run's line; blocks in every file, code included, except a string literal in a test file (warned about). Also override phrases and credential paths in ROT13, and a decode-and-follow request within five lines of an encoded blob (these block in every file) |
+/// | `split-instruction` | an override phrase split over two consecutive comment lines (`#`, `//`, `*`, `--`, `;`), found once they are joined; blocks |
+/// | `credential-access`, `secret-disclosure`, `data-exfiltration`, `fetched-code`, `destructive-command`, `approval-claim`, `precedence-claim` | a request addressed to the model for an action outside the task (see the `addressed_request` module): blocks, unless excused by its context (a chat turn in a test, a string literal in code, a quoted or described request next to words about attacks, a changelog) |
 ///
 /// In files that are not code (Markdown, text, YAML, JSON, unknown, …) every finding
 /// is [`GuardSeverity::Block`]. In code files a single kind of hit inside a
@@ -120,7 +122,8 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 ///   welcoming a contributor speaks to a person.
 ///
 /// Hidden (invisible or look-alike) and encoded instructions are never excused
-/// by quoting: nobody quotes an example invisibly.
+/// by quoting: nobody quotes an example invisibly. Nor is a phrase or request
+/// on a line with bidirectional-override characters.
 ///
 /// ## Why
 ///
