@@ -405,6 +405,7 @@ impl AddressedRequests {
             for hit in regex
                 .find_iter(content)
                 .filter(|hit| !label || label_starts(content, hit.start()))
+                .filter(|hit| !label || !is_role_turn(content, hit.start(), hit.as_str()))
                 .take(MAX_ADDRESSEES)
             {
                 found.push((lines.line_number(hit.start()), kind, hit.start()));
@@ -557,6 +558,38 @@ fn is_comment_line(line: &str) -> bool {
         .any(|marker| trimmed.starts_with(marker))
 }
 
+/// Whether a label at byte `at` is a chat role written as a turn at the
+/// start of its line (`Assistant:`, `User:` after indentation or a comment
+/// marker): such a line is the `turn` addressee's, so that a transcript is
+/// judged as one (a chat turn in a test file is data).
+fn is_role_turn(content: &str, at: usize, label: &str) -> bool {
+    let Some(name) = label.strip_suffix(':') else {
+        return false;
+    };
+    let role = matches!(
+        name.trim_end(),
+        "Human"
+            | "User"
+            | "System"
+            | "Assistant"
+            | "AI"
+            | "Developer"
+            | "HUMAN"
+            | "USER"
+            | "SYSTEM"
+            | "ASSISTANT"
+    );
+    let line_start = content
+        .get(..at)
+        .and_then(|before| before.rfind('\n'))
+        .map_or(0, |newline| newline + 1);
+    role && content
+        .get(line_start..at)
+        .unwrap_or_default()
+        .chars()
+        .all(|c| matches!(c, ' ' | '\t' | '#' | '/' | '*' | '>' | ';' | '-'))
+}
+
 /// Words that may stand between the start of a line, sentence or quotation
 /// and a label naming the model: "Dear AI,", "To the agents:", "All assistants:".
 const LABEL_LEAD_WORDS: &[&str] = &[
@@ -596,7 +629,7 @@ fn label_starts(content: &str, at: usize) -> bool {
     let marker = |c: char| {
         matches!(
             c,
-            ' ' | '\t' | '#' | '/' | '*' | '>' | ';' | '!' | '.' | '-' | '?'
+            ' ' | '\t' | '#' | '/' | '*' | '>' | ';' | '!' | '.' | '-' | '?' | ':'
         ) || is_bidi_control(c)
             || crate::guard::read_as_model::is_invisible(c)
     };
@@ -605,7 +638,9 @@ fn label_starts(content: &str, at: usize) -> bool {
         return true;
     }
     let removed = &rest[bare.len()..];
-    let sentence_end = removed.starts_with(['.', '!', '?']) && removed.contains([' ', '\t']);
+    // After the end of a sentence, or a colon: "Deprecated: use X. AI agents:",
+    // "TODO: Copilot, …".
+    let sentence_end = removed.starts_with(['.', '!', '?', ':']) && removed.contains([' ', '\t']);
     sentence_end || bare.ends_with(['"', '`', '(', '>', '=']) || removed.starts_with('>')
 }
 

@@ -639,8 +639,12 @@ impl PromptInjectionScanner {
                     .line(line)
                     .chars()
                     .any(addressed_request::is_bidi_control);
+            // A role line in a test file is a transcript's turn: data.
+            let transcript =
+                pattern.id == "fake-system-prompt" && surroundings.kind() == FileKind::Test;
             let excused = !hidden_by_bidi
                 && (addressed_to_a_reader
+                    || transcript
                     || surroundings
                         .excuse(start, pattern.group == MARKUP_GROUP)
                         .is_some());
