@@ -225,7 +225,9 @@ pub(crate) struct AddressedRequests {
     /// Per addressee pattern: whether it is a `label`, which counts only at
     /// the start of a line, a sentence or a quotation ([`label_starts`]).
     labels: Vec<bool>,
-    addressees: OnceLock<Patterns>,
+    /// Each addressee pattern alone, to locate its matches once a combined
+    /// set has said it matches ([`Self::find_matched`]).
+    addressee_regexes: LazyRegexes,
     action_sources: Vec<String>,
     action_categories: Vec<RequestCategory>,
     actions: OnceLock<Patterns>,
@@ -325,22 +327,17 @@ impl AddressedRequests {
             action_categories.push(category);
             action_sources.push(source);
         }
+        let addressee_regexes = LazyRegexes::new(addressee_sources.clone());
         Self {
             addressee_sources,
             addressee_kinds,
             labels,
-            addressees: OnceLock::new(),
+            addressee_regexes,
             action_sources,
             action_categories,
             actions: OnceLock::new(),
             negation: OnceLock::new(),
         }
-    }
-
-    fn addressee_patterns(&self) -> &Patterns {
-        crate::work::once(&self.addressees, || {
-            Patterns::compile(&self.addressee_sources)
-        })
     }
 
     fn action_patterns(&self) -> &Patterns {
@@ -357,19 +354,18 @@ impl AddressedRequests {
     }
 
     /// The requests addressed to the model in `content`, at most one per
-    /// line and category, in line order. `lines` indexes `content`.
+    /// line and category, in line order. `lines` indexes `content`. (The
+    /// scanner finds the addressees in its own combined set and calls
+    /// [`Self::find_matched`]; this compiles a set of its own.)
+    #[cfg(test)]
     pub(crate) fn find(
         &self,
         content: &str,
         lines: &LineIndex<'_>,
         reading: Reading,
     ) -> Vec<Request> {
-        let matched: Vec<usize> = self
-            .addressee_patterns()
-            .set
-            .matches(content)
-            .into_iter()
-            .collect();
+        let set = RegexSet::new(&self.addressee_sources).expect("the addressee list is valid");
+        let matched: Vec<usize> = set.matches(content).into_iter().collect();
         self.find_matched(content, lines, reading, &matched)
     }
 
@@ -396,7 +392,7 @@ impl AddressedRequests {
         let mut found: Vec<(u32, Addressee, usize)> = Vec::new();
         for &index in matched {
             let (Some(regex), Some(&kind)) = (
-                self.addressee_patterns().regexes.get(index),
+                self.addressee_regexes.get(index),
                 self.addressee_kinds.get(index),
             ) else {
                 continue;
@@ -485,13 +481,6 @@ impl AddressedRequests {
             }
         }
         requests.into_values().collect()
-    }
-
-    /// Whether `text` (a decoded run, say) holds a request addressed to the
-    /// model.
-    pub(crate) fn any_in(&self, text: &str) -> bool {
-        let lines = LineIndex::new(text);
-        !self.find(text, &lines, Reading::File).is_empty()
     }
 
     /// Whether the request at byte `at` of a passage is negated: a negation
@@ -792,13 +781,16 @@ mod tests {
     #[test]
     fn lists_compile_and_every_line_has_a_known_kind() {
         let requests = AddressedRequests::new();
-        for patterns in [requests.addressee_patterns(), requests.action_patterns()] {
-            for index in 0..patterns.regexes.len() {
-                assert!(patterns.regexes.get(index).is_some());
+        for regexes in [
+            &requests.addressee_regexes,
+            &requests.action_patterns().regexes,
+        ] {
+            for index in 0..regexes.len() {
+                assert!(regexes.get(index).is_some());
             }
         }
         assert_eq!(
-            requests.addressee_patterns().regexes.len(),
+            requests.addressee_regexes.len(),
             requests.addressee_kinds.len()
         );
         assert_eq!(

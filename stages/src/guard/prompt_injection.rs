@@ -414,6 +414,35 @@ const SPLIT_TRIGGERS: &[&str] = &[
 ];
 
 impl PromptInjectionScanner {
+    /// The patterns found in `text` and, apart, the addressee patterns of
+    /// [`AddressedRequests`] found in it (indices into their own list), in one
+    /// pass.
+    fn split_matches(&self, text: &str) -> (Vec<usize>, Vec<usize>) {
+        let phrases = self.patterns.len();
+        let (phrase_hits, addressee_hits): (Vec<usize>, Vec<usize>) = self
+            .combined
+            .matches(text)
+            .iter()
+            .partition(|&index| index < phrases);
+        let addressee_hits = addressee_hits
+            .into_iter()
+            .map(|index| index - phrases)
+            .collect();
+        (phrase_hits, addressee_hits)
+    }
+
+    /// Whether `text` (a decoded run) holds a request addressed to the model.
+    fn has_request(&self, text: &str) -> bool {
+        let (_, addressees) = self.split_matches(text);
+        !addressees.is_empty() && {
+            let lines = LineIndex::new(text);
+            !self
+                .requests
+                .find_matched(text, &lines, Reading::File, &addressees)
+                .is_empty()
+        }
+    }
+
     /// The indices of the patterns (not the addressees) found in `text`.
     fn phrase_matches(&self, text: &str) -> Vec<usize> {
         let phrases = self.patterns.len();
@@ -442,14 +471,7 @@ impl GuardScanner for PromptInjectionScanner {
     }
 
     fn scan(&self, path: &RelativePath, language: Language, content: &str) -> Vec<GuardFinding> {
-        let matched = self.combined.matches(content);
-        let phrases = self.patterns.len();
-        let (phrase_hits, addressee_hits): (Vec<usize>, Vec<usize>) =
-            matched.iter().partition(|&index| index < phrases);
-        let addressee_hits: Vec<usize> = addressee_hits
-            .into_iter()
-            .map(|index| index - phrases)
-            .collect();
+        let (phrase_hits, addressee_hits) = self.split_matches(content);
         let mut findings = self.hidden_instructions(path, content);
         findings.extend(self.encoded_instructions(path, language, content));
         findings.extend(self.visible_instructions(path, language, content, &phrase_hits));
@@ -535,7 +557,7 @@ impl PromptInjectionScanner {
                 self.phrase_is_match(&run.text)
                     || ReadAsModel::new(&run.text)
                         .is_some_and(|read| self.phrase_is_match(&read.text))
-                    || self.requests.any_in(&run.text)
+                    || self.has_request(&run.text)
             })
             .collect();
         if hits.is_empty() {
@@ -892,7 +914,11 @@ impl PromptInjectionScanner {
         findings.extend(self.split_instructions(path, text));
         findings.extend(self.decode_requests(path, text));
         let lines = LineIndex::new(text);
-        for request in self.requests.find(text, &lines, Reading::Pasted) {
+        let (_, addressees) = self.split_matches(text);
+        for request in self
+            .requests
+            .find_matched(text, &lines, Reading::Pasted, &addressees)
+        {
             findings.push(GuardFinding {
                 severity: GuardSeverity::Block,
                 finding_type: GuardFindingType::PromptInjection,
