@@ -142,3 +142,38 @@ fn cases_are_read_with_their_escapes() {
     );
     assert!(cases(ATTACKS).len() >= 40 && cases(BENIGN).len() >= 30);
 }
+
+/// Every attack pasted as an intent is reported, except those that only ask
+/// what a user may ask themselves (deleting, force-pushing, going ahead
+/// without asking) without posing as a chat turn.
+#[test]
+#[expect(clippy::print_stdout, reason = "the test reports its rates")]
+fn every_attack_pasted_as_an_intent_is_reported() {
+    let guard = ContextGuard::new(&AicConfig::default().guard).expect("the default guard");
+    let attacks = cases(ATTACKS);
+    let mut unexplained = Vec::new();
+    let mut reported = 0;
+    for case in &attacks {
+        if crate::guard::scan_intent(&case.content).is_some() {
+            reported += 1;
+            continue;
+        }
+        let own_requests_only = scan(&guard, case).findings.iter().all(|finding| {
+            matches!(
+                finding.pattern.as_deref(),
+                Some("destructive-command" | "approval-claim")
+            ) || finding.finding_type != GuardFindingType::PromptInjection
+        });
+        if !own_requests_only {
+            unexplained.push(case.path.clone());
+        }
+    }
+    println!(
+        "attacks reported when pasted as the intent: {reported} / {}",
+        attacks.len()
+    );
+    assert!(
+        unexplained.is_empty(),
+        "attacks not reported as an intent: {unexplained:?}"
+    );
+}
