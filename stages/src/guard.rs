@@ -1124,6 +1124,7 @@ mod tests {
     #[test_case("stages/src/guard/injection_context.rs", include_str!("guard/injection_context.rs"))]
     #[test_case("stages/src/guard/read_as_model.rs", include_str!("guard/read_as_model.rs"))]
     #[test_case("stages/src/guard/addressed_request.rs", include_str!("guard/addressed_request.rs"))]
+    #[test_case("stages/src/guard/injection_corpus.rs", include_str!("guard/injection_corpus.rs"))]
     #[test_case("stages/rules/injection/addressed-to-model.txt", include_str!("../rules/injection/addressed-to-model.txt"))]
     #[test_case("stages/rules/injection/requested-actions.txt", include_str!("../rules/injection/requested-actions.txt"))]
     #[test_case("stages/rules/injection/confusables.txt", include_str!("../rules/injection/confusables.txt"))]
