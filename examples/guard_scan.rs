@@ -4,8 +4,12 @@
 //! positives and the guard's cost on real repositories (`docs/guard.md`).
 //!
 //! ```text
-//! cargo run --release --example guard_scan -- <directory>
+//! cargo run --release --example guard_scan -- <directory> [--injection-warnings]
 //! ```
+//!
+//! With `--injection-warnings` it also lists the files kept with a
+//! prompt-injection warning (a finding excused by its context), to review
+//! what the injection rules see in real text.
 //!
 //! Files over 1 MiB, files with a NUL byte and the `.git`, `node_modules` and
 //! `target` directories are skipped, as the compile's walk does.
@@ -29,7 +33,8 @@ const MAX_FILE: u64 = 1024 * 1024;
 fn main() -> anyhow::Result<()> {
     let root = std::env::args()
         .nth(1)
-        .ok_or_else(|| anyhow::anyhow!("usage: guard_scan <directory>"))?;
+        .ok_or_else(|| anyhow::anyhow!("usage: guard_scan <directory> [--injection-warnings]"))?;
+    let injection_warnings = std::env::args().nth(2).as_deref() == Some("--injection-warnings");
     let root = Path::new(&root);
     let mut files = Vec::new();
     collect(root, root, &mut files)?;
@@ -64,6 +69,23 @@ fn main() -> anyhow::Result<()> {
                 )
             })
             .collect();
+        if injection_warnings && !outcome.blocked {
+            let warned: Vec<String> = outcome
+                .findings
+                .iter()
+                .filter(|f| f.finding_type == GuardFindingType::PromptInjection)
+                .map(|f| {
+                    format!(
+                        "{}@{}",
+                        f.pattern.as_deref().unwrap_or("?"),
+                        f.line.unwrap_or(0)
+                    )
+                })
+                .collect();
+            if !warned.is_empty() {
+                println!("warned   {relative} {}", warned.join(" "));
+            }
+        }
         let path_rule = outcome
             .findings
             .iter()

@@ -161,7 +161,11 @@ pub fn facts(
         .collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
     cancel.check()?;
-    let guard = ContextGuard::summarize(files.iter().map(|f| (&f.path, &f.guard)));
+    let mut guard = ContextGuard::summarize(files.iter().map(|f| (&f.path, &f.guard)));
+    // Injected instructions in the intent are reported with the files'
+    // findings; the intent itself is marked, not blocked.
+    guard.findings.extend(plan.intent_findings.iter().cloned());
+    guard.findings.sort();
     info!(
         "guard: scanned {} files | {} blocked, {} findings",
         files.len(),

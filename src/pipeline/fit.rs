@@ -159,7 +159,7 @@ pub fn prompt_parts<'a>(
     structure: Option<&'a str>,
 ) -> PromptParts<'a> {
     PromptParts {
-        intent: &plan.intent,
+        intent: &plan.task_text,
         classification: Some(&plan.task),
         constraints: &plan.pack.constraints,
         session_context: session.header.as_deref(),

@@ -153,6 +153,13 @@ pub struct Plan {
     pub project: Project,
     /// The intent, trimmed.
     pub intent: String,
+    /// The intent as the prompt's `## Task` shows it: the intent, with any
+    /// injected instruction the guard found in it quoted and marked as
+    /// untrusted ([`aic_stages::guard::scan_intent`]).
+    pub task_text: String,
+    /// The guard's findings in the intent (file `<intent>`), sorted; they
+    /// join the files' findings in `meta.guard`.
+    pub intent_findings: Vec<aic_stages::guard::GuardFinding>,
     /// Whether the content transformers are bypassed (`--raw` or `#raw`).
     pub raw: bool,
     /// The files the intent names (`@path`, backticks).
@@ -242,6 +249,10 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
         })
         .transpose()?;
     log_task(intent, &targets, &task);
+    let injection = aic_stages::guard::scan_intent(intent);
+    if let Some(found) = &injection {
+        warnings.push(intent_warning(&found.findings));
+    }
 
     let config = &project.config;
     let packs = RulePackResolver.plan(task.task_class, &config.rule_packs);
@@ -271,9 +282,15 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
         .as_ref()
         .filter(|changes| !changes.files.is_empty())
         .map(|changes| diff_section(changes, &project.guard, budget.total, model.counter()));
+    let (task_text, intent_findings) = match injection {
+        Some(found) => (found.marked, found.findings),
+        None => (intent.to_owned(), Vec::new()),
+    };
     Ok(Plan {
         project,
         intent: intent.to_owned(),
+        task_text,
+        intent_findings,
         raw,
         targets,
         task,
@@ -287,6 +304,26 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
         orient: request.orient,
         warnings,
     })
+}
+
+/// The warning for injected instructions found in the intent, naming their
+/// patterns and lines (never the text).
+fn intent_warning(findings: &[aic_stages::guard::GuardFinding]) -> String {
+    let mut found: Vec<String> = findings
+        .iter()
+        .map(|finding| {
+            let pattern = finding.pattern.as_deref().unwrap_or("prompt-injection");
+            match finding.line {
+                Some(line) => format!("{pattern} on line {line}"),
+                None => pattern.to_owned(),
+            }
+        })
+        .collect();
+    found.dedup();
+    format!(
+        "Context Guard found instructions to the model in the task text ({}): they are quoted in `## Task` and marked as untrusted (details: meta.guard, or `aic inspect`)",
+        found.join(", ")
+    )
 }
 
 /// `intent` without the `#raw` switch, which is not part of the task. Lines

@@ -111,6 +111,11 @@ impl<'a> InjectionContext<'a> {
         self.kind
     }
 
+    /// The text of one-based line `number`.
+    pub(crate) fn line(&self, number: u32) -> &'a str {
+        self.lines.line(number)
+    }
+
     /// Why the hit starting at byte `start` of the content is excused, if it is.
     /// `markup` is true for chat-template tokens (`im_start` between pipes, `[INST]`).
     pub(crate) fn excuse(&self, start: usize, markup: bool) -> Option<Excuse> {
@@ -176,8 +181,23 @@ impl<'a> InjectionContext<'a> {
     /// with`) or asks for blanket compliance (`approve everything`). A README
     /// welcoming a new contributor, or a rule it sets for the maintainer of a
     /// module, speaks to a human reader and is not.
-    pub(crate) fn aimed_at_model(&self, number: u32) -> bool {
-        if aimed_at_model().is_match(self.lines.line(number)) {
+    ///
+    /// The bytes `hit` of the content (the phrase being judged) are left out
+    /// of its line, so that a phrase naming "the previous instructions" is
+    /// not aimed at the model by its own words; an empty range leaves the
+    /// line whole.
+    pub(crate) fn aimed_at_model_besides(&self, number: u32, hit: std::ops::Range<usize>) -> bool {
+        let range = self.lines.line_range(number);
+        let line = self.lines.line(number);
+        let cut_start = hit.start.clamp(range.start, range.end) - range.start;
+        let cut_end = hit.end.clamp(range.start, range.end) - range.start;
+        let aimed = match (line.get(..cut_start), line.get(cut_end..)) {
+            (Some(before), Some(after)) if cut_start < cut_end => {
+                aimed_at_model().is_match(before) || aimed_at_model().is_match(after)
+            }
+            _ => aimed_at_model().is_match(line),
+        };
+        if aimed {
             return true;
         }
         (number + 1..=self.lines.line_count())
@@ -187,7 +207,7 @@ impl<'a> InjectionContext<'a> {
     }
 
     /// Whether the lines within `window` of line `number` talk about injection.
-    fn talks_about(&self, number: u32, window: u32) -> bool {
+    pub(crate) fn talks_about(&self, number: u32, window: u32) -> bool {
         let first = number.saturating_sub(window).max(1);
         let last = number.saturating_add(window).min(self.lines.line_count());
         (first..=last).any(|at| about_injection().is_match(self.lines.line(at)))

@@ -49,7 +49,9 @@ const DELIMITER: (&str, &str) = ("prompt-delimiter", "Spoofed prompt role delimi
 ///
 /// ## What it does
 ///
-/// Runs only on markdown paths (`.md`, `.mdc`, `.mdx`); other files get no findings
+/// Runs only on paths that render: Markdown (`.md`, `.mdc`, `.mdx`) and HTML
+/// (`.html`, `.htm`, `.xhtml`; there a hidden element counts only when its text
+/// names a model or overrides instructions); other files get no findings
 /// from it (their shell commands are
 /// [`CommandInjectionScanner`](crate::guard::CommandInjectionScanner)'s business).
 /// Every finding is a [`GuardFindingType::PromptInjection`] with
@@ -63,7 +65,7 @@ const DELIMITER: (&str, &str) = ("prompt-delimiter", "Spoofed prompt role delimi
 /// | Id | Matches |
 /// | --- | --- |
 /// | `html-comment-instruction` | An HTML comment (`<!-- … -->`) that addresses an AI at its start (`AI:`, `assistant:`, `LLM:`, `Claude:`, `ChatGPT:`, `GPT-4:`, `Copilot:`, `Cursor:`, `Gemini:`, `Codex:`), holds a note to one ("note for AI assistants"), an override of earlier text ("disregard the previous …") or "do not tell the user" |
-/// | `hidden-html-instruction` | An element styled invisible (`display:none`, `visibility:hidden`, `font-size:0`, `opacity:0`) whose text speaks to a model: an override verb, "you are/must/should/will", "assistant", "AI", "LLM", "instruction(s)" |
+/// | `hidden-html-instruction` | An element hidden (`display:none`, `visibility:hidden`, `font-size:0`, `opacity:0`, white text on a white background in one `style`, the `hidden` attribute) whose text speaks to a model: an override verb, "you are/must/should/will", "assistant", "agents", "AI", "LLM", "Claude", "Copilot", "instruction(s)", credentials and keys |
 /// | `invisible-characters` | Eight or more zero-width characters in a row, or eight or more Unicode tag characters (`U+E0000`–`U+E007F`, "ASCII smuggling") |
 /// | `zero-width-obfuscation` | A line that spells an override phrase only once its zero-width characters are removed |
 /// | `ignore-above-instead` | "ignore/disregard/forget (all/everything) (of) (the) above/previous/prior/… … instead" on one line |
@@ -94,8 +96,11 @@ const DELIMITER: (&str, &str) = ("prompt-delimiter", "Spoofed prompt role delimi
 ///   the prompt just the same. Only in a text about attacks does a fence (or a
 ///   quote) excuse a visible hit.
 /// - Tag characters after a flag emoji (`🏴` + subdivision code) are fewer than
-///   eight and are not reported. Bidirectional-override characters ("Trojan
-///   Source") and white-on-white text are not detected.
+///   eight and are not reported. White text is hidden only with a white
+///   background in the same `style`; text hidden by a stylesheet class is not
+///   seen. Bidirectional-override characters around an instruction are the
+///   [`PromptInjectionScanner`](crate::guard::PromptInjectionScanner)'s
+///   business, in every file.
 pub struct MarkdownInstructionScanner {
     comment_address: Regex,
     override_phrase: Regex,
@@ -105,6 +110,9 @@ pub struct MarkdownInstructionScanner {
     invisible_run: Regex,
     obfuscated_phrase: Regex,
     instead: Regex,
+    /// An `instead` hit that drops all of the text above, not some steps.
+    instead_everything: Regex,
+    html_hint: Regex,
     delimiter: Regex,
     role_instruction: Regex,
 }
@@ -130,10 +138,10 @@ impl MarkdownInstructionScanner {
                 r"(?i)(?-u:\b)do\s+not\s+(?:tell|mention|reveal|inform|show|disclose)(?-u:\b)[^.\n]{0,40}?(?-u:\b)user(?-u:\b)",
             ),
             hidden_element: compile(
-                r#"(?i)<([a-z][a-z0-9]*)(?-u:\b)[^>]*?(?-u:\b)style\s*=\s*["'][^"']*?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:\.0+)?(?:px|pt|em|rem|%)?\s*(?:;|["'])|opacity\s*:\s*0(?:\.0+)?\s*(?:;|["']))[^>]*>"#,
+                r#"(?i)<([a-z][a-z0-9]*)(?-u:\b)(?:[^>]*?(?-u:\b)style\s*=\s*["'][^"']*?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:\.0+)?(?:px|pt|em|rem|%)?\s*(?:;|["'])|opacity\s*:\s*0(?:\.0+)?\s*(?:;|["'])|color\s*:\s*(?:white|#fff(?:fff)?|rgb\(\s*255\s*,\s*255\s*,\s*255\s*\))\s*;[^"']*?background(?:-color)?\s*:\s*(?:white|#fff(?:fff)?|rgb\(\s*255\s*,\s*255\s*,\s*255\s*\))|background(?:-color)?\s*:\s*(?:white|#fff(?:fff)?|rgb\(\s*255\s*,\s*255\s*,\s*255\s*\))\s*;[^"']*?[;\s]color\s*:\s*(?:white|#fff(?:fff)?|rgb\(\s*255\s*,\s*255\s*,\s*255\s*\)))|[^>]*?\shidden(?:\s*=\s*["']?[^"'\s>]*["']?)?(?:\s|/)?)[^>]*>"#,
             ),
             hidden_hint: compile(
-                r"(?i)(?-u:\b)(?:ignore|disregard|forget|override)(?-u:\b)|(?-u:\b)you\s+(?:are|must|should|will)(?-u:\b)|(?-u:\b)(?:assistants?|ai|llms?|chatgpt|claude|instructions?)(?-u:\b)",
+                r"(?i)(?-u:\b)(?:ignore|disregard|forget|override)(?-u:\b)|(?-u:\b)you\s+(?:are|must|should|will)(?-u:\b)|(?-u:\b)(?:assistants?|agents?|ai|llms?|chatgpt|claude|copilot|instructions?|credentials|private\s+keys?|api\s+keys?)(?-u:\b)|\.(?:ssh|aws)/",
             ),
             invisible_run: compile(
                 r"[\u{200B}-\u{200D}\u{2060}-\u{2064}\u{FEFF}\u{180E}]{8,}|[\u{E0000}-\u{E007F}]{8,}",
@@ -143,6 +151,12 @@ impl MarkdownInstructionScanner {
             ),
             instead: compile(
                 r"(?i)(?-u:\b)(?:ignore|disregard|forget)\s+(?:all\s+|everything\s+|anything\s+)?(?:of\s+)?(?:the\s+|what\s+(?:is|was)\s+)?(?:above|previous|prior|preceding|earlier)(?-u:\b)[^\n]{0,120}?(?-u:\b)instead(?-u:\b)",
+            ),
+            instead_everything: compile(
+                r"(?i)(?-u:\b)(?:all|everything|anything|what\s+(?:is|was))(?-u:\b)",
+            ),
+            html_hint: compile(
+                r"(?i)(?-u:\b)(?:ignore|disregard|forget|override)\s+(?:\S+\s+){0,3}?(?:previous|prior|above|instructions|system\s+prompt)(?-u:\b)|(?-u:\b)(?:ai|llms?|assistants?|ai\s+agents?|agents|chat\s*gpt|claude|copilot|gemini|language\s+models?|system\s+prompt)(?-u:\b)",
             ),
             role_instruction: compile(
                 r"(?i)(?-u:\b)(?:ignore|disregard|forget|override|bypass)(?-u:\b)|(?-u:\b)you\s+are\s+now(?-u:\b)|(?-u:\b)from\s+now\s+on(?-u:\b)|(?-u:\b)do\s+not\s+(?:tell|follow|reveal|mention)(?-u:\b)",
@@ -171,7 +185,7 @@ impl MarkdownInstructionScanner {
     }
 
     /// Lines of invisible elements whose text speaks to a model.
-    fn hidden_elements(&self, content: &str, lines: &LineIndex<'_>, hits: &mut Hits) {
+    fn hidden_elements(&self, content: &str, lines: &LineIndex<'_>, html: bool, hits: &mut Hits) {
         for captures in self.hidden_element.captures_iter(content) {
             let (Some(whole), Some(tag)) = (captures.get(0), captures.get(1)) else {
                 continue;
@@ -184,10 +198,14 @@ impl MarkdownInstructionScanner {
             let Some(end) = window.to_ascii_lowercase().find(&closing) else {
                 continue;
             };
-            if self
-                .hidden_hint
-                .is_match(window.get(..end).unwrap_or_default())
-            {
+            // A page hides dialogs and menus in the same ways: there, only
+            // text that speaks to a model counts.
+            let hint = if html {
+                &self.html_hint
+            } else {
+                &self.hidden_hint
+            };
+            if hint.is_match(window.get(..end).unwrap_or_default()) {
                 hits.insert((lines.line_number(whole.start()), HIDDEN_ELEMENT));
             }
         }
@@ -238,6 +256,15 @@ impl MarkdownInstructionScanner {
         if surroundings.excuse(found.start(), delimiter).is_some() {
             return GuardSeverity::Warn;
         }
+        // "Ignore the previous steps and run … instead" tells a reader of a
+        // guide which steps to skip; it counts when aimed at the model or
+        // when it drops "all" or "everything" above.
+        if pattern == INSTEAD
+            && !self.instead_everything.is_match(found.as_str())
+            && !surroundings.aimed_at_model_besides(lines.line_number(found.start()), found.range())
+        {
+            return GuardSeverity::Warn;
+        }
         if delimiter && !found.as_str().starts_with("</") {
             let number = lines.line_number(found.start());
             let rest = content
@@ -267,13 +294,13 @@ impl GuardScanner for MarkdownInstructionScanner {
     }
 
     fn scan(&self, path: &RelativePath, language: Language, content: &str) -> Vec<GuardFinding> {
-        if !is_markdown_path(path) {
+        if !is_markdown_path(path) && !is_html_path(path) {
             return Vec::new();
         }
         let lines = LineIndex::new(content);
         let mut hits = Hits::new();
         self.comments(content, &lines, &mut hits);
-        self.hidden_elements(content, &lines, &mut hits);
+        self.hidden_elements(content, &lines, is_html_path(path), &mut hits);
         self.invisible_text(content, &lines, &mut hits);
         let mut findings: BTreeSet<(u32, (&str, &str), GuardSeverity)> = hits
             .into_iter()
@@ -300,6 +327,13 @@ impl GuardScanner for MarkdownInstructionScanner {
             })
             .collect()
     }
+}
+
+/// Whether `path` is an HTML page (`.html`, `.htm`, `.xhtml`, any case),
+/// which renders, and so hides text, as Markdown does.
+fn is_html_path(path: &RelativePath) -> bool {
+    path.extension()
+        .is_some_and(|extension| matches!(extension.as_str(), "html" | "htm" | "xhtml"))
 }
 
 /// The largest char boundary of `text` at or below `index`.
@@ -398,12 +432,26 @@ mod tests {
         );
     }
 
-    #[test_case("src/page.html")]
     #[test_case("notes.txt")]
     #[test_case("src/lib.rs")]
     fn skips_other_paths(path: &str) {
         let content = include_str!("../../tests/fixtures/guard/markdown/hidden_instructions.md");
         assert_eq!(scan(path, content), Vec::new());
+    }
+
+    /// HTML renders as Markdown does: its comments and hidden elements are
+    /// read the same way.
+    #[test_case("site/index.html")]
+    #[test_case("docs/page.HTM")]
+    fn runs_on_html_paths(path: &str) {
+        let content = include_str!("../../tests/fixtures/guard/markdown/hidden_instructions.md");
+        // The element on line 13 speaks to the reader ("you must"), not to a
+        // model: on a page, which hides dialogs the same way, it stays.
+        let as_markdown: Vec<(u32, String)> = scan("docs/setup.md", content)
+            .into_iter()
+            .filter(|(line, _)| *line != 13)
+            .collect();
+        assert_eq!(scan(path, content), as_markdown, "{path}");
     }
 
     #[test]

@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use regex::{Regex, RegexSet};
 
+use crate::guard::addressed_request::{self, AddressedRequests, LazyRegexes, Reading};
 use crate::guard::encoded;
 use crate::guard::injection_context::{FileKind, InjectionContext};
 use crate::guard::read_as_model::{LineChanges, ReadAsModel};
@@ -87,7 +88,9 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 /// | `inst-markup` | Llama's `[INST]` tag and its closing tag on one line |
 /// | `override-<language>` | an override phrase of `stages/rules/injection/<language>.txt` (`en`, `es`, `fr`, `de`, `pt`, `zh`, `ja`, `ru`): "disregard" or "forget" with "everything above" or "all prior rules", a "new instructions" label, "from now on you will …", and their translations; one kind with `ignore-instructions` |
 /// | `hidden-instruction` | any of the above that appears only once the text is read as a model reads it: Unicode tag characters decoded to ASCII ("ASCII smuggling"), invisible characters dropped, look-alike letters read as the ASCII letters they pass for (Cyrillic, Greek, full-width, mathematical; see the `read_as_model` module); blocks in every file, code included |
-/// | `encoded-instruction` | any of the above inside an obvious base64 run (24 characters or more, both letter cases, standard or URL-safe alphabet) or percent-encoded run (three `%XX` escapes or more), decoded; reported at the run's line; blocks in every file, code included, except a string literal in a test file (warned about) |
+/// | `encoded-instruction` | any of the above, or a request addressed to the model, inside an obvious base64 run (24 characters or more, both letter cases, standard or URL-safe alphabet) or percent-encoded run (three `%XX` escapes or more), decoded; reported at the run's line; blocks in every file, code included, except a string literal in a test file (warned about). Also override phrases and credential paths in ROT13, and a decode-and-follow request within five lines of an encoded blob (these block in every file) |
+/// | `split-instruction` | an override phrase split over two consecutive comment lines (`#`, `//`, `*`, `--`, `;`), found once they are joined; blocks |
+/// | `credential-access`, `secret-disclosure`, `data-exfiltration`, `fetched-code`, `destructive-command`, `approval-claim`, `precedence-claim` | a request addressed to the model for an action outside the task (see the `addressed_request` module): blocks, unless excused by its context (a chat turn in a test, a string literal in code, a quoted or described request next to words about attacks, a changelog) |
 ///
 /// In files that are not code (Markdown, text, YAML, JSON, unknown, …) every finding
 /// is [`GuardSeverity::Block`]. In code files a single kind of hit inside a
@@ -119,7 +122,8 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 ///   welcoming a contributor speaks to a person.
 ///
 /// Hidden (invisible or look-alike) and encoded instructions are never excused
-/// by quoting: nobody quotes an example invisibly.
+/// by quoting: nobody quotes an example invisibly. Nor is a phrase or request
+/// on a line with bidirectional-override characters.
 ///
 /// ## Why
 ///
@@ -176,10 +180,18 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 pub struct PromptInjectionScanner {
     /// Every pattern: [`INJECTION_PATTERNS`], then the phrases of [`PHRASE_FILES`].
     patterns: Vec<Pattern>,
-    /// All patterns at once, to find which ones occur in a single pass.
-    set: RegexSet,
-    /// Each pattern alone, in `patterns` order, to locate its matches.
-    regexes: Vec<Regex>,
+    /// Each pattern alone, in `patterns` order, to locate its matches:
+    /// compiled on the first file with a hit.
+    regexes: LazyRegexes,
+    /// Requests addressed to the model (see [`addressed_request`]).
+    requests: AddressedRequests,
+    /// Every pattern, then the addressee patterns of `requests`: both are
+    /// found in one pass over a file.
+    combined: RegexSet,
+    /// A decode-and-follow request next to an encoded text.
+    decode_cue: Regex,
+    /// Override phrases and credential paths written in ROT13.
+    rot13: Regex,
 }
 
 /// One compiled pattern's description.
@@ -257,16 +269,193 @@ impl PromptInjectionScanner {
                 sources.push(source);
             }
         }
-        let set = RegexSet::new(&sources).expect("the injection patterns are valid regexes");
-        let regexes = sources
-            .iter()
-            .map(|source| Regex::new(source).expect("the injection patterns are valid regexes"))
-            .collect();
+        let requests = AddressedRequests::new();
+        let combined = RegexSet::new(sources.iter().chain(requests.addressee_sources()))
+            .expect("the injection patterns are valid regexes");
         Self {
             patterns,
-            set,
-            regexes,
+            regexes: LazyRegexes::new(sources),
+            requests,
+            combined,
+            decode_cue: Regex::new(DECODE_CUE).expect("the decode cue is a valid regex"),
+            rot13: Regex::new(&rot13_pattern()).expect("the ROT13 phrases are a valid regex"),
         }
+    }
+}
+
+/// A decode-and-follow request: decoding a text, then doing as it says.
+const DECODE_CUE: &str = r"(?-u:\b)(?:[dD]ecode|[dD]ecipher|[dD]ecrypt|[uU]nscramble|[rR]ot-?13|ROT-?13|DECODE)(?i)\w*\s+(?:\S+\s+){0,6}?(?:and|then)\s+(?:\S+\s+){0,2}?(?:do|follow|execute|run|obey|carry\s+out|act\s+on|perform)\s+(?:\S+\s+){0,3}?(?:what|whatever|it|its|the\s+(?:instructions?|commands?|steps?|text))(?-u:\b)";
+
+/// Words of override phrases and credential paths, to be found in ROT13
+/// (kept in parts so this file holds none of them whole).
+const ROT13_PHRASES: &[&[&str]] = &[
+    &["ignore ", "all previous"],
+    &["ignore ", "previous"],
+    &["ignore ", "the previous"],
+    &["disre", "gard all"],
+    &["disre", "gard previous"],
+    &["previous ", "instructions"],
+    &["system ", "prompt"],
+    &["aws/cre", "dentials"],
+    &["ssh/", "id_"],
+    &["private ", "key"],
+    &["you are ", "now"],
+];
+
+/// ROT13 of a character (letters rotated by 13, everything else kept).
+fn rot13(c: char) -> char {
+    match c {
+        'a'..='z' => char::from(b'a' + (c as u8 - b'a' + 13) % 26),
+        'A'..='Z' => char::from(b'A' + (c as u8 - b'A' + 13) % 26),
+        _ => c,
+    }
+}
+
+/// The regex of [`ROT13_PHRASES`] written in ROT13, whitespace as `\s+`.
+fn rot13_pattern() -> String {
+    let alternatives: Vec<String> = ROT13_PHRASES
+        .iter()
+        .map(|parts| {
+            let phrase: String = parts.concat().chars().map(rot13).collect();
+            phrase
+                .split(' ')
+                .map(regex::escape)
+                .collect::<Vec<_>>()
+                .join(r"\s+")
+        })
+        .flat_map(|phrase| {
+            // Lower case, a capital first letter, capitals: spelled out
+            // rather than `(?i)`, so the regex engine can look for the
+            // literals first.
+            let mut capital = phrase.clone();
+            if let Some(first) = capital.get_mut(..1) {
+                first.make_ascii_uppercase();
+            }
+            let upper = phrase
+                .replace(r"\s+", " ")
+                .to_ascii_uppercase()
+                .replace(' ', r"\s+");
+            [phrase, capital, upper]
+        })
+        .collect();
+    format!(r"(?-u:\b)(?:{})", alternatives.join("|"))
+}
+
+/// Whether a line looks like an encoded blob: a base64-like token of 16
+/// characters or more with both letter cases, or a text that reads as
+/// English words only once rotated by 13 (ROT13).
+fn looks_encoded(line: &str) -> bool {
+    let base64 = line
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=' | '-' | '_')))
+        .any(|token| {
+            token.len() >= 16
+                && token.bytes().any(|b| b.is_ascii_lowercase())
+                && token.bytes().any(|b| b.is_ascii_uppercase())
+        });
+    base64 || {
+        let rotated: String = line.chars().map(rot13).collect();
+        common_words(&rotated) >= 2 && common_words(&rotated) > common_words(line)
+    }
+}
+
+/// How many of the commonest English words a text holds, as words.
+fn common_words(text: &str) -> usize {
+    text.split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|word| {
+            matches!(
+                word.to_ascii_lowercase().as_str(),
+                "the"
+                    | "and"
+                    | "to"
+                    | "you"
+                    | "all"
+                    | "of"
+                    | "your"
+                    | "is"
+                    | "in"
+                    | "a"
+                    | "it"
+                    | "this"
+                    | "print"
+                    | "run"
+                    | "send"
+            )
+        })
+        .count()
+}
+
+/// How many lines around a decode-and-follow request an encoded blob is
+/// looked for.
+const DECODE_WINDOW: u32 = 5;
+
+/// The last words of a comment line after which an override phrase may go on
+/// to the next comment line.
+const SPLIT_TRIGGERS: &[&str] = &[
+    "ignore",
+    "disregard",
+    "forget",
+    "override",
+    "bypass",
+    "all",
+    "any",
+    "the",
+    "your",
+    "previous",
+    "prior",
+    "above",
+    "earlier",
+    "system",
+    "new",
+    "from",
+    "now",
+    "on",
+    "you",
+    "are",
+];
+
+impl PromptInjectionScanner {
+    /// The patterns found in `text` and, apart, the addressee patterns of
+    /// [`AddressedRequests`] found in it (indices into their own list), in one
+    /// pass.
+    fn split_matches(&self, text: &str) -> (Vec<usize>, Vec<usize>) {
+        let phrases = self.patterns.len();
+        let (phrase_hits, addressee_hits): (Vec<usize>, Vec<usize>) = self
+            .combined
+            .matches(text)
+            .iter()
+            .partition(|&index| index < phrases);
+        let addressee_hits = addressee_hits
+            .into_iter()
+            .map(|index| index - phrases)
+            .collect();
+        (phrase_hits, addressee_hits)
+    }
+
+    /// Whether `text` (a decoded run) holds a request addressed to the model.
+    fn has_request(&self, text: &str) -> bool {
+        let (_, addressees) = self.split_matches(text);
+        !addressees.is_empty() && {
+            let lines = LineIndex::new(text);
+            !self
+                .requests
+                .find_matched(text, &lines, Reading::File, &addressees)
+                .is_empty()
+        }
+    }
+
+    /// The indices of the patterns (not the addressees) found in `text`.
+    fn phrase_matches(&self, text: &str) -> Vec<usize> {
+        let phrases = self.patterns.len();
+        self.combined
+            .matches(text)
+            .into_iter()
+            .take_while(|&index| index < phrases)
+            .collect()
+    }
+
+    /// Whether any pattern (not an addressee) is found in `text`.
+    fn phrase_is_match(&self, text: &str) -> bool {
+        !self.phrase_matches(text).is_empty()
     }
 }
 
@@ -282,9 +471,13 @@ impl GuardScanner for PromptInjectionScanner {
     }
 
     fn scan(&self, path: &RelativePath, language: Language, content: &str) -> Vec<GuardFinding> {
+        let (phrase_hits, addressee_hits) = self.split_matches(content);
         let mut findings = self.hidden_instructions(path, content);
         findings.extend(self.encoded_instructions(path, language, content));
-        findings.extend(self.visible_instructions(path, language, content));
+        findings.extend(self.visible_instructions(path, language, content, &phrase_hits));
+        findings.extend(self.split_instructions(path, content));
+        findings.extend(self.decode_requests(path, content));
+        findings.extend(self.addressed_requests(path, language, content, &addressee_hits));
         findings
     }
 }
@@ -304,11 +497,11 @@ impl PromptInjectionScanner {
         let Some(read) = ReadAsModel::new(content) else {
             return Vec::new();
         };
-        let plain = self.set.matches(content);
+        let plain = self.phrase_matches(content);
         let lines = LineIndex::new(&read.text);
         let mut hit_lines: BTreeMap<u32, LineChanges> = BTreeMap::new();
-        for index in &self.set.matches(&read.text) {
-            if plain.matched(index) {
+        for index in self.phrase_matches(&read.text) {
+            if plain.contains(&index) {
                 continue;
             }
             let markup = self
@@ -361,8 +554,10 @@ impl PromptInjectionScanner {
         let hits: Vec<&encoded::DecodedRun> = runs
             .iter()
             .filter(|run| {
-                self.set.is_match(&run.text)
-                    || ReadAsModel::new(&run.text).is_some_and(|read| self.set.is_match(&read.text))
+                self.phrase_is_match(&run.text)
+                    || ReadAsModel::new(&run.text)
+                        .is_some_and(|read| self.phrase_is_match(&read.text))
+                    || self.has_request(&run.text)
             })
             .collect();
         if hits.is_empty() {
@@ -403,21 +598,22 @@ impl PromptInjectionScanner {
 
     /// The findings of the patterns on the text as written, judged in their
     /// context (see [`InjectionContext`]).
+    /// `matched` are the indices of the patterns found in `content`.
     fn visible_instructions(
         &self,
         path: &RelativePath,
         language: Language,
         content: &str,
+        matched: &[usize],
     ) -> Vec<GuardFinding> {
-        let matched = self.set.matches(content);
-        if !matched.matched_any() {
+        if matched.is_empty() {
             return Vec::new();
         }
         let lines = LineIndex::new(content);
         let surroundings = InjectionContext::new(path, language, content, &lines);
         // Every hit: (pattern index, its pattern, byte offset).
-        let mut found_all: Vec<(usize, &Pattern, usize)> = Vec::new();
-        for index in &matched {
+        let mut found_all: Vec<(usize, &Pattern, usize, usize)> = Vec::new();
+        for &index in matched {
             let (Some(pattern), Some(regex)) = (self.patterns.get(index), self.regexes.get(index))
             else {
                 continue;
@@ -425,15 +621,15 @@ impl PromptInjectionScanner {
             found_all.extend(
                 regex
                     .find_iter(content)
-                    .map(|found| (index, pattern, found.start())),
+                    .map(|found| (index, pattern, found.start(), found.end())),
             );
         }
         // The lines of unambiguous phrases: an ambiguous one near them is part
         // of the same attack.
         let unambiguous_lines: BTreeSet<u32> = found_all
             .iter()
-            .filter(|(_, pattern, _)| !pattern.ambiguous)
-            .map(|&(_, _, start)| lines.line_number(start))
+            .filter(|(_, pattern, _, _)| !pattern.ambiguous)
+            .map(|&(_, _, start, _)| lines.line_number(start))
             .collect();
         // (line, pattern index) → excused, an unexcused hit on the line winning.
         let mut hits: BTreeMap<(u32, usize), bool> = BTreeMap::new();
@@ -441,18 +637,39 @@ impl PromptInjectionScanner {
         // A hit in a code file outside any quotes sits in a comment or a
         // docstring: prose the model reads, not data a tokenizer test holds.
         let mut unquoted_in_code = false;
-        for (index, pattern, start) in found_all {
+        for (index, pattern, start, end) in found_all {
             let line = lines.line_number(start);
             let near_attack = unambiguous_lines
                 .range(line.saturating_sub(ATTACK_NEIGHBOURHOOD)..=line + ATTACK_NEIGHBOURHOOD)
                 .next()
                 .is_some();
-            let addressed_to_a_reader =
-                pattern.ambiguous && !near_attack && !surroundings.aimed_at_model(line);
-            let excused = addressed_to_a_reader
-                || surroundings
-                    .excuse(start, pattern.group == MARKUP_GROUP)
-                    .is_some();
+            // An ambiguous override (a verb that discards "the previous" ones)
+            // names the model's setup by its own words: judged without them.
+            let own_words =
+                if starts_with_override_verb(content.get(start..end).unwrap_or_default()) {
+                    start..end
+                } else {
+                    start..start
+                };
+            let addressed_to_a_reader = pattern.ambiguous
+                && !near_attack
+                && !surroundings.aimed_at_model_besides(line, own_words);
+            // Bidirectional-override characters on the line hide the phrase
+            // from the reviewer: never excused.
+            let hidden_by_bidi = !content.is_ascii()
+                && lines
+                    .line(line)
+                    .chars()
+                    .any(addressed_request::is_bidi_control);
+            // A role line in a test file is a transcript's turn: data.
+            let transcript =
+                pattern.id == "fake-system-prompt" && surroundings.kind() == FileKind::Test;
+            let excused = !hidden_by_bidi
+                && (addressed_to_a_reader
+                    || transcript
+                    || surroundings
+                        .excuse(start, pattern.group == MARKUP_GROUP)
+                        .is_some());
             if !excused {
                 groups.insert(pattern.group);
                 if language.is_code() && !surroundings.is_quoted(line, start) {
@@ -517,6 +734,237 @@ impl PromptInjectionScanner {
         }
         findings
     }
+}
+
+impl PromptInjectionScanner {
+    /// Requests addressed to the model for an action outside the task (see
+    /// [`addressed_request`]): one finding per line and request, with the
+    /// request's category as its pattern id. In a file that is not code
+    /// every unexcused request blocks; in code, a request outside string
+    /// literals (a comment, a docstring) blocks. Excused requests (see
+    /// [`addressed_request::excused`]) are warnings.
+    /// `matched` are the indices of the addressee patterns found in `content`.
+    fn addressed_requests(
+        &self,
+        path: &RelativePath,
+        language: Language,
+        content: &str,
+        matched: &[usize],
+    ) -> Vec<GuardFinding> {
+        if matched.is_empty() {
+            return Vec::new();
+        }
+        let lines = LineIndex::new(content);
+        let requests = self
+            .requests
+            .find_matched(content, &lines, Reading::File, matched);
+        if requests.is_empty() {
+            return Vec::new();
+        }
+        let surroundings = InjectionContext::new(path, language, content, &lines);
+        requests
+            .into_iter()
+            .map(|request| {
+                let excused =
+                    addressed_request::excused(&request, &surroundings, language.is_code());
+                GuardFinding {
+                    severity: if excused {
+                        GuardSeverity::Warn
+                    } else {
+                        GuardSeverity::Block
+                    },
+                    finding_type: GuardFindingType::PromptInjection,
+                    file: path.clone(),
+                    line: Some(request.line),
+                    message: if request.bidi {
+                        format!(
+                            "{} (hidden with bidirectional-override characters)",
+                            request.category.message()
+                        )
+                    } else {
+                        request.category.message().to_owned()
+                    },
+                    pattern: Some(request.category.id().to_owned()),
+                }
+            })
+            .collect()
+    }
+
+    /// Override phrases split over two consecutive comment lines (`#`, `//`,
+    /// `*`, `--`, `;`): when a comment line ends with a word a phrase can go
+    /// on from ("ignore", "all", "previous", …), the two lines are joined
+    /// without their markers and matched; a phrase found only then is a
+    /// [`GuardSeverity::Block`] finding `split-instruction` at the first line.
+    fn split_instructions(&self, path: &RelativePath, content: &str) -> Vec<GuardFinding> {
+        let bytes = content.as_bytes();
+        let mut findings = Vec::new();
+        // Only a line that ends with a trigger word is looked at further:
+        // the bytes before each line break are read, nothing else.
+        let mut line_start = 0;
+        let mut number: u32 = 0;
+        for newline in memchr::memchr_iter(b'\n', bytes) {
+            number = number.saturating_add(1);
+            let start = line_start;
+            line_start = newline + 1;
+            let end = if newline > start && bytes[newline - 1] == b'\r' {
+                newline - 1
+            } else {
+                newline
+            };
+            let word_start = bytes[start..end]
+                .iter()
+                .rposition(|byte| !byte.is_ascii_alphabetic())
+                .map_or(start, |at| start + at + 1);
+            let word = &bytes[word_start..end];
+            if word.is_empty()
+                || word.len() > 9
+                || !SPLIT_TRIGGERS
+                    .iter()
+                    .any(|trigger| trigger.as_bytes().eq_ignore_ascii_case(word))
+            {
+                continue;
+            }
+            let first = content.get(start..end).unwrap_or_default();
+            let next_end = memchr::memchr(b'\n', &bytes[line_start..])
+                .map_or(bytes.len(), |at| line_start + at);
+            let second = content
+                .get(line_start..next_end)
+                .unwrap_or_default()
+                .trim_end_matches('\r');
+            if !is_comment(first) || !is_comment(second) {
+                continue;
+            }
+            let joined = format!(
+                "{} {}",
+                strip_comment(first).trim_end(),
+                strip_comment(second)
+            );
+            if self.phrase_is_match(&joined)
+                && !self.phrase_is_match(first)
+                && !self.phrase_is_match(second)
+            {
+                findings.push(GuardFinding {
+                    severity: GuardSeverity::Block,
+                    finding_type: GuardFindingType::PromptInjection,
+                    file: path.clone(),
+                    line: Some(number),
+                    message: "Instruction-override phrase split over comment lines".to_owned(),
+                    pattern: Some("split-instruction".to_owned()),
+                });
+            }
+        }
+        findings
+    }
+
+    /// A decode-and-follow request within [`DECODE_WINDOW`] lines of an
+    /// encoded blob (a base64-like token, a line that reads as English once
+    /// rotated by 13), and override
+    /// phrases or credential paths written in ROT13: [`GuardSeverity::Block`]
+    /// findings `encoded-instruction`, whatever the file.
+    fn decode_requests(&self, path: &RelativePath, content: &str) -> Vec<GuardFinding> {
+        let cue = self.decode_cue.find(content);
+        let rot13 = self.rot13.find(content);
+        if cue.is_none() && rot13.is_none() {
+            return Vec::new();
+        }
+        let lines = LineIndex::new(content);
+        let finding = |line: u32, message: &str| GuardFinding {
+            severity: GuardSeverity::Block,
+            finding_type: GuardFindingType::PromptInjection,
+            file: path.clone(),
+            line: Some(line),
+            message: message.to_owned(),
+            pattern: Some("encoded-instruction".to_owned()),
+        };
+        let mut findings = Vec::new();
+        if let Some(found) = rot13 {
+            findings.push(finding(
+                lines.line_number(found.start()),
+                "Instruction-override phrase encoded with ROT13",
+            ));
+        }
+        let cues = cue.map(|_| self.decode_cue.find_iter(content));
+        for found in cues.into_iter().flatten() {
+            let line = lines.line_number(found.start());
+            let first = line.saturating_sub(DECODE_WINDOW).max(1);
+            let last = (line + DECODE_WINDOW).min(lines.line_count());
+            if (first..=last).any(|at| looks_encoded(lines.line(at))) {
+                findings.push(finding(
+                    line,
+                    "Decode-and-follow request next to an encoded text",
+                ));
+                break;
+            }
+        }
+        findings
+    }
+
+    /// The injection findings of a text the user pasted as the intent, read
+    /// as a Markdown document: override phrases (plain, hidden, encoded,
+    /// split), requests addressed to the model — except those a user may
+    /// make themselves (deleting, force-pushing, going ahead without asking),
+    /// which count only from a fake chat turn. Only findings that would block
+    /// a file are kept.
+    pub(crate) fn scan_pasted(&self, path: &RelativePath, text: &str) -> Vec<GuardFinding> {
+        let language = Language::Markdown;
+        let mut findings = self.hidden_instructions(path, text);
+        findings.extend(self.encoded_instructions(path, language, text));
+        let phrase_hits = self.phrase_matches(text);
+        findings.extend(self.visible_instructions(path, language, text, &phrase_hits));
+        findings.extend(self.split_instructions(path, text));
+        findings.extend(self.decode_requests(path, text));
+        let lines = LineIndex::new(text);
+        let (_, addressees) = self.split_matches(text);
+        for request in self
+            .requests
+            .find_matched(text, &lines, Reading::Pasted, &addressees)
+        {
+            findings.push(GuardFinding {
+                severity: GuardSeverity::Block,
+                finding_type: GuardFindingType::PromptInjection,
+                file: path.clone(),
+                line: Some(request.line),
+                message: request.category.message().to_owned(),
+                pattern: Some(request.category.id().to_owned()),
+            });
+        }
+        findings.retain(|finding| finding.severity == GuardSeverity::Block);
+        findings
+    }
+}
+
+/// Whether a phrase starts with a verb that discards instructions.
+fn starts_with_override_verb(phrase: &str) -> bool {
+    let first = phrase
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    matches!(
+        first.as_str(),
+        "ignore" | "disregard" | "forget" | "discard"
+    )
+}
+
+/// Whether a line is a comment line (`#`, `//`, `*`, `--`, `;` after its
+/// indentation).
+fn is_comment(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    ["#", "//", "*", "--", ";"]
+        .iter()
+        .any(|marker| trimmed.starts_with(marker))
+}
+
+/// A comment line without its indentation and comment marker.
+fn strip_comment(line: &str) -> &str {
+    let trimmed = line.trim_start();
+    ["//", "--", "#", "*", ";"]
+        .iter()
+        .find_map(|marker| trimmed.strip_prefix(marker))
+        .map_or(trimmed, |rest| {
+            rest.trim_start_matches(['#', '/', '*', ';', '-'])
+                .trim_start()
+        })
 }
 
 #[cfg(test)]
