@@ -91,10 +91,18 @@ fn run_start(paths: &DaemonPaths, args: DaemonStartArgs) -> anyhow::Result<()> {
         #[cfg(not(unix))]
         anyhow::bail!("aic daemon runs on Unix systems only; commands compile in-process here");
     }
-    let extra = [
+    let mut extra = vec![
         format!("--idle-minutes={}", args.idle_minutes),
         format!("--project-idle-minutes={}", args.project_idle_minutes),
     ];
+    // The background daemon logs what `start -v` (or `-vv`) asked for.
+    use tracing::level_filters::LevelFilter;
+    match LevelFilter::current() {
+        LevelFilter::TRACE => extra.push("-vvv".to_owned()),
+        LevelFilter::DEBUG => extra.push("-vv".to_owned()),
+        LevelFilter::INFO => extra.push("-v".to_owned()),
+        _ => {}
+    }
     let pid = start_background(paths, &extra).context("The daemon did not start")?;
     tracing::warn!(
         target: crate::logging::NOTE_TARGET,

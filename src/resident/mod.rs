@@ -68,6 +68,8 @@ struct Resident {
     root_id: Option<(u64, u64)>,
     last_used: Instant,
     queries: u64,
+    /// Files the walk took from the saved snapshot.
+    seeded_files: usize,
 }
 
 /// A project's identity in the index: its root and the settings the walk
@@ -163,6 +165,10 @@ pub struct ResidentProjectStatus {
     pub unwatched: Option<String>,
     /// When the last file-system event arrived, ms since the epoch (0: none).
     pub last_event_ms: u64,
+    /// Files whose hash and terms the last walk took from the project's
+    /// saved snapshot instead of the database ([`persist`]; 0: none saved).
+    #[serde(default)]
+    pub seeded_files: usize,
     /// Compiles answered from the index: every compile of the project, in
     /// any view (prompt, inspect, a hook's), including the one that built
     /// the index, except the daemon's own warm-up compile.
@@ -330,6 +336,7 @@ impl ResidentIndex {
         let root = &project.root;
         let saved = self.saved_snapshot(&key);
         let mut saved_tree = None;
+        let mut seeded_files = 0;
         if let (Some(saved), Some(cache)) = (&saved, cache)
             && first_use
         {
@@ -339,6 +346,7 @@ impl ResidentIndex {
             match persist::load_into(saved, cache.fingerprint(), cache) {
                 Ok((files, tree)) => {
                     saved_tree = Some(tree);
+                    seeded_files = files;
                     info!(
                         "Seeded {files} files of `{}` from its saved snapshot ({:?})",
                         root.display(),
@@ -417,6 +425,7 @@ impl ResidentIndex {
             root_id: root_id(root),
             last_used: Instant::now(),
             queries,
+            seeded_files,
         };
         // Files edited between their read and the watch: found by a stat pass
         // and re-read now.
@@ -473,6 +482,7 @@ impl ResidentIndex {
                     watched_directories: resident.watch.as_ref().map_or(0, |watch| watch.watched),
                     unwatched: resident.unwatched.clone(),
                     last_event_ms: resident.watch.as_ref().map_or(0, Watch::last_event_ms),
+                    seeded_files: resident.seeded_files,
                     queries: resident.queries,
                     idle_secs: resident.last_used.elapsed().as_secs(),
                 }
