@@ -1,6 +1,7 @@
 //! `aic daemon start [--foreground] | stop | status [--json]`.
 
 use std::time::Duration;
+use tracing::level_filters::LevelFilter;
 
 use anyhow::Context;
 use serde::Serialize;
@@ -96,7 +97,6 @@ fn run_start(paths: &DaemonPaths, args: DaemonStartArgs) -> anyhow::Result<()> {
         format!("--project-idle-minutes={}", args.project_idle_minutes),
     ];
     // The background daemon logs what `start -v` (or `-vv`) asked for.
-    use tracing::level_filters::LevelFilter;
     match LevelFilter::current() {
         LevelFilter::TRACE => extra.push("-vvv".to_owned()),
         LevelFilter::DEBUG => extra.push("-vv".to_owned()),
