@@ -23,8 +23,9 @@
 //! size and modification time) does not write it again.
 //!
 //! Layout: `AICSNAP1`, the version (u32 LE), the stage fingerprint (u128 LE),
-//! the file-tree hash of the saved walk (16 bytes), the file count (u64 LE), then per file its length (u32 LE) and its
-//! postcard encoding ([`SavedFile`]), then the checksum (u64 LE).
+//! the file-tree hash of the saved walk (16 bytes), the file count (u64 LE),
+//! then per file its length (u32 LE) and its postcard encoding (path, language, size, modification time, content hash,
+//! defined-name ids, name ids, term counts, length), then the checksum (u64 LE).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -70,7 +71,7 @@ pub fn path_for(dir: &Path, key: u128) -> PathBuf {
 }
 
 /// Writes `repo`'s files to `path` for a cache of `fingerprint`, leaving out
-/// files modified within [`RACY_NS`] of `walk_started_ns`, with `tree_hash`
+/// files modified within two seconds of `walk_started_ns`, with `tree_hash`
 /// (the walk's [`Snapshot::file_tree_hash`](crate::pipeline::scan::Snapshot)).
 /// Returns the files written.
 ///
