@@ -24,8 +24,9 @@
 //!
 //! Layout: `AICSNAP1`, the version (u32 LE), the stage fingerprint (u128 LE),
 //! the file-tree hash of the saved walk (16 bytes), the file count (u64 LE),
-//! then per file its length (u32 LE) and its postcard encoding (path, language, size, modification time, content hash,
-//! defined-name ids, name ids, term counts, length), then the checksum (u64 LE).
+//! then per file its length (u32 LE) and its postcard encoding (path,
+//! language, size, modification time, content hash, defined-name ids, name
+//! ids, term counts, length), then the checksum (u64 LE).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
