@@ -6,7 +6,7 @@
 #
 #   perf/monorepo.sh OUT [owner/name ...]
 #
-# Default repositories (six languages, ~80,000 files): babel/babel,
+# Default repositories (six languages, ~70,000 files): babel/babel,
 # denoland/deno, astral-sh/ruff, spring-projects/spring-framework,
 # vitejs/vite, pytest-dev/pytest. Each is taken from a local bare mirror when
 # MIRROR is set and holds `$MIRROR/owner+name/repo` (as the tool library's
@@ -17,8 +17,23 @@
 #   perf/daemon_bench.py --aic target/release/aic --repo OUT --intents intents.txt
 set -euo pipefail
 
+usage() {
+  cat <<'USAGE'
+usage: perf/monorepo.sh OUT [owner/name ...]
+
+Puts real repositories side by side in one new git tree OUT (one commit), for
+scale measurements. Default: babel/babel denoland/deno astral-sh/ruff
+spring-projects/spring-framework vitejs/vite pytest-dev/pytest (~70,000 files).
+Each comes from $MIRROR/owner+name/repo (a bare mirror) when MIRROR is set and
+it exists, else from a shallow clone of github.com/owner/name.
+USAGE
+}
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
+  usage
+  exit 0
+fi
 if [[ $# -lt 1 || "$1" == -* ]]; then
-  echo "usage: perf/monorepo.sh OUT [owner/name ...]" >&2
+  usage >&2
   exit 2
 fi
 out=$1

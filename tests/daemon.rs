@@ -724,13 +724,14 @@ fn a_new_daemon_starts_from_the_snapshot_precompute_saved() {
         .unwrap()
         .collect();
     assert_eq!(saved.len(), 1, "{saved:?}");
-    let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    let daemon = Daemon::start(test.home(), &exe(), &[]);
     warm(test.home(), test.root());
     // Every file of the fixture (their mtimes are years old) came from it.
     let project = &status(test.home())["daemon"]["projects"][0];
     assert_eq!(project["seededFiles"], project["files"], "{project}");
     assert!(project["files"].as_u64().unwrap() > 10, "{project}");
-    assert_same(
+    assert!(project.get("snapshotRefused").is_none(), "{project}");
+    let expected = assert_same(
         &test,
         &[
             "compile",
@@ -739,4 +740,30 @@ fn a_new_daemon_starts_from_the_snapshot_precompute_saved() {
             "[ROOT]",
         ],
     );
+    drop(daemon);
+    // A damaged snapshot is refused whole, said in the status and the log,
+    // and changes no answer.
+    let snap = saved[0].as_ref().unwrap().path();
+    let mut bytes = fs_err::read(&snap).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x40;
+    fs_err::write(&snap, &bytes).unwrap();
+    let _daemon = Daemon::start(test.home(), &exe(), &[]);
+    warm(test.home(), test.root());
+    let project = &status(test.home())["daemon"]["projects"][0];
+    assert_eq!(project["seededFiles"], 0, "{project}");
+    let refused = project["snapshotRefused"].as_str().unwrap_or_default();
+    assert!(refused.contains("damaged"), "{project}");
+    let log = fs_err::read_to_string(test.home().join("daemon").join("daemon.log")).unwrap();
+    assert!(log.contains("was not used"), "{log}");
+    let again = assert_same(
+        &test,
+        &[
+            "compile",
+            "fix the null check in the user service",
+            "--root",
+            "[ROOT]",
+        ],
+    );
+    assert_eq!(again, expected);
 }

@@ -339,6 +339,25 @@ fn warm_up(state: &Arc<State>, dir: &Path, discover: bool) -> Option<PathBuf> {
             ),
             Err(error) => info!("Indexing `{}` stopped: {error}", warmed.display()),
         }
+        // The compile logged nothing: what its walk made of the saved
+        // snapshot is said here.
+        let canonical = warmed.canonicalize().unwrap_or_else(|_| warmed.clone());
+        let resident = state.host.resident().map(|index| index.status());
+        for project in resident.into_iter().flatten() {
+            if project.root != canonical {
+                continue;
+            }
+            if let Some(why) = &project.snapshot_refused {
+                warn!("The saved snapshot of `{}` {why}", project.root.display());
+            } else if project.seeded_files > 0 {
+                info!(
+                    "Seeded {} of {} files of `{}` from its saved snapshot",
+                    project.seeded_files,
+                    project.files,
+                    project.root.display()
+                );
+            }
+        }
     });
     Some(root)
 }

@@ -22,6 +22,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use aic_stages::content_hash::ContentHash;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::{FileEntry, RepoMap};
 use serde::Serialize;
@@ -70,6 +71,8 @@ struct Resident {
     queries: u64,
     /// Files the walk took from the saved snapshot.
     seeded_files: usize,
+    /// Why the saved snapshot was refused, when it was.
+    snapshot_refused: Option<String>,
 }
 
 /// A project's identity in the index: its root and the settings the walk
@@ -169,6 +172,10 @@ pub struct ResidentProjectStatus {
     /// saved snapshot instead of the database ([`persist`]; 0: none saved).
     #[serde(default)]
     pub seeded_files: usize,
+    /// Why the saved snapshot was not used, when one was refused (another
+    /// build, other settings, damaged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_refused: Option<String>,
     /// Compiles answered from the index: every compile of the project, in
     /// any view (prompt, inspect, a hook's), including the one that built
     /// the index, except the daemon's own warm-up compile.
@@ -185,6 +192,9 @@ pub struct ResidentIndex {
     /// Where snapshots are saved after a full walk and read before a
     /// project's first walk ([`persist`]); `None`: not saved.
     snapshot_dir: Option<PathBuf>,
+    /// Per project, the file-tree hash of its saved snapshot as this process
+    /// last wrote or read it: an unchanged tree is not saved again.
+    saved_trees: Mutex<HashMap<ProjectKey, ContentHash>>,
 }
 
 impl ResidentIndex {
@@ -195,6 +205,7 @@ impl ResidentIndex {
             projects: Mutex::default(),
             cookie_dir,
             snapshot_dir: None,
+            saved_trees: Mutex::default(),
         }
     }
 
@@ -209,6 +220,23 @@ impl ResidentIndex {
     /// Where the saved snapshot of `key`'s project lives.
     fn saved_snapshot(&self, key: &ProjectKey) -> Option<PathBuf> {
         Some(key.saved_snapshot(self.snapshot_dir.as_ref()?))
+    }
+
+    /// The file-tree hash of `key`'s snapshot as last saved or read by this
+    /// process.
+    fn saved_tree(&self, key: &ProjectKey) -> Option<ContentHash> {
+        self.saved_trees
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(key)
+            .copied()
+    }
+
+    fn note_saved_tree(&self, key: &ProjectKey, tree: ContentHash) {
+        self.saved_trees
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key.clone(), tree);
     }
 }
 
@@ -335,8 +363,8 @@ impl ResidentIndex {
         } = why;
         let root = &project.root;
         let saved = self.saved_snapshot(&key);
-        let mut saved_tree = None;
         let mut seeded_files = 0;
+        let mut snapshot_refused = None;
         if let (Some(saved), Some(cache)) = (&saved, cache)
             && first_use
         {
@@ -345,7 +373,7 @@ impl ResidentIndex {
             let started = Instant::now();
             match persist::load_into(saved, cache.fingerprint(), cache) {
                 Ok((files, tree)) => {
-                    saved_tree = Some(tree);
+                    self.note_saved_tree(&key, tree);
                     seeded_files = files;
                     info!(
                         "Seeded {files} files of `{}` from its saved snapshot ({:?})",
@@ -354,10 +382,11 @@ impl ResidentIndex {
                     );
                 }
                 Err(persist::LoadError::Missing) => {}
-                Err(error) => warn!(
-                    "The saved snapshot `{}` was not used: {error}",
-                    saved.display()
-                ),
+                Err(error) => {
+                    let why = format!("`{}` was not used: {error}", saved.display());
+                    warn!("The saved snapshot {why}");
+                    snapshot_refused = Some(why);
+                }
             }
         }
         let walk_started_ns = crate::clock::SystemClock.now_ns();
@@ -365,10 +394,13 @@ impl ResidentIndex {
         // a file edited in between is found by a stat pass below.
         let (snapshot, detail) = scan::scan_detailed(project, cache, cancel, None);
         let snapshot = Arc::new(snapshot);
+        // A project walked on every compile (not watched) is saved only
+        // when its tree changed since it was last saved or read.
         if let (Some(saved), Some(cache)) = (saved, cache)
-            && saved_tree != Some(snapshot.file_tree_hash)
+            && self.saved_tree(&key) != Some(snapshot.file_tree_hash)
             && !cancel.is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed))
         {
+            self.note_saved_tree(&key, snapshot.file_tree_hash);
             save_in_background(
                 saved,
                 cache.fingerprint(),
@@ -426,6 +458,7 @@ impl ResidentIndex {
             last_used: Instant::now(),
             queries,
             seeded_files,
+            snapshot_refused,
         };
         // Files edited between their read and the watch: found by a stat pass
         // and re-read now.
@@ -483,6 +516,7 @@ impl ResidentIndex {
                     unwatched: resident.unwatched.clone(),
                     last_event_ms: resident.watch.as_ref().map_or(0, Watch::last_event_ms),
                     seeded_files: resident.seeded_files,
+                    snapshot_refused: resident.snapshot_refused.clone(),
                     queries: resident.queries,
                     idle_secs: resident.last_used.elapsed().as_secs(),
                 }
