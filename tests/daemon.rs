@@ -46,11 +46,13 @@ fn warm(home: &Path, root: &Path) {
         None,
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // Held, and its warm-up compile finished (so the daemon writes no more
+    // rows for it).
     let deadline = Instant::now() + Duration::from_mins(1);
-    while status(home)["daemon"]["projects"]
-        .as_array()
-        .is_none_or(Vec::is_empty)
-    {
+    while {
+        let daemon = &status(home)["daemon"];
+        daemon["projects"].as_array().is_none_or(Vec::is_empty) || daemon["indexing"] != 0
+    } {
         assert!(
             Instant::now() < deadline,
             "the daemon did not index {}",

@@ -101,6 +101,10 @@ pub struct DaemonStatus {
     /// this daemon.
     #[serde(default)]
     pub same_environment: bool,
+    /// Projects being indexed now (their warm-up compile has not finished,
+    /// so the daemon may still be writing their cache rows).
+    #[serde(default)]
+    pub indexing: usize,
 
     /// The projects it holds.
     pub projects: Vec<ResidentProjectStatus>,

@@ -48,6 +48,8 @@ struct State {
     options: ServeOptions,
     /// Directories requests have named (each warmed up once).
     warming: Mutex<BTreeSet<PathBuf>>,
+    /// Warm-up compiles still running.
+    indexing: AtomicUsize,
     /// Held for writing from just before a reply leaves until its compile's
     /// log entry is written; every compile passes through it for reading
     /// first, so it sees the log entries of the answers before it.
@@ -94,6 +96,7 @@ pub fn serve(paths: &DaemonPaths, options: ServeOptions) -> anyhow::Result<()> {
         environment: environment(),
         options,
         warming: Mutex::default(),
+        indexing: AtomicUsize::new(0),
         recording: std::sync::RwLock::default(),
     });
     let monitor = {
@@ -289,6 +292,16 @@ fn connection(state: &Arc<State>, mut stream: UnixStream) -> io::Result<bool> {
     Ok(answered)
 }
 
+/// One warm-up compile in flight: counted in [`State::indexing`] until
+/// dropped, also when the compile panics.
+struct Indexing<'a>(&'a AtomicUsize);
+
+impl Drop for Indexing<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// The first time a request names `dir`, starts indexing the project there
 /// on a thread of its own and returns its root, so the client compiles
 /// itself instead of waiting for a cold index; `None` afterwards (the request
@@ -314,7 +327,9 @@ fn warm_up(state: &Arc<State>, dir: &Path, discover: bool) -> Option<PathBuf> {
     };
     let state = state.clone();
     let warmed = root.clone();
+    state.indexing.fetch_add(1, Ordering::SeqCst);
     std::thread::spawn(move || {
+        let _indexing = Indexing(&state.indexing);
         let started = Instant::now();
         // A compile of a neutral intent builds the snapshot and what later
         // compiles derive from it; nothing is printed or logged for it.
@@ -419,6 +434,7 @@ fn status(state: &State, same_environment: bool) -> DaemonStatus {
         idle_minutes: minutes(state.options.idle),
         project_idle_minutes: minutes(state.options.project_idle),
         same_environment,
+        indexing: state.indexing.load(Ordering::SeqCst),
         projects: state
             .host
             .resident()
