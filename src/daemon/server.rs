@@ -354,13 +354,19 @@ fn warm_up(state: &Arc<State>, dir: &Path, discover: bool) -> Option<PathBuf> {
             ),
             Err(error) => info!("Indexing `{}` stopped: {error}", warmed.display()),
         }
-        // The compile logged nothing: what its walk made of the saved
-        // snapshot is said here.
+        // The compile logged nothing: whether the project is watched and
+        // what its walk made of the saved snapshot are said here.
         let canonical = warmed.canonicalize().unwrap_or_else(|_| warmed.clone());
         let resident = state.host.resident().map(|index| index.status());
         for project in resident.into_iter().flatten() {
             if project.root != canonical {
                 continue;
+            }
+            if let Some(why) = &project.unwatched {
+                warn!(
+                    "Not watching `{}` ({why}); each compile walks it instead",
+                    project.root.display()
+                );
             }
             if let Some(why) = &project.snapshot_refused {
                 warn!("The saved snapshot of `{}` {why}", project.root.display());

@@ -26,7 +26,7 @@ use aic_stages::content_hash::ContentHash;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::{FileEntry, RepoMap};
 use serde::Serialize;
-use tracing::{info, warn};
+use tracing::{debug, info, warn};
 
 use crate::clock::Clock;
 
@@ -195,6 +195,8 @@ pub struct ResidentIndex {
     /// Per project, the file-tree hash of its saved snapshot as this process
     /// last wrote or read it: an unchanged tree is not saved again.
     saved_trees: Mutex<HashMap<ProjectKey, ContentHash>>,
+    /// Projects whose being unwatched was already logged.
+    unwatched_said: Mutex<std::collections::HashSet<ProjectKey>>,
 }
 
 impl ResidentIndex {
@@ -206,6 +208,7 @@ impl ResidentIndex {
             cookie_dir,
             snapshot_dir: None,
             saved_trees: Mutex::default(),
+            unwatched_said: Mutex::default(),
         }
     }
 
@@ -436,10 +439,21 @@ impl ResidentIndex {
         let (watch, unwatched) = match started_watch {
             Ok(watch) => (Some(watch), None),
             Err(why) => {
-                warn!(
-                    "Not watching `{}` ({why}); each compile walks it instead",
-                    root.display()
-                );
+                // Said once per project: an unwatched project comes here on
+                // every compile.
+                let first = self
+                    .unwatched_said
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(key.clone());
+                if first {
+                    warn!(
+                        "Not watching `{}` ({why}); each compile walks it instead",
+                        root.display()
+                    );
+                } else {
+                    debug!("Still not watching `{}` ({why})", root.display());
+                }
                 (None, Some(why))
             }
         };
