@@ -23,7 +23,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use aic_stages::config::AicConfig;
-use aic_stages::guard::{ContextGuard, GuardFindingType};
+use aic_stages::guard::{ContextGuard, GuardFinding, GuardFindingType};
 use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 
@@ -57,31 +57,9 @@ fn main() -> anyhow::Result<()> {
         let start = Instant::now();
         let outcome = guard.scan_file(&relative, Language::detect(&relative), &text);
         seconds += start.elapsed().as_secs_f64();
-        let secrets: Vec<String> = outcome
-            .findings
-            .iter()
-            .filter(|f| f.finding_type == GuardFindingType::Secret)
-            .map(|f| {
-                format!(
-                    "{}@{}",
-                    f.pattern.as_deref().unwrap_or("?"),
-                    f.line.unwrap_or(0)
-                )
-            })
-            .collect();
+        let secrets = labels(&outcome.findings, GuardFindingType::Secret);
         if injection_warnings && !outcome.blocked {
-            let warned: Vec<String> = outcome
-                .findings
-                .iter()
-                .filter(|f| f.finding_type == GuardFindingType::PromptInjection)
-                .map(|f| {
-                    format!(
-                        "{}@{}",
-                        f.pattern.as_deref().unwrap_or("?"),
-                        f.line.unwrap_or(0)
-                    )
-                })
-                .collect();
+            let warned = labels(&outcome.findings, GuardFindingType::PromptInjection);
             if !warned.is_empty() {
                 println!("warned   {relative} {}", warned.join(" "));
             }
@@ -141,4 +119,19 @@ fn collect(
         }
     }
     Ok(())
+}
+
+/// `pattern@line` of each finding of `kind`.
+fn labels(findings: &[GuardFinding], kind: GuardFindingType) -> Vec<String> {
+    findings
+        .iter()
+        .filter(|f| f.finding_type == kind)
+        .map(|f| {
+            format!(
+                "{}@{}",
+                f.pattern.as_deref().unwrap_or("?"),
+                f.line.unwrap_or(0)
+            )
+        })
+        .collect()
 }

@@ -90,13 +90,36 @@ pub fn save(
         .iter()
         .filter(|file| walk_started_ns.saturating_sub(file.last_modified_ns) >= RACY_NS)
         .collect();
-    let mut bytes: Vec<u8> = Vec::with_capacity(64 + settled.len() * 512);
-    bytes.extend_from_slice(MAGIC);
-    bytes.extend_from_slice(&VERSION.to_le_bytes());
-    bytes.extend_from_slice(&fingerprint.to_le_bytes());
-    bytes.extend_from_slice(&tree_hash.0);
-    bytes.extend_from_slice(&(settled.len() as u64).to_le_bytes());
-    for file in &settled {
+    let directory = path.parent().unwrap_or_else(|| Path::new("."));
+    crate::home::create_private_dir(directory)?;
+    let temporary = path.with_extension(format!("snap.{}.tmp", std::process::id()));
+    let written = write_to(&temporary, (fingerprint, tree_hash), &settled)
+        .and_then(|()| fs_err::rename(&temporary, path));
+    if written.is_err() {
+        let _ = fs_err::remove_file(&temporary);
+    }
+    written.map(|()| settled.len())
+}
+
+/// Writes the snapshot of `files` to `path` as it is encoded (a large
+/// project's snapshot is never held whole in memory), checksum last.
+fn write_to(
+    path: &Path,
+    (fingerprint, tree_hash): (u128, ContentHash),
+    files: &[&aic_stages::repo_map::FileEntry],
+) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::new(crate::home::open_private(path, false)?);
+    let mut checksum = Xxh3::new();
+    let mut put = |bytes: &[u8]| {
+        checksum.update(bytes);
+        out.write_all(bytes)
+    };
+    put(MAGIC)?;
+    put(&VERSION.to_le_bytes())?;
+    put(&fingerprint.to_le_bytes())?;
+    put(&tree_hash.0)?;
+    put(&(files.len() as u64).to_le_bytes())?;
+    for file in files {
         let saved = SavedFile {
             path: file.path.as_str().into(),
             language: file.language,
@@ -109,23 +132,13 @@ pub fn save(
             length: file.term_stats.length,
         };
         let encoded = postcard::to_stdvec(&saved).map_err(std::io::Error::other)?;
-        bytes.extend_from_slice(&(encoded.len() as u32).to_le_bytes());
-        bytes.extend_from_slice(&encoded);
+        put(&(encoded.len() as u32).to_le_bytes())?;
+        put(&encoded)?;
     }
-    let mut checksum = Xxh3::new();
-    checksum.update(&bytes);
-    bytes.extend_from_slice(&checksum.digest().to_le_bytes());
-    let directory = path.parent().unwrap_or_else(|| Path::new("."));
-    crate::home::create_private_dir(directory)?;
-    let temporary = path.with_extension(format!("snap.{}.tmp", std::process::id()));
-    let mut file = crate::home::open_private(&temporary, false)?;
-    file.write_all(&bytes)?;
-    file.sync_all()?;
-    drop(file);
-    fs_err::rename(&temporary, path).inspect_err(|_| {
-        let _ = fs_err::remove_file(&temporary);
-    })?;
-    Ok(settled.len())
+    out.write_all(&checksum.digest().to_le_bytes())?;
+    out.into_inner()
+        .map_err(std::io::IntoInnerError::into_error)?
+        .sync_all()
 }
 
 /// Why a saved snapshot was not used.

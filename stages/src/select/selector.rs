@@ -658,133 +658,186 @@ impl HeuristicSelector {
         max_files: usize,
         graph: Option<&ImportGraph>,
     ) -> Selection {
-        let FirstPass {
-            weights,
-            recency_scale,
-            targets,
-            candidates,
-            signals,
-            modifiers,
-            excluded,
-        } = first;
-        let files: Vec<&FileEntry> = candidates.iter().map(|&i| &repo.files[i]).collect();
-        // A related file gets one more boost and loses its penalties; the
-        // first pass's lists are copied only for the files selected.
-        let related: Vec<bool> = if self.related.is_empty() {
+        let files: Vec<&FileEntry> = first.candidates.iter().map(|&i| &repo.files[i]).collect();
+        let mut scoring = Scoring::new(first, &files, &self.related);
+        if let Some(graph) = graph {
+            scoring.proximity = scoring.import_proximity(repo, graph);
+        }
+        // Scores first, files later: only the selected files become
+        // [`ScoredFile`]s, and the ranking sorts positions, not files.
+        let scores: Vec<f64> = (0..files.len())
+            .into_par_iter()
+            .map(|position| scoring.score(&scoring.signals(position), position))
+            .collect();
+        let (order, zero_signal) = scoring.ranked(&files, &scores);
+        let pinned = order.iter().filter(|(rank, _)| *rank != usize::MAX).count();
+        let keep = max_files.max(pinned);
+        let (files_kept, past_cap) = scoring.cut(&files, &order, &scores, keep);
+        Selection {
+            files: files_kept,
+            excluded: first.excluded.clone(),
+            zero_signal,
+            past_cap,
+            max_files,
+            candidates: first.candidates.len(),
+            truncated: order.len() > keep,
+            weights: Some(first.weights),
+        }
+    }
+}
+
+/// A [`FirstPass`] with what [`HeuristicSelector::finish`] adds to it, by
+/// candidate position: whether the caller named the file as related, and its
+/// import proximity.
+struct Scoring<'a> {
+    first: &'a FirstPass,
+    /// A related file gets one more boost and loses its penalties.
+    related: Vec<bool>,
+    /// Empty without an import graph.
+    proximity: Vec<f64>,
+}
+
+impl<'a> Scoring<'a> {
+    fn new(first: &'a FirstPass, files: &[&FileEntry], related: &[RelativePath]) -> Self {
+        let related = if related.is_empty() {
             vec![false; files.len()]
         } else {
             files
                 .iter()
-                .map(|file| self.related.contains(&file.path))
+                .map(|file| related.contains(&file.path))
                 .collect()
         };
-        let total_weight = weights.total();
-        let score_of = |signals: &SelectionSignals, position: usize| {
-            let base = signals.path_relevance * weights.path_relevance
-                + signals.import_proximity * weights.import_proximity
-                + signals.symbol_relevance * weights.symbol_relevance
-                + signals.content_relevance * weights.content_relevance
-                + signals.recency * weights.recency * recency_scale
-                + signals.size_penalty * weights.size_penalty
-                + signals.mention * weights.mention
-                + signals.trace * weights.trace;
-            // A rule pack's boost counts once however many of its patterns
-            // match, so it never outweighs a named file or a traced frame.
-            let (boosted_by, penalized_by) = &modifiers[position];
-            let related = related[position];
-            let boosts = usize::from(!boosted_by.is_empty()) + usize::from(related);
-            let penalties = if related { 0 } else { penalized_by.len() };
-            let modifier = 0.2 * (boosts as f64 - penalties as f64);
-            round_score(((base + modifier) / total_weight).clamp(0.0, 1.0))
-        };
-        // Seeds and import proximity.
-        let mut proximity: Vec<f64> = Vec::new();
-        if let Some(graph) = graph {
-            let mut ranked: Vec<(f64, usize)> = signals
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| {
-                    s.path_relevance > 0.0 || s.symbol_relevance > 0.0 || s.has_direct_evidence()
-                })
-                .map(|(i, s)| (score_of(s, i), i))
-                .collect();
-            // The best few by score, then path: candidates are in path
-            // order, so their positions order them as their paths would,
-            // and only the seeds are sorted, not every candidate.
-            let best_first = |a: &(f64, usize), b: &(f64, usize)| {
-                b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1))
-            };
-            if ranked.len() > IMPORT_SEEDS {
-                ranked.select_nth_unstable_by(IMPORT_SEEDS, best_first);
-                ranked.truncate(IMPORT_SEEDS);
-            }
-            ranked.sort_unstable_by(best_first);
-            let mut seeds: Vec<usize> = candidates
-                .iter()
-                .copied()
-                .filter(|&index| targets.contains(&repo.files[index].path))
-                .collect();
-            seeds.extend(ranked.iter().map(|(_, i)| candidates[*i]));
-            let by_index = graph.proximity(&seeds);
-            proximity = candidates
-                .iter()
-                .map(|index| by_index.get(*index).copied().unwrap_or(0.0))
-                .collect();
+        Self {
+            first,
+            related,
+            proximity: Vec::new(),
         }
-        let signals_of = |position: usize| SelectionSignals {
-            import_proximity: proximity.get(position).copied().unwrap_or(0.0),
-            ..signals[position]
-        };
+    }
 
-        // Scores first, files later: only the selected files become
-        // [`ScoredFile`]s, and the ranking sorts positions, not files.
-        let score_by_position: Vec<f64> = (0..files.len())
-            .into_par_iter()
-            .map(|position| score_of(&signals_of(position), position))
+    /// The signals of the candidate at `position`, import proximity included.
+    fn signals(&self, position: usize) -> SelectionSignals {
+        SelectionSignals {
+            import_proximity: self.proximity.get(position).copied().unwrap_or(0.0),
+            ..self.first.signals[position]
+        }
+    }
+
+    /// The score of the candidate at `position` with `signals`.
+    fn score(&self, signals: &SelectionSignals, position: usize) -> f64 {
+        let weights = &self.first.weights;
+        let base = signals.path_relevance * weights.path_relevance
+            + signals.import_proximity * weights.import_proximity
+            + signals.symbol_relevance * weights.symbol_relevance
+            + signals.content_relevance * weights.content_relevance
+            + signals.recency * weights.recency * self.first.recency_scale
+            + signals.size_penalty * weights.size_penalty
+            + signals.mention * weights.mention
+            + signals.trace * weights.trace;
+        // A rule pack's boost counts once however many of its patterns
+        // match, so it never outweighs a named file or a traced frame.
+        let (boosted_by, penalized_by) = &self.first.modifiers[position];
+        let related = self.related[position];
+        let boosts = usize::from(!boosted_by.is_empty()) + usize::from(related);
+        let penalties = if related { 0 } else { penalized_by.len() };
+        let modifier = 0.2 * (boosts as f64 - penalties as f64);
+        round_score(((base + modifier) / weights.total()).clamp(0.0, 1.0))
+    }
+
+    /// Import proximity by candidate position, from the targets and the
+    /// [`IMPORT_SEEDS`] best candidates whose path or names match.
+    fn import_proximity(&self, repo: &RepoMap, graph: &ImportGraph) -> Vec<f64> {
+        let candidates = &self.first.candidates;
+        let mut ranked: Vec<(f64, usize)> = self
+            .first
+            .signals
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| {
+                s.path_relevance > 0.0 || s.symbol_relevance > 0.0 || s.has_direct_evidence()
+            })
+            .map(|(i, s)| (self.score(s, i), i))
             .collect();
-        // (the position of the target among the named ones, or MAX; the
-        // candidate's position), for the candidates with a signal.
+        // The best few by score, then path: candidates are in path order, so
+        // their positions order them as their paths would, and only the
+        // seeds are sorted, not every candidate.
+        let best_first =
+            |a: &(f64, usize), b: &(f64, usize)| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1));
+        if ranked.len() > IMPORT_SEEDS {
+            ranked.select_nth_unstable_by(IMPORT_SEEDS, best_first);
+            ranked.truncate(IMPORT_SEEDS);
+        }
+        ranked.sort_unstable_by(best_first);
+        let mut seeds: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|&index| self.first.targets.contains(&repo.files[index].path))
+            .collect();
+        seeds.extend(ranked.iter().map(|(_, i)| candidates[*i]));
+        let by_index = graph.proximity(&seeds);
+        candidates
+            .iter()
+            .map(|index| by_index.get(*index).copied().unwrap_or(0.0))
+            .collect()
+    }
+
+    /// The candidates with a signal in selection order, as (the position of
+    /// the target among the named ones or MAX, the candidate's position):
+    /// targets first in the order named, then by score descending, then by
+    /// path (a position stands for its path, so the sort compares numbers
+    /// only). The others, as (RepoMap index, score) in path order.
+    fn ranked(&self, files: &[&FileEntry], scores: &[f64]) -> (Vec<(usize, usize)>, LeftOut) {
+        let targets = &self.first.targets;
         let mut order: Vec<(usize, usize)> = Vec::with_capacity(files.len());
-        let mut zero_signal: Vec<(u32, f64)> = Vec::new();
+        let mut zero_signal: LeftOut = Vec::new();
         for (position, file) in files.iter().enumerate() {
             let target = if targets.is_empty() {
                 None
             } else {
                 targets.iter().position(|t| *t == file.path)
             };
-            if target.is_some() || related[position] || signals_of(position).has_semantic_signal() {
+            if target.is_some()
+                || self.related[position]
+                || self.signals(position).has_semantic_signal()
+            {
                 order.push((target.unwrap_or(usize::MAX), position));
             } else {
-                zero_signal.push((candidates[position] as u32, score_by_position[position]));
+                zero_signal.push((self.first.candidates[position] as u32, scores[position]));
             }
         }
-        // Selection order: targets first in the order named, then by score
-        // descending, then by path. Candidates are in path order, so a
-        // position stands for its path and the sort compares numbers only.
         order.par_sort_unstable_by(|a, b| {
             a.0.cmp(&b.0)
-                .then_with(|| score_by_position[b.1].total_cmp(&score_by_position[a.1]))
+                .then_with(|| scores[b.1].total_cmp(&scores[a.1]))
                 .then_with(|| a.1.cmp(&b.1))
         });
-        let pinned = order.iter().filter(|(rank, _)| *rank != usize::MAX).count();
-        let keep = max_files.max(pinned);
-        let truncated = order.len() > keep;
-        let mut scored: Vec<ScoredFile> = Vec::with_capacity(keep.min(order.len()));
-        // A related file (the caller's tool output named it) keeps its place
-        // past the cap: the boost alone cannot lift it over a rule pack that
-        // boosts a whole class of files (tests, say).
+        (order, zero_signal)
+    }
+
+    /// The first `keep` of `order` as [`ScoredFile`]s, followed by the
+    /// related files past the cap (the boost alone cannot lift a file the
+    /// caller's tool output named over a rule pack that boosts a whole class
+    /// of files, tests say); the others past the cap as (RepoMap index,
+    /// score), in rank order.
+    fn cut(
+        &self,
+        files: &[&FileEntry],
+        order: &[(usize, usize)],
+        scores: &[f64],
+        keep: usize,
+    ) -> (Vec<ScoredFile>, LeftOut) {
+        let mut kept: Vec<ScoredFile> = Vec::with_capacity(keep.min(order.len()));
         let mut related_past_cap = Vec::new();
-        let mut past_cap: Vec<(u32, f64)> = Vec::new();
+        let mut past_cap: LeftOut = Vec::new();
         for (place, &(rank, position)) in order.iter().enumerate() {
-            if place >= keep && !related[position] {
-                past_cap.push((candidates[position] as u32, score_by_position[position]));
+            let related = self.related[position];
+            if place >= keep && !related {
+                past_cap.push((self.first.candidates[position] as u32, scores[position]));
                 continue;
             }
             let file = files[position];
-            let (boosted_by, penalized_by) = &modifiers[position];
+            let (boosted_by, penalized_by) = &self.first.modifiers[position];
             let mut boosted_by = boosted_by.clone();
             let mut penalized_by = penalized_by.clone();
-            if related[position] {
+            if related {
                 boosted_by.push(RELATED_FILE.to_owned());
                 penalized_by.clear();
             }
@@ -792,31 +845,25 @@ impl HeuristicSelector {
                 path: file.path.clone(),
                 language: file.language,
                 estimated_tokens: file.estimated_tokens,
-                score: score_by_position[position],
-                signals: signals_of(position),
+                score: scores[position],
+                signals: self.signals(position),
                 boosted_by,
                 penalized_by,
                 target: rank != usize::MAX,
             };
             if place < keep {
-                scored.push(scored_file);
+                kept.push(scored_file);
             } else {
                 related_past_cap.push(scored_file);
             }
         }
-        scored.extend(related_past_cap);
-        Selection {
-            files: scored,
-            excluded: excluded.clone(),
-            zero_signal,
-            past_cap,
-            max_files,
-            candidates: candidates.len(),
-            truncated,
-            weights: Some(*weights),
-        }
+        kept.extend(related_past_cap);
+        (kept, past_cap)
     }
 }
+
+/// Candidates left out after scoring: (RepoMap index, score).
+type LeftOut = Vec<(u32, f64)>;
 
 /// Boost and penalize patterns a candidate matched.
 type Modifiers = (Vec<String>, Vec<String>);
