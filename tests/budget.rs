@@ -371,3 +371,57 @@ fn a_demoted_doc_is_a_glimpse_beside_the_source() {
         "{prompt}"
     );
 }
+
+/// A pasted report longer than a quarter of the budget is shown by its head
+/// in `## Task`; the code it is about gets the room, and the files are still
+/// ranked on the whole report (its last line names the function to change).
+#[test]
+fn a_long_pasted_task_is_shown_by_its_head_and_the_code_gets_the_room() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut source = String::new();
+    for i in 0..60 {
+        writeln!(
+            source,
+            "def helper_{i}(value):\n    \"\"\"Helper {i}.\"\"\"\n    return value + {i}\n"
+        )
+        .unwrap();
+    }
+    source.push_str(
+        "def golden_section_search(lower, upper):\n    \"\"\"Find the maximum.\"\"\"\n    if upper == lower:\n        raise ValueError('bounds are equal')\n    return (lower + upper) / 2\n",
+    );
+    fs_err::write(dir.path().join("tools.py"), &source).unwrap();
+    let mut intent = String::from("golden section search fails when bounds are equal\n```\n");
+    for i in 0..300 {
+        writeln!(
+            intent,
+            "log line {i} of the failing run, with nothing to see"
+        )
+        .unwrap();
+    }
+    intent.push_str("```\nThe failing call is golden_section_search in tools.py.\n");
+    let compilation = compile(&request(dir.path().to_path_buf(), &intent, 2_500)).unwrap();
+    let prompt = &compilation.prompt;
+    assert!(compilation.meta.tokens_compiled.0 <= 2_500);
+    let task = prompt
+        .split("## Task\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## Task Classification").next())
+        .unwrap();
+    assert!(task.contains("golden section search fails when bounds are equal"));
+    assert!(
+        task.contains("left out of this copy to leave room for code; the request has them whole]"),
+        "{task}"
+    );
+    // The fence the cut left open is closed before the marker.
+    assert_eq!(task.matches("```").count() % 2, 0, "{task}");
+    // A quarter of the budget, and the heading's line break.
+    let task_tokens = aic_stages::fit::tokens::TokenCounter::default()
+        .count(task)
+        .0;
+    assert!(task_tokens <= 626, "{task_tokens} tokens: {task}");
+    // The function the report's last line names is in the prompt.
+    assert!(
+        prompt.contains("raise ValueError('bounds are equal')"),
+        "{prompt}"
+    );
+}

@@ -286,6 +286,10 @@ pub fn prepare(request: &CompilationRequest) -> Result<Plan, CompileError> {
         Some(found) => (found.marked, found.findings),
         None => (intent.to_owned(), Vec::new()),
     };
+    // A long pasted report is shown by its head: the request is already in
+    // the agent's conversation, and the budget is for the code.
+    let task_text =
+        aic_stages::fit::budget::bounded_task_text(&task_text, budget.total, model.counter());
     Ok(Plan {
         project,
         intent: intent.to_owned(),

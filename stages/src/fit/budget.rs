@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::fit::tokens::TokenCount;
+use crate::fit::tokens::{TokenCount, TokenCounter};
 
 /// The context window assumed when none is configured: 128,000 tokens.
 pub const CONTEXT_WINDOW_DEFAULT: u32 = 128_000;
@@ -230,6 +230,93 @@ impl BudgetAllocator {
         let scale = f64::from(context_window.0) / f64::from(CONTEXT_WINDOW_DEFAULT);
         (base * scale).ceil().clamp(5.0, 300.0) as usize
     }
+}
+
+/// The share of the total budget the prompt's copy of the task (`## Task`)
+/// may take: a quarter. The request is already in the agent's conversation,
+/// so a long pasted report is shown by its head, and the rest of the budget
+/// goes to the code it is about.
+pub const TASK_SHARE_INVERSE: u32 = 4;
+/// The copy of the task is never bounded below this many tokens.
+pub const MIN_TASK_TOKENS: u32 = 200;
+
+/// The task text as the prompt's `## Task` shows it within `total`: whole
+/// when it costs at most `max(total / TASK_SHARE_INVERSE, MIN_TASK_TOKENS)`
+/// tokens, else its first lines within that bound, a code fence left open
+/// by the cut closed, and one line saying how many lines and tokens are left
+/// out. Only the copy is shortened: the task is classified and files are
+/// ranked on the whole text.
+///
+/// # Examples
+///
+/// ```
+/// use aic_stages::fit::budget::bounded_task_text;
+/// use aic_stages::fit::tokens::{TokenCount, TokenCounter};
+/// let tokens = TokenCounter::default();
+/// let short = "Fix the login bug";
+/// assert_eq!(bounded_task_text(short, TokenCount(2_500), tokens), short);
+/// let long = format!("Title\n```\n{}```", "trace line of a pasted report\n".repeat(400));
+/// let shown = bounded_task_text(&long, TokenCount(2_500), tokens);
+/// assert!(shown.starts_with("Title\n```\n"));
+/// assert!(tokens.count(&shown).0 <= 625);
+/// assert!(shown.ends_with("to leave room for code; the request has them whole]"));
+/// assert_eq!(shown.matches("```").count(), 2);
+/// ```
+pub fn bounded_task_text(text: &str, total: TokenCount, tokens: TokenCounter) -> String {
+    let cap = (total.0 / TASK_SHARE_INVERSE).max(MIN_TASK_TOKENS) as usize;
+    let whole = tokens.count(text).0 as usize;
+    if whole <= cap {
+        return text.to_owned();
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let fence = |line: &str| {
+        let line = line.trim_start();
+        line.starts_with("```") || line.starts_with("~~~")
+    };
+    let marker = |left: usize, left_tokens: usize| {
+        format!(
+            "[… {} more line{} of the task ({} tokens) left out of this copy to leave room for code; the request has them whole]",
+            left,
+            if left == 1 { "" } else { "s" },
+            left_tokens
+        )
+    };
+    // The head, a closing fence and the marker, within the cap; the marker's
+    // numbers are at most as long as the whole task's.
+    let reserve = tokens
+        .count(&format!("\n```\n{}", marker(lines.len(), whole)))
+        .0 as usize;
+    let room = cap.saturating_sub(reserve);
+    let mut kept = 0;
+    let mut used = 0;
+    for line in &lines {
+        let cost = tokens.count(&format!("{line}\n")).0 as usize;
+        if used + cost > room {
+            break;
+        }
+        used += cost;
+        kept += 1;
+    }
+    let mut shown: String = lines[..kept]
+        .iter()
+        .map(|line| format!("{line}\n"))
+        .collect();
+    if kept == 0 {
+        // A first line longer than the room: its first characters.
+        let chars = (room * 3).min(lines.first().map_or(0, |l| l.len()));
+        let mut end = chars;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        shown.push_str(&text[..end]);
+        shown.push_str(" …\n");
+    }
+    if lines[..kept].iter().filter(|line| fence(line)).count() % 2 == 1 {
+        shown.push_str("```\n");
+    }
+    let left_tokens = whole.saturating_sub(used);
+    shown.push_str(&marker(lines.len() - kept, left_tokens));
+    shown
 }
 
 #[cfg(test)]
