@@ -297,10 +297,11 @@ pub fn bounded_task_text(text: &str, total: TokenCount, tokens: TokenCounter) ->
         used += cost;
         kept += 1;
     }
-    let mut shown: String = lines[..kept]
-        .iter()
-        .map(|line| format!("{line}\n"))
-        .collect();
+    let mut shown = String::new();
+    for line in &lines[..kept] {
+        shown.push_str(line);
+        shown.push('\n');
+    }
     if kept == 0 {
         // A first line longer than the room: its first characters.
         let chars = (room * 3).min(lines.first().map_or(0, |l| l.len()));
