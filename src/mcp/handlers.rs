@@ -442,11 +442,13 @@ pub fn status(host: &Host, args: &StatusArgs, root: &Path) -> ToolResult {
     }
     let root = canonical(root)?;
     let budget = load_config(&root, None).map_or(0, |l| l.config.context_budget.max_tokens.0);
+    let rules = crate::rules::analyze(&root, crate::root::home().as_deref()).summary();
     diagnostic(diagnostics::status(
         &*store(host)?,
         &root,
         args.time_range_days,
         budget,
+        &rules,
         host.now_ms(),
     ))
 }

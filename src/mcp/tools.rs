@@ -320,11 +320,30 @@ pub fn tools() -> Vec<Tool> {
         ),
         tool(
             "aic_status",
-            "Project summary: compilations, tokens saved, cache hit rate, guard findings, budget use, server sessions.",
+            "Project summary: compilations, tokens saved, cache hit rate, guard findings, budget use, the agents' rule files (count, tokens paid on every prompt, findings by severity; details in the resource aic://rules-analysis), server sessions.",
             schema_of::<StatusArgs>(),
             output(
-                &json!({"projectRoot": project_root, "compilations": {}}),
-                &[],
+                &json!({
+                    "projectRoot": project_root,
+                    "compilations": {},
+                    "rules": {
+                        "type": "object",
+                        "properties": {
+                            "files": {"type": "integer"},
+                            "alwaysAppliedTokens": {"type": "integer"},
+                            "findings": {
+                                "type": "object",
+                                "properties": {
+                                    "error": {"type": "integer"},
+                                    "warn": {"type": "integer"},
+                                    "info": {"type": "integer"},
+                                },
+                            },
+                            "details": {"type": "string"},
+                        },
+                    },
+                }),
+                &["rules"],
             ),
             annotations("aic status", true),
         ),
