@@ -155,6 +155,9 @@ pub struct CompileSpecArgs {
     pub spec: JsonObject,
     /// The token budget of the briefing (default 4,000).
     pub budget: Option<u32>,
+    /// The model the briefing is for, as for `aic_compile` (picks the
+    /// encoding the budget is counted in); default `model.id`.
+    pub model_id: Option<String>,
 }
 
 /// `aic_model_test` arguments.
