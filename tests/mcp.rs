@@ -460,7 +460,7 @@ fn the_tool_list_is_a_stable_surface() {
       arguments: projectRoot, windowDays
     aic_compile_spec (read-only: true, idempotent: true)
       required: spec
-      arguments: budget, spec
+      arguments: budget, modelId, spec
     aic_model_test (read-only: false, idempotent: false)
       required: 
       arguments: answers, probeId, projectRoot

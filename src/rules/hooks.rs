@@ -28,6 +28,8 @@ const SCRIPT_MAX_BYTES: u64 = 256 * 1024;
 pub(super) struct Registration {
     /// The event, as the editor names it.
     event: String,
+    /// The tools or sources it applies to (`matcher`); `None` for all.
+    matcher: Option<String>,
     /// The command line as written (`command`, then any `args`).
     shown: String,
     /// Its words: `command` and `args` in exec form, else the shell line cut
@@ -88,16 +90,22 @@ pub(super) fn registrations(
     for (event, entries) in events {
         let mut handlers = Vec::new();
         for entry in entries.as_array().into_iter().flatten() {
-            handlers.push(entry);
+            // A matcher group's handlers share its matcher.
+            let matcher = entry
+                .get("matcher")
+                .and_then(|m| m.as_str())
+                .filter(|m| !m.is_empty() && *m != "*");
+            handlers.push((entry, matcher));
             handlers.extend(
                 entry
                     .get("hooks")
                     .and_then(|h| h.as_array())
                     .into_iter()
-                    .flatten(),
+                    .flatten()
+                    .map(|handler| (handler, matcher)),
             );
         }
-        for handler in handlers {
+        for (handler, matcher) in handlers {
             let Some(command) = handler.get("command").and_then(|c| c.as_str()) else {
                 continue;
             };
@@ -131,6 +139,7 @@ pub(super) fn registrations(
             after = line;
             out.push(Registration {
                 event: event.clone(),
+                matcher: matcher.map(str::to_owned),
                 shown,
                 words,
                 arguments,
@@ -156,13 +165,20 @@ fn json_escaped(text: &str) -> String {
 /// Hooks registered twice: the same command for the same event (in one file
 /// or across the project and user levels), or two handlers of one event that
 /// do the same aic work — two aic handlers, or an aic handler beside a script
-/// that calls aic itself.
+/// that calls aic itself. Handlers whose matchers differ (`Edit` and
+/// `Write`) are not compared; a handler without one is compared with all.
 pub(super) fn doubled_hooks(registrations: &[Registration]) -> Vec<Finding> {
     let calls: Vec<AicCall> = registrations.iter().map(aic_call).collect();
     let mut findings = Vec::new();
     for (i, first) in registrations.iter().enumerate() {
         for (j, second) in registrations.iter().enumerate().skip(i + 1) {
-            if first.event != second.event {
+            // Two matchers that differ are taken to select different
+            // tools (`Edit` and `Write`); no matcher selects every one.
+            if first.event != second.event
+                || (first.matcher.is_some()
+                    && second.matcher.is_some()
+                    && first.matcher != second.matcher)
+            {
                 continue;
             }
             let event = &first.event;

@@ -321,3 +321,33 @@ fn aic_handlers_with_different_checks_for_one_event_are_not_doubled() {
     let lines: Vec<usize> = analysis.findings[0].places.iter().map(|p| p.line).collect();
     assert_eq!(lines, [3, 4]);
 }
+
+#[test]
+fn one_script_for_two_matchers_of_an_event_is_not_doubled() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        ".claude/settings.json",
+        r#"{"hooks": {"PostToolUse": [
+            {"matcher": "Edit", "hooks": [{"type": "command", "command": "npx prettier --write ."}]},
+            {"matcher": "Write", "hooks": [{"type": "command", "command": "npx prettier --write ."}]}
+        ], "Stop": [
+            {"hooks": [{"type": "command", "command": "npx prettier --write ."}]},
+            {"matcher": "*", "hooks": [{"type": "command", "command": "npx prettier --write ."}]}
+        ]}}"#,
+    );
+    let analysis = analyze(dir.path(), None);
+    // Stop twice (no matcher and `*` both select everything); PostToolUse
+    // once per tool.
+    assert_eq!(
+        codes(&analysis),
+        vec![(Severity::Warn, "doubled-hook")],
+        "{:#?}",
+        analysis.findings
+    );
+    assert!(
+        analysis.findings[0].message.contains("for Stop"),
+        "{}",
+        analysis.findings[0].message
+    );
+}
