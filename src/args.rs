@@ -366,6 +366,11 @@ pub struct SpecArgs {
     /// directory up.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// The model the briefing is for (overrides `model.id`): picks the encoding the
+    /// budget is counted in (`o200k_base` for GPT-4o, GPT-4.1, GPT-5 and the o-series)
+    /// and, for Claude, the counting margin. See docs/budget.md.
+    #[arg(long, value_name = "ID")]
+    pub model: Option<String>,
 }
 
 /// `aic precompute`.

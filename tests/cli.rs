@@ -207,6 +207,16 @@ fn status_after_a_compile_as_json() {
         "guardBlockCount": 0,
         "createdAt": "[TIME]"
       },
+      "rules": {
+        "files": 0,
+        "alwaysAppliedTokens": 0,
+        "findings": {
+          "error": 0,
+          "warn": 0,
+          "info": 0
+        },
+        "details": "`aic rules` (MCP resource `aic://rules-analysis`)"
+      },
       "serverSessions": {
         "total": 0,
         "crashes": 0,
@@ -238,6 +248,7 @@ fn status_after_a_compile_in_words() {
         "files 3 selected of 12",
         "tokens 459 of a 123,500 budget (35.8 % fewer than the files)",
         "caller cli, model unknown, trigger cli",
+        "rule files 0 files, 0 tokens on every prompt; 0 error, 0 warn, 0 info (details: `aic rules`)",
     ] {
         assert!(rows.iter().any(|r| r == row), "no row `{row}` in {rows:#?}");
     }

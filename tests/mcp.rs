@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::fixture_repo;
+use crate::support::{fixture_repo, shared_user_home};
 
 /// Generous bound for one answer: a debug build on a loaded 2-core machine.
 const ANSWER_WITHIN: Duration = Duration::from_mins(2);
@@ -35,6 +35,7 @@ impl Server {
             .env_remove("RUST_LOG")
             .env_remove("CLAUDE_PROJECT_DIR")
             .env("AIC_HOME", home.path())
+            .env("HOME", shared_user_home())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
@@ -242,6 +243,10 @@ fn a_compile_over_the_timeout_is_cancelled_and_the_next_call_answers() {
     );
     let status = server.call(2, "aic_status", &json!({"projectRoot": root}));
     assert_eq!(status["result"]["isError"], false, "{status}");
+    // The rules summary, of a project (and an empty HOME) with no rule file.
+    let rules = &status["result"]["structuredContent"]["rules"];
+    assert_eq!(rules["files"], 0, "{status}");
+    assert_eq!(rules["findings"], json!({"error": 0, "warn": 0, "info": 0}));
     // Nothing was logged by the cancelled compile.
     let last = server.call(3, "aic_last", &json!({"projectRoot": root}));
     assert_eq!(
@@ -455,7 +460,7 @@ fn the_tool_list_is_a_stable_surface() {
       arguments: projectRoot, windowDays
     aic_compile_spec (read-only: true, idempotent: true)
       required: spec
-      arguments: budget, spec
+      arguments: budget, modelId, spec
     aic_model_test (read-only: false, idempotent: false)
       required: 
       arguments: answers, probeId, projectRoot

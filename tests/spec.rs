@@ -303,3 +303,40 @@ fn bad_input_names_the_file_and_the_field_with_exit_code_3() {
     );
     assert!(run.stderr.contains("Caused by:"), "{}", run.stderr);
 }
+
+#[test]
+fn the_model_picks_the_encoding_and_the_claude_margin() {
+    let home = tempfile::tempdir().unwrap();
+    let fixture = fixture();
+    let fixture = fixture.to_str().unwrap();
+    let compile = |model: Option<&str>| {
+        let mut args = vec![fixture, "--budget", "1500", "--json", "--no-cache"];
+        if let Some(model) = model {
+            args.extend(["--model", model]);
+        }
+        let run = spec(&args, home.path());
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()
+    };
+    let default = compile(None);
+    assert_eq!(default["meta"]["tokenizer"], "cl100k_base");
+    assert_eq!(default["meta"]["budget"], 1500);
+    // GPT-4o: fitted and counted in o200k_base, exactly.
+    let gpt = compile(Some("gpt-4o"));
+    assert_eq!(gpt["meta"]["tokenizer"], "o200k_base");
+    assert_eq!(gpt["meta"]["budget"], 1500);
+    let text = gpt["compiledSpec"].as_str().unwrap();
+    let counted = u64::from(TokenCounter::o200k().count(text).0);
+    assert_eq!(gpt["meta"]["totalTokensCompiled"], counted);
+    assert!(counted <= 1500, "{counted}");
+    assert_ne!(
+        u64::from(TokenCounter::cl100k().count(text).0),
+        counted,
+        "the two encodings count this text alike: the test shows nothing"
+    );
+    // Claude: cl100k_base less the 25 % margin.
+    let claude = compile(Some("claude-sonnet-4-5"));
+    assert_eq!(claude["meta"]["tokenizer"], "cl100k_base");
+    assert_eq!(claude["meta"]["budget"], 1200);
+    assert!(claude["meta"]["totalTokensCompiled"].as_u64().unwrap() <= 1200);
+}

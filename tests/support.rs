@@ -41,6 +41,15 @@ fn shared_aic_home() -> &'static Path {
     HOME.get_or_init(private_tempdir).path()
 }
 
+/// A `HOME` shared by the tests that do not set their own: an empty
+/// directory, so that what aic reads from the user's home (the user-level
+/// rule and hook files of `aic rules` and `aic status`, git's global config)
+/// is the same on every machine.
+pub(crate) fn shared_user_home() -> &'static Path {
+    static HOME: OnceLock<tempfile::TempDir> = OnceLock::new();
+    HOME.get_or_init(private_tempdir).path()
+}
+
 /// A temp dir with mode 0700, as aic creates its home: `tempfile` leaves the
 /// umask's 0755, which aic tightens with a warning.
 pub(crate) fn private_tempdir() -> tempfile::TempDir {
@@ -54,8 +63,8 @@ pub(crate) fn private_tempdir() -> tempfile::TempDir {
     dir
 }
 
-/// Runs `aic` with `args` and extra environment variables (`AIC_HOME` defaults
-/// to a temp dir shared by the test binary).
+/// Runs `aic` with `args` and extra environment variables (`AIC_HOME` and
+/// `HOME` default to temp dirs shared by the test binary).
 pub(crate) fn aic(args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_aic"));
     command
@@ -63,7 +72,8 @@ pub(crate) fn aic(args: &[&str], env: &[(&str, &str)]) -> Run {
         .env_remove("RUST_LOG")
         // No daemon unless a test asks for one (tests/daemon.rs).
         .env("AIC_DAEMON", "off")
-        .env("AIC_HOME", shared_aic_home());
+        .env("AIC_HOME", shared_aic_home())
+        .env("HOME", shared_user_home());
     for (key, value) in env {
         command.env(key, value);
     }

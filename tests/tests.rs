@@ -20,6 +20,7 @@ mod mcp;
 mod real_sources;
 mod records;
 mod remote_cache;
+mod rules;
 mod spec;
 mod support;
 mod task_text;

@@ -15,22 +15,23 @@
 //! fails because of it.
 
 use aic_stages::config::AicConfig;
-use aic_stages::fit::tokens::TokenCount;
-use aic_stages::row_codec::{STAGES_SOURCE_HASH, TOKENIZER};
+use aic_stages::fit::tokens::{TokenCount, Tokenizer};
+use aic_stages::row_codec::STAGES_SOURCE_HASH;
 use aic_stages::spec::{SpecCompilationResult, SpecificationInput};
 use aic_storage::{CacheKeyHasher, SPEC_CACHE, Store, TtlLookup};
 use tracing::{debug, warn};
 
-/// The cache key of compiling `input` to `budget` with `config` (see the
-/// module documentation).
+/// The cache key of compiling `input` to `budget` tokens of `tokenizer` with
+/// `config` (see the module documentation).
 pub fn spec_cache_key(
     input: &SpecificationInput,
     budget: TokenCount,
+    tokenizer: Tokenizer,
     config: &AicConfig,
 ) -> [u8; 16] {
     let mut key = CacheKeyHasher::new("aic-spec-compile-v2");
     key.write(STAGES_SOURCE_HASH)
-        .write(TOKENIZER)
+        .write(tokenizer.name())
         .write(&serde_json::to_string(&config.content_transformers).unwrap_or_default())
         .write(&budget.0);
     let mut types: Vec<_> = input.types.iter().collect();
@@ -104,30 +105,52 @@ mod tests {
     }"#;
 
     #[test]
-    fn the_key_ignores_type_order_and_estimates_but_not_block_order_or_budget() {
+    fn the_key_ignores_type_order_and_estimates_but_not_block_order_budget_or_tokenizer() {
         let config = AicConfig::default();
         let input = parse_specification(SPEC).unwrap();
-        let key = spec_cache_key(&input, TokenCount(100), &config);
+        let key = spec_cache_key(&input, TokenCount(100), Tokenizer::Cl100k, &config);
 
         let mut reordered = input.clone();
         reordered.types.reverse();
         reordered.types[0].estimated_tokens = None;
-        assert_eq!(spec_cache_key(&reordered, TokenCount(100), &config), key);
+        assert_eq!(
+            spec_cache_key(&reordered, TokenCount(100), Tokenizer::Cl100k, &config),
+            key
+        );
 
-        assert_ne!(spec_cache_key(&input, TokenCount(101), &config), key);
+        assert_ne!(
+            spec_cache_key(&input, TokenCount(101), Tokenizer::Cl100k, &config),
+            key
+        );
+        assert_ne!(
+            spec_cache_key(&input, TokenCount(100), Tokenizer::O200k, &config),
+            key
+        );
         let mut blocks = input.clone();
         blocks.code_blocks.reverse();
-        assert_ne!(spec_cache_key(&blocks, TokenCount(100), &config), key);
+        assert_ne!(
+            spec_cache_key(&blocks, TokenCount(100), Tokenizer::Cl100k, &config),
+            key
+        );
         let mut usage = input.clone();
         usage.types[1].usage = aic_stages::spec::SpecTypeUsage::PassesThrough;
-        assert_ne!(spec_cache_key(&usage, TokenCount(100), &config), key);
+        assert_ne!(
+            spec_cache_key(&usage, TokenCount(100), Tokenizer::Cl100k, &config),
+            key
+        );
         let mut other = config.clone();
         other.content_transformers.compact_json = false;
-        assert_ne!(spec_cache_key(&input, TokenCount(100), &other), key);
+        assert_ne!(
+            spec_cache_key(&input, TokenCount(100), Tokenizer::Cl100k, &other),
+            key
+        );
         // Length prefixes keep field boundaries apart.
         let mut shifted = input.clone();
         shifted.prose[0].label = "Tas".to_owned();
         shifted.prose[0].content = "kDo it.".to_owned();
-        assert_ne!(spec_cache_key(&shifted, TokenCount(100), &config), key);
+        assert_ne!(
+            spec_cache_key(&shifted, TokenCount(100), Tokenizer::Cl100k, &config),
+            key
+        );
     }
 }

@@ -17,6 +17,7 @@ use crate::error::UserError;
 use crate::history::diagnostics;
 use crate::host::Host;
 use crate::printer::print_stdout;
+use crate::rules::RulesSummary;
 
 /// Runs a diagnostics subcommand.
 pub fn run(command: DiagnosticsCommand, args: &DiagnosticsArgs, host: &Host) -> anyhow::Result<()> {
@@ -38,11 +39,15 @@ pub fn run(command: DiagnosticsCommand, args: &DiagnosticsArgs, host: &Host) -> 
     // for the entries of the answers already sent.
     crate::daemon::client::settle();
     let now = host.now_ms();
+    // Read before the database is opened: the rule files are the project's
+    // and the user's, not aic's.
+    let rules = matches!(command, DiagnosticsCommand::Status)
+        .then(|| crate::rules::analyze(&root, crate::root::home().as_deref()).summary());
     let payload = with_database(host, |store| {
         // What these commands report rests on the whole database: damage in
         // a table they do not read (the per-file cache) is named here too.
         store.verify_pages()?;
-        payload(command, args, store, &root, now)
+        payload(command, args, store, &root, rules.as_ref(), now)
     })?;
     let text = if args.json {
         let mut json = serde_json::to_string_pretty(&payload)?;
@@ -59,13 +64,16 @@ fn payload(
     args: &DiagnosticsArgs,
     store: &Store,
     root: &Path,
+    rules: Option<&RulesSummary>,
     now: u64,
 ) -> anyhow::Result<Value> {
     let mut value = match command {
         DiagnosticsCommand::Status => {
             let loaded = crate::config::load_config(root, None).ok();
             let budget = loaded.map_or(0, |l| l.config.context_budget.max_tokens.0);
-            diagnostics::status(store, root, args.days, budget, now).map_err(|m| anyhow!(m))?
+            let rules = rules.context("The rules summary of `aic status` was not read")?;
+            diagnostics::status(store, root, args.days, budget, rules, now)
+                .map_err(|m| anyhow!(m))?
         }
         DiagnosticsCommand::Last => diagnostics::last(store, root).map_err(|m| anyhow!(m))?,
         DiagnosticsCommand::Projects => {
@@ -344,8 +352,29 @@ fn render_status(payload: &Value) -> String {
         facts.add("top task classes", task_classes(&payload["topTaskClasses"]));
         compilation(&mut facts, "last compilation", &payload["lastCompilation"]);
     }
+    rules_row(&mut facts, &payload["rules"]);
     sessions(&mut facts, &payload["serverSessions"]);
     facts.finish()
+}
+
+/// The rules summary in one row: `3 files, 1,204 tokens on every prompt; 1
+/// error, 2 warn, 0 info (details: `aic rules`)`.
+fn rules_row(facts: &mut Facts, rules: &Value) {
+    if rules.is_null() {
+        return;
+    }
+    let findings = &rules["findings"];
+    facts.add(
+        "rule files",
+        format!(
+            "{}, {} tokens on every prompt; {} error, {} warn, {} info (details: `aic rules`)",
+            count(&rules["files"], "file"),
+            number(&rules["alwaysAppliedTokens"]),
+            number(&findings["error"]),
+            number(&findings["warn"]),
+            number(&findings["info"]),
+        ),
+    );
 }
 
 fn render_last(payload: &Value) -> String {

@@ -1,4 +1,4 @@
-//! `aic spec FILE.json [--budget N] [--json] [--no-cache] [--config FILE]`: compiles a task
+//! `aic spec FILE.json [--budget N] [--model ID] [--json] [--no-cache] [--config FILE]`: compiles a task
 //! specification into one briefing (`docs/spec-compiler.md`) and prints it, or
 //! `{compiledSpec, meta}`.
 
@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::Path;
 use std::time::Instant;
 
+use aic_stages::fit::model::ModelProfile;
 use aic_stages::fit::tokens::TokenCount;
 use aic_stages::spec::{DEFAULT_SPEC_BUDGET, SpecCompileRequest, parse_specification_file};
 use anyhow::Context;
@@ -63,12 +64,22 @@ pub fn run(args: &SpecArgs, host: &Host) -> anyhow::Result<()> {
             loaded.unknown_keys.join(", ")
         );
     }
-    let compiled = compile_spec(&request.spec, budget, &loaded.config, args.no_cache, host);
+    let model =
+        ModelProfile::for_model(args.model.as_deref().or(loaded.config.model.id.as_deref()));
+    let compiled = compile_spec(
+        &request.spec,
+        budget,
+        &model,
+        &loaded.config,
+        args.no_cache,
+        host,
+    );
     let meta = &compiled.result.meta;
     info!(
-        "Compiled the spec to {} of {} tokens ({} raw){} in {:.1} ms",
+        "Compiled the spec to {} of {} {} tokens ({} raw){} in {:.1} ms",
         meta.total_tokens_compiled.0,
-        budget.0,
+        meta.budget.0,
+        meta.tokenizer,
         meta.total_tokens_raw.0,
         if compiled.cache_hit {
             " from the cache"
@@ -91,7 +102,7 @@ pub fn run(args: &SpecArgs, host: &Host) -> anyhow::Result<()> {
     if meta.truncated {
         warn!(
             "A budget of {} tokens is below the {} tokens of this specification at its smallest; the output ends with a truncation banner (raise `--budget`)",
-            budget.0, meta.minimum_tokens.0
+            meta.budget.0, meta.minimum_tokens.0
         );
     }
     let text = if args.json {

@@ -22,6 +22,7 @@ use crate::history::compilations::{
     CompilationRecord, GuardFindingRecord, QualitySnapshot, read_compilations,
 };
 use crate::history::servers::{SessionSummary, session_summary};
+use crate::rules::RulesSummary;
 
 /// The most rows a list in a payload holds.
 pub const ROW_LIMIT: usize = 50;
@@ -61,7 +62,8 @@ fn round1(value: f64) -> f64 {
 }
 
 /// `aic status` (MCP `aic_status`): project-level aggregates over the
-/// last `days` days (all time when `None`).
+/// last `days` days (all time when `None`), with `rules`, the summary of the
+/// project's rule and hook files (see [`crate::rules::RulesAnalysis::summary`]).
 ///
 /// # Errors
 ///
@@ -71,6 +73,7 @@ pub fn status(
     root: &Path,
     days: Option<u32>,
     budget_max_tokens: u32,
+    rules: &RulesSummary,
     now: u64,
 ) -> DiagnosticsResult<Value> {
     let since = days.map_or(0, |d| now.saturating_sub(u64::from(d) * DAY_MS));
@@ -83,6 +86,7 @@ pub fn status(
             "compilationsTotal": 0,
             "compilationsInRange": 0,
             "message": "No compilation recorded for this project yet: run `aic compile` (or call aic_compile) first.",
+            "rules": rules,
             "serverSessions": sessions,
         }));
     };
@@ -134,6 +138,7 @@ pub fn status(
         },
         "topTaskClasses": top.iter().take(5).map(|(c, k)| json!({"taskClass": c, "count": k})).collect::<Vec<_>>(),
         "lastCompilation": last.map(last_snapshot),
+        "rules": rules,
         "serverSessions": sessions,
     }))
 }

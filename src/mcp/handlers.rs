@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use aic_stages::content_hash::ContentHash;
 use aic_stages::fit::assembler::PromptFormat;
+use aic_stages::fit::model::ModelProfile;
 use aic_stages::fit::tokens::TokenCount;
 use aic_stages::spec::{DEFAULT_SPEC_BUDGET, compile_request_from_value};
 use aic_storage::Store;
@@ -442,11 +443,13 @@ pub fn status(host: &Host, args: &StatusArgs, root: &Path) -> ToolResult {
     }
     let root = canonical(root)?;
     let budget = load_config(&root, None).map_or(0, |l| l.config.context_budget.max_tokens.0);
+    let rules = crate::rules::analyze(&root, crate::root::home().as_deref()).summary();
     diagnostic(diagnostics::status(
         &*store(host)?,
         &root,
         args.time_range_days,
         budget,
+        &rules,
         host.now_ms(),
     ))
 }
@@ -519,7 +522,8 @@ pub fn compile_spec(host: &Host, args: &CompileSpecArgs, root: &Path) -> ToolRes
         .and_then(|root| load_config(&root, None).ok())
         .map(|loaded| loaded.config)
         .unwrap_or_default();
-    let compiled = run_compile_spec(&request.spec, budget, &config, false, host);
+    let model = ModelProfile::for_model(args.model_id.as_deref().or(config.model.id.as_deref()));
+    let compiled = run_compile_spec(&request.spec, budget, &model, &config, false, host);
     serde_json::to_value(&compiled.result).map_err(|e| ToolFailure::Internal(e.to_string()))
 }
 

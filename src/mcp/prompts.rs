@@ -37,7 +37,7 @@ const COMMANDS: [PromptCommand; 6] = [
     PromptCommand {
         name: "status",
         title: "show aic status",
-        description: "The project's aic status: compilations, exclusion rate, budget use, guard findings and installation checks, as a table.",
+        description: "The project's aic status: compilations, exclusion rate, budget use, guard findings, the agents' rule files and installation checks, as a table.",
         tool: "aic_status",
         arguments: &[PROJECT_ROOT],
         present: "Show the answer as a two-column Markdown table (Field, Value): one row per field, a nested object as `parent.child` rows, empty and null fields left out. Put every installation problem or warning the answer names after the table, one line each with the fix it gives.",

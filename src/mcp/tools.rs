@@ -155,6 +155,9 @@ pub struct CompileSpecArgs {
     pub spec: JsonObject,
     /// The token budget of the briefing (default 4,000).
     pub budget: Option<u32>,
+    /// The model the briefing is for, as for `aic_compile` (picks the
+    /// encoding the budget is counted in); default `model.id`.
+    pub model_id: Option<String>,
 }
 
 /// `aic_model_test` arguments.
@@ -320,11 +323,30 @@ pub fn tools() -> Vec<Tool> {
         ),
         tool(
             "aic_status",
-            "Project summary: compilations, tokens saved, cache hit rate, guard findings, budget use, server sessions.",
+            "Project summary: compilations, tokens saved, cache hit rate, guard findings, budget use, the agents' rule files (count, tokens paid on every prompt, findings by severity; details in the resource aic://rules-analysis), server sessions.",
             schema_of::<StatusArgs>(),
             output(
-                &json!({"projectRoot": project_root, "compilations": {}}),
-                &[],
+                &json!({
+                    "projectRoot": project_root,
+                    "compilations": {},
+                    "rules": {
+                        "type": "object",
+                        "properties": {
+                            "files": {"type": "integer"},
+                            "alwaysAppliedTokens": {"type": "integer"},
+                            "findings": {
+                                "type": "object",
+                                "properties": {
+                                    "error": {"type": "integer"},
+                                    "warn": {"type": "integer"},
+                                    "info": {"type": "integer"},
+                                },
+                            },
+                            "details": {"type": "string"},
+                        },
+                    },
+                }),
+                &["rules"],
             ),
             annotations("aic status", true),
         ),

@@ -4,6 +4,7 @@
 //! ([`crate::cache::spec`]). `docs/spec-compiler.md` gives the rules.
 
 use aic_stages::config::AicConfig;
+use aic_stages::fit::model::ModelProfile;
 use aic_stages::fit::tokens::TokenCount;
 use aic_stages::spec::{SpecCompilationResult, SpecificationCompiler, SpecificationInput};
 use tracing::warn;
@@ -20,18 +21,24 @@ pub struct SpecCompile {
     pub cache_hit: bool,
 }
 
-/// Compiles `input` to fit `budget`, reading and writing the cache unless
-/// `no_cache` or `cache.enabled: false` says not to. Results live
-/// `cache.ttlMinutes`.
+/// Compiles `input` to fit `budget` tokens of `model` (counted in its encoding,
+/// less its margin, as a compile's budget: `docs/budget.md`), reading and
+/// writing the cache unless `no_cache` or `cache.enabled: false` says not
+/// to. Results live `cache.ttlMinutes`.
 pub fn compile_spec(
     input: &SpecificationInput,
     budget: TokenCount,
+    model: &ModelProfile,
     config: &AicConfig,
     no_cache: bool,
     host: &Host,
 ) -> SpecCompile {
-    let compile =
-        || SpecificationCompiler::new(&config.content_transformers).compile(input, budget);
+    let budget = model.counted(budget);
+    let compile = || {
+        SpecificationCompiler::new(&config.content_transformers)
+            .with_tokenizer(model.tokenizer)
+            .compile(input, budget)
+    };
     if no_cache || !config.cache.enabled {
         return SpecCompile {
             result: compile(),
@@ -48,7 +55,7 @@ pub fn compile_spec(
             };
         }
     };
-    let key = spec::spec_cache_key(input, budget, config);
+    let key = spec::spec_cache_key(input, budget, model.tokenizer, config);
     let now = host.now_ms();
     let ttl = u64::from(config.cache.ttl_minutes) * 60_000;
     if let Some(result) = spec::lookup(&database, &key, now, ttl) {

@@ -4,7 +4,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::rules::{Finding, Place, Severity};
+use crate::rules::Finding;
+use crate::rules::hooks::{self, Registration, doubled_hooks};
 
 /// What a rule file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -145,8 +146,14 @@ pub(super) fn discover(root: &Path, home: Option<&Path>) -> Discovered {
             applies,
         );
     }
-    let mut registrations: Vec<(String, String, Place)> = Vec::new();
-    hook_settings(&mut found, &mut registrations, root, "", "project");
+    let mut registrations = Vec::new();
+    let settings = HookBase {
+        root,
+        home,
+        prefix: "",
+        scope: "project",
+    };
+    hook_settings(&mut found, &mut registrations, root, &settings);
     git_hooks(root, &mut found);
     if let Some(home) = home {
         for (relative, client) in USER_INSTRUCTIONS {
@@ -163,7 +170,12 @@ pub(super) fn discover(root: &Path, home: Option<&Path>) -> Discovered {
                 );
             }
         }
-        hook_settings(&mut found, &mut registrations, home, "~/", "user");
+        let settings = HookBase {
+            prefix: "~/",
+            scope: "user",
+            ..settings
+        };
+        hook_settings(&mut found, &mut registrations, home, &settings);
     }
     found.hook_findings = doubled_hooks(&registrations);
     found.tracked = paths;
@@ -196,29 +208,47 @@ fn push(
     found.texts.push(text);
 }
 
-/// The editor settings files under `base` that register hooks (shown with
-/// `prefix`), added with their registrations.
+/// Where a level's hook settings are shown and what their commands' paths
+/// lead to.
+#[derive(Clone, Copy)]
+struct HookBase<'a> {
+    /// The project root (the directory hook commands run in).
+    root: &'a Path,
+    /// The user's home directory.
+    home: Option<&'a Path>,
+    /// Put before a settings file's path: `""` or `~/`.
+    prefix: &'static str,
+    /// `project` or `user`.
+    scope: &'static str,
+}
+
+/// The editor settings files under `base` that register hooks, added with
+/// their registrations.
 fn hook_settings(
     found: &mut Discovered,
-    registrations: &mut Vec<(String, String, Place)>,
+    registrations: &mut Vec<Registration>,
     base: &Path,
-    prefix: &str,
-    scope: &'static str,
+    settings: &HookBase<'_>,
 ) {
     for (relative, client) in HOOK_SETTINGS {
         let full = base.join(relative);
         if !full.is_file() {
             continue;
         }
-        let shown = format!("{prefix}{relative}");
+        let shown = format!("{}{relative}", settings.prefix);
         let text = read_text(&full);
-        registrations.extend(hook_commands(&shown, &text));
+        registrations.extend(hooks::registrations(
+            &shown,
+            &text,
+            settings.root,
+            settings.home,
+        ));
         push(
             found,
             text,
             shown,
             client,
-            scope,
+            settings.scope,
             RuleFileKind::Hooks,
             Applies::Never,
         );
@@ -265,99 +295,6 @@ fn mdc_applies(text: &str) -> Applies {
     } else {
         Applies::Globs(globs)
     }
-}
-
-/// The `(event, command, place)` registrations of an editor settings file:
-/// `{"hooks": {"Event": [{"hooks": [{"command": "…"}]}]}}` (Claude Code,
-/// Gemini CLI) or `{"hooks": {"event": [{"command": "…"}]}}` (Cursor).
-fn hook_commands(path: &str, text: &str) -> Vec<(String, String, Place)> {
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
-        return Vec::new();
-    };
-    let Some(events) = value.get("hooks").and_then(|h| h.as_object()) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for (event, entries) in events {
-        let mut commands = Vec::new();
-        for entry in entries.as_array().into_iter().flatten() {
-            if let Some(command) = entry.get("command").and_then(|c| c.as_str()) {
-                commands.push(command.to_owned());
-            }
-            for hook in entry
-                .get("hooks")
-                .and_then(|h| h.as_array())
-                .into_iter()
-                .flatten()
-            {
-                if let Some(command) = hook.get("command").and_then(|c| c.as_str()) {
-                    commands.push(command.to_owned());
-                }
-            }
-        }
-        for command in commands {
-            let line = text
-                .lines()
-                .position(|l| l.contains(&command) || l.contains(&json_escaped(&command)))
-                .map_or(1, |i| i + 1);
-            out.push((
-                event.clone(),
-                command,
-                Place {
-                    path: path.to_owned(),
-                    line,
-                },
-            ));
-        }
-    }
-    out
-}
-
-fn json_escaped(text: &str) -> String {
-    serde_json::to_string(text)
-        .unwrap_or_default()
-        .trim_matches('"')
-        .to_owned()
-}
-
-/// Hooks registered twice: the same command for the same event (in one file
-/// or across the project and user levels), or two aic handlers for one
-/// event.
-fn doubled_hooks(registrations: &[(String, String, Place)]) -> Vec<Finding> {
-    let is_aic = |command: &str| {
-        command
-            .split_whitespace()
-            .any(|word| word == "aic" || word.ends_with("/aic"))
-            && command.contains("hook")
-    };
-    let mut findings = Vec::new();
-    for (i, (event, command, place)) in registrations.iter().enumerate() {
-        for (other_event, other_command, other_place) in &registrations[i + 1..] {
-            if event != other_event {
-                continue;
-            }
-            let same = command.trim() == other_command.trim();
-            let both_aic = is_aic(command) && is_aic(other_command);
-            if !(same || both_aic) {
-                continue;
-            }
-            findings.push(Finding {
-                severity: Severity::Warn,
-                code: "doubled-hook",
-                message: if same {
-                    format!(
-                        "`{command}` is registered twice for {event}, so it runs twice on every event: remove one"
-                    )
-                } else {
-                    format!(
-                        "two aic handlers for {event} (`{command}` and `{other_command}`) inject twice: keep one (`aic install` writes one)"
-                    )
-                },
-                places: vec![place.clone(), other_place.clone()],
-            });
-        }
-    }
-    findings
 }
 
 /// The project's git hooks: executable files under `.git/hooks` that are

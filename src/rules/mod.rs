@@ -18,7 +18,8 @@
 //! - `warn` **narrow-always-apply**: a `.mdc` rule applied to every prompt
 //!   whose paths all lie under one directory;
 //! - `warn` **doubled-hook**: one command registered twice for the same event,
-//!   or two aic hook handlers for one event;
+//!   or two handlers of one event that do the same aic work: two aic
+//!   handlers, or an aic handler beside a script that calls aic itself;
 //! - `info` **repeats-aic**: an instruction that says what aic's own
 //!   constraints already inject.
 //!
@@ -28,6 +29,7 @@
 mod claims;
 mod discover;
 pub mod fix;
+mod hooks;
 mod text;
 
 use std::collections::BTreeMap;
@@ -103,13 +105,66 @@ pub struct RulesAnalysis {
     pub findings: Vec<Finding>,
 }
 
+/// The analysis in a few numbers, for `aic status` and the MCP tool
+/// `aic_status`: the details are `aic rules` and the resource
+/// `aic://rules-analysis`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RulesSummary {
+    /// Rule and hook files found (project and user).
+    pub files: usize,
+    /// Tokens (`cl100k_base`) of the instruction files applied to every
+    /// prompt.
+    pub always_applied_tokens: u64,
+    /// The findings by severity.
+    pub findings: FindingCounts,
+    /// Where the findings are listed.
+    pub details: &'static str,
+}
+
+/// Findings counted by severity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FindingCounts {
+    /// `error` findings (contradictions).
+    pub error: usize,
+    /// `warn` findings.
+    pub warn: usize,
+    /// `info` findings.
+    pub info: usize,
+}
+
+/// Where [`RulesSummary::details`] points.
+pub const RULES_DETAILS: &str = "`aic rules` (MCP resource `aic://rules-analysis`)";
+
+impl RulesAnalysis {
+    /// The analysis in a few numbers ([`RulesSummary`]).
+    pub fn summary(&self) -> RulesSummary {
+        let mut findings = FindingCounts::default();
+        for finding in &self.findings {
+            match finding.severity {
+                Severity::Error => findings.error += 1,
+                Severity::Warn => findings.warn += 1,
+                Severity::Info => findings.info += 1,
+            }
+        }
+        RulesSummary {
+            files: self.files.len(),
+            always_applied_tokens: self.always_applied_tokens,
+            findings,
+            details: RULES_DETAILS,
+        }
+    }
+}
+
 /// Analyzes the rule and hook files of the project at `root`, with the user
 /// files under `home` when given.
 ///
 /// Unreadable files are listed with 0 tokens and otherwise skipped: the
 /// analysis never fails on a project's content.
 pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
+    let started = std::time::Instant::now();
     let found = discover(root, home);
+    let discovered = started.elapsed();
     let tokens = TokenCounter::cl100k();
     let mut files = Vec::with_capacity(found.files.len());
     let mut all: Vec<(Instruction, bool)> = Vec::new();
@@ -178,6 +233,12 @@ pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
         .filter(|f| f.kind == RuleFileKind::Instructions && f.applies == Applies::Always)
         .map(|f| f.tokens)
         .sum();
+    tracing::debug!(
+        "Analyzed {} rule and hook files in {:?} (found among {} files in {discovered:?})",
+        files.len(),
+        started.elapsed(),
+        found.tracked.len()
+    );
     RulesAnalysis {
         files,
         always_applied_tokens,

@@ -249,3 +249,105 @@ fn fix_takes_out_later_copies_and_keeps_lines_that_say_more() {
     let again = analyze(root, None);
     assert!(fix::plan(&again, root, None).is_empty());
 }
+
+#[test]
+fn a_user_script_calling_aic_beside_a_project_aic_handler_is_doubled() {
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    write(
+        project.path(),
+        ".claude/settings.json",
+        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "aic", "args": ["hook", "claude", "UserPromptSubmit"]}]}]}}"#,
+    );
+    write(
+        home.path(),
+        ".claude/settings.json",
+        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "python3 ~/.claude/hooks/context.py"}, {"type": "command", "command": "sh /etc/profile.d/x.sh"}]}]}}"#,
+    );
+    write(
+        home.path(),
+        ".claude/hooks/context.py",
+        "import subprocess, sys\n# aic compile is called below\nprompt = sys.stdin.read()\nprint(subprocess.run([\"aic\", \"compile\", prompt], capture_output=True, text=True).stdout)\n",
+    );
+    let analysis = analyze(project.path(), Some(home.path()));
+    assert_eq!(
+        codes(&analysis),
+        vec![(Severity::Warn, "doubled-hook")],
+        "{:#?}",
+        analysis.findings
+    );
+    let places: Vec<(&str, usize)> = analysis.findings[0]
+        .places
+        .iter()
+        .map(|p| (p.path.as_str(), p.line))
+        .collect();
+    assert_eq!(
+        places,
+        [
+            (".claude/settings.json", 1),
+            ("~/.claude/settings.json", 1),
+            ("~/.claude/hooks/context.py", 4)
+        ]
+    );
+}
+
+#[test]
+fn aic_handlers_with_different_checks_for_one_event_are_not_doubled() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        ".claude/settings.json",
+        r#"{"hooks": {"PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "/opt/bin/aic", "args": ["hook", "claude", "PreToolUse", "no-verify"]}]},
+            {"hooks": [{"type": "command", "command": "/opt/bin/aic", "args": ["hook", "claude", "PreToolUse", "compile-gate"]}]},
+            {"hooks": [{"type": "command", "command": "aic hook claude PreToolUse compile-gate"}]}
+        ]}}"#,
+    );
+    let analysis = analyze(dir.path(), None);
+    // Only the compile gate, registered in exec and in shell form.
+    assert_eq!(
+        codes(&analysis),
+        vec![(Severity::Warn, "doubled-hook")],
+        "{:#?}",
+        analysis.findings
+    );
+    assert!(
+        analysis.findings[0]
+            .message
+            .contains("run aic's `compile-gate` check twice"),
+        "{}",
+        analysis.findings[0].message
+    );
+    let lines: Vec<usize> = analysis.findings[0].places.iter().map(|p| p.line).collect();
+    assert_eq!(lines, [3, 4]);
+}
+
+#[test]
+fn one_script_for_two_matchers_of_an_event_is_not_doubled() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        ".claude/settings.json",
+        r#"{"hooks": {"PostToolUse": [
+            {"matcher": "Edit", "hooks": [{"type": "command", "command": "npx prettier --write ."}]},
+            {"matcher": "Write", "hooks": [{"type": "command", "command": "npx prettier --write ."}]}
+        ], "Stop": [
+            {"hooks": [{"type": "command", "command": "npx prettier --write ."}]},
+            {"matcher": "*", "hooks": [{"type": "command", "command": "npx prettier --write ."}]}
+        ]}}"#,
+    );
+    let analysis = analyze(dir.path(), None);
+    // Stop twice (no matcher and `*` both select everything); PostToolUse
+    // once per tool.
+    assert_eq!(
+        codes(&analysis),
+        vec![(Severity::Warn, "doubled-hook")],
+        "{:#?}",
+        analysis.findings
+    );
+    assert!(
+        analysis.findings[0].message.contains("for Stop"),
+        "{}",
+        analysis.findings[0].message
+    );
+}

@@ -37,7 +37,8 @@
 //!    first, same keys), then the largest code block, then the largest prose block, and when
 //!    nothing is left the fixed [`TRUNCATION_BANNER`].
 //!
-//! Every count is [`TokenCounter`] (`cl100k_base`) tokens; the budget bounds the exact count of
+//! Every count is [`TokenCounter`] tokens (`cl100k_base`, or the model's encoding:
+//! [`SpecificationCompiler::with_tokenizer`]); the budget bounds the exact count of
 //! [`SpecCompilationResult::compiled_spec`]. For any budget of at least
 //! [`SpecCompilationMeta::minimum_tokens`] (every type path-only, no block) the compiled spec
 //! fits; below it, the output is that smallest state plus the banner.
@@ -77,7 +78,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::ContentTransformersConfig;
 use crate::fit::ladder::{InclusionTier, LadderFile, SummarisationLadder};
 use crate::fit::tokens::TokenCount;
-use crate::fit::tokens::TokenCounter;
+use crate::fit::tokens::{TokenCounter, Tokenizer};
 use crate::lang::{FileAnalysis, analyze_file};
 use crate::language::Language;
 use crate::relative_path::RelativePath;
@@ -276,6 +277,10 @@ pub struct SpecCompilationMeta {
     pub dropped_code_blocks: Vec<String>,
     /// aic: labels of the prose blocks dropped to fit, in input order.
     pub dropped_prose: Vec<String>,
+    /// aic: the encoding every count is made in (`cl100k_base` unless the model uses
+    /// `o200k_base`; see [`SpecificationCompiler::with_tokenizer`]).
+    #[serde(default)]
+    pub tokenizer: Tokenizer,
 }
 
 /// The result of a specification compile; its JSON is
@@ -390,6 +395,16 @@ impl SpecificationCompiler {
         }
     }
 
+    /// The same compiler counting in `tokenizer` (the model's encoding, from
+    /// [`crate::fit::model::ModelProfile`]): every count and the budget are in its tokens.
+    #[must_use]
+    pub fn with_tokenizer(self, tokenizer: Tokenizer) -> Self {
+        Self {
+            tokens: TokenCounter::new(tokenizer),
+            ..self
+        }
+    }
+
     /// Compiles `input` to fit `budget` tokens (see the module documentation for the rule).
     ///
     /// Never fails: the input is expected to be validated ([`parse_specification`]); an
@@ -446,6 +461,7 @@ impl SpecificationCompiler {
                 truncated: fitted.truncated,
                 dropped_code_blocks: dropped(&prepared.code, &fitted.plan.code),
                 dropped_prose: dropped(&prepared.prose, &fitted.plan.prose),
+                tokenizer: self.tokens.tokenizer(),
             },
             compiled_spec: fitted.text,
         }
