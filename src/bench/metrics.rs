@@ -368,6 +368,25 @@ mod tests {
     }
 
     #[test]
+    fn a_slice_with_more_markers_than_definitions_and_one_is_over_marked() {
+        // Two definitions shown, three gaps: one marker per elided run.
+        let tidy = "### a.py [full]\n```python\n[sliced: kept lines 3–4, 8–9 of 12; the other 8 lines are left out]\n\
+                    … lines 1–2 cut (2 lines) …\ndef f():\n    return 1\n… lines 5–7 cut (3 lines) …\n\
+                    def g():\n    return 2\n… lines 10–12 cut (3 lines) …\n```\n";
+        let shape = slice_shape(tidy);
+        assert_eq!((shape.slices, shape.markers, shape.definitions), (1, 3, 2));
+        assert_eq!(shape.over_marked, 0);
+        // Lines torn out of one function: three markers, one definition.
+        let confetti = "### b.py [full]\n```python\n[sliced: kept lines 1, 3, 5 of 9; the other 6 lines are left out]\n\
+                        def f(x):\n… line 2 cut …\n    y = x\n… line 4 cut …\n    z = y\n… lines 6–9 cut (4 lines) …\n```\n\
+                        ### c.py [full]\n```python\ndef whole():\n    pass\n```\n";
+        let shape = slice_shape(confetti);
+        assert_eq!((shape.slices, shape.markers, shape.definitions), (1, 3, 1));
+        assert_eq!(shape.over_marked, 1);
+        assert_eq!(shape.over_marked_paths, vec!["b.py".to_owned()]);
+    }
+
+    #[test]
     fn median_and_p95() {
         assert!(median(&[]).is_none());
         assert!(close(median(&[3.0, 1.0, 2.0]).unwrap(), 2.0));
@@ -376,4 +395,62 @@ mod tests {
         assert!(close(p95(&values).unwrap(), 19.0));
         assert!(close(p95(&[5.0]).unwrap(), 5.0));
     }
+}
+
+/// How a prompt's slices are cut: their elision markers against the
+/// definitions they show. A slice by definitions shows whole definitions and
+/// signatures with one marker per elided run, so it has at most one marker
+/// more than the definitions whose header it shows (the runs before the
+/// first and after the last); a slice with more is confetti.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SliceShape {
+    /// Sliced file blocks in the prompt.
+    pub slices: usize,
+    /// Elision markers (`… lines N–M cut …`) in them.
+    pub markers: usize,
+    /// Definitions whose header line they show (whole or as a signature),
+    /// found by the definition index on the shown text.
+    pub definitions: usize,
+    /// Slices with more markers than shown definitions plus one.
+    pub over_marked: usize,
+    /// The paths of those slices.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub over_marked_paths: Vec<String>,
+}
+
+/// The [`SliceShape`] of a compiled Markdown prompt.
+pub fn slice_shape(prompt: &str) -> SliceShape {
+    let mut shape = SliceShape::default();
+    for_each_block(prompt, |path, _, body| {
+        if !body
+            .first()
+            .is_some_and(|line| line.starts_with("[sliced: kept lines"))
+        {
+            return;
+        }
+        let is_marker = |line: &str| {
+            let line = line.trim_start();
+            line.starts_with("… line") && line.ends_with(" …") && line.contains(" cut")
+        };
+        let markers = body.iter().filter(|line| is_marker(line)).count();
+        let shown: String = body[1..]
+            .iter()
+            .filter(|line| !is_marker(line))
+            .flat_map(|line| [*line, "\n"])
+            .collect();
+        let language = aic_stages::relative_path::RelativePath::new(path)
+            .map_or(aic_stages::language::Language::Unknown, |p| {
+                aic_stages::language::Language::detect(&p)
+            });
+        let definitions = aic_stages::select::definitions::definition_index(&shown, language).len();
+        shape.slices += 1;
+        shape.markers += markers;
+        shape.definitions += definitions;
+        if markers > definitions + 1 {
+            shape.over_marked += 1;
+            shape.over_marked_paths.push(path.to_owned());
+        }
+    });
+    shape
 }

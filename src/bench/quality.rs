@@ -109,6 +109,10 @@ pub struct BudgetResult {
     /// hunks; a failed compile shows none of them.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub edit_sites: BTreeMap<String, EditSites>,
+    /// How aic's slices are cut: markers against the definitions they show;
+    /// absent when the compile failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slice_shape: Option<metrics::SliceShape>,
 }
 
 /// One task's record.
@@ -351,6 +355,7 @@ fn budget_result(
                 edit_sites: edit_sites::measure(hunks, &lines, prompt_tokens)
                     .map(|sites| BTreeMap::from([("aic".to_owned(), sites)]))
                     .unwrap_or_default(),
+                slice_shape: Some(metrics::slice_shape(&compilation.prompt)),
             }
         }
         Err(error) => BudgetResult {
@@ -363,6 +368,7 @@ fn budget_result(
             edit_sites: edit_sites::measure(hunks, &BTreeMap::new(), 0)
                 .map(|sites| BTreeMap::from([("aic".to_owned(), sites)]))
                 .unwrap_or_default(),
+            slice_shape: None,
         },
     }
 }

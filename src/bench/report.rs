@@ -103,6 +103,11 @@ pub struct BudgetSummary {
     /// has any.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub edit_sites: BTreeMap<String, EditSiteSummary>,
+    /// aic's slices over the compiles that succeeded: their markers, the
+    /// definitions they show, and how many have more markers than shown
+    /// definitions plus one ([`metrics::SliceShape`]).
+    #[serde(default)]
+    pub slice_shape: metrics::SliceShape,
 }
 
 /// One method's edit sites at one budget over a group.
@@ -223,6 +228,16 @@ pub fn summarise(
                 tokens_max: compiles.iter().filter_map(|c| c.prompt_tokens).max(),
                 reduction_median: metrics::median(&reductions),
                 edit_sites,
+                slice_shape: compiles.iter().filter_map(|c| c.slice_shape.as_ref()).fold(
+                    metrics::SliceShape::default(),
+                    |mut sum, shape| {
+                        sum.slices += shape.slices;
+                        sum.markers += shape.markers;
+                        sum.definitions += shape.definitions;
+                        sum.over_marked += shape.over_marked;
+                        sum
+                    },
+                ),
             }
         })
         .collect();
@@ -345,6 +360,7 @@ pub fn tables(results: &Results) -> Vec<Table> {
             "tokens median",
             "tokens max",
             "reduction median",
+            "slices over-marked",
         ]
         .map(str::to_owned)
         .to_vec();
@@ -362,6 +378,7 @@ pub fn tables(results: &Results) -> Vec<Table> {
                         b.tokens_max
                             .map_or_else(|| "-".to_owned(), |t| t.to_string()),
                         optional(b.reduction_median, 3),
+                        format!("{} of {}", b.slice_shape.over_marked, b.slice_shape.slices),
                     ]
                 })
             })
@@ -762,6 +779,7 @@ mod tests {
             tokens_median: Some(7000.0),
             tokens_max: Some(7900),
             reduction_median: None,
+            slice_shape: metrics::SliceShape::default(),
             edit_sites: BTreeMap::from([
                 ("aic".to_owned(), summary(aic)),
                 ("chunk-bm25".to_owned(), summary(baseline)),

@@ -23,6 +23,8 @@ impl Claim {
             return false;
         }
         match (self.negative, other.negative) {
+            // "Always X" beside "always Y" asks for both, which can be done.
+            (false, false) if self.subject == ALWAYS_OR_NEVER => false,
             (false, false) => self.value != other.value,
             (true, true) => false,
             _ => self.value == other.value,
@@ -52,6 +54,10 @@ const GROUPS: &[(&str, &[&str])] = &[
     ("JavaScript formatter", &["prettier", "biome", "dprint"]),
     ("Python formatter", &["black", "yapf", "autopep8", "blue"]),
 ];
+
+/// The subject of "always X" / "never X": only the same X asked for and
+/// forbidden contradicts.
+const ALWAYS_OR_NEVER: &str = "always or never";
 
 /// Words that forbid what follows within three words.
 const NEGATIONS: &[&str] = &[
@@ -121,7 +127,7 @@ pub(super) fn claims_of(text: &str) -> Vec<Claim> {
         && matches!(first, "always" | "never")
     {
         claims.push(Claim {
-            subject: "always or never",
+            subject: ALWAYS_OR_NEVER,
             value: content_words(rest).join(" "),
             negative: first == "never",
         });

@@ -33,6 +33,28 @@ pub enum Applies {
     Never,
 }
 
+impl Applies {
+    /// Whether an agent that reads an instruction under `other` always
+    /// reads one under `self` too: every prompt covers every scope; a
+    /// directory covers itself and the directories under it; a set of globs
+    /// only the same set. Two nested `CLAUDE.md` files of sibling
+    /// directories cover neither: no agent reads both at once.
+    pub fn covers(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::Never, _) | (_, Self::Never) => false,
+            (Self::Always, _) => true,
+            (Self::Directory(outer), Self::Directory(inner)) => {
+                inner == outer
+                    || inner
+                        .strip_prefix(outer.as_str())
+                        .is_some_and(|rest| rest.starts_with('/'))
+            }
+            (Self::Globs(a), Self::Globs(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
 /// One rule or hook file.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RuleFile {

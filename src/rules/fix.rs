@@ -46,7 +46,8 @@ pub fn plan(analysis: &RulesAnalysis, root: &Path, home: Option<&Path>) -> Vec<F
         if finding.code != "duplicate" || finding.severity != Severity::Warn {
             continue;
         }
-        if let Some(later) = finding.places.get(1) {
+        // The first place is the copy kept (its scope covers the others').
+        for later in finding.places.iter().skip(1) {
             lines_by_file
                 .entry(later.path.clone())
                 .or_default()

@@ -167,17 +167,16 @@ pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
     let discovered = started.elapsed();
     let tokens = TokenCounter::cl100k();
     let mut files = Vec::with_capacity(found.files.len());
-    let mut all: Vec<(Instruction, bool)> = Vec::new();
+    let mut all: Vec<(Instruction, Applies)> = Vec::new();
     let mut findings = Vec::new();
     for (file, text) in found.files.into_iter().zip(found.texts) {
         let mut file = file;
         file.tokens = tokens.count(&text).get();
         if file.kind == RuleFileKind::Instructions {
-            let always = file.applies == Applies::Always;
             all.extend(
                 instructions(&file.path, &text)
                     .into_iter()
-                    .map(|instruction| (instruction, always)),
+                    .map(|instruction| (instruction, file.applies.clone())),
             );
             if let Applies::Globs(globs) = &file.applies
                 && !globs.is_empty()
@@ -294,36 +293,71 @@ fn any_match(globs: &[String], paths: &[String]) -> bool {
 
 /// Duplicate and near-duplicate instructions: each later copy is a finding
 /// naming the first.
-fn duplicates(all: &[(Instruction, bool)]) -> Vec<Finding> {
+fn duplicates(all: &[(Instruction, Applies)]) -> Vec<Finding> {
     let mut findings = Vec::new();
     let mut reported = vec![false; all.len()];
-    for (i, (first, _)) in all.iter().enumerate() {
+    // Widest scope first (every prompt, then directories outer to inner),
+    // then file order: the copy kept is the one read wherever the others are.
+    let width = |scope: &Applies| match scope {
+        Applies::Always => 0,
+        Applies::Directory(directory) => 1 + directory.matches('/').count(),
+        _ => usize::MAX,
+    };
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    order.sort_by_key(|&i| (width(&all[i].1), i));
+    for i in order {
+        let (kept, scope) = &all[i];
         if reported[i] {
             continue;
         }
-        for (j, (later, _)) in all.iter().enumerate().skip(i + 1) {
-            if reported[j] || !similar(&first.words, &later.words) {
-                continue;
-            }
-            reported[j] = true;
-            let exact = first.normalized == later.normalized;
-            findings.push(Finding {
-                severity: Severity::Warn,
-                code: "duplicate",
-                message: format!(
-                    "{} \"{}\"; the agent reads it twice: keep one",
-                    if exact { "repeats" } else { "rewords" },
-                    first.text
-                ),
-                places: vec![first.place(), later.place()],
-            });
+        // The copies an agent reading this one always reads with it: under
+        // a scope it covers (a nested `CLAUDE.md` repeating the root's),
+        // never a sibling directory's, which no agent reads at once.
+        let copies: Vec<usize> = (0..all.len())
+            .filter(|&j| {
+                j != i
+                    && !reported[j]
+                    && scope.covers(&all[j].1)
+                    && similar(&kept.words, &all[j].0.words)
+            })
+            .collect();
+        if copies.is_empty() {
+            continue;
         }
+        reported[i] = true;
+        let exact = copies
+            .iter()
+            .all(|&j| all[j].0.normalized == kept.normalized);
+        let mut places = vec![kept.place()];
+        for &j in &copies {
+            reported[j] = true;
+            places.push(all[j].0.place());
+        }
+        findings.push(Finding {
+            severity: Severity::Warn,
+            code: "duplicate",
+            message: format!(
+                "{} \"{}\"{}; the agent reads it {}: keep the first",
+                if exact { "repeats" } else { "rewords" },
+                kept.text,
+                if copies.len() > 1 {
+                    format!(" in {} more places", copies.len())
+                } else {
+                    String::new()
+                },
+                match copies.len() {
+                    1 => "twice".to_owned(),
+                    n => format!("{} times", n + 1),
+                }
+            ),
+            places,
+        });
     }
     findings
 }
 
 /// Contradictions: claims on one subject with values that exclude each other.
-fn contradictions(all: &[(Instruction, bool)]) -> Vec<Finding> {
+fn contradictions(all: &[(Instruction, Applies)]) -> Vec<Finding> {
     let mut by_subject: BTreeMap<&'static str, Vec<(&Instruction, Claim)>> = BTreeMap::new();
     for (instruction, _) in all {
         for claim in claims_of(&instruction.text) {
@@ -365,7 +399,7 @@ fn contradictions(all: &[(Instruction, bool)]) -> Vec<Finding> {
 }
 
 /// Instructions that say what aic's built-in constraints already inject.
-fn repeats_aic(all: &[(Instruction, bool)]) -> Vec<Finding> {
+fn repeats_aic(all: &[(Instruction, Applies)]) -> Vec<Finding> {
     let constraints: Vec<(String, Vec<String>)> = aic_stages::rule_pack::built_in_constraints()
         .into_iter()
         .map(|c| {

@@ -351,3 +351,72 @@ fn one_script_for_two_matchers_of_an_event_is_not_doubled() {
         analysis.findings[0].message
     );
 }
+
+#[test]
+fn two_always_instructions_about_different_actions_do_not_contradict() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "CLAUDE.md",
+        "- Always use named exports in the UI package.\n- Always run the tests before committing.\n",
+    );
+    write(
+        dir.path(),
+        "AGENTS.md",
+        "- Always write the changelog entry first.\n",
+    );
+    let analysis = analyze(dir.path(), None);
+    assert_eq!(codes(&analysis), vec![], "{:#?}", analysis.findings);
+}
+
+#[test]
+fn a_line_repeated_by_nested_files_is_one_finding_and_siblings_are_not_duplicates() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let line = "- Use the shared logger, never print to stdout.\n";
+    // Sibling directories: no agent reads both, so neither copy is extra.
+    write(root, "web/CLAUDE.md", line);
+    write(root, "api/CLAUDE.md", line);
+    let analysis = analyze(root, None);
+    assert_eq!(codes(&analysis), vec![], "{:#?}", analysis.findings);
+    assert!(fix::plan(&analysis, root, None).is_empty());
+
+    // The root's copy is read wherever theirs are: one finding, the root's
+    // copy kept and both nested ones taken out by the fix, a deeper one too.
+    write(root, "web/app/CLAUDE.md", line);
+    write(root, "CLAUDE.md", &format!("# Project\n\n{line}"));
+    let analysis = analyze(root, None);
+    let duplicates: Vec<&Finding> = analysis
+        .findings
+        .iter()
+        .filter(|f| f.code == "duplicate")
+        .collect();
+    assert_eq!(duplicates.len(), 1, "{duplicates:#?}");
+    let places: Vec<(&str, usize)> = duplicates[0]
+        .places
+        .iter()
+        .map(|p| (p.path.as_str(), p.line))
+        .collect();
+    assert_eq!(
+        places,
+        [
+            ("CLAUDE.md", 3),
+            ("api/CLAUDE.md", 1),
+            ("web/CLAUDE.md", 1),
+            ("web/app/CLAUDE.md", 1)
+        ]
+    );
+    assert!(
+        duplicates[0].message.contains("in 3 more places")
+            && duplicates[0].message.contains("reads it 4 times"),
+        "{}",
+        duplicates[0].message
+    );
+    let edits = fix::plan(&analysis, root, None);
+    let edited: Vec<&str> = edits.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(
+        edited,
+        ["api/CLAUDE.md", "web/CLAUDE.md", "web/app/CLAUDE.md"]
+    );
+    assert!(edits.iter().all(|e| e.after.is_empty()), "{edits:#?}");
+}
