@@ -399,9 +399,10 @@ mod tests {
 
 /// How a prompt's slices are cut: their elision markers against the
 /// definitions they show. A slice by definitions shows whole definitions and
-/// signatures with one marker per elided run, so it has at most one marker
-/// more than the definitions whose header it shows (the runs before the
-/// first and after the last); a slice with more is confetti.
+/// signatures (and the file's import block) with one marker per elided run,
+/// so it has at most one marker more than the definitions whose header it
+/// shows and its import block (the runs before the first and after the
+/// last); a slice with more is confetti.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SliceShape {
@@ -412,7 +413,8 @@ pub struct SliceShape {
     /// Definitions whose header line they show (whole or as a signature),
     /// found by the definition index on the shown text.
     pub definitions: usize,
-    /// Slices with more markers than shown definitions plus one.
+    /// Slices with more markers than shown definitions (and import block)
+    /// plus one.
     pub over_marked: usize,
     /// The paths of those slices.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -444,10 +446,20 @@ pub fn slice_shape(prompt: &str) -> SliceShape {
                 aic_stages::language::Language::detect(&p)
             });
         let definitions = aic_stages::select::definitions::definition_index(&shown, language).len();
+        // The import block a slice shows is a unit of its own, like a
+        // definition: the runs before and after it are two markers.
+        let imports = usize::from(body[1..].iter().any(|line| {
+            let line = line.trim_start();
+            ["import ", "from ", "use ", "pub use ", "#include"]
+                .iter()
+                .any(|prefix| line.starts_with(prefix))
+                || (line.contains("require(")
+                    && (line.starts_with("const ") || line.starts_with("var ")))
+        }));
         shape.slices += 1;
         shape.markers += markers;
         shape.definitions += definitions;
-        if markers > definitions + 1 {
+        if markers > definitions + imports + 1 {
             shape.over_marked += 1;
             shape.over_marked_paths.push(path.to_owned());
         }

@@ -340,6 +340,10 @@ const FILL_RATIO: f64 = 0.2;
 
 /// The most definitions a slice tries to place whole, best first.
 const MAX_TRIED: usize = 48;
+/// The longest run of left-out lines inside a definition shown by its
+/// anchors that is shown rather than marked, when it fits.
+const MAX_CLOSED_GAP: usize = 8;
+
 /// How many of the best definitions a slice places before the skeleton and
 /// the import block: the outline of the code around the best few tells an
 /// agent where a change goes (the method beside its siblings, the name to
@@ -586,7 +590,38 @@ impl Planner<'_> {
                 break;
             }
         }
+        self.close_short_gaps(definition.start as usize..=definition.end as usize);
         true
+    }
+
+    /// Shows the runs of at most [`MAX_CLOSED_GAP`] lines left out inside
+    /// `span` between kept lines, shortest first, while they fit: a few
+    /// lines cost little more than the marker that would stand for them,
+    /// and a definition read in one piece is read right.
+    fn close_short_gaps(&mut self, span: RangeInclusive<usize>) {
+        let mut gaps: Vec<RangeInclusive<usize>> = Vec::new();
+        let mut at = *span.start();
+        while at <= *span.end() {
+            if self.plan.kept[at] {
+                at += 1;
+                continue;
+            }
+            let start = at;
+            while at <= *span.end() && !self.plan.kept[at] {
+                at += 1;
+            }
+            // Only a gap with kept lines on both sides.
+            let bounded = start > *span.start() && at <= *span.end();
+            if bounded && at - start <= MAX_CLOSED_GAP {
+                gaps.push(start..=at - 1);
+            }
+        }
+        gaps.sort_by_key(|gap| (gap.end() - gap.start(), *gap.start()));
+        for gap in gaps {
+            if self.plan.fits_with(std::slice::from_ref(&gap), self.room) {
+                self.plan.keep(&[gap]);
+            }
+        }
     }
 
     /// The skeleton: members of the types the chosen definitions live in,
@@ -1605,6 +1640,56 @@ mod tests {
             "{markers} markers for {kept_definitions}: {text}"
         );
         assert!(text.contains(" definitions) …"), "{text}");
+    }
+
+    #[test]
+    fn a_definition_shown_by_its_anchors_keeps_short_gaps_inside_it() {
+        use crate::language::Language;
+        use crate::select::definitions::definition_index;
+        // One long function: the task's word on three lines 6 apart, far
+        // from its start; its whole does not fit, nor wide windows.
+        let mut body = String::from("def handle(request):\n");
+        for n in 1..300 {
+            let call = if matches!(n, 100 | 106 | 112) {
+                "decode_payload"
+            } else {
+                "ordinary_step"
+            };
+            body.push_str(&format!(
+                "    value_{n} = {call}(request, {n}, with_a_long_argument_name)\n"
+            ));
+        }
+        let map = LineMap::align(&body, &body);
+        let index = definition_index(&body, Language::Python);
+        let terms = vec![("decode_payload".to_owned(), 1.0)];
+        let focus = DefinitionFocus {
+            terms: &terms,
+            ..DefinitionFocus::default()
+        };
+        let sliced = slice_definitions(
+            &body,
+            &index,
+            &map,
+            focus,
+            TokenCount(440),
+            TokenCounter::cl100k(),
+        )
+        .unwrap();
+        let text = &sliced.text;
+        assert!(sliced.tokens <= TokenCount(440), "{text}");
+        // The three anchors in one run with the lines between them: the
+        // slice has only the markers before and after it.
+        for n in 100..=112 {
+            assert!(
+                text.contains(&format!("    value_{n} = ")),
+                "line {n}: {text}"
+            );
+        }
+        let markers = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with('…'))
+            .count();
+        assert_eq!(markers, 2, "{text}");
     }
 
     #[test]
