@@ -1644,6 +1644,8 @@ mod tests {
 
     #[test]
     fn a_definition_shown_by_its_anchors_keeps_short_gaps_inside_it() {
+        use std::fmt::Write as _;
+
         use crate::language::Language;
         use crate::select::definitions::definition_index;
         // One long function: the task's word on three lines 6 apart, far
@@ -1655,9 +1657,11 @@ mod tests {
             } else {
                 "ordinary_step"
             };
-            body.push_str(&format!(
-                "    value_{n} = {call}(request, {n}, with_a_long_argument_name)\n"
-            ));
+            writeln!(
+                body,
+                "    value_{n} = {call}(request, {n}, with_a_long_argument_name)"
+            )
+            .unwrap();
         }
         let map = LineMap::align(&body, &body);
         let index = definition_index(&body, Language::Python);
