@@ -425,3 +425,44 @@ fn a_long_pasted_task_is_shown_by_its_head_and_the_code_gets_the_room() {
         "{prompt}"
     );
 }
+
+/// A file the ladder drops for room is named in the notes with its best
+/// definitions, before the files below the relevance cut-off: the agent
+/// learns where else to look, best first.
+#[test]
+fn a_file_dropped_for_room_is_named_in_the_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = String::new();
+    for i in 0..80 {
+        writeln!(
+            first,
+            "def parse_token_{i}(stream):\n    \"\"\"Parse token {i} of the stream.\"\"\"\n    token = stream.read_token({i})\n    return token.parse()\n"
+        )
+        .unwrap();
+    }
+    fs_err::write(dir.path().join("tokens.py"), &first).unwrap();
+    let mut second = String::new();
+    for i in 0..40 {
+        writeln!(
+            second,
+            "def stream_helper_{i}(stream):\n    \"\"\"Read part {i} of a token stream.\"\"\"\n    return stream.read_token({i})\n"
+        )
+        .unwrap();
+    }
+    fs_err::write(dir.path().join("streams.py"), &second).unwrap();
+    let compilation = compile(&request(
+        dir.path().to_path_buf(),
+        "fix parse token stream",
+        380,
+    ))
+    .unwrap();
+    let prompt = &compilation.prompt;
+    assert!(compilation.meta.tokens_compiled.0 <= 380);
+    assert!(!prompt.contains("### streams.py"), "{prompt}");
+    let notes = prompt.split("## Notes").nth(1).unwrap_or("");
+    let notes = notes.split("\n## ").next().unwrap();
+    assert!(
+        notes.contains("Also possibly relevant, not shown: `streams.py` (`stream_helper_"),
+        "{prompt}"
+    );
+}

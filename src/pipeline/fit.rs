@@ -429,13 +429,30 @@ fn fit_with_notes(
         limit,
     } = *frame;
     let mut dropped_slices: Vec<RelativePath> = Vec::new();
-    // The notes must name exactly the slices the ladder shows. A few rounds
-    // try the exact set; if the fits keep changing it, the set only grows
-    // (a slice once left out of the notes stays out), which ends.
+    // Files the ladder dropped, named in the notes with their best
+    // definitions (before the files below the relevance cut-off: they rank
+    // higher).
+    let mut named_dropped: Vec<RelativePath> = Vec::new();
+    let mut names_of: BTreeMap<RelativePath, Vec<String>> = BTreeMap::new();
+    let listed_terms = weighted_terms(&plan.task, 12);
+    let listed_mentions: Vec<String> = plan.task.mentions.iter().map(|m| m.name.clone()).collect();
+    let listed_focus = DefinitionFocus {
+        names: &listed_mentions,
+        lines: &[],
+        terms: &listed_terms,
+    };
+    // The notes must name exactly the slices the ladder shows and the files
+    // it drops. A few rounds try the exact sets; if the fits keep changing
+    // them, the notes only get shorter (a slice once left out of them stays
+    // out; a dropped file is named only while it stays dropped), which ends.
     let mut round = 0usize;
     loop {
         round += 1;
-        let notes = prompt_notes(plan, selection, placement, &dropped_slices);
+        let dropped_files: Vec<(&RelativePath, &[String])> = named_dropped
+            .iter()
+            .map(|path| (path, names_of.get(path).map_or(&[][..], Vec::as_slice)))
+            .collect();
+        let notes = prompt_notes(plan, selection, placement, &dropped_slices, &dropped_files);
         let parts = prompt_parts(plan, session, &notes, selection.orientation.as_deref());
         let fixed = fixed_text(plan.assembler(), &parts);
         let overhead = plan.tokens().count_lines(&fixed);
@@ -468,12 +485,23 @@ fn fit_with_notes(
             })
             .map(|((file, _), _)| file.path.clone())
             .collect();
+        // Files the ladder dropped that the notes do not list already.
+        let dropped_now: Vec<RelativePath> = safe
+            .iter()
+            .zip(&ladder.tiers)
+            .filter(|((file, _), tier)| tier.is_none() && !placement.listed.contains(&file.path))
+            .map(|((file, _), _)| file.path.clone())
+            .collect();
         let noted_wrongly = unshown.iter().any(|p| !dropped_slices.contains(p))
-            || dropped_slices.iter().any(|p| !unshown.contains(p));
+            || dropped_slices.iter().any(|p| !unshown.contains(p))
+            || dropped_now != named_dropped;
         // Past the rounds, stop once only slices shown after all are missing
-        // from the notes: from there the notes would only get shorter.
+        // from the notes and every file named as dropped is: from there the
+        // notes would only get shorter.
         let settled = !noted_wrongly
-            || (round >= NOTE_ROUNDS && unshown.iter().all(|p| dropped_slices.contains(p)));
+            || (round >= NOTE_ROUNDS
+                && unshown.iter().all(|p| dropped_slices.contains(p))
+                && named_dropped.iter().all(|p| dropped_now.contains(p)));
         if settled {
             return Ok(NotedLadder {
                 notes,
@@ -485,11 +513,18 @@ fn fit_with_notes(
         }
         if round < NOTE_ROUNDS {
             dropped_slices = unshown;
+            named_dropped = dropped_now;
         } else {
             for path in unshown {
                 if !dropped_slices.contains(&path) {
                     dropped_slices.push(path);
                 }
+            }
+            named_dropped.retain(|path| dropped_now.contains(path));
+        }
+        for (file, facts) in safe {
+            if named_dropped.contains(&file.path) && !names_of.contains_key(&file.path) {
+                names_of.insert(file.path.clone(), listed_names(listed_focus, facts));
             }
         }
     }
@@ -1082,6 +1117,7 @@ fn prompt_notes(
     selection: &Selection,
     placement: &Placement,
     dropped: &[RelativePath],
+    dropped_files: &[(&RelativePath, &[String])],
 ) -> Vec<String> {
     let mut notes = Vec::new();
     if selection.orientation.is_some() {
@@ -1138,24 +1174,38 @@ fn prompt_notes(
             glimpses.join(", ")
         ));
     }
-    if !placement.listed.is_empty() {
-        let shown: Vec<String> = placement
-            .listed
+    // Files the ladder dropped first (they rank higher), then those below
+    // the relevance cut-off, each with its best definitions.
+    let listed: Vec<(&RelativePath, &[String])> = dropped_files
+        .iter()
+        .copied()
+        .chain(placement.listed.iter().map(|p| {
+            (
+                p,
+                placement.listed_names.get(p).map_or(&[][..], Vec::as_slice),
+            )
+        }))
+        .collect();
+    if !listed.is_empty() {
+        let shown: Vec<String> = listed
             .iter()
             .take(MAX_LISTED)
-            .map(|p| match placement.listed_names.get(p) {
-                Some(names) => format!(
-                    "`{p}` ({})",
-                    names
-                        .iter()
-                        .map(|n| format!("`{n}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                None => format!("`{p}`"),
+            .map(|(p, names)| {
+                if names.is_empty() {
+                    format!("`{p}`")
+                } else {
+                    format!(
+                        "`{p}` ({})",
+                        names
+                            .iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }
             })
             .collect();
-        let more = placement.listed.len().saturating_sub(MAX_LISTED);
+        let more = listed.len().saturating_sub(MAX_LISTED);
         notes.push(format!(
             "Also possibly relevant, not shown: {}{}",
             shown.join(", "),
