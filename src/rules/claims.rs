@@ -59,6 +59,10 @@ const GROUPS: &[(&str, &[&str])] = &[
 /// forbidden contradicts.
 const ALWAYS_OR_NEVER: &str = "always or never";
 
+/// Words that forbid what comes just before them (`npm is not supported`,
+/// `yarn isn't used`).
+const AFTER_NEGATIONS: &[&str] = &["not", "isn", "aren", "never", "no"];
+
 /// Words that forbid what follows within three words.
 const NEGATIONS: &[&str] = &[
     "never", "not", "don", "dont", "avoid", "no", "without", "instead",
@@ -68,10 +72,14 @@ const NEGATIONS: &[&str] = &[
 pub(super) fn claims_of(text: &str) -> Vec<Claim> {
     let normalized = normalize(text);
     let words: Vec<&str> = normalized.split(' ').collect();
+    // "never npm", "not npm", and "npm is not supported", "npm isn't".
     let negated = |at: usize| {
         words[at.saturating_sub(3)..at]
             .iter()
             .any(|w| NEGATIONS.contains(w))
+            || words[at + 1..words.len().min(at + 3)]
+                .iter()
+                .any(|w| AFTER_NEGATIONS.contains(w))
     };
     let mut claims = Vec::new();
     for (subject, tools) in GROUPS {

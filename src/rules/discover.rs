@@ -120,7 +120,13 @@ pub(super) fn discover(root: &Path, home: Option<&Path>) -> Discovered {
         .filter_entry(|entry| entry.file_name() != ".git")
         .build()
         .filter_map(Result::ok)
-        .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
+        // A linked rule file (`CLAUDE.md -> AGENTS.md`) is read like any
+        // other; the walk does not follow links into directories.
+        .filter(|entry| {
+            entry
+                .file_type()
+                .is_some_and(|t| t.is_file() || (t.is_symlink() && entry.path().is_file()))
+        })
         .filter_map(|entry| {
             entry
                 .path()

@@ -47,13 +47,29 @@ pub fn plan(analysis: &RulesAnalysis, root: &Path, home: Option<&Path>) -> Vec<F
             continue;
         }
         // The first place is the copy kept (its scope covers the others').
-        for later in finding.places.iter().skip(1) {
+        // A user-level file is never edited: it serves every project, and
+        // the project's copy may be gone for a teammate.
+        for later in finding
+            .places
+            .iter()
+            .skip(1)
+            .filter(|p| !p.path.starts_with("~/"))
+        {
             lines_by_file
                 .entry(later.path.clone())
                 .or_default()
                 .push(later.line);
         }
     }
+    // A file that is the same file as another rule file through a link
+    // (`CLAUDE.md -> AGENTS.md`) is read by more than one client: left alone.
+    let real = |path: &str| {
+        let full = match path.strip_prefix("~/") {
+            Some(relative) => home.map(|home| home.join(relative)),
+            None => Some(root.join(path)),
+        };
+        full.and_then(|full| fs_err::canonicalize(full).ok())
+    };
     let mut edits = Vec::new();
     for (path, mut lines) in lines_by_file {
         let full = match path.strip_prefix("~/") {
@@ -63,6 +79,15 @@ pub fn plan(analysis: &RulesAnalysis, root: &Path, home: Option<&Path>) -> Vec<F
             },
             None => root.join(&path),
         };
+        let target = real(&path);
+        if target.is_some()
+            && analysis
+                .files
+                .iter()
+                .any(|file| file.path != path && real(&file.path) == target)
+        {
+            continue;
+        }
         let Ok(before) = fs_err::read_to_string(&full) else {
             continue;
         };
@@ -102,7 +127,7 @@ pub fn apply(edits: &[FileEdit], backups: Option<&Path>) -> anyhow::Result<Vec<P
     let mut written = Vec::new();
     for edit in edits {
         if let Some(dir) = backups {
-            fs_err::create_dir_all(dir)?;
+            crate::home::create_private_dir(dir)?;
             let name = format!(
                 "{}-{}.orig",
                 aic_stages::content_hash::ContentHash::of(edit.full.to_string_lossy().as_bytes())

@@ -45,6 +45,39 @@ use crate::rules::discover::discover;
 use crate::rules::claims::{Claim, claims_of};
 use crate::rules::text::{Instruction, content_words, instructions, similar};
 
+/// Who reads an instruction and when: its file's client, when the file
+/// applies, whether the file is personal (a user-level file or
+/// `CLAUDE.local.md`, which the team does not share), and the file's real
+/// path (a symlinked `CLAUDE.md` is the file it points at).
+#[derive(Clone, Debug)]
+struct Scope {
+    client: &'static str,
+    applies: Applies,
+    personal: bool,
+    real: Option<std::path::PathBuf>,
+}
+
+impl Scope {
+    /// Whether one agent reads an instruction under `other` whenever it
+    /// reads one under `self`: the same client, a scope `self` covers, and
+    /// not the same file through a link.
+    fn covers(&self, other: &Self) -> bool {
+        self.client == other.client && self.applies.covers(&other.applies) && !self.same_file(other)
+    }
+
+    /// Whether some agent reads both: the same client and one scope within
+    /// the other.
+    fn overlaps(&self, other: &Self) -> bool {
+        self.client == other.client
+            && (self.applies.covers(&other.applies) || other.applies.covers(&self.applies))
+            && !self.same_file(other)
+    }
+
+    fn same_file(&self, other: &Self) -> bool {
+        self.real.is_some() && self.real == other.real
+    }
+}
+
 /// How serious a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -167,16 +200,26 @@ pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
     let discovered = started.elapsed();
     let tokens = TokenCounter::cl100k();
     let mut files = Vec::with_capacity(found.files.len());
-    let mut all: Vec<(Instruction, Applies)> = Vec::new();
+    let mut all: Vec<(Instruction, Scope)> = Vec::new();
     let mut findings = Vec::new();
     for (file, text) in found.files.into_iter().zip(found.texts) {
         let mut file = file;
         file.tokens = tokens.count(&text).get();
         if file.kind == RuleFileKind::Instructions {
+            let full = match file.path.strip_prefix("~/") {
+                Some(relative) => home.map(|home| home.join(relative)),
+                None => Some(root.join(&file.path)),
+            };
+            let scope = Scope {
+                client: file.client,
+                applies: file.applies.clone(),
+                personal: file.scope == "user" || file.path.ends_with("CLAUDE.local.md"),
+                real: full.and_then(|full| fs_err::canonicalize(full).ok()),
+            };
             all.extend(
                 instructions(&file.path, &text)
                     .into_iter()
-                    .map(|instruction| (instruction, file.applies.clone())),
+                    .map(|instruction| (instruction, scope.clone())),
             );
             if let Applies::Globs(globs) = &file.applies
                 && !globs.is_empty()
@@ -218,6 +261,7 @@ pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
         files.push(file);
     }
     findings.extend(duplicates(&all));
+    findings.extend(repeated_across_clients(&all));
     findings.extend(contradictions(&all));
     findings.extend(repeats_aic(&all));
     findings.extend(found.hook_findings);
@@ -293,31 +337,78 @@ fn any_match(globs: &[String], paths: &[String]) -> bool {
 
 /// Duplicate and near-duplicate instructions: each later copy is a finding
 /// naming the first.
-fn duplicates(all: &[(Instruction, Applies)]) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    let mut reported = vec![false; all.len()];
+fn duplicates(all: &[(Instruction, Scope)]) -> Vec<Finding> {
     // Widest scope first (every prompt, then directories outer to inner),
-    // then file order: the copy kept is the one read wherever the others are.
-    let width = |scope: &Applies| match scope {
-        Applies::Always => 0,
-        Applies::Directory(directory) => 1 + directory.matches('/').count(),
-        _ => usize::MAX,
+    // the team's shared files before personal ones, then file order: the
+    // copy kept is the one read wherever the others are, and never a
+    // personal copy when the team's file says it too.
+    let width = |scope: &Scope| {
+        let width = match &scope.applies {
+            Applies::Always => 0,
+            Applies::Directory(directory) => 1 + directory.matches('/').count(),
+            _ => usize::MAX,
+        };
+        (width, scope.personal)
     };
+    copies_of(all, width, Scope::covers)
+        .into_iter()
+        .map(|group| {
+            let (kept, _) = &all[group[0]];
+            let copies = group.len() - 1;
+            let exact = group[1..]
+                .iter()
+                .all(|&j| all[j].0.normalized == kept.normalized);
+            Finding {
+                severity: Severity::Warn,
+                code: "duplicate",
+                message: format!(
+                    "{} \"{}\"{}; the agent reads it {}: keep the first",
+                    if exact { "repeats" } else { "rewords" },
+                    kept.text,
+                    if copies > 1 {
+                        format!(" in {copies} more places")
+                    } else {
+                        String::new()
+                    },
+                    match copies {
+                        1 => "twice".to_owned(),
+                        n => format!("{} times", n + 1),
+                    }
+                ),
+                places: group.iter().map(|&i| all[i].0.place()).collect(),
+            }
+        })
+        .collect()
+}
+
+/// Groups of similar instructions (indices into `all`, the kept one first),
+/// taken in `order_key` order: each group is an instruction and the later
+/// ones it `takes` that no earlier group took.
+fn copies_of<K: Ord>(
+    all: &[(Instruction, Scope)],
+    order_key: impl Fn(&Scope) -> K,
+    takes: impl Fn(&Scope, &Scope) -> bool,
+) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..all.len()).collect();
-    order.sort_by_key(|&i| (width(&all[i].1), i));
-    for i in order {
-        let (kept, scope) = &all[i];
+    order.sort_by(|&a, &b| {
+        order_key(&all[a].1)
+            .cmp(&order_key(&all[b].1))
+            .then(a.cmp(&b))
+    });
+    let mut reported = vec![false; all.len()];
+    let mut groups = Vec::new();
+    for &i in &order {
         if reported[i] {
             continue;
         }
-        // The copies an agent reading this one always reads with it: under
-        // a scope it covers (a nested `CLAUDE.md` repeating the root's),
-        // never a sibling directory's, which no agent reads at once.
-        let copies: Vec<usize> = (0..all.len())
+        let (kept, scope) = &all[i];
+        let copies: Vec<usize> = order
+            .iter()
+            .copied()
             .filter(|&j| {
                 j != i
                     && !reported[j]
-                    && scope.covers(&all[j].1)
+                    && takes(scope, &all[j].1)
                     && similar(&kept.words, &all[j].0.words)
             })
             .collect();
@@ -325,54 +416,68 @@ fn duplicates(all: &[(Instruction, Applies)]) -> Vec<Finding> {
             continue;
         }
         reported[i] = true;
-        let exact = copies
-            .iter()
-            .all(|&j| all[j].0.normalized == kept.normalized);
-        let mut places = vec![kept.place()];
-        for &j in &copies {
+        let mut group = vec![i];
+        for j in copies {
             reported[j] = true;
-            places.push(all[j].0.place());
+            group.push(j);
         }
-        findings.push(Finding {
-            severity: Severity::Warn,
-            code: "duplicate",
-            message: format!(
-                "{} \"{}\"{}; the agent reads it {}: keep the first",
-                if exact { "repeats" } else { "rewords" },
-                kept.text,
-                if copies.len() > 1 {
-                    format!(" in {} more places", copies.len())
-                } else {
-                    String::new()
-                },
-                match copies.len() {
-                    1 => "twice".to_owned(),
-                    n => format!("{} times", n + 1),
-                }
-            ),
-            places,
-        });
+        groups.push(group);
     }
-    findings
+    groups
+}
+
+/// Instructions that files of different clients repeat (`CLAUDE.md` and
+/// `AGENTS.md`): no one agent reads them twice, so nothing is taken out,
+/// but a change to one must be made to the others.
+fn repeated_across_clients(all: &[(Instruction, Scope)]) -> Vec<Finding> {
+    copies_of(
+        all,
+        |scope| (scope.personal, scope.client),
+        |kept, other| kept.client != other.client && !kept.same_file(other),
+    )
+    .into_iter()
+    .map(|group| {
+        let (kept, _) = &all[group[0]];
+        let mut clients: Vec<&str> = group.iter().map(|&i| all[i].1.client).collect();
+        clients.sort_unstable();
+        clients.dedup();
+        Finding {
+            severity: Severity::Info,
+            code: "repeated-across-clients",
+            message: format!(
+                "\"{}\" is written for {} separately; each agent reads it once, but a change must be made in every copy (or keep it in one file they all read, such as AGENTS.md)",
+                kept.text,
+                clients.join(", ")
+            ),
+            places: group.iter().map(|&i| all[i].0.place()).collect(),
+        }
+    })
+    .collect()
 }
 
 /// Contradictions: claims on one subject with values that exclude each other.
-fn contradictions(all: &[(Instruction, Applies)]) -> Vec<Finding> {
-    let mut by_subject: BTreeMap<&'static str, Vec<(&Instruction, Claim)>> = BTreeMap::new();
-    for (instruction, _) in all {
+fn contradictions(all: &[(Instruction, Scope)]) -> Vec<Finding> {
+    let mut by_subject: BTreeMap<&'static str, Vec<(&Instruction, &Scope, Claim)>> =
+        BTreeMap::new();
+    for (instruction, scope) in all {
         for claim in claims_of(&instruction.text) {
             by_subject
                 .entry(claim.subject)
                 .or_default()
-                .push((instruction, claim));
+                .push((instruction, scope, claim));
         }
     }
     let mut findings = Vec::new();
     for (subject, claims) in by_subject {
         let mut seen: Vec<(Place, Place)> = Vec::new();
-        for (a, (first, one)) in claims.iter().enumerate() {
-            for (second, other) in claims.iter().skip(a + 1).map(|(i, c)| (*i, c)) {
-                if !one.contradicts(other) || first.place() == second.place() {
+        for (a, (first, first_scope, one)) in claims.iter().enumerate() {
+            for (second, second_scope, other) in claims.iter().skip(a + 1) {
+                // Only what one agent reads at once: two sibling
+                // directories' files, or two clients' files, never meet.
+                if !one.contradicts(other)
+                    || first.place() == second.place()
+                    || !(first_scope.overlaps(second_scope) || first.path == second.path)
+                {
                     continue;
                 }
                 let key = (first.place(), second.place());
@@ -399,14 +504,17 @@ fn contradictions(all: &[(Instruction, Applies)]) -> Vec<Finding> {
 }
 
 /// Instructions that say what aic's built-in constraints already inject.
-fn repeats_aic(all: &[(Instruction, Applies)]) -> Vec<Finding> {
-    let constraints: Vec<(String, Vec<String>)> = aic_stages::rule_pack::built_in_constraints()
-        .into_iter()
-        .map(|c| {
-            let words = content_words(&c);
-            (c, words)
-        })
-        .collect();
+fn repeats_aic(all: &[(Instruction, Scope)]) -> Vec<Finding> {
+    // Only the default pack's constraints are in every prompt; a task
+    // class's (bugfix: "fix the root cause") are not.
+    let constraints: Vec<(String, Vec<String>)> =
+        aic_stages::rule_pack::built_in_pack_constraints("default")
+            .into_iter()
+            .map(|c| {
+                let words = content_words(&c);
+                (c, words)
+            })
+            .collect();
     all.iter()
         .filter_map(|(instruction, _)| {
             let (constraint, _) = constraints

@@ -80,11 +80,18 @@ fn planted_duplicates_contradictions_dead_globs_and_doubled_hooks_are_found() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     clean(root);
-    // A reworded duplicate and two contradictions in another client's file.
+    // A reworded duplicate and two contradictions in another file Claude
+    // Code reads on every prompt.
+    write(
+        root,
+        ".claude/CLAUDE.md",
+        "## Conventions\n\n1. Always use pnpm for installing packages.\n2. Indent with tabs.\n3. Run the unit tests with jest.\n4. Keep changes focused on the task and do not modify unrelated code.\n",
+    );
+    // Another client's file repeating one: each agent reads it once.
     write(
         root,
         "AGENTS.md",
-        "## Conventions\n\n1. Always use pnpm for installing packages.\n2. Indent with tabs.\n3. Run the unit tests with jest.\n4. Keep changes focused on the task and do not modify unrelated code.\n",
+        "- Run the unit tests with vitest before committing.\n",
     );
     write(
         root,
@@ -110,6 +117,7 @@ fn planted_duplicates_contradictions_dead_globs_and_doubled_hooks_are_found() {
         (Severity::Warn, "narrow-always-apply"),
         (Severity::Warn, "doubled-hook"),
         (Severity::Info, "repeats-aic"),
+        (Severity::Info, "repeated-across-clients"),
     ] {
         assert!(
             found.contains(&expected),
@@ -146,7 +154,7 @@ fn planted_duplicates_contradictions_dead_globs_and_doubled_hooks_are_found() {
         duplicate.places,
         vec![
             Place {
-                path: "AGENTS.md".to_owned(),
+                path: ".claude/CLAUDE.md".to_owned(),
                 line: 3
             },
             Place {
@@ -175,11 +183,50 @@ fn always_and_never_of_one_action_contradict() {
     );
     write(
         dir.path(),
-        ".github/copilot-instructions.md",
+        "app/CLAUDE.md",
         "Never commit the lock file with the change.\n",
     );
     let analysis = analyze(dir.path(), None);
     assert_only_a_contradiction(&analysis);
+    // Files of another client, or of a sibling directory, are never read
+    // with these by one agent: no contradiction.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "app/CLAUDE.md",
+        "- Always commit the lock file with the change.\n",
+    );
+    write(
+        dir.path(),
+        "lib/CLAUDE.md",
+        "- Never commit the lock file with the change.\n",
+    );
+    write(
+        dir.path(),
+        ".github/copilot-instructions.md",
+        "Never commit the lock file with the change.\n",
+    );
+    let analysis = analyze(dir.path(), None);
+    assert!(
+        analysis
+            .findings
+            .iter()
+            .all(|f| f.severity != Severity::Error),
+        "{:#?}",
+        analysis.findings
+    );
+}
+
+#[test]
+fn a_value_forbidden_after_it_is_not_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "CLAUDE.md",
+        "- Use pnpm instead of npm.\n- npm is not supported here.\n- We no longer use yarn; use pnpm workspaces.\n",
+    );
+    let analysis = analyze(dir.path(), None);
+    assert_eq!(codes(&analysis), vec![], "{:#?}", analysis.findings);
 }
 
 #[test]
@@ -206,10 +253,11 @@ fn user_files_are_read_under_home() {
 fn fix_takes_out_later_copies_and_keeps_lines_that_say_more() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    // AGENTS.md comes first (files in path order), so its copies are kept.
+    // `.claude/CLAUDE.md` comes first (files in path order, both read on
+    // every prompt), so its copies are kept.
     write(
         root,
-        "AGENTS.md",
+        ".claude/CLAUDE.md",
         "- Use pnpm to install packages.\n- Commit the lock file with every change.\n",
     );
     write(
@@ -239,7 +287,16 @@ fn fix_takes_out_later_copies_and_keeps_lines_that_say_more() {
         "{diff}"
     );
     let backups = tempfile::tempdir().unwrap();
-    let written = fix::apply(&edits, Some(backups.path())).unwrap();
+    let backup_dir = backups.path().join("home/rules-backups");
+    let written = fix::apply(&edits, Some(&backup_dir)).unwrap();
+    // The backups are private, as the rest of AIC_HOME: the directories
+    // the fix creates too.
+    #[cfg(unix)]
+    for dir in [backup_dir.clone(), backups.path().join("home")] {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs_err::metadata(&dir).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700, "{}", dir.display());
+    }
     assert_eq!(
         fs_err::read_to_string(root.join("CLAUDE.md")).unwrap(),
         edit.after
@@ -419,4 +476,63 @@ fn a_line_repeated_by_nested_files_is_one_finding_and_siblings_are_not_duplicate
         ["api/CLAUDE.md", "web/CLAUDE.md", "web/app/CLAUDE.md"]
     );
     assert!(edits.iter().all(|e| e.after.is_empty()), "{edits:#?}");
+}
+
+#[test]
+fn fix_never_takes_an_instruction_from_an_agent_that_reads_it_once() {
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let root = project.path();
+    let line = "- Always run the full test suite before opening a pull request.\n";
+    // Three clients' files: each agent reads the line once.
+    write(root, "AGENTS.md", line);
+    write(root, ".cursorrules", line);
+    write(root, "CLAUDE.md", &format!("# Team\n\n{line}"));
+    // The user's own file, read in every project: never edited.
+    write(home.path(), ".claude/CLAUDE.md", line);
+    // A personal local file repeating the team's: the team's copy stays.
+    write(root, "CLAUDE.local.md", line);
+    let analysis = analyze(root, Some(home.path()));
+    let duplicate = analysis
+        .findings
+        .iter()
+        .find(|f| f.code == "duplicate")
+        .unwrap();
+    assert_eq!(duplicate.places[0].path, "CLAUDE.md", "{duplicate:#?}");
+    assert!(
+        analysis
+            .findings
+            .iter()
+            .any(|f| f.code == "repeated-across-clients" && f.severity == Severity::Info),
+        "{:#?}",
+        analysis.findings
+    );
+    let edits = fix::plan(&analysis, root, Some(home.path()));
+    let edited: Vec<&str> = edits.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(edited, ["CLAUDE.local.md"], "{edits:#?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_linked_claude_md_is_read_and_its_target_never_edited_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "AGENTS.md",
+        "- Keep public API changes listed in the changelog.\n",
+    );
+    std::os::unix::fs::symlink("AGENTS.md", root.join("CLAUDE.md")).unwrap();
+    fs_err::create_dir_all(root.join("docs")).unwrap();
+    std::os::unix::fs::symlink("../AGENTS.md", root.join("docs/CLAUDE.md")).unwrap();
+    let analysis = analyze(root, None);
+    let paths: Vec<&str> = analysis.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["AGENTS.md", "CLAUDE.md", "docs/CLAUDE.md"]);
+    // One file under three names: no duplicate, nothing to take out.
+    assert!(
+        analysis.findings.iter().all(|f| f.code != "duplicate"),
+        "{:#?}",
+        analysis.findings
+    );
+    assert!(fix::plan(&analysis, root, None).is_empty());
 }

@@ -156,21 +156,16 @@ const BUILT_IN: &[(&str, &str)] = &[
     ("general", include_str!("../rule_packs/general.json")),
 ];
 
-/// Every constraint of the built-in packs, in pack order, without repeats:
-/// what aic's prompts may carry in their `## Constraints` section.
-pub fn built_in_constraints() -> Vec<String> {
-    let mut constraints: Vec<String> = Vec::new();
-    for (_, text) in BUILT_IN {
-        let Ok(pack) = serde_json::from_str::<RulePack>(text) else {
-            continue;
-        };
-        for constraint in pack.constraints {
-            if !constraints.contains(&constraint) {
-                constraints.push(constraint);
-            }
-        }
-    }
-    constraints
+/// The constraints of one built-in pack (`default`, `bugfix`, …), in its
+/// order; empty for an unknown name. The `default` pack's are in every
+/// prompt; a task class's only in that class's prompts.
+pub fn built_in_pack_constraints(name: &str) -> Vec<String> {
+    BUILT_IN
+        .iter()
+        .filter(|(pack, _)| *pack == name)
+        .filter_map(|(_, text)| serde_json::from_str::<RulePack>(text).ok())
+        .flat_map(|pack| pack.constraints)
+        .collect()
 }
 
 /// The conventional project pack path for a task class.
