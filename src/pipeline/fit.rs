@@ -485,11 +485,19 @@ fn fit_with_notes(
             })
             .map(|((file, _), _)| file.path.clone())
             .collect();
-        // Files the ladder dropped that the notes do not list already.
+        // Files the ladder dropped that the notes do not list already; none
+        // when it kept no file above names (the best file then goes in as a
+        // slice, or the budget is too small: either way the fit is redone).
+        let kept_any = ladder
+            .tiers
+            .iter()
+            .any(|tier| matches!(tier, Some(t) if *t != InclusionTier::L3));
         let dropped_now: Vec<RelativePath> = safe
             .iter()
             .zip(&ladder.tiers)
-            .filter(|((file, _), tier)| tier.is_none() && !placement.listed.contains(&file.path))
+            .filter(|((file, _), tier)| {
+                kept_any && tier.is_none() && !placement.listed.contains(&file.path)
+            })
             .map(|((file, _), _)| file.path.clone())
             .collect();
         let noted_wrongly = unshown.iter().any(|p| !dropped_slices.contains(p))
