@@ -85,11 +85,14 @@ pub fn render(analysis: &RulesAnalysis) -> String {
     }
     let _ = writeln!(
         out,
-        "Rule and hook files ({}; {} tokens of instructions on every prompt)",
+        "Rule and hook files ({}; {} tokens of instructions on every prompt{})",
         analysis.files.len(),
         aic_stages::fit::slice::thousands(
             usize::try_from(analysis.always_applied_tokens).unwrap_or(usize::MAX)
-        )
+        ),
+        crate::rules::heaviest_always_applied(&analysis.files)
+            .map(|(client, _)| format!(" for {client}, the client paying most"))
+            .unwrap_or_default()
     );
     let width = analysis
         .files

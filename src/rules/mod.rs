@@ -132,7 +132,8 @@ pub struct RulesAnalysis {
     /// path, then user files).
     pub files: Vec<RuleFile>,
     /// Tokens (`cl100k_base`) of the instruction files applied to every
-    /// prompt.
+    /// prompt, for the client that pays the most
+    /// ([`heaviest_always_applied`]).
     pub always_applied_tokens: u64,
     /// The findings, errors first, then by place.
     pub findings: Vec<Finding>,
@@ -147,7 +148,7 @@ pub struct RulesSummary {
     /// Rule and hook files found (project and user).
     pub files: usize,
     /// Tokens (`cl100k_base`) of the instruction files applied to every
-    /// prompt.
+    /// prompt, for the client that pays the most.
     pub always_applied_tokens: u64,
     /// The findings by severity.
     pub findings: FindingCounts,
@@ -271,11 +272,7 @@ pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
             .then_with(|| a.places.cmp(&b.places))
             .then_with(|| a.code.cmp(b.code))
     });
-    let always_applied_tokens = files
-        .iter()
-        .filter(|f| f.kind == RuleFileKind::Instructions && f.applies == Applies::Always)
-        .map(|f| f.tokens)
-        .sum();
+    let always_applied_tokens = heaviest_always_applied(&files).map_or(0, |(_, tokens)| tokens);
     tracing::debug!(
         "Analyzed {} rule and hook files in {:?} (found among {} files in {discovered:?})",
         files.len(),
@@ -287,6 +284,23 @@ pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
         always_applied_tokens,
         findings,
     }
+}
+
+/// The client that pays the most tokens of instruction files applied to
+/// every prompt, with that sum; `None` without such a file. Each agent reads
+/// its own client's files (Claude Code its `CLAUDE.md` files, Codex
+/// `AGENTS.md`), so the sum over all clients is paid by none of them.
+pub fn heaviest_always_applied(files: &[RuleFile]) -> Option<(&'static str, u64)> {
+    let mut by_client: BTreeMap<&'static str, u64> = BTreeMap::new();
+    for file in files
+        .iter()
+        .filter(|f| f.kind == RuleFileKind::Instructions && f.applies == Applies::Always)
+    {
+        *by_client.entry(file.client).or_default() += file.tokens;
+    }
+    by_client
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
 }
 
 /// The one top-level directory every path `text` names is under, when it

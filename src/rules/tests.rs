@@ -536,3 +536,29 @@ fn a_linked_claude_md_is_read_and_its_target_never_edited_for_it() {
     );
     assert!(fix::plan(&analysis, root, None).is_empty());
 }
+
+#[test]
+fn the_tokens_on_every_prompt_are_the_heaviest_clients_not_the_sum() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "CLAUDE.md",
+        "- Use pnpm to install packages.\n- Indent with 2 spaces.\n- Keep each component in its own file.\n",
+    );
+    write(dir.path(), "AGENTS.md", "- Use pnpm.\n");
+    let analysis = analyze(dir.path(), None);
+    let tokens = |path: &str| {
+        analysis
+            .files
+            .iter()
+            .find(|f| f.path == path)
+            .unwrap()
+            .tokens
+    };
+    assert!(tokens("CLAUDE.md") > tokens("AGENTS.md"));
+    assert_eq!(analysis.always_applied_tokens, tokens("CLAUDE.md"));
+    assert_eq!(
+        super::heaviest_always_applied(&analysis.files),
+        Some(("claude", tokens("CLAUDE.md")))
+    );
+}
