@@ -294,10 +294,11 @@ pub struct ProjectArgs {
 pub struct RulesArgs {
     #[command(flatten)]
     pub project: ProjectArgs,
-    /// Take out the later copies of duplicate instructions (the first is
-    /// kept; a line that says anything else stays) and print the diff; the
-    /// originals are kept under `$AIC_HOME/rules-backups/`.
-    #[arg(long)]
+    /// Take out the copies of instructions one agent reads twice (the
+    /// widest-scoped copy is kept; a line that says anything else stays)
+    /// and print the diff; the originals are kept under
+    /// `$AIC_HOME/rules-backups/`.
+    #[arg(long, conflicts_with = "json")]
     pub fix: bool,
     /// With --fix: print the diff, write nothing.
     #[arg(long, requires = "fix")]

@@ -37,7 +37,7 @@ const COMMANDS: [PromptCommand; 6] = [
     PromptCommand {
         name: "status",
         title: "show aic status",
-        description: "The project's aic status: compilations, exclusion rate, budget use, guard findings, the agents' rule files and installation checks, as a table.",
+        description: "The project's aic status: compilations, token reduction, budget use, guard findings, the agents' rule files and installation checks, as a table.",
         tool: "aic_status",
         arguments: &[PROJECT_ROOT],
         present: "Show the answer as a two-column Markdown table (Field, Value): one row per field, a nested object as `parent.child` rows, empty and null fields left out. Put every installation problem or warning the answer names after the table, one line each with the fix it gives.",
@@ -160,15 +160,32 @@ pub fn get(name: &str, arguments: Option<&JsonObject>) -> Result<GetPromptResult
         if text.trim().is_empty() {
             continue;
         }
-        let value = match text.trim().parse::<u64>() {
-            Ok(number) if key == "windowDays" => Value::from(number),
-            _ => Value::String(text.trim().to_owned()),
+        let value = if key == "windowDays" {
+            let Ok(number) = text.trim().parse::<u64>() else {
+                return Err(McpError::invalid_params(
+                    format!(
+                        "prompt `{name}`: argument `windowDays` must be a whole number of days, not `{}`",
+                        text.trim()
+                    ),
+                    None,
+                ));
+            };
+            Value::from(number)
+        } else {
+            Value::String(text.trim().to_owned())
         };
         passed.insert(key.clone(), value);
     }
     let call = Value::Object(passed).to_string();
+    // The model test asks for one `aic_compile` call of its own; the other
+    // commands only present what their tool returns.
+    let only = if command.tool == "aic_model_test" {
+        "Use only what the tools return; do not read files or call tools other than those it asks for."
+    } else {
+        "Use only what the tool returns; do not read files or call other tools for this."
+    };
     let text = format!(
-        "{title}: call the aic MCP tool `{tool}` with the arguments {call}. {present} Use only what the tool returns; do not read files or call other tools for this.",
+        "{title}: call the aic MCP tool `{tool}` with the arguments {call}. {present} {only}",
         title = command.title,
         tool = command.tool,
         present = command.present,
@@ -215,5 +232,9 @@ mod tests {
         assert!(json.contains(r#"{\"windowDays\":14}"#), "{json}");
         assert!(get("projects", Some(&arguments)).is_err());
         assert!(get("nope", None).is_err());
+        // A window that is not a number is refused, naming it.
+        arguments.insert("windowDays".to_owned(), Value::from("abc"));
+        let error = get("quality", Some(&arguments)).unwrap_err();
+        assert!(error.message.contains("`abc`"), "{error:?}");
     }
 }

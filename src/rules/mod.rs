@@ -236,7 +236,11 @@ pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
                     ),
                     places: vec![Place {
                         path: file.path.clone(),
-                        line: 1,
+                        // The `globs:` line of the front matter.
+                        line: text
+                            .lines()
+                            .position(|line| line.trim_start().starts_with("globs:"))
+                            .map_or(1, |index| index + 1),
                     }],
                 });
             }
@@ -483,9 +487,12 @@ fn contradictions(all: &[(Instruction, Scope)]) -> Vec<Finding> {
     }
     let mut findings = Vec::new();
     for (subject, claims) in by_subject {
-        let mut seen: Vec<(Place, Place)> = Vec::new();
+        // Claims that contradict, joined into groups: one finding per
+        // conflict however many files take part in it.
+        let mut group: Vec<usize> = (0..claims.len()).collect();
+        let mut any = vec![false; claims.len()];
         for (a, (first, first_scope, one)) in claims.iter().enumerate() {
-            for (second, second_scope, other) in claims.iter().skip(a + 1) {
+            for (b, (second, second_scope, other)) in claims.iter().enumerate().skip(a + 1) {
                 // Only what one agent reads at once: two sibling
                 // directories' files, or two clients' files, never meet.
                 if !one.contradicts(other)
@@ -494,27 +501,51 @@ fn contradictions(all: &[(Instruction, Scope)]) -> Vec<Finding> {
                 {
                     continue;
                 }
-                let key = (first.place(), second.place());
-                if seen.contains(&key) {
-                    continue;
-                }
-                seen.push(key);
-                findings.push(Finding {
-                    severity: Severity::Error,
-                    code: "contradiction",
-                    message: format!(
-                        "{subject}: \"{}\" ({}) against \"{}\" ({}); the agent cannot follow both: keep one",
-                        first.text,
-                        one.describe(),
-                        second.text,
-                        other.describe()
-                    ),
-                    places: vec![first.place(), second.place()],
-                });
+                any[a] = true;
+                any[b] = true;
+                let (ra, rb) = (root(&mut group, a), root(&mut group, b));
+                group[ra.max(rb)] = ra.min(rb);
             }
+        }
+        let mut conflicts: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for index in (0..claims.len()).filter(|&i| any[i]) {
+            let at = root(&mut group, index);
+            conflicts.entry(at).or_default().push(index);
+        }
+        for members in conflicts.into_values() {
+            let mut places: Vec<Place> = Vec::new();
+            let mut said: Vec<String> = Vec::new();
+            for &i in &members {
+                let (instruction, _, claim) = &claims[i];
+                let place = instruction.place();
+                if !places.contains(&place) {
+                    places.push(place);
+                    said.push(format!("\"{}\" ({})", instruction.text, claim.describe()));
+                }
+            }
+            let both = if places.len() > 2 { "all" } else { "both" };
+            findings.push(Finding {
+                severity: Severity::Error,
+                code: "contradiction",
+                message: format!(
+                    "{subject}: {}; the agent cannot follow {both}: keep one",
+                    said.join(" against ")
+                ),
+                places,
+            });
         }
     }
     findings
+}
+
+/// The representative of `at`'s group in a union-find forest (`group[i]`:
+/// `i`'s parent), halving the path on the way.
+fn root(group: &mut [usize], mut at: usize) -> usize {
+    while group[at] != at {
+        group[at] = group[group[at]];
+        at = group[at];
+    }
+    at
 }
 
 /// Instructions that say what aic's built-in constraints already inject.

@@ -562,3 +562,39 @@ fn the_tokens_on_every_prompt_are_the_heaviest_clients_not_the_sum() {
         Some(("claude", tokens("CLAUDE.md")))
     );
 }
+
+#[test]
+fn one_conflict_over_many_files_is_one_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "CLAUDE.md",
+        "- Use npm to install dependencies.\n",
+    );
+    write(
+        dir.path(),
+        ".claude/CLAUDE.md",
+        "- Use yarn to install dependencies.\n",
+    );
+    write(
+        dir.path(),
+        "web/CLAUDE.md",
+        "- Use pnpm to install dependencies.\n",
+    );
+    let analysis = analyze(dir.path(), None);
+    let conflicts: Vec<&Finding> = analysis
+        .findings
+        .iter()
+        .filter(|f| f.code == "contradiction")
+        .collect();
+    assert_eq!(conflicts.len(), 1, "{conflicts:#?}");
+    assert_eq!(conflicts[0].places.len(), 3, "{conflicts:#?}");
+    assert!(
+        conflicts[0].message.starts_with("package manager: ")
+            && conflicts[0]
+                .message
+                .ends_with("the agent cannot follow all: keep one"),
+        "{}",
+        conflicts[0].message
+    );
+}
