@@ -370,7 +370,7 @@ pub struct SpecArgs {
     /// The model the briefing is for (overrides `model.id`): picks the encoding the
     /// budget is counted in (`o200k_base` for GPT-4o, GPT-4.1, GPT-5 and the o-series)
     /// and, for Claude, the counting margin. See docs/budget.md.
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", value_parser = model_id)]
     pub model: Option<String>,
 }
 
@@ -550,7 +550,7 @@ pub struct RequestArgs {
     /// (`o200k_base` for GPT-4o/4.1/5 and the o-series, else `cl100k_base`),
     /// the context window and the default layout. An unknown id gets the
     /// defaults.
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", value_parser = model_id)]
     pub model: Option<String>,
     /// Only files matching GLOB are candidates (repeatable; files the intent
     /// names still pass). Read like .gitignore: `*.py` and `tests` match at
@@ -796,4 +796,16 @@ pub struct BenchArgs {
     /// Internal: the program and arguments of --exec-measured.
     #[arg(last = true, hide = true)]
     pub exec_argv: Vec<String>,
+}
+
+/// A `--model` id: any text but an empty one.
+fn model_id(text: &str) -> Result<String, String> {
+    let id = text.trim();
+    if id.is_empty() {
+        return Err(
+            "an empty model id: give one (e.g. `gpt-4o`, `claude-sonnet-4-5`) or leave out --model"
+                .to_owned(),
+        );
+    }
+    Ok(id.to_owned())
 }

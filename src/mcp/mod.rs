@@ -522,7 +522,13 @@ impl ServerHandler for AicServer {
                 ToolFailure::ToolStructured(value) => value.to_string(),
                 ToolFailure::Cancelled => "cancelled".to_owned(),
             };
-            McpError::invalid_params(message, None)
+            // A resource read has no arguments to name the project with.
+            McpError::invalid_params(
+                format!(
+                    "{message} (a resource read takes no `projectRoot`: start `aic mcp` in the project's directory, or set CLAUDE_PROJECT_DIR)"
+                ),
+                None,
+            )
         })?;
         let analysis = tokio::task::spawn_blocking(move || {
             crate::rules::analyze(&root, crate::root::home().as_deref())
