@@ -51,6 +51,8 @@ use crate::rules::text::{Instruction, content_words, instructions, similar};
 /// path (a symlinked `CLAUDE.md` is the file it points at).
 #[derive(Clone, Debug)]
 struct Scope {
+    /// The file's display path.
+    file: String,
     client: &'static str,
     applies: Applies,
     personal: bool,
@@ -73,8 +75,10 @@ impl Scope {
             && !self.same_file(other)
     }
 
+    /// Whether the two are one file under two names (a link): a file is
+    /// not a copy of itself, but one file's lines may repeat each other.
     fn same_file(&self, other: &Self) -> bool {
-        self.real.is_some() && self.real == other.real
+        self.file != other.file && self.real.is_some() && self.real == other.real
     }
 }
 
@@ -212,6 +216,7 @@ pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
                 None => Some(root.join(&file.path)),
             };
             let scope = Scope {
+                file: file.path.clone(),
                 client: file.client,
                 applies: file.applies.clone(),
                 personal: file.scope == "user" || file.path.ends_with("CLAUDE.local.md"),

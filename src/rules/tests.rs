@@ -598,3 +598,21 @@ fn one_conflict_over_many_files_is_one_finding() {
         conflicts[0].message
     );
 }
+
+#[test]
+fn a_file_repeating_its_own_line_has_a_duplicate() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        ".github/copilot-instructions.md",
+        "Flag parsing is in `cli/args/flags.rs`.\n\nSome more text about the runtime crate.\n\nFlag parsing is in `cli/args/flags.rs`.\n",
+    );
+    let analysis = analyze(dir.path(), None);
+    let duplicate = analysis
+        .findings
+        .iter()
+        .find(|f| f.code == "duplicate")
+        .unwrap();
+    let lines: Vec<usize> = duplicate.places.iter().map(|p| p.line).collect();
+    assert_eq!(lines, [1, 5]);
+}
