@@ -161,10 +161,15 @@ pub fn get(name: &str, arguments: Option<&JsonObject>) -> Result<GetPromptResult
             continue;
         }
         let value = if key == "windowDays" {
-            let Ok(number) = text.trim().parse::<u64>() else {
+            let Some(number) = text
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|days| (1..=365).contains(days))
+            else {
                 return Err(McpError::invalid_params(
                     format!(
-                        "prompt `{name}`: argument `windowDays` must be a whole number of days, not `{}`",
+                        "prompt `{name}`: argument `windowDays` must be a whole number of days from 1 to 365, not `{}`",
                         text.trim()
                     ),
                     None,

@@ -59,9 +59,21 @@ const GROUPS: &[(&str, &[&str])] = &[
 /// forbidden contradicts.
 const ALWAYS_OR_NEVER: &str = "always or never";
 
-/// Words that forbid what comes just before them (`npm is not supported`,
-/// `yarn isn't used`).
-const AFTER_NEGATIONS: &[&str] = &["not", "isn", "aren", "never", "no"];
+/// Whether the words after a value forbid it: a verb and a negation
+/// (`npm is not supported`, `yarn must never be used`, `bun isn't`), never
+/// a bare `not` (`use npm, not yarn` asks for npm and forbids yarn).
+fn forbidden_after(after: &[&str]) -> bool {
+    match after {
+        [first, ..] if matches!(*first, "isn" | "aren" | "wasn" | "shouldn" | "mustn") => true,
+        [verb, negation, ..] => {
+            matches!(
+                *verb,
+                "is" | "are" | "was" | "should" | "must" | "can" | "will" | "may"
+            ) && matches!(*negation, "not" | "never" | "no")
+        }
+        _ => false,
+    }
+}
 
 /// Words that forbid what follows within three words.
 const NEGATIONS: &[&str] = &[
@@ -77,9 +89,7 @@ pub(super) fn claims_of(text: &str) -> Vec<Claim> {
         words[at.saturating_sub(3)..at]
             .iter()
             .any(|w| NEGATIONS.contains(w))
-            || words[at + 1..words.len().min(at + 3)]
-                .iter()
-                .any(|w| AFTER_NEGATIONS.contains(w))
+            || forbidden_after(&words[at + 1..])
     };
     let mut claims = Vec::new();
     for (subject, tools) in GROUPS {

@@ -264,7 +264,11 @@ pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
                 ),
                 places: vec![Place {
                     path: file.path.clone(),
-                    line: 1,
+                    // The `alwaysApply:` line of the front matter.
+                    line: text
+                        .lines()
+                        .position(|line| line.trim_start().starts_with("alwaysApply:"))
+                        .map_or(1, |index| index + 1),
                 }],
             });
         }
@@ -373,11 +377,34 @@ fn duplicates(all: &[(Instruction, Scope)]) -> Vec<Finding> {
         };
         (width, scope.personal)
     };
-    copies_of(all, width, Scope::covers)
+    // A copy goes only when it says nothing the kept one does not: "keep
+    // commits small" is a copy of "keep commits small and focused", not the
+    // other way round.
+    let takes = |kept: (&Instruction, &Scope), copy: (&Instruction, &Scope)| {
+        kept.1.covers(copy.1)
+            && copy
+                .0
+                .words
+                .iter()
+                .all(|w| kept.0.words.contains(w) || EMPHASIS.contains(&w.as_str()))
+    };
+    copies_of(all, width, takes)
         .into_iter()
         .map(|group| {
             let (kept, _) = &all[group[0]];
             let copies = group.len() - 1;
+            // The most copies one agent reads: those whose scope covers one
+            // member's (the root's, its directory's and its own).
+            let reads = group
+                .iter()
+                .map(|&j| {
+                    group
+                        .iter()
+                        .filter(|&&i| all[i].1.applies.covers(&all[j].1.applies))
+                        .count()
+                })
+                .max()
+                .unwrap_or(1);
             let exact = group[1..]
                 .iter()
                 .all(|&j| all[j].0.normalized == kept.normalized);
@@ -393,9 +420,9 @@ fn duplicates(all: &[(Instruction, Scope)]) -> Vec<Finding> {
                     } else {
                         String::new()
                     },
-                    match copies {
-                        1 => "twice".to_owned(),
-                        n => format!("{} times", n + 1),
+                    match reads {
+                        0..=2 => "twice".to_owned(),
+                        n => format!("up to {n} times"),
                     }
                 ),
                 places: group.iter().map(|&i| all[i].0.place()).collect(),
@@ -404,13 +431,18 @@ fn duplicates(all: &[(Instruction, Scope)]) -> Vec<Finding> {
         .collect()
 }
 
+/// Words that add emphasis, not content, as content words are stemmed
+/// (`always` → `alway`): a copy that differs from the kept instruction only
+/// by them says nothing more ("Always use pnpm").
+const EMPHASIS: &[&str] = &["alway", "every", "each", "really", "do"];
+
 /// Groups of similar instructions (indices into `all`, the kept one first),
 /// taken in `order_key` order: each group is an instruction and the later
 /// ones it `takes` that no earlier group took.
 fn copies_of<K: Ord>(
     all: &[(Instruction, Scope)],
     order_key: impl Fn(&Scope) -> K,
-    takes: impl Fn(&Scope, &Scope) -> bool,
+    takes: impl Fn((&Instruction, &Scope), (&Instruction, &Scope)) -> bool,
 ) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..all.len()).collect();
     order.sort_by(|&a, &b| {
@@ -431,7 +463,7 @@ fn copies_of<K: Ord>(
             .filter(|&j| {
                 j != i
                     && !reported[j]
-                    && takes(scope, &all[j].1)
+                    && takes((kept, scope), (&all[j].0, &all[j].1))
                     && similar(&kept.words, &all[j].0.words)
             })
             .collect();
@@ -456,7 +488,7 @@ fn repeated_across_clients(all: &[(Instruction, Scope)]) -> Vec<Finding> {
     copies_of(
         all,
         |scope| (scope.personal, scope.client),
-        |kept, other| kept.client != other.client && !kept.same_file(other),
+        |kept, other| kept.1.client != other.1.client && !kept.1.same_file(other.1),
     )
     .into_iter()
     .map(|group| {
@@ -468,7 +500,7 @@ fn repeated_across_clients(all: &[(Instruction, Scope)]) -> Vec<Finding> {
             severity: Severity::Info,
             code: "repeated-across-clients",
             message: format!(
-                "\"{}\" is written for {} separately; each agent reads it once, but a change must be made in every copy (or keep it in one file they all read, such as AGENTS.md)",
+                "\"{}\" is written for {} separately: no one agent reads these copies together, so nothing is taken out, but a change must be made in every copy",
                 kept.text,
                 clients.join(", ")
             ),
@@ -492,65 +524,67 @@ fn contradictions(all: &[(Instruction, Scope)]) -> Vec<Finding> {
     }
     let mut findings = Vec::new();
     for (subject, claims) in by_subject {
-        // Claims that contradict, joined into groups: one finding per
-        // conflict however many files take part in it.
-        let mut group: Vec<usize> = (0..claims.len()).collect();
-        let mut any = vec![false; claims.len()];
-        for (a, (first, first_scope, one)) in claims.iter().enumerate() {
-            for (b, (second, second_scope, other)) in claims.iter().enumerate().skip(a + 1) {
-                // Only what one agent reads at once: two sibling
-                // directories' files, or two clients' files, never meet.
-                if !one.contradicts(other)
-                    || first.place() == second.place()
-                    || !(first_scope.overlaps(second_scope) || first.path == second.path)
-                {
-                    continue;
+        // Whether one agent reads claims `a` and `b` at once and they
+        // contradict.
+        let clash = |a: usize, b: usize| {
+            let (first, first_scope, one) = &claims[a];
+            let (second, second_scope, other) = &claims[b];
+            one.contradicts(other)
+                && first.place() != second.place()
+                && (first_scope.overlaps(second_scope) || first.path == second.path)
+        };
+        // Only what one agent reads at once meets: two sibling directories'
+        // files, or two clients' files, never do. One finding per conflict:
+        // a claim with the claims that contradict it, each pair read
+        // together, however many files take part.
+        let mut seen = vec![vec![false; claims.len()]; claims.len()];
+        for a in 0..claims.len() {
+            loop {
+                let mut members = vec![a];
+                for b in 0..claims.len() {
+                    let read_together = |m: &usize| {
+                        let (x, xs, _) = &claims[*m];
+                        let (y, ys, _) = &claims[b];
+                        *m == b || xs.overlaps(ys) || x.path == y.path
+                    };
+                    if b != a && !seen[a][b] && clash(a, b) && members.iter().all(read_together) {
+                        members.push(b);
+                    }
                 }
-                any[a] = true;
-                any[b] = true;
-                let (ra, rb) = (root(&mut group, a), root(&mut group, b));
-                group[ra.max(rb)] = ra.min(rb);
-            }
-        }
-        let mut conflicts: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for index in (0..claims.len()).filter(|&i| any[i]) {
-            let at = root(&mut group, index);
-            conflicts.entry(at).or_default().push(index);
-        }
-        for members in conflicts.into_values() {
-            let mut places: Vec<Place> = Vec::new();
-            let mut said: Vec<String> = Vec::new();
-            for &i in &members {
-                let (instruction, _, claim) = &claims[i];
-                let place = instruction.place();
-                if !places.contains(&place) {
-                    places.push(place);
-                    said.push(format!("\"{}\" ({})", instruction.text, claim.describe()));
+                if members.len() < 2 {
+                    break;
                 }
+                for &x in &members {
+                    for &y in &members {
+                        if x == a || y == a || clash(x, y) {
+                            seen[x][y] = true;
+                        }
+                    }
+                }
+                let mut places: Vec<Place> = Vec::new();
+                let mut said: Vec<String> = Vec::new();
+                for &i in &members {
+                    let (instruction, _, claim) = &claims[i];
+                    let place = instruction.place();
+                    if !places.contains(&place) {
+                        places.push(place);
+                        said.push(format!("\"{}\" ({})", instruction.text, claim.describe()));
+                    }
+                }
+                let both = if places.len() > 2 { "all" } else { "both" };
+                findings.push(Finding {
+                    severity: Severity::Error,
+                    code: "contradiction",
+                    message: format!(
+                        "{subject}: {}; the agent cannot follow {both}: keep one",
+                        said.join(" against ")
+                    ),
+                    places,
+                });
             }
-            let both = if places.len() > 2 { "all" } else { "both" };
-            findings.push(Finding {
-                severity: Severity::Error,
-                code: "contradiction",
-                message: format!(
-                    "{subject}: {}; the agent cannot follow {both}: keep one",
-                    said.join(" against ")
-                ),
-                places,
-            });
         }
     }
     findings
-}
-
-/// The representative of `at`'s group in a union-find forest (`group[i]`:
-/// `i`'s parent), halving the path on the way.
-fn root(group: &mut [usize], mut at: usize) -> usize {
-    while group[at] != at {
-        group[at] = group[group[at]];
-        at = group[at];
-    }
-    at
 }
 
 /// Instructions that say what aic's built-in constraints already inject.
