@@ -769,6 +769,9 @@ pub const SHOWN_RATIO: f64 = 0.3;
 pub const MAX_FULL_FILES: usize = 8;
 /// The most files listed in the notes.
 pub const MAX_LISTED: usize = 10;
+/// The notes list one file per this many tokens of the total budget (at
+/// least 3, at most [`MAX_LISTED`]).
+pub const LISTED_PER_TOKENS: usize = 1_000;
 
 /// Where each selected file may go.
 #[derive(Debug, Default)]
@@ -1194,10 +1197,13 @@ fn prompt_notes(
             )
         }))
         .collect();
+    // A line per 1,000 tokens of budget, 3 to MAX_LISTED: at a hook's
+    // 2,500 tokens the list must not eat the room of the code.
+    let max_listed = (plan.budget.total.0 as usize / LISTED_PER_TOKENS).clamp(3, MAX_LISTED);
     if !listed.is_empty() {
         let shown: Vec<String> = listed
             .iter()
-            .take(MAX_LISTED)
+            .take(max_listed)
             .map(|(p, names)| {
                 if names.is_empty() {
                     format!("`{p}`")
@@ -1213,7 +1219,7 @@ fn prompt_notes(
                 }
             })
             .collect();
-        let more = listed.len().saturating_sub(MAX_LISTED);
+        let more = listed.len().saturating_sub(max_listed);
         notes.push(format!(
             "Also possibly relevant, not shown: {}{}",
             shown.join(", "),
