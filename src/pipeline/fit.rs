@@ -434,13 +434,8 @@ fn fit_with_notes(
     // higher).
     let mut named_dropped: Vec<RelativePath> = Vec::new();
     let mut names_of: BTreeMap<RelativePath, Vec<String>> = BTreeMap::new();
-    let listed_terms = weighted_terms(&plan.task, 12);
-    let listed_mentions: Vec<String> = plan.task.mentions.iter().map(|m| m.name.clone()).collect();
-    let listed_focus = DefinitionFocus {
-        names: &listed_mentions,
-        lines: &[],
-        terms: &listed_terms,
-    };
+    let listed = ListedFocus::of(plan);
+    let listed_focus = listed.focus();
     // The notes must name exactly the slices the ladder shows and the files
     // it drops. A few rounds try the exact sets; if the fits keep changing
     // them, the notes only get shorter (a slice once left out of them stays
@@ -792,6 +787,30 @@ pub struct Placement {
     pub listed_names: BTreeMap<RelativePath, Vec<String>>,
 }
 
+/// What the best definitions of a file named in the notes are ranked by:
+/// the task's words and the names it writes in code form.
+struct ListedFocus {
+    terms: Vec<(String, f64)>,
+    mentions: Vec<String>,
+}
+
+impl ListedFocus {
+    fn of(plan: &Plan) -> Self {
+        Self {
+            terms: weighted_terms(&plan.task, 12),
+            mentions: plan.task.mentions.iter().map(|m| m.name.clone()).collect(),
+        }
+    }
+
+    fn focus(&self) -> DefinitionFocus<'_> {
+        DefinitionFocus {
+            names: &self.mentions,
+            lines: &[],
+            terms: &self.terms,
+        }
+    }
+}
+
 /// Whether `file` defines a name the intent writes in code form.
 fn defines_a_named_name(plan: &Plan, snapshot: &Snapshot, file: &ScoredFile) -> bool {
     if file.signals.mention <= 0.0 {
@@ -831,15 +850,9 @@ fn place(
         listed: listed.to_vec(),
         ..Placement::default()
     };
-    // What a listed file's best definitions are named by (the task's words
-    // and the names it writes), computed once.
-    let listed_terms = weighted_terms(&plan.task, 12);
-    let listed_mentions: Vec<String> = plan.task.mentions.iter().map(|m| m.name.clone()).collect();
-    let listed_focus = DefinitionFocus {
-        names: &listed_mentions,
-        lines: &[],
-        terms: &listed_terms,
-    };
+    // What a listed file's best definitions are named by, computed once.
+    let listed_by = ListedFocus::of(plan);
+    let listed_focus = listed_by.focus();
     let mut full = 0usize;
     // Tokens the files shown with their body take, in rank order.
     let mut used = 0u64;
