@@ -303,6 +303,10 @@ pub struct RulesArgs {
     /// With --fix: print the diff, write nothing.
     #[arg(long, requires = "fix")]
     pub dry_run: bool,
+    /// Exit with code 1 when a finding is an `error` (a contradiction), for
+    /// CI; the report is printed as without it.
+    #[arg(long)]
+    pub check: bool,
 }
 
 /// `aic status`.

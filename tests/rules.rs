@@ -97,3 +97,32 @@ fn status_summarises_the_rules_analysis_with_the_user_files() {
         "{row}"
     );
 }
+
+/// `aic rules --check` exits 1 on a contradiction (for CI) and 0 on a clean
+/// project; without `--check` a contradiction still exits 0.
+#[test]
+fn check_fails_on_a_contradiction_only() {
+    let dir = private_tempdir();
+    let root = dir.path().to_str().unwrap();
+    fs_err::write(
+        dir.path().join("CLAUDE.md"),
+        "- Use pnpm to install packages.\n- Use npm to install packages.\n",
+    )
+    .unwrap();
+    let checked = aic(&["rules", "--root", root, "--check"], &[]);
+    assert_eq!(checked.code, 1, "{}", checked.stderr);
+    assert!(
+        checked.stdout.contains("error contradiction"),
+        "{}",
+        checked.stdout
+    );
+    let plain = aic(&["rules", "--root", root], &[]);
+    assert_eq!(plain.code, 0, "{}", plain.stderr);
+    fs_err::write(
+        dir.path().join("CLAUDE.md"),
+        "- Use pnpm to install packages.\n",
+    )
+    .unwrap();
+    let clean = aic(&["rules", "--root", root, "--check"], &[]);
+    assert_eq!(clean.code, 0, "{}", clean.stderr);
+}

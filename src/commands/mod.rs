@@ -73,7 +73,14 @@ pub fn main() -> ExitCode {
         Command::Precompute(args) => precompute::run(args, &host),
         Command::Cache(args) => cache::run(args, &host),
         Command::Init(args) => init::run(args),
-        Command::Rules(args) => rules::run(args, &host),
+        Command::Rules(args) => {
+            return match rules::run(args, &host) {
+                // `--check` with an `error` finding: exit code 1, for CI.
+                Ok(errors) if args.check && errors > 0 => ExitCode::from(1),
+                Ok(_) => ExitStatus::Success.into(),
+                Err(error) => report(&error).into(),
+            };
+        }
         Command::Status(args) => diagnostics::run(
             DiagnosticsCommand::Status,
             &DiagnosticsArgs {

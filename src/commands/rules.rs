@@ -13,14 +13,17 @@ use crate::rules::{Applies, RulesAnalysis, analyze};
 
 /// Analyzes the project's rule and hook files (and the user's, under
 /// `HOME`) and prints the files with their cost and the findings, or the
-/// analysis as JSON.
-pub fn run(args: &RulesArgs, host: &Host) -> anyhow::Result<()> {
+/// analysis as JSON; returns the number of `error` findings (`--check`
+/// turns any into exit code 1).
+pub fn run(args: &RulesArgs, host: &Host) -> anyhow::Result<usize> {
     let given = crate::root::given_or_discovered(args.project.root.as_deref());
     let root = crate::root::resolve_root(&given)?;
     let home = crate::root::home();
     let analysis = analyze(&root, home.as_deref());
+    let errors = analysis.summary().findings.error;
     if args.fix {
-        return fix(&analysis, &root, home.as_deref(), args.dry_run, host);
+        fix(&analysis, &root, home.as_deref(), args.dry_run, host)?;
+        return Ok(errors);
     }
     let text = if args.project.output.json {
         let mut json =
@@ -30,7 +33,8 @@ pub fn run(args: &RulesArgs, host: &Host) -> anyhow::Result<()> {
     } else {
         render(&analysis)
     };
-    print_stdout(&text).context("Failed to write to stdout")
+    print_stdout(&text).context("Failed to write to stdout")?;
+    Ok(errors)
 }
 
 /// `--fix`: prints the diff of taking out the duplicate instructions, and
