@@ -204,16 +204,19 @@ pub fn file_block_lines(prompt: &str) -> BTreeMap<String, Vec<String>> {
     for_each_block(prompt, |path, _, body| {
         let lines = blocks.entry(path.to_owned()).or_default();
         for (index, line) in body.iter().enumerate() {
-            let note = (index == 0 && line.starts_with("[sliced: "))
-                || (line.trim_start().starts_with("… line")
-                    && line.ends_with(" …")
-                    && line.contains(" cut"));
+            let note = (index == 0 && line.starts_with("[sliced: ")) || is_gap_marker(line);
             if !note {
                 lines.push((*line).to_owned());
             }
         }
     });
     blocks
+}
+
+/// Whether `line` is a slice's marker for a run of lines left out:
+/// `… lines N–M cut (K lines) …` or `… line N cut …`, indented or not.
+fn is_gap_marker(line: &str) -> bool {
+    line.trim_start().starts_with("… line") && line.ends_with(" …") && line.contains(" cut")
 }
 
 /// Whether a tier shows a file's body (`full` or `sliced`).
@@ -431,14 +434,10 @@ pub fn slice_shape(prompt: &str) -> SliceShape {
         {
             return;
         }
-        let is_marker = |line: &str| {
-            let line = line.trim_start();
-            line.starts_with("… line") && line.ends_with(" …") && line.contains(" cut")
-        };
-        let markers = body.iter().filter(|line| is_marker(line)).count();
+        let markers = body.iter().filter(|line| is_gap_marker(line)).count();
         let shown: String = body[1..]
             .iter()
-            .filter(|line| !is_marker(line))
+            .filter(|line| !is_gap_marker(line))
             .flat_map(|line| [*line, "\n"])
             .collect();
         let language = aic_stages::relative_path::RelativePath::new(path)
@@ -448,14 +447,11 @@ pub fn slice_shape(prompt: &str) -> SliceShape {
         let definitions = aic_stages::select::definitions::definition_index(&shown, language).len();
         // The import block a slice shows is a unit of its own, like a
         // definition: the runs before and after it are two markers.
-        let imports = usize::from(body[1..].iter().any(|line| {
-            let line = line.trim_start();
-            ["import ", "from ", "use ", "pub use ", "#include"]
+        let imports = usize::from(
+            body[1..]
                 .iter()
-                .any(|prefix| line.starts_with(prefix))
-                || (line.contains("require(")
-                    && (line.starts_with("const ") || line.starts_with("var ")))
-        }));
+                .any(|line| aic_stages::fit::slice::is_import_line(line)),
+        );
         shape.slices += 1;
         shape.markers += markers;
         shape.definitions += definitions;

@@ -22,7 +22,7 @@ pub fn run(args: &RulesArgs, host: &Host) -> anyhow::Result<usize> {
     let analysis = analyze(&root, home.as_deref());
     let errors = analysis.summary().findings.error;
     if args.fix {
-        fix(&analysis, &root, home.as_deref(), args.dry_run, host)?;
+        fix(&analysis, &root, args.dry_run, host)?;
         return Ok(errors);
     }
     let text = if args.project.output.json {
@@ -42,11 +42,10 @@ pub fn run(args: &RulesArgs, host: &Host) -> anyhow::Result<usize> {
 fn fix(
     analysis: &RulesAnalysis,
     root: &std::path::Path,
-    home: Option<&std::path::Path>,
     dry_run: bool,
     host: &Host,
 ) -> anyhow::Result<()> {
-    let edits = crate::rules::fix::plan(analysis, root, home);
+    let edits = crate::rules::fix::plan(analysis, root);
     let mut out = String::new();
     for edit in &edits {
         out.push_str(&edit.unified_diff());

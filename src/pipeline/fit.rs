@@ -525,8 +525,11 @@ fn fit_with_notes(
             }
             named_dropped.retain(|path| dropped_now.contains(path));
         }
+        // Names only for the dropped files the notes have room to show
+        // (they come first in the list).
+        let shown = &named_dropped[..named_dropped.len().min(max_listed(plan))];
         for (file, facts) in safe {
-            if named_dropped.contains(&file.path) && !names_of.contains_key(&file.path) {
+            if shown.contains(&file.path) && !names_of.contains_key(&file.path) {
                 names_of.insert(file.path.clone(), listed_names(listed_focus, facts));
             }
         }
@@ -785,6 +788,13 @@ pub struct Placement {
     pub bodies_only: Vec<RelativePath>,
     /// The best definitions of listed files, named beside them in the notes.
     pub listed_names: BTreeMap<RelativePath, Vec<String>>,
+}
+
+/// How many files the notes list: one per [`LISTED_PER_TOKENS`] of the
+/// budget, 3 to [`MAX_LISTED`], so that at a hook's 2,500 tokens the list
+/// does not take the code's room.
+fn max_listed(plan: &Plan) -> usize {
+    (plan.budget.total.0 as usize / LISTED_PER_TOKENS).clamp(3, MAX_LISTED)
 }
 
 /// What the best definitions of a file named in the notes are ranked by:
@@ -1210,9 +1220,7 @@ fn prompt_notes(
             )
         }))
         .collect();
-    // A line per 1,000 tokens of budget, 3 to MAX_LISTED: at a hook's
-    // 2,500 tokens the list must not eat the room of the code.
-    let max_listed = (plan.budget.total.0 as usize / LISTED_PER_TOKENS).clamp(3, MAX_LISTED);
+    let max_listed = max_listed(plan);
     if !listed.is_empty() {
         let shown: Vec<String> = listed
             .iter()

@@ -38,9 +38,10 @@ impl FileEdit {
 }
 
 /// The edits that take out every later copy of a duplicate instruction
-/// found in `analysis` of the project at `root` (user files under `home`).
-/// Files that cannot be read are left alone.
-pub fn plan(analysis: &RulesAnalysis, root: &Path, home: Option<&Path>) -> Vec<FileEdit> {
+/// found in `analysis` of the project at `root`. User-level files are never
+/// edited, nor a file that is another rule file through a link; files that
+/// cannot be read are left alone.
+pub fn plan(analysis: &RulesAnalysis, root: &Path) -> Vec<FileEdit> {
     let mut lines_by_file: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for finding in &analysis.findings {
         if finding.code != "duplicate" || finding.severity != Severity::Warn {
@@ -61,33 +62,19 @@ pub fn plan(analysis: &RulesAnalysis, root: &Path, home: Option<&Path>) -> Vec<F
                 .push(later.line);
         }
     }
-    // A file that is the same file as another rule file through a link
-    // (`CLAUDE.md -> AGENTS.md`) is read by more than one client: left alone.
-    let real = |path: &str| {
-        let full = match path.strip_prefix("~/") {
-            Some(relative) => home.map(|home| home.join(relative)),
-            None => Some(root.join(path)),
-        };
-        full.and_then(|full| fs_err::canonicalize(full).ok())
-    };
     let mut edits = Vec::new();
     for (path, mut lines) in lines_by_file {
-        let full = match path.strip_prefix("~/") {
-            Some(relative) => match home {
-                Some(home) => home.join(relative),
-                None => continue,
-            },
-            None => root.join(&path),
-        };
-        let target = real(&path);
-        if target.is_some()
+        // A file that is the same file as another rule file through a link
+        // (`CLAUDE.md -> AGENTS.md`) is read by more than one client.
+        if let Some(target) = analysis.real_paths.get(&path)
             && analysis
-                .files
+                .real_paths
                 .iter()
-                .any(|file| file.path != path && real(&file.path) == target)
+                .any(|(other, real)| *other != path && real == target)
         {
             continue;
         }
+        let full = root.join(&path);
         let Ok(before) = fs_err::read_to_string(&full) else {
             continue;
         };

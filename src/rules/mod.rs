@@ -120,7 +120,8 @@ pub struct Finding {
     /// How serious it is.
     pub severity: Severity,
     /// What kind of finding: `contradiction`, `duplicate`, `dead-glob`,
-    /// `narrow-always-apply`, `doubled-hook`, `repeats-aic`.
+    /// `narrow-always-apply`, `doubled-hook`, `repeats-aic`,
+    /// `repeated-across-clients`.
     pub code: &'static str,
     /// One sentence saying what is wrong and what to do.
     pub message: String,
@@ -141,6 +142,11 @@ pub struct RulesAnalysis {
     pub always_applied_tokens: u64,
     /// The findings, errors first, then by place.
     pub findings: Vec<Finding>,
+    /// The real path (links resolved) of each instruction file, by display
+    /// path, for `--fix` to leave alone a file that is another rule file
+    /// through a link; not serialised.
+    #[serde(skip)]
+    pub real_paths: BTreeMap<String, std::path::PathBuf>,
 }
 
 /// The analysis in a few numbers, for `aic status` and the MCP tool
@@ -206,6 +212,7 @@ pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
     let tokens = TokenCounter::cl100k();
     let mut files = Vec::with_capacity(found.files.len());
     let mut all: Vec<(Instruction, Scope)> = Vec::new();
+    let mut real_paths = BTreeMap::new();
     let mut findings = Vec::new();
     for (file, text) in found.files.into_iter().zip(found.texts) {
         let mut file = file;
@@ -215,12 +222,16 @@ pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
                 Some(relative) => home.map(|home| home.join(relative)),
                 None => Some(root.join(&file.path)),
             };
+            let real = full.and_then(|full| fs_err::canonicalize(full).ok());
+            if let Some(real) = &real {
+                real_paths.insert(file.path.clone(), real.clone());
+            }
             let scope = Scope {
                 file: file.path.clone(),
                 client: file.client,
                 applies: file.applies.clone(),
                 personal: file.scope == "user" || file.path.ends_with("CLAUDE.local.md"),
-                real: full.and_then(|full| fs_err::canonicalize(full).ok()),
+                real,
             };
             all.extend(
                 instructions(&file.path, &text)
@@ -241,11 +252,7 @@ pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
                     ),
                     places: vec![Place {
                         path: file.path.clone(),
-                        // The `globs:` line of the front matter.
-                        line: text
-                            .lines()
-                            .position(|line| line.trim_start().starts_with("globs:"))
-                            .map_or(1, |index| index + 1),
+                        line: key_line(&text, "globs:"),
                     }],
                 });
             }
@@ -264,11 +271,7 @@ pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
                 ),
                 places: vec![Place {
                     path: file.path.clone(),
-                    // The `alwaysApply:` line of the front matter.
-                    line: text
-                        .lines()
-                        .position(|line| line.trim_start().starts_with("alwaysApply:"))
-                        .map_or(1, |index| index + 1),
+                    line: key_line(&text, "alwaysApply:"),
                 }],
             });
         }
@@ -296,7 +299,16 @@ pub fn analyze(root: &Path, home: Option<&Path>) -> RulesAnalysis {
         files,
         always_applied_tokens,
         findings,
+        real_paths,
     }
+}
+
+/// The one-based line of an `.mdc` rule's front matter that sets `key`
+/// (`globs:`), else 1 (the opening `---`).
+fn key_line(text: &str, key: &str) -> usize {
+    text.lines()
+        .position(|line| line.trim_start().starts_with(key))
+        .map_or(1, |index| index + 1)
 }
 
 /// The client that pays the most tokens of instruction files applied to
@@ -524,67 +536,76 @@ fn contradictions(all: &[(Instruction, Scope)]) -> Vec<Finding> {
     }
     let mut findings = Vec::new();
     for (subject, claims) in by_subject {
-        // Whether one agent reads claims `a` and `b` at once and they
-        // contradict.
-        let clash = |a: usize, b: usize| {
-            let (first, first_scope, one) = &claims[a];
-            let (second, second_scope, other) = &claims[b];
-            one.contradicts(other)
-                && first.place() != second.place()
-                && (first_scope.overlaps(second_scope) || first.path == second.path)
-        };
         // Only what one agent reads at once meets: two sibling directories'
-        // files, or two clients' files, never do. One finding per conflict:
-        // a claim with the claims that contradict it, each pair read
-        // together, however many files take part.
-        let mut seen = vec![vec![false; claims.len()]; claims.len()];
-        for a in 0..claims.len() {
-            loop {
-                let mut members = vec![a];
-                for b in 0..claims.len() {
-                    let read_together = |m: &usize| {
-                        let (x, xs, _) = &claims[*m];
-                        let (y, ys, _) = &claims[b];
-                        *m == b || xs.overlaps(ys) || x.path == y.path
-                    };
-                    if b != a && !seen[a][b] && clash(a, b) && members.iter().all(read_together) {
-                        members.push(b);
-                    }
+        // files, or two clients' files, never do.
+        let read_together = |a: usize, b: usize| claims[a].1.overlaps(claims[b].1);
+        let clash = |a: usize, b: usize| {
+            claims[a].2.contradicts(&claims[b].2)
+                && claims[a].0.place() != claims[b].0.place()
+                && read_together(a, b)
+        };
+        for members in conflicts(claims.len(), clash, read_together) {
+            let mut places: Vec<Place> = Vec::new();
+            let mut said: Vec<String> = Vec::new();
+            for &i in &members {
+                let (instruction, _, claim) = &claims[i];
+                let place = instruction.place();
+                if !places.contains(&place) {
+                    places.push(place);
+                    said.push(format!("\"{}\" ({})", instruction.text, claim.describe()));
                 }
-                if members.len() < 2 {
-                    break;
-                }
-                for &x in &members {
-                    for &y in &members {
-                        if x == a || y == a || clash(x, y) {
-                            seen[x][y] = true;
-                        }
-                    }
-                }
-                let mut places: Vec<Place> = Vec::new();
-                let mut said: Vec<String> = Vec::new();
-                for &i in &members {
-                    let (instruction, _, claim) = &claims[i];
-                    let place = instruction.place();
-                    if !places.contains(&place) {
-                        places.push(place);
-                        said.push(format!("\"{}\" ({})", instruction.text, claim.describe()));
-                    }
-                }
-                let both = if places.len() > 2 { "all" } else { "both" };
-                findings.push(Finding {
-                    severity: Severity::Error,
-                    code: "contradiction",
-                    message: format!(
-                        "{subject}: {}; the agent cannot follow {both}: keep one",
-                        said.join(" against ")
-                    ),
-                    places,
-                });
             }
+            let both = if places.len() > 2 { "all" } else { "both" };
+            findings.push(Finding {
+                severity: Severity::Error,
+                code: "contradiction",
+                message: format!(
+                    "{subject}: {}; the agent cannot follow {both}: keep one",
+                    said.join(" against ")
+                ),
+                places,
+            });
         }
     }
     findings
+}
+
+/// The conflicts among `count` claims, one per finding: a claim with the
+/// claims that `clash` with it, every two of them `read_together`, each
+/// pair reported once however many files take part.
+fn conflicts(
+    count: usize,
+    clash: impl Fn(usize, usize) -> bool,
+    read_together: impl Fn(usize, usize) -> bool,
+) -> Vec<Vec<usize>> {
+    let mut seen = vec![vec![false; count]; count];
+    let mut groups = Vec::new();
+    for a in 0..count {
+        loop {
+            let mut members = vec![a];
+            for (b, reported) in seen[a].iter().enumerate() {
+                if b != a
+                    && !reported
+                    && clash(a, b)
+                    && members[1..].iter().all(|&m| read_together(m, b))
+                {
+                    members.push(b);
+                }
+            }
+            if members.len() < 2 {
+                break;
+            }
+            for &x in &members {
+                for &y in &members {
+                    if x == a || y == a || clash(x, y) {
+                        seen[x][y] = true;
+                    }
+                }
+            }
+            groups.push(members);
+        }
+    }
+    groups
 }
 
 /// Instructions that say what aic's built-in constraints already inject.

@@ -266,7 +266,7 @@ fn fix_takes_out_later_copies_and_keeps_lines_that_say_more() {
         "# Rules\n\n- Always use pnpm for installing packages.\n- Commit the lock file with every change. Sign every commit with your key.\n- Write the changelog entry in the past tense.\n",
     );
     let analysis = analyze(root, None);
-    let edits = fix::plan(&analysis, root, None);
+    let edits = fix::plan(&analysis, root);
     assert_eq!(edits.len(), 1, "{edits:#?} {:#?}", analysis.findings);
     let edit = &edits[0];
     assert_eq!(edit.path, "CLAUDE.md");
@@ -304,7 +304,7 @@ fn fix_takes_out_later_copies_and_keeps_lines_that_say_more() {
     assert_eq!(fs_err::read_to_string(&written[0]).unwrap(), edit.before);
     // Nothing left to take out: the other copy is on a line that says more.
     let again = analyze(root, None);
-    assert!(fix::plan(&again, root, None).is_empty());
+    assert!(fix::plan(&again, root).is_empty());
 }
 
 #[test]
@@ -436,7 +436,7 @@ fn a_line_repeated_by_nested_files_is_one_finding_and_siblings_are_not_duplicate
     write(root, "api/CLAUDE.md", line);
     let analysis = analyze(root, None);
     assert_eq!(codes(&analysis), vec![], "{:#?}", analysis.findings);
-    assert!(fix::plan(&analysis, root, None).is_empty());
+    assert!(fix::plan(&analysis, root).is_empty());
 
     // The root's copy is read wherever theirs are: one finding, the root's
     // copy kept and both nested ones taken out by the fix, a deeper one too.
@@ -470,7 +470,7 @@ fn a_line_repeated_by_nested_files_is_one_finding_and_siblings_are_not_duplicate
         "{}",
         duplicates[0].message
     );
-    let edits = fix::plan(&analysis, root, None);
+    let edits = fix::plan(&analysis, root);
     let edited: Vec<&str> = edits.iter().map(|e| e.path.as_str()).collect();
     assert_eq!(
         edited,
@@ -508,7 +508,7 @@ fn fix_never_takes_an_instruction_from_an_agent_that_reads_it_once() {
         "{:#?}",
         analysis.findings
     );
-    let edits = fix::plan(&analysis, root, Some(home.path()));
+    let edits = fix::plan(&analysis, root);
     let edited: Vec<&str> = edits.iter().map(|e| e.path.as_str()).collect();
     assert_eq!(edited, ["CLAUDE.local.md"], "{edits:#?}");
 }
@@ -535,7 +535,7 @@ fn a_linked_claude_md_is_read_and_its_target_never_edited_for_it() {
         "{:#?}",
         analysis.findings
     );
-    assert!(fix::plan(&analysis, root, None).is_empty());
+    assert!(fix::plan(&analysis, root).is_empty());
 }
 
 #[test]
@@ -628,7 +628,7 @@ fn a_reworded_line_that_says_more_is_kept_and_the_shorter_goes() {
         "# Commits\n\n- Keep commits small.\n\n## Again\n\n- Keep commits small and focused.\n",
     );
     let analysis = analyze(root, None);
-    let edits = fix::plan(&analysis, root, None);
+    let edits = fix::plan(&analysis, root);
     assert_eq!(edits.len(), 1, "{edits:#?}");
     assert_eq!(edits[0].removed, vec![3], "{edits:#?}");
     assert!(edits[0].after.contains("Keep commits small and focused."));

@@ -749,7 +749,7 @@ impl Planner<'_> {
 
 /// Whether `line` imports names: `import`, `from … import`, `use`,
 /// `#include`, `require(…)`, `extern crate`.
-fn is_import_line(line: &str) -> bool {
+pub fn is_import_line(line: &str) -> bool {
     let line = line.trim_start();
     [
         "import ",
