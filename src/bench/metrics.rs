@@ -390,6 +390,25 @@ mod tests {
     }
 
     #[test]
+    fn a_definition_shown_by_one_window_is_not_over_marked_and_by_two_is() {
+        // A head, one window of the body, a class skeleton: one marker per
+        // run between units, one inside the windowed function.
+        let window = "### a.py [full]\n```python\n[sliced: kept lines 1–2, 9–10, 20, 22, 24 of 30; the other 23 lines are left out]\n\
+                      def big(x):\n    \"\"\"Doc.\"\"\"\n    … lines 3–8 cut (6 lines) …\n    y = x + 1\n    return y\n\
+                      … lines 11–19 cut (9 lines) …\nclass C:\n    … line 21 cut …\n    def a(self):\n    … line 23 cut …\n\
+                      \x20   def b(self):\n… lines 25–30 cut (6 lines) …\n```\n";
+        let shape = slice_shape(window);
+        assert_eq!((shape.markers, shape.definitions), (5, 4));
+        assert_eq!(shape.over_marked, 0, "{shape:?}");
+        // The same function by two windows: two markers inside it.
+        let scattered = "### b.py [full]\n```python\n[sliced: kept lines 1, 5–6, 12–13 of 20; the other 15 lines are left out]\n\
+                         def big(x):\n    … lines 2–4 cut (3 lines) …\n    y = x + 1\n    z = y * 2\n\
+                         \x20   … lines 7–11 cut (5 lines) …\n    w = z - 3\n    return w\n… lines 14–20 cut (7 lines) …\n```\n";
+        let shape = slice_shape(scattered);
+        assert_eq!(shape.over_marked, 1, "{shape:?}");
+    }
+
+    #[test]
     fn median_and_p95() {
         assert!(median(&[]).is_none());
         assert!(close(median(&[3.0, 1.0, 2.0]).unwrap(), 2.0));
@@ -402,10 +421,14 @@ mod tests {
 
 /// How a prompt's slices are cut: their elision markers against the
 /// definitions they show. A slice by definitions shows whole definitions and
-/// signatures (and the file's import block) with one marker per elided run,
-/// so it has at most one marker more than the definitions whose header it
-/// shows and its import block (the runs before the first and after the
-/// last); a slice with more is confetti.
+/// signatures (and the file's import block) with one marker per elided run
+/// between them, and a definition larger than its share by its head and one
+/// window of its body. So in each scope (the file's top level, or one shown
+/// definition) a slice has at most one marker more than the units it shows
+/// there (definitions nested directly in it, and at the top level the import
+/// block): the runs between them and at the ends, one of them the run inside
+/// a definition shown by a window. A scope with more is confetti: lines
+/// torn out of one definition, or windows scattered through it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SliceShape {
@@ -416,12 +439,44 @@ pub struct SliceShape {
     /// Definitions whose header line they show (whole or as a signature),
     /// found by the definition index on the shown text.
     pub definitions: usize,
-    /// Slices with more markers than shown definitions (and import block)
-    /// plus one.
+    /// Slices with a scope holding more markers than the units shown in
+    /// it plus one.
     pub over_marked: usize,
     /// The paths of those slices.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub over_marked_paths: Vec<String>,
+}
+
+/// Whether a slice's `markers` (each as the count of shown lines before
+/// it) are more, in some scope, than the units shown there plus one: see
+/// [`SliceShape`]. `definitions` is the index of the shown lines, `imports`
+/// 1 when the slice shows an import block.
+fn is_confetti(
+    markers: &[u32],
+    definitions: &[aic_stages::select::definitions::Definition],
+    imports: usize,
+) -> bool {
+    // Units per scope: the last entry is the top level.
+    let top = definitions.len();
+    let mut units = vec![0usize; top + 1];
+    for definition in definitions {
+        units[definition.parent.map_or(top, |p| p as usize)] += 1;
+    }
+    units[top] += imports;
+    let mut held = vec![0usize; top + 1];
+    for &at in markers {
+        // The innermost definition with shown lines on both sides of it.
+        let scope = definitions
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.start < at && d.end >= at)
+            .max_by_key(|(_, d)| d.start)
+            .map_or(top, |(i, _)| i);
+        held[scope] += 1;
+    }
+    held.iter()
+        .zip(&units)
+        .any(|(held, units)| *held > units + 1)
 }
 
 /// The [`SliceShape`] of a compiled Markdown prompt.
@@ -434,17 +489,24 @@ pub fn slice_shape(prompt: &str) -> SliceShape {
         {
             return;
         }
-        let markers = body.iter().filter(|line| is_gap_marker(line)).count();
-        let shown: String = body[1..]
-            .iter()
-            .filter(|line| !is_gap_marker(line))
-            .flat_map(|line| [*line, "\n"])
-            .collect();
+        // Each marker as the count of shown lines before it.
+        let mut markers: Vec<u32> = Vec::new();
+        let mut shown = String::new();
+        let mut count = 0u32;
+        for line in &body[1..] {
+            if is_gap_marker(line) {
+                markers.push(count);
+            } else {
+                shown.push_str(line);
+                shown.push('\n');
+                count += 1;
+            }
+        }
         let language = aic_stages::relative_path::RelativePath::new(path)
             .map_or(aic_stages::language::Language::Unknown, |p| {
                 aic_stages::language::Language::detect(&p)
             });
-        let definitions = aic_stages::select::definitions::definition_index(&shown, language).len();
+        let definitions = aic_stages::select::definitions::definition_index(&shown, language);
         // The import block a slice shows is a unit of its own, like a
         // definition: the runs before and after it are two markers.
         let imports = usize::from(
@@ -453,9 +515,9 @@ pub fn slice_shape(prompt: &str) -> SliceShape {
                 .any(|line| aic_stages::fit::slice::is_import_line(line)),
         );
         shape.slices += 1;
-        shape.markers += markers;
-        shape.definitions += definitions;
-        if markers > definitions + imports + 1 {
+        shape.markers += markers.len();
+        shape.definitions += definitions.len();
+        if is_confetti(&markers, &definitions, imports) {
             shape.over_marked += 1;
             shape.over_marked_paths.push(path.to_owned());
         }

@@ -561,9 +561,10 @@ impl Planner<'_> {
     }
 
     /// The best definition, larger than the room: its header and docstring
-    /// (else its signature alone), then the widest windows around the task's
-    /// words and trace lines inside it that fit. False when not even the
-    /// signature fits.
+    /// (else its signature alone), then one window of its body around the
+    /// densest run of trace lines and the task's words that fits
+    /// ([`Planner::densest_window`]), so it has one marker inside it at
+    /// most. False when not even the signature fits.
     fn place_by_anchors(
         &mut self,
         index: usize,
@@ -577,21 +578,95 @@ impl Planner<'_> {
             return false;
         }
         let inside = anchor_lines(self.lines, definition, map, focus);
-        for context in CONTEXT_LINES {
-            let windows: Vec<RangeInclusive<usize>> = windows(&inside, context, self.lines.len())
-                .into_iter()
-                .map(|w| {
-                    (*w.start()).max(definition.start as usize)
-                        ..=(*w.end()).min(definition.end as usize)
-                })
-                .collect();
-            if self.plan.fits_with(&windows, self.room) {
-                self.plan.keep(&windows);
-                break;
-            }
+        let frames: Vec<usize> = focus
+            .lines
+            .iter()
+            .filter_map(|&line| map.l0_index_at_or_after(line as usize, self.lines.len()))
+            .collect();
+        let body = definition.doc_end as usize + 1..=definition.end as usize;
+        if let Some(window) = self.densest_window(&inside, &frames, body) {
+            self.plan.keep(&[window]);
         }
         self.close_short_gaps(definition.start as usize..=definition.end as usize);
         true
+    }
+
+    /// One window of `body` for a definition shown by its anchors: the run
+    /// from one anchor to another holding the most trace frames, then the
+    /// most anchors (the earliest of equals), that fits the room left, widened
+    /// evenly on both sides while it fits. A definition read in one piece,
+    /// not scattered lines. `None` when not even one anchor line fits.
+    fn densest_window(
+        &self,
+        anchors: &[usize],
+        frames: &[usize],
+        body: RangeInclusive<usize>,
+    ) -> Option<RangeInclusive<usize>> {
+        let anchors: Vec<usize> = anchors
+            .iter()
+            .copied()
+            .filter(|a| body.contains(a))
+            .collect();
+        // Tokens of lines before each: the plan keeps nothing of the body
+        // yet, so a run costs its lines and the marker after it.
+        let mut before = vec![0usize; self.lines.len() + 1];
+        for (i, tokens) in self.plan.line_tokens.iter().enumerate() {
+            before[i + 1] = before[i] + tokens;
+        }
+        let cost = |range: &RangeInclusive<usize>| before[range.end() + 1] - before[*range.start()];
+        let left = self.room.saturating_sub(self.plan.used + 2 * MARKER_TOKENS);
+        let mut best: Option<((usize, usize), RangeInclusive<usize>)> = None;
+        let mut last = 0;
+        for first in 0..anchors.len() {
+            last = last.max(first);
+            while last + 1 < anchors.len() && cost(&(anchors[first]..=anchors[last + 1])) <= left {
+                last += 1;
+            }
+            let span = anchors[first]..=anchors[last];
+            if cost(&span) > left {
+                continue;
+            }
+            let weight = (
+                frames.iter().filter(|f| span.contains(f)).count(),
+                last + 1 - first,
+            );
+            if best.as_ref().is_none_or(|(w, _)| weight > *w) {
+                best = Some((weight, span));
+            }
+        }
+        let (_, mut window) = best?;
+        // Wider, one line each side in turn, while it fits.
+        loop {
+            let mut grown = false;
+            if *window.start() > *body.start() {
+                let wider = window.start() - 1..=*window.end();
+                if cost(&wider) <= left {
+                    window = wider;
+                    grown = true;
+                }
+            }
+            if *window.end() < *body.end() {
+                let wider = *window.start()..=window.end() + 1;
+                if cost(&wider) <= left {
+                    window = wider;
+                    grown = true;
+                }
+            }
+            if !grown {
+                break;
+            }
+        }
+        // The estimate ignores lines already kept; the plan has the last word.
+        while !self
+            .plan
+            .fits_with(std::slice::from_ref(&window), self.room)
+        {
+            if window.start() == window.end() {
+                return None;
+            }
+            window = *window.start()..=window.end() - 1;
+        }
+        Some(window)
     }
 
     /// Shows the runs of at most [`MAX_CLOSED_GAP`] lines left out inside
@@ -1694,6 +1769,57 @@ mod tests {
             .filter(|l| l.trim_start().starts_with('…'))
             .count();
         assert_eq!(markers, 2, "{text}");
+    }
+
+    #[test]
+    fn a_definition_shown_by_one_window_when_its_anchors_are_far_apart() {
+        use std::fmt::Write as _;
+
+        use crate::language::Language;
+        use crate::select::definitions::definition_index;
+        // The word twice near the start of the body and once at its very
+        // end: the densest run is the first two, one window around them;
+        // a window that reaches the body's end stops growing there.
+        let mut body = String::from("def handle(request):\n");
+        for n in 1..200 {
+            let call = if matches!(n, 20 | 24 | 199) {
+                "decode_payload"
+            } else {
+                "ordinary_step"
+            };
+            writeln!(body, "    value_{n} = {call}(request, {n})").unwrap();
+        }
+        let map = LineMap::align(&body, &body);
+        let index = definition_index(&body, Language::Python);
+        let terms = vec![("decode_payload".to_owned(), 1.0)];
+        let focus = DefinitionFocus {
+            terms: &terms,
+            ..DefinitionFocus::default()
+        };
+        let counter = TokenCounter::cl100k();
+        for budget in [300, 900] {
+            let sliced =
+                slice_definitions(&body, &index, &map, focus, TokenCount(budget), counter).unwrap();
+            let text = &sliced.text;
+            assert!(sliced.tokens <= TokenCount(budget), "{text}");
+            assert!(text.contains("    value_20 = decode_payload"), "{text}");
+            assert!(text.contains("    value_24 = decode_payload"), "{text}");
+            // Markers with shown lines of the function after them.
+            let lines: Vec<&str> = text.lines().collect();
+            let inside = lines[..lines.len() - 1]
+                .iter()
+                .filter(|l| l.starts_with("    …"))
+                .count();
+            assert!(inside <= 1, "{inside} markers inside the function: {text}");
+        }
+        // Room for almost all of it: the window runs to the body's end.
+        let sliced =
+            slice_definitions(&body, &index, &map, focus, TokenCount(2_400), counter).unwrap();
+        assert!(
+            sliced.text.contains("    value_199 = decode_payload"),
+            "{}",
+            sliced.text
+        );
     }
 
     #[test]
