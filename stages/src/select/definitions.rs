@@ -101,11 +101,22 @@ pub fn definition_index(text: &str, language: Language) -> Vec<Definition> {
     if language == Language::Markdown {
         return sections(&lines);
     }
-    if !language.is_code() {
+    let found = if language.is_code() {
+        code_definitions(&lines, language)
+    } else {
         // reStructuredText and other prose: titles underlined with `===`,
         // `---`, `~~~`, …
-        return underlined_sections(&lines);
+        underlined_sections(&lines)
+    };
+    if found.is_empty() {
+        indented_blocks(&lines)
+    } else {
+        found
     }
+}
+
+/// The definitions of a code file's `lines` by the language rules.
+fn code_definitions(lines: &[&str], language: Language) -> Vec<Definition> {
     let python = language == Language::Python;
     let mut found: Vec<Definition> = Vec::new();
     // Open definitions enclosing the current line: (index in `found`, end).
@@ -596,6 +607,118 @@ fn nest_sections(line_count: usize, headings: &[(usize, usize, String)]) -> Vec<
     found
 }
 
+/// The fallback for a file the other rules find nothing in (a YAML or JSON
+/// document, an INI or TOML file, a script of top-level statements): blocks
+/// by layout. A line opens a block when the next meaningful line (not blank,
+/// not a comment) is indented deeper; the block runs to the last line before
+/// the next meaningful line indented no deeper than it, plus that line when it
+/// closes a bracket at the same indentation (`}`, `]`, `)`). A `[section]`
+/// line at the left margin (INI, TOML) opens a block that runs to the next
+/// one. Blocks nest; each is a [`DefinitionKind::Section`] named by its first
+/// line's key (`jobs`, `"scripts"`, `tool.ruff`), else its first words.
+fn indented_blocks(lines: &[&str]) -> Vec<Definition> {
+    let meaningful: Vec<usize> = (0..lines.len())
+        .filter(|&i| {
+            let line = lines[i].trim_start();
+            !line.is_empty()
+                && !["#", "//", ";", "<!--", "/*", "*"]
+                    .iter()
+                    .any(|c| line.starts_with(c))
+        })
+        .collect();
+    let is_table = |line: &str| {
+        let line = line.trim_end();
+        line.starts_with('[') && line.ends_with(']') && line.len() > 2 && !line.contains(',')
+    };
+    let tables = meaningful.iter().any(|&i| is_table(lines[i]));
+    // The layout depth of a line: its indentation, one deeper inside a
+    // `[section]`.
+    let mut in_table = false;
+    let depths: Vec<usize> = meaningful
+        .iter()
+        .map(|&i| {
+            if tables && is_table(lines[i]) {
+                in_table = true;
+                0
+            } else {
+                indent(lines[i]) + usize::from(in_table)
+            }
+        })
+        .collect();
+    let mut found: Vec<Definition> = Vec::new();
+    // Open blocks: (index in `found`, depth).
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    for (k, &index) in meaningful.iter().enumerate() {
+        let depth = depths[k];
+        let closes = ["}", "]", ")"]
+            .iter()
+            .any(|c| lines[index].trim_start().starts_with(c));
+        let mut closed_here = false;
+        while let Some(&(block, at)) = open.last() {
+            if at < depth {
+                break;
+            }
+            // The line before this one, or this one when it closes the block.
+            let end = if at == depth && closes && !closed_here {
+                closed_here = true;
+                index
+            } else {
+                meaningful[k - 1]
+            };
+            found[block].end = end as u32;
+            open.pop();
+        }
+        // An import list over several lines is not a block of its own.
+        let imports = ["import ", "from ", "use ", "export {"]
+            .iter()
+            .any(|p| lines[index].trim_start().starts_with(p));
+        let opens = !imports && depths.get(k + 1).is_some_and(|&next| next > depth);
+        if opens && !closed_here {
+            let parent = open.last().map(|&(block, _)| block as u32);
+            found.push(Definition {
+                name: block_name(lines[index]),
+                kind: DefinitionKind::Section,
+                start: index as u32,
+                header_start: index as u32,
+                header_end: index as u32,
+                doc_end: index as u32,
+                end: index as u32,
+                parent,
+            });
+            open.push((found.len() - 1, depth));
+        }
+    }
+    if let Some(&last) = meaningful.last() {
+        for (block, _) in open {
+            found[block].end = last as u32;
+        }
+    }
+    found
+}
+
+/// The name of a block opened by `line`: the key before `:` or `=` (quotes
+/// dropped), a `[section]`'s name, else its first three words.
+fn block_name(line: &str) -> String {
+    let line = line.trim();
+    if let Some(table) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+        return table.trim_matches(['[', ']']).trim().to_owned();
+    }
+    let key = line
+        .split([':', '='])
+        .next()
+        .unwrap_or(line)
+        .trim()
+        .trim_start_matches("- ")
+        .trim_matches(['"', '\'']);
+    if !key.is_empty() && key.len() < line.len() && !key.contains(' ') {
+        return key.to_owned();
+    }
+    line.split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Sections of a prose file whose titles are underlined (reStructuredText):
 /// a line followed by a run of one punctuation character at least as long,
 /// the level set by the order in which each character first appears.
@@ -647,6 +770,47 @@ mod tests {
             .iter()
             .map(|(n, s, e)| ((*n).to_owned(), *s, *e))
             .collect()
+    }
+
+    #[test]
+    fn files_without_definitions_get_blocks_by_layout() {
+        let yaml = "# CI\nname: ci\non:\n  push:\n    branches: [main]\njobs:\n  test:\n    runs-on: ubuntu\n    steps:\n      - run: make\n";
+        assert_eq!(
+            names(yaml, Language::Yaml),
+            owned(&[
+                ("on", 2, 4),
+                ("push", 3, 4),
+                ("jobs", 5, 9),
+                ("test", 6, 9),
+                ("steps", 8, 9)
+            ])
+        );
+        let json = "{\n  \"name\": \"vite\",\n  \"scripts\": {\n    \"build\": \"tsc\"\n  },\n  \"files\": [\n    \"dist\"\n  ]\n}\n";
+        assert_eq!(
+            names(json, Language::Json),
+            owned(&[("{", 0, 8), ("scripts", 2, 4), ("files", 5, 7)])
+        );
+        let ini = "[MASTER]\njobs=1\n\n[MESSAGES CONTROL]\ndisable=\n    C0111,\n    R0201\n";
+        assert_eq!(
+            names(ini, Language::Unknown),
+            owned(&[
+                ("MASTER", 0, 1),
+                ("MESSAGES CONTROL", 3, 6),
+                ("disable", 4, 6)
+            ])
+        );
+        // A Python file of data and imports: the dict is a block, the
+        // import list is not.
+        let data = "from x import (\n    a,\n)\n\nTABLE = {\n    1: 'one',\n    2: 'two',\n}\n";
+        assert_eq!(names(data, Language::Python), owned(&[("TABLE", 4, 7)]));
+        // A file with definitions keeps only them.
+        assert_eq!(
+            names(
+                "def f():\n    x = {\n        1: 2,\n    }\n",
+                Language::Python
+            ),
+            owned(&[("f", 0, 3)])
+        );
     }
 
     #[test]
