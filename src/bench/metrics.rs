@@ -406,6 +406,13 @@ mod tests {
                          \x20   … lines 7–11 cut (5 lines) …\n    w = z - 3\n    return w\n… lines 14–20 cut (7 lines) …\n```\n";
         let shape = slice_shape(scattered);
         assert_eq!(shape.over_marked, 1, "{shape:?}");
+        // A data module: one table by a window, the next by its first line.
+        let tables = "### c.py [full]\n```python\n[sliced: kept lines 4, 300–302, 900 of 990; the other 985 lines are left out]\n\
+                      … lines 1–3 cut (3 lines) …\nNAMES = {\n    … lines 5–299 cut (295 lines) …\n    0x10: 'PatientName',\n\
+                      \x20   0x20: 'PatientID',\n    0x21: 'Issuer',\n… lines 303–899 cut (597 lines) …\nREPEATERS = {\n\
+                      \x20   … lines 901–990 cut (90 lines) …\n```\n";
+        let shape = slice_shape(tables);
+        assert_eq!(shape.over_marked, 0, "{shape:?}");
     }
 
     #[test]
@@ -452,7 +459,7 @@ pub struct SliceShape {
 /// [`SliceShape`]. `definitions` is the index of the shown lines, `imports`
 /// 1 when the slice shows an import block.
 fn is_confetti(
-    markers: &[u32],
+    markers: &[(u32, bool)],
     definitions: &[aic_stages::select::definitions::Definition],
     imports: usize,
 ) -> bool {
@@ -463,16 +470,33 @@ fn is_confetti(
         units[definition.parent.map_or(top, |p| p as usize)] += 1;
     }
     units[top] += imports;
-    let mut held = vec![0usize; top + 1];
-    for &at in markers {
-        // The innermost definition with shown lines on both sides of it.
-        let scope = definitions
+    // The innermost definition holding shown lines `first..=last`.
+    let scope_of = |first: u32, last: u32| {
+        definitions
             .iter()
             .enumerate()
-            .filter(|(_, d)| d.start < at && d.end >= at)
+            .filter(|(_, d)| d.start <= first && d.end >= last)
             .max_by_key(|(_, d)| d.start)
-            .map_or(top, |(i, _)| i);
-        held[scope] += 1;
+            .map_or(top, |(i, _)| i)
+    };
+    let mut held = vec![0usize; top + 1];
+    for &(at, deeper) in markers {
+        if at == 0 {
+            held[top] += 1;
+            continue;
+        }
+        // A marker indented under a line no definition starts at stands for
+        // the body of a block the index cannot see without it (`TABLE = {`
+        // and its elided entries): that line is a unit of its own.
+        if deeper
+            && !definitions
+                .iter()
+                .any(|d| (d.header_start..=d.header_end).contains(&(at - 1)))
+        {
+            units[scope_of(at - 1, at - 1)] += 1;
+        }
+        // The innermost definition with shown lines on both sides of it.
+        held[scope_of(at - 1, at)] += 1;
     }
     held.iter()
         .zip(&units)
@@ -489,14 +513,19 @@ pub fn slice_shape(prompt: &str) -> SliceShape {
         {
             return;
         }
-        // Each marker as the count of shown lines before it.
-        let mut markers: Vec<u32> = Vec::new();
+        // Each marker as the count of shown lines before it, and whether it
+        // is indented deeper than the line before it (a body elided under
+        // its header).
+        let mut markers: Vec<(u32, bool)> = Vec::new();
         let mut shown = String::new();
         let mut count = 0u32;
+        let mut previous = "";
+        let indent = |line: &str| line.len() - line.trim_start().len();
         for line in &body[1..] {
             if is_gap_marker(line) {
-                markers.push(count);
+                markers.push((count, count > 0 && indent(line) > indent(previous)));
             } else {
+                previous = line;
                 shown.push_str(line);
                 shown.push('\n');
                 count += 1;

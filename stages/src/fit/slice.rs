@@ -500,6 +500,7 @@ impl Planner<'_> {
     fn keep_with_ancestors(&mut self, index: usize, range: RangeInclusive<usize>) -> bool {
         let mut wanted = vec![range];
         wanted.extend(ancestor_headers(self.definitions, index));
+        wanted.extend(enclosing_lines(self.lines, self.definitions, index));
         let fits = self.plan.fits_with(&wanted, self.room);
         if fits {
             self.plan.keep(&wanted);
@@ -876,6 +877,51 @@ fn ancestor_headers(definitions: &[Definition], index: usize) -> Vec<RangeInclus
         parent = outer.parent;
     }
     headers
+}
+
+/// The lines that open the blocks around definition `index` that are not
+/// definitions themselves (`if WIN:`, `else:`, a call taking a callback, a
+/// function the index does not know), innermost first: each the nearest line
+/// above with less indentation, down to its parent's header (or the left
+/// margin). A header that closes a bracket (`) => {`) comes with the lines
+/// up to the one that opened it, at most [`MAX_SIGNATURE_LINES`] of them.
+/// Without them a nested definition reads as if it were at the top.
+fn enclosing_lines(
+    lines: &[&str],
+    definitions: &[Definition],
+    index: usize,
+) -> Vec<RangeInclusive<usize>> {
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let definition = &definitions[index];
+    let floor = definition
+        .parent
+        .map_or(0, |p| definitions[p as usize].header_end as usize + 1);
+    let mut found = Vec::new();
+    let mut depth = indent(lines[definition.header_start as usize]);
+    let mut at = definition.start as usize;
+    while depth > 0 && at > floor {
+        let Some(line) = (floor..at)
+            .rev()
+            .find(|&i| !lines[i].trim().is_empty() && indent(lines[i]) < depth)
+        else {
+            break;
+        };
+        depth = indent(lines[line]);
+        let mut first = line;
+        if lines[line].trim_start().starts_with([')', ']', '}']) {
+            // Up to the line at the same depth that opened the bracket.
+            if let Some(open) = (floor..line).rev().find(|&i| {
+                !lines[i].trim().is_empty()
+                    && indent(lines[i]) <= depth
+                    && !lines[i].trim_start().starts_with([')', ']', '}'])
+            }) {
+                first = open.max(line.saturating_sub(MAX_SIGNATURE_LINES as usize - 1));
+            }
+        }
+        found.push(first..=line);
+        at = first;
+    }
+    found
 }
 
 /// The lines of a large definition around which windows are kept: trace
@@ -1817,6 +1863,43 @@ mod tests {
             slice_definitions(&body, &index, &map, focus, TokenCount(2_400), counter).unwrap();
         assert!(
             sliced.text.contains("    value_199 = decode_payload"),
+            "{}",
+            sliced.text
+        );
+    }
+
+    #[test]
+    fn a_definition_inside_a_block_comes_with_the_block_line() {
+        use std::fmt::Write as _;
+
+        use crate::language::Language;
+        use crate::select::definitions::definition_index;
+        let mut body = String::new();
+        for n in 0..120 {
+            writeln!(body, "def helper_{n}(x):\n    return x + {n}\n").unwrap();
+        }
+        body.push_str("if WIN:\n    import msvcrt\n\n    def raw_input(prompt=''):\n        return msvcrt.getwch()\n");
+        let map = LineMap::align(&body, &body);
+        let index = definition_index(&body, Language::Python);
+        let names = vec!["raw_input".to_owned()];
+        let focus = DefinitionFocus {
+            names: &names,
+            ..DefinitionFocus::default()
+        };
+        let sliced = slice_definitions(
+            &body,
+            &index,
+            &map,
+            focus,
+            TokenCount(200),
+            TokenCounter::cl100k(),
+        )
+        .unwrap();
+        assert!(
+            sliced.text.contains("if WIN:\n")
+                && sliced
+                    .text
+                    .contains("    def raw_input(prompt=''):\n        return msvcrt.getwch()\n"),
             "{}",
             sliced.text
         );

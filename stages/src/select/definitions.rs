@@ -331,8 +331,9 @@ fn opener(
     method(rest, indent, nested)
 }
 
-/// A function bound to a name whose type annotation spans lines:
-/// `const plugin: Creator<{` … `}> = (opts) => {`: the line at the binding's
+/// A function bound to a name whose type annotation or parameter list spans
+/// lines: `const plugin: Creator<{` … `}> = (opts) => {`, or `const make = (`
+/// … `) => {`: the line at the binding's
 /// indentation that closes the type (within 24 lines) assigns a function.
 fn typed_binding(lines: &[&str], index: usize) -> Option<(DefinitionKind, String)> {
     let line = lines[index];
@@ -345,13 +346,30 @@ fn typed_binding(lines: &[&str], index: usize) -> Option<(DefinitionKind, String
         .find_map(|binding| rest.strip_prefix(binding))?;
     let name = identifier(after)?;
     let tail = after[name.len()..].trim_start();
-    if !tail.starts_with(':')
-        || tail.contains('=')
-        || !tail.trim_end().ends_with(['{', '<', '(', ','])
+    // `const name = (` with the parameters on the next lines, closed by
+    // `) => {` at its own indentation.
+    let arrow = tail
+        .strip_prefix('=')
+        .map(|value| value.trim().trim_start_matches("async").trim_start() == "(")
+        .unwrap_or(false);
+    if !arrow
+        && (!tail.starts_with(':')
+            || tail.contains('=')
+            || !tail.trim_end().ends_with(['{', '<', '(', ',']))
     {
         return None;
     }
     let own = indent(line);
+    if arrow {
+        let close = lines
+            .iter()
+            .skip(index + 1)
+            .take(24)
+            .find(|text| !text.trim().is_empty() && indent(text) <= own)?
+            .trim();
+        return (close.starts_with(')') && close.contains("=>") && close.ends_with('{'))
+            .then_some((DefinitionKind::Function, name));
+    }
     let close = lines
         .iter()
         .enumerate()
@@ -855,6 +873,15 @@ mod tests {
                 ("Server.url", 7, 9),
                 ("createServer", 12, 14)
             ])
+        );
+    }
+
+    #[test]
+    fn an_arrow_function_whose_parameters_span_lines() {
+        let text = "const makeScssWorker = (\n  environment: Env,\n  maxWorkers: number,\n) => {\n  const skip = (url: string) => {\n    return url\n  }\n  return skip\n}\n\nexport const run = async (\n  a: number,\n) => {\n  return a\n}\n\nconst call = (\n  1,\n)\n";
+        assert_eq!(
+            names(text, Language::TypeScript),
+            owned(&[("makeScssWorker", 0, 8), ("run", 10, 14)])
         );
     }
 
