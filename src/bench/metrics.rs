@@ -514,8 +514,8 @@ pub fn slice_shape(prompt: &str) -> SliceShape {
             return;
         }
         // Each marker as the count of shown lines before it, and whether it
-        // is indented deeper than the line before it (a body elided under
-        // its header).
+        // stands under the line before it (indented deeper, or as deep after
+        // a line that opens a bracket): a body elided under its header.
         let mut markers: Vec<(u32, bool)> = Vec::new();
         let mut shown = String::new();
         let mut count = 0u32;
@@ -523,7 +523,10 @@ pub fn slice_shape(prompt: &str) -> SliceShape {
         let indent = |line: &str| line.len() - line.trim_start().len();
         for line in &body[1..] {
             if is_gap_marker(line) {
-                markers.push((count, count > 0 && indent(line) > indent(previous)));
+                let opens = previous.trim_end().ends_with(['{', '[', '(', ':']);
+                let under =
+                    indent(line) > indent(previous) || (opens && indent(line) == indent(previous));
+                markers.push((count, count > 0 && under));
             } else {
                 previous = line;
                 shown.push_str(line);

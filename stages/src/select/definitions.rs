@@ -690,7 +690,9 @@ fn indented_blocks(lines: &[&str]) -> Vec<Definition> {
         let imports = ["import ", "from ", "use ", "export {"]
             .iter()
             .any(|p| lines[index].trim_start().starts_with(p));
-        let opens = !imports && depths.get(k + 1).is_some_and(|&next| next > depth);
+        // A `[section]` opens a block even when it is empty.
+        let table = tables && depth == 0 && is_table(lines[index]);
+        let opens = !imports && (table || depths.get(k + 1).is_some_and(|&next| next > depth));
         if opens && !closed_here {
             let parent = open.last().map(|&(block, _)| block as u32);
             found.push(Definition {
@@ -808,13 +810,15 @@ mod tests {
             names(json, Language::Json),
             owned(&[("{", 0, 8), ("scripts", 2, 4), ("files", 5, 7)])
         );
-        let ini = "[MASTER]\njobs=1\n\n[MESSAGES CONTROL]\ndisable=\n    C0111,\n    R0201\n";
+        let ini =
+            "[MASTER]\njobs=1\n\n[EMPTY]\n[MESSAGES CONTROL]\ndisable=\n    C0111,\n    R0201\n";
         assert_eq!(
             names(ini, Language::Unknown),
             owned(&[
                 ("MASTER", 0, 1),
-                ("MESSAGES CONTROL", 3, 6),
-                ("disable", 4, 6)
+                ("EMPTY", 3, 3),
+                ("MESSAGES CONTROL", 4, 7),
+                ("disable", 5, 7)
             ])
         );
         // A Python file of data and imports: the dict is a block, the
