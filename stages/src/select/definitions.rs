@@ -140,15 +140,15 @@ fn code_definitions(lines: &[&str], language: Language) -> Vec<Definition> {
             continue;
         }
         let Some((kind, name)) = opener(trimmed, indent(line), parent_kind.is_some(), python)
-            .or_else(|| (!python).then(|| typed_binding(&lines, index)).flatten())
+            .or_else(|| (!python).then(|| typed_binding(lines, index)).flatten())
         else {
             index += 1;
             continue;
         };
-        let start = leading_lines(&lines, index);
-        let (header_end, end) = span(&lines, index, python);
+        let start = leading_lines(lines, index);
+        let (header_end, end) = span(lines, index, python);
         let doc_end = if python {
-            docstring_end(&lines, header_end as usize, end as usize).unwrap_or(header_end)
+            docstring_end(lines, header_end as usize, end as usize).unwrap_or(header_end)
         } else {
             header_end
         };
@@ -350,8 +350,7 @@ fn typed_binding(lines: &[&str], index: usize) -> Option<(DefinitionKind, String
     // `) => {` at its own indentation.
     let arrow = tail
         .strip_prefix('=')
-        .map(|value| value.trim().trim_start_matches("async").trim_start() == "(")
-        .unwrap_or(false);
+        .is_some_and(|value| value.trim().trim_start_matches("async").trim_start() == "(");
     if !arrow
         && (!tail.starts_with(':')
             || tail.contains('=')
@@ -651,15 +650,15 @@ fn indented_blocks(lines: &[&str]) -> Vec<Definition> {
     let tables = meaningful.iter().any(|&i| is_table(lines[i]));
     // The layout depth of a line: its indentation, one deeper inside a
     // `[section]`.
-    let mut in_table = false;
+    let mut inside_section = false;
     let depths: Vec<usize> = meaningful
         .iter()
         .map(|&i| {
             if tables && is_table(lines[i]) {
-                in_table = true;
+                inside_section = true;
                 0
             } else {
-                indent(lines[i]) + usize::from(in_table)
+                indent(lines[i]) + usize::from(inside_section)
             }
         })
         .collect();
