@@ -585,7 +585,7 @@ impl Planner<'_> {
             .filter_map(|&line| map.l0_index_at_or_after(line as usize, self.lines.len()))
             .collect();
         let body = definition.doc_end as usize + 1..=definition.end as usize;
-        if let Some(window) = self.densest_window(&inside, &frames, body) {
+        if let Some(window) = self.densest_window(&inside, &frames, body, focus) {
             self.plan.keep(&[window]);
         }
         self.close_short_gaps(definition.start as usize..=definition.end as usize);
@@ -594,7 +594,9 @@ impl Planner<'_> {
 
     /// One window of `body` for a definition shown by its anchors: the run
     /// from one anchor to another holding the most trace frames, then the
-    /// most anchors (the earliest of equals), that fits the room left, widened
+    /// strongest anchor (the line with the most of `focus`'s weight, a name
+    /// it writes in code form), then the most anchors (the earliest of
+    /// equals), that fits the room left, widened
     /// evenly on both sides while it fits. A definition read in one piece,
     /// not scattered lines. `None` when not even one anchor line fits.
     fn densest_window(
@@ -602,6 +604,7 @@ impl Planner<'_> {
         anchors: &[usize],
         frames: &[usize],
         body: RangeInclusive<usize>,
+        focus: DefinitionFocus<'_>,
     ) -> Option<RangeInclusive<usize>> {
         let anchors: Vec<usize> = anchors
             .iter()
@@ -616,7 +619,29 @@ impl Planner<'_> {
         }
         let cost = |range: &RangeInclusive<usize>| before[range.end() + 1] - before[*range.start()];
         let left = self.room.saturating_sub(self.plan.used + 2 * MARKER_TOKENS);
-        let mut best: Option<((usize, usize), RangeInclusive<usize>)> = None;
+        // The strongest anchor (most of the task's weight on one line, a
+        // name it writes in code form): a window holding it beats one with
+        // more, weaker anchors.
+        let strength = |line: usize| {
+            let lower = self.lines[line].to_lowercase();
+            let words: f64 = focus
+                .terms
+                .iter()
+                .filter(|(term, _)| !term.is_empty() && lower.contains(term.as_str()))
+                .map(|(_, weight)| weight)
+                .sum();
+            let named = names_on_line(self.lines[line], focus.names);
+            words + if named { 1_000.0 } else { 0.0 }
+        };
+        let strongest = anchors
+            .iter()
+            .map(|&a| (a, strength(a)))
+            .fold(None::<(usize, f64)>, |best, (a, s)| match best {
+                Some((_, b)) if b >= s => best,
+                _ => Some((a, s)),
+            })
+            .map(|(a, _)| a);
+        let mut best: Option<((usize, bool, usize), RangeInclusive<usize>)> = None;
         let mut last = 0;
         for first in 0..anchors.len() {
             last = last.max(first);
@@ -629,6 +654,7 @@ impl Planner<'_> {
             }
             let weight = (
                 frames.iter().filter(|f| span.contains(f)).count(),
+                strongest.is_some_and(|a| span.contains(&a)),
                 last + 1 - first,
             );
             if best.as_ref().is_none_or(|(w, _)| weight > *w) {
@@ -941,10 +967,7 @@ fn anchor_lines(
         .collect();
     for index in span {
         let lower = lines[index].to_lowercase();
-        let named = focus.names.iter().any(|name| {
-            let simple = name.rsplit('.').next().unwrap_or(name);
-            lines[index].contains(simple)
-        });
+        let named = names_on_line(lines[index], focus.names);
         if named
             || focus
                 .terms
@@ -957,6 +980,23 @@ fn anchor_lines(
     anchors.sort_unstable();
     anchors.dedup();
     anchors
+}
+
+/// Whether `line` holds one of `names` (the last segment of a qualified
+/// name) as a whole identifier. A path the task names (`_dicom_dict.py`) is
+/// no name to look for, nor is a segment under three characters.
+fn names_on_line(line: &str, names: &[String]) -> bool {
+    names.iter().any(|name| {
+        let simple = name.rsplit('.').next().unwrap_or(name);
+        if name.contains('/') || simple.len() < 3 {
+            return false;
+        }
+        let word = |c: char| c.is_alphanumeric() || c == '_';
+        line.match_indices(simple).any(|(at, _)| {
+            !line[..at].chars().next_back().is_some_and(word)
+                && !line[at + simple.len()..].chars().next().is_some_and(word)
+        })
+    })
 }
 
 /// Each definition's score against `focus`: BM25 of the task's words over
@@ -1523,10 +1563,16 @@ fn render(
             .iter()
             .filter(|d| (from..to).contains(&(d.header_start as usize)))
             .count();
-        let indent: String = lines
-            .get(to)
-            .or_else(|| lines.get(from))
-            .map(|line| line.chars().take_while(|c| c.is_whitespace()).collect())
+        // Indented like the code after it, or less when the run holds
+        // shallower lines (the rest of a body and the definitions after it).
+        let leading =
+            |line: &str| -> String { line.chars().take_while(|c| c.is_whitespace()).collect() };
+        let indent: String = lines[from..to.min(lines.len())]
+            .iter()
+            .chain(lines.get(to))
+            .filter(|line| !line.trim().is_empty())
+            .map(|line| leading(line))
+            .min_by_key(|prefix| prefix.chars().count())
             .unwrap_or_default();
         let count = last - first + 1;
         let what = match inside {
@@ -1866,6 +1912,98 @@ mod tests {
             "{}",
             sliced.text
         );
+    }
+
+    #[test]
+    fn a_window_holds_the_strongest_line_and_a_path_is_no_name() {
+        use std::fmt::Write as _;
+
+        use crate::language::Language;
+        use crate::select::definitions::definition_index;
+        // A table module: many rows with one of the task's words, one row
+        // with all of them far from the others.
+        let mut body = String::from("TABLE = {\n");
+        for n in 0..400 {
+            let row = match n {
+                100..=160 => format!("    0x{n:04}: ('DT', 'Frame Number {n}'),"),
+                300 => "    0x9074: ('DT', 'Frame Acquisition DateTime'),".to_owned(),
+                _ => format!("    0x{n:04}: ('CS', 'Value {n} type'),"),
+            };
+            writeln!(body, "{row}").unwrap();
+        }
+        body.push_str("}\n");
+        let map = LineMap::align(&body, &body);
+        let index = definition_index(&body, Language::Python);
+        let terms = vec![
+            ("frame".to_owned(), 1.0),
+            ("acquisit".to_owned(), 1.0),
+            ("datetime".to_owned(), 1.0),
+        ];
+        // The task names the file: `table.py` is no name to look for (its
+        // last segment, `py`, is on no line as a word anyway).
+        let names = vec!["data/table.py".to_owned()];
+        let focus = DefinitionFocus {
+            names: &names,
+            terms: &terms,
+            ..DefinitionFocus::default()
+        };
+        let sliced = slice_definitions(
+            &body,
+            &index,
+            &map,
+            focus,
+            TokenCount(400),
+            TokenCounter::cl100k(),
+        )
+        .unwrap();
+        assert!(
+            sliced.text.contains("'Frame Acquisition DateTime'"),
+            "{}",
+            sliced.text
+        );
+        assert!(names_on_line(
+            "x = parse_args(argv)",
+            &["cli.parse_args".to_owned()]
+        ));
+        assert!(!names_on_line(
+            "x = parse_args_fast(argv)",
+            &["parse_args".to_owned()]
+        ));
+        assert!(!names_on_line("import numpy", &["setup.py".to_owned()]));
+    }
+
+    #[test]
+    fn a_marker_over_a_body_and_the_definitions_after_it_is_not_indented() {
+        use std::fmt::Write as _;
+
+        use crate::language::Language;
+        use crate::select::definitions::definition_index;
+        let mut body = String::from("def target(x):\n    return x\n\n");
+        for n in 0..40 {
+            writeln!(body, "def helper_{n}(x):").unwrap();
+            for k in 0..10 {
+                writeln!(body, "    x = x + {k} * {n}").unwrap();
+            }
+            body.push_str("    return x\n\n");
+        }
+        let map = LineMap::align(&body, &body);
+        let index = definition_index(&body, Language::Python);
+        let names = vec!["target".to_owned()];
+        let focus = DefinitionFocus {
+            names: &names,
+            ..DefinitionFocus::default()
+        };
+        let sliced = slice_definitions(
+            &body,
+            &index,
+            &map,
+            focus,
+            TokenCount(160),
+            TokenCounter::cl100k(),
+        )
+        .unwrap();
+        let last = sliced.text.lines().last().unwrap();
+        assert!(last.starts_with("… lines "), "{}", sliced.text);
     }
 
     #[test]

@@ -482,10 +482,37 @@ fn leading_lines(lines: &[&str], index: usize) -> u32 {
                 || trimmed.starts_with("/**")
                 || trimmed.starts_with("//"))
             || indent(above) == own + 1 && (trimmed.starts_with('*'));
-        if !leading {
+        if leading {
+            start -= 1;
+            continue;
+        }
+        // A decorator whose arguments span lines (`@click.option(` …
+        // `)`): its argument lines and closing bracket, up to its `@` line.
+        let mut probe = start;
+        while probe > 0 && start - probe < 40 {
+            let line = lines[probe - 1];
+            let trimmed = line.trim_start();
+            if trimmed.is_empty() {
+                break;
+            }
+            if indent(line) == own && trimmed.starts_with('@') {
+                break;
+            }
+            let inside =
+                indent(line) > own || indent(line) == own && trimmed.starts_with([')', ']', '}']);
+            if !inside {
+                break;
+            }
+            probe -= 1;
+        }
+        let decorated = probe > 0 && probe < start && {
+            let line = lines[probe - 1];
+            indent(line) == own && line.trim_start().starts_with('@')
+        };
+        if !decorated {
             break;
         }
-        start -= 1;
+        start = probe - 1;
     }
     start as u32
 }
@@ -658,7 +685,10 @@ fn indented_blocks(lines: &[&str]) -> Vec<Definition> {
                 inside_section = true;
                 0
             } else {
-                indent(lines[i]) + usize::from(inside_section)
+                // A list item (`- uses: …`) sits one deeper than its key
+                // even at the key's indentation, as YAML allows.
+                let item = lines[i].trim_start().starts_with("- ");
+                indent(lines[i]) + usize::from(inside_section) + usize::from(item)
             }
         })
         .collect();
@@ -793,15 +823,15 @@ mod tests {
 
     #[test]
     fn files_without_definitions_get_blocks_by_layout() {
-        let yaml = "# CI\nname: ci\non:\n  push:\n    branches: [main]\njobs:\n  test:\n    runs-on: ubuntu\n    steps:\n      - run: make\n";
+        let yaml = "# CI\nname: ci\non:\n  push:\n    branches: [main]\njobs:\n  test:\n    runs-on: ubuntu\n    steps:\n    - uses: checkout\n    - run: make\n";
         assert_eq!(
             names(yaml, Language::Yaml),
             owned(&[
                 ("on", 2, 4),
                 ("push", 3, 4),
-                ("jobs", 5, 9),
-                ("test", 6, 9),
-                ("steps", 8, 9)
+                ("jobs", 5, 10),
+                ("test", 6, 10),
+                ("steps", 8, 10)
             ])
         );
         let json = "{\n  \"name\": \"vite\",\n  \"scripts\": {\n    \"build\": \"tsc\"\n  },\n  \"files\": [\n    \"dist\"\n  ]\n}\n";
@@ -877,6 +907,12 @@ mod tests {
                 ("createServer", 12, 14)
             ])
         );
+    }
+
+    #[test]
+    fn decorators_whose_arguments_span_lines_belong_to_the_definition() {
+        let text = "x = 1\n\n@cli.command()\n@click.option(\n    \"--fast\",\n    is_flag=True,\n)\n@click.argument(\"paths\")\ndef fix(fast, paths):\n    return fast\n";
+        assert_eq!(names(text, Language::Python), owned(&[("fix", 2, 9)]));
     }
 
     #[test]
