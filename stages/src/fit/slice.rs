@@ -683,6 +683,26 @@ impl Planner<'_> {
                 break;
             }
         }
+        // A window that starts inside a statement or block starts at the
+        // line that opens it (`if (…) {`, `try:`, a call over several lines)
+        // when that is at most a few lines up, paid for by lines at its end
+        // (never the strongest anchor): read from its start, a fragment
+        // reads right.
+        let indent = |line: usize| self.lines[line].len() - self.lines[line].trim_start().len();
+        let first = *window.start();
+        let opener = (first.saturating_sub(MAX_CLOSED_GAP).max(*body.start())..first)
+            .rev()
+            .find(|&line| !self.lines[line].trim().is_empty() && indent(line) < indent(first));
+        if let Some(opener) = opener {
+            let keep_to = strongest.filter(|a| window.contains(a)).unwrap_or(first);
+            let mut end = *window.end();
+            while end > keep_to && cost(&(opener..=end)) > left {
+                end -= 1;
+            }
+            if cost(&(opener..=end)) <= left {
+                window = opener..=end;
+            }
+        }
         // The estimate ignores lines already kept; the plan has the last word.
         while !self
             .plan
@@ -1970,6 +1990,47 @@ mod tests {
             &["parse_args".to_owned()]
         ));
         assert!(!names_on_line("import numpy", &["setup.py".to_owned()]));
+    }
+
+    #[test]
+    fn a_window_inside_a_block_starts_at_the_line_that_opens_it() {
+        use std::fmt::Write as _;
+
+        use crate::language::Language;
+        use crate::select::definitions::definition_index;
+        let mut body = String::from("def handle(request):\n");
+        for n in 1..200 {
+            match n {
+                100 => body.push_str("    if request.ready:\n"),
+                101..=104 => {
+                    writeln!(body, "        value_{n} = ordinary_step(request, {n})").unwrap()
+                }
+                105 => body.push_str("        value = decode_payload(request)\n"),
+                _ => writeln!(body, "    value_{n} = ordinary_step(request, {n})").unwrap(),
+            }
+        }
+        let map = LineMap::align(&body, &body);
+        let index = definition_index(&body, Language::Python);
+        let terms = vec![("decode_payload".to_owned(), 1.0)];
+        let focus = DefinitionFocus {
+            terms: &terms,
+            ..DefinitionFocus::default()
+        };
+        let sliced = slice_definitions(
+            &body,
+            &index,
+            &map,
+            focus,
+            TokenCount(150),
+            TokenCounter::cl100k(),
+        )
+        .unwrap();
+        let text = &sliced.text;
+        assert!(text.contains("    if request.ready:\n"), "{text}");
+        assert!(
+            text.contains("        value = decode_payload(request)\n"),
+            "{text}"
+        );
     }
 
     #[test]
