@@ -2003,7 +2003,7 @@ mod tests {
             match n {
                 100 => body.push_str("    if request.ready:\n"),
                 101..=104 => {
-                    writeln!(body, "        value_{n} = ordinary_step(request, {n})").unwrap()
+                    writeln!(body, "        value_{n} = ordinary_step(request, {n})").unwrap();
                 }
                 105 => body.push_str("        value = decode_payload(request)\n"),
                 _ => writeln!(body, "    value_{n} = ordinary_step(request, {n})").unwrap(),
