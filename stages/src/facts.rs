@@ -6,6 +6,8 @@
 //! file depend on its bytes, its path (language, lock-file and never-include
 //! rules) and the settings in [`FactsSettings`], never on the intent.
 
+use std::fmt::Write as _;
+
 use serde::Serialize;
 
 use crate::content_hash::ContentHash;
@@ -174,8 +176,14 @@ pub fn compute_facts(
         .signatures_only
         .filter(|body| !body.trim().is_empty())
         .map(|body| render(InclusionTier::L2, body).0);
+    let definitions = definition_index(&l0_body, language);
     let l3_body = if analysis.names.is_empty() {
-        names_only(&l0_body)
+        let names = names_only(&l0_body);
+        if names.starts_with("(no definitions found") {
+            blocks_only(&definitions, &text)
+        } else {
+            names
+        }
     } else {
         analysis.names.iter().fold(String::new(), |mut out, name| {
             out.push_str(kind_word(name.kind));
@@ -191,7 +199,6 @@ pub fn compute_facts(
     } else {
         LineMap::align(&text, &l0_body)
     };
-    let definitions = definition_index(&l0_body, language);
     let (l0, transformed_tokens) = render(InclusionTier::L0, l0_body);
     let original_tokens = if unchanged {
         transformed_tokens
@@ -217,6 +224,49 @@ pub fn compute_facts(
     }
 }
 
+/// The most block names a names-only render of a file without definitions
+/// lists.
+const MAX_BLOCK_NAMES: usize = 40;
+
+/// The names-only render of a file whose only definitions are sections or
+/// blocks by layout (a YAML workflow, `package.json`, an INI file): its
+/// top-level blocks and the blocks directly in them, as `section <name>`
+/// lines (nested ones indented), at most [`MAX_BLOCK_NAMES`], then its size
+/// on disk. With none, its size alone: `(no definitions found; N lines, B
+/// bytes)`, counted on `text` (the file on disk, not the transformed text).
+fn blocks_only(definitions: &[Definition], text: &str) -> String {
+    let (lines, bytes) = (text.lines().count(), text.len());
+    let is_named = |d: &Definition| d.name.chars().any(char::is_alphanumeric);
+    // Named ancestors only: the `{` around a JSON document is no level.
+    let depth = |d: &Definition| {
+        let mut depth = 0;
+        let mut parent = d.parent;
+        while let Some(p) = parent {
+            depth += usize::from(is_named(&definitions[p as usize]));
+            parent = definitions[p as usize].parent;
+        }
+        depth
+    };
+    let named: Vec<String> = definitions
+        .iter()
+        .filter(|d| is_named(d) && depth(d) <= 1)
+        .map(|d| format!("{}section {}", "  ".repeat(depth(d)), d.name))
+        .collect();
+    if named.is_empty() {
+        return format!("(no definitions found; {lines} lines, {bytes} bytes)\n");
+    }
+    let mut out: String = named
+        .iter()
+        .take(MAX_BLOCK_NAMES)
+        .flat_map(|line| [line.as_str(), "\n"])
+        .collect();
+    if named.len() > MAX_BLOCK_NAMES {
+        let _ = writeln!(out, "… {} more sections", named.len() - MAX_BLOCK_NAMES);
+    }
+    let _ = writeln!(out, "({lines} lines, {bytes} bytes)");
+    out
+}
+
 /// The word an L3 line starts with for a kind of name.
 pub(crate) fn kind_word(kind: SymbolKind) -> &'static str {
     match kind {
@@ -232,6 +282,28 @@ pub(crate) fn kind_word(kind: SymbolKind) -> &'static str {
         SymbolKind::Variable => "variable",
         SymbolKind::Module => "module",
         SymbolKind::Macro => "macro",
+    }
+}
+
+#[cfg(test)]
+mod block_names_tests {
+    use super::*;
+
+    #[test]
+    fn a_file_without_names_lists_its_blocks_and_its_size_on_disk() {
+        let json = "{\n  \"name\": \"vite\",\n  \"scripts\": {\n    \"build\": \"tsc\"\n  },\n  \"engines\": {\n    \"node\": \"^20\"\n  }\n}\n";
+        let definitions = definition_index(json, Language::Json);
+        assert_eq!(
+            blocks_only(&definitions, json),
+            format!(
+                "section scripts\nsection engines\n(9 lines, {} bytes)\n",
+                json.len()
+            )
+        );
+        assert_eq!(
+            blocks_only(&[], "a\nb\n"),
+            "(no definitions found; 2 lines, 4 bytes)\n"
+        );
     }
 }
 
