@@ -693,8 +693,8 @@ fn indented_blocks(lines: &[&str]) -> Vec<Definition> {
         })
         .collect();
     let mut found: Vec<Definition> = Vec::new();
-    // Open blocks: (index in `found`, depth).
-    let mut open: Vec<(usize, usize)> = Vec::new();
+    // Open blocks: (index in `found`, or none for a bare bracket, depth).
+    let mut open: Vec<(Option<usize>, usize)> = Vec::new();
     for (k, &index) in meaningful.iter().enumerate() {
         let depth = depths[k];
         let closes = ["}", "]", ")"]
@@ -712,7 +712,9 @@ fn indented_blocks(lines: &[&str]) -> Vec<Definition> {
             } else {
                 meaningful[k - 1]
             };
-            found[block].end = end as u32;
+            if let Some(block) = block {
+                found[block].end = end as u32;
+            }
             open.pop();
         }
         // An import list over several lines is not a block of its own.
@@ -723,9 +725,20 @@ fn indented_blocks(lines: &[&str]) -> Vec<Definition> {
         let table = tables && depth == 0 && is_table(lines[index]);
         let opens = !imports && (table || depths.get(k + 1).is_some_and(|&next| next > depth));
         if opens && !closed_here {
-            let parent = open.last().map(|&(block, _)| block as u32);
+            let name = block_name(lines[index]);
+            // A bare bracket (`{` around a JSON document) nests what is in
+            // it but is no block of its own.
+            if !name.chars().any(char::is_alphanumeric) {
+                open.push((None, depth));
+                continue;
+            }
+            let parent = open
+                .iter()
+                .rev()
+                .find_map(|&(block, _)| block)
+                .map(|b| b as u32);
             found.push(Definition {
-                name: block_name(lines[index]),
+                name,
                 kind: DefinitionKind::Section,
                 start: index as u32,
                 header_start: index as u32,
@@ -734,12 +747,14 @@ fn indented_blocks(lines: &[&str]) -> Vec<Definition> {
                 end: index as u32,
                 parent,
             });
-            open.push((found.len() - 1, depth));
+            open.push((Some(found.len() - 1), depth));
         }
     }
     if let Some(&last) = meaningful.last() {
         for (block, _) in open {
-            found[block].end = last as u32;
+            if let Some(block) = block {
+                found[block].end = last as u32;
+            }
         }
     }
     found
@@ -837,7 +852,7 @@ mod tests {
         let json = "{\n  \"name\": \"vite\",\n  \"scripts\": {\n    \"build\": \"tsc\"\n  },\n  \"files\": [\n    \"dist\"\n  ]\n}\n";
         assert_eq!(
             names(json, Language::Json),
-            owned(&[("{", 0, 8), ("scripts", 2, 4), ("files", 5, 7)])
+            owned(&[("scripts", 2, 4), ("files", 5, 7)])
         );
         let ini =
             "[MASTER]\njobs=1\n\n[EMPTY]\n[MESSAGES CONTROL]\ndisable=\n    C0111,\n    R0201\n";
