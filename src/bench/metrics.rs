@@ -544,7 +544,7 @@ pub fn slice_shape(prompt: &str) -> SliceShape {
         let imports = usize::from(
             body[1..]
                 .iter()
-                .any(|line| aic_stages::fit::slice::is_import_line(line)),
+                .any(|line| aic_stages::select::definitions::is_import_line(line)),
         );
         shape.slices += 1;
         shape.markers += markers.len();

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::content_hash::ContentHash;
 use crate::fit::assembler::{ContextFile, PromptAssembler};
-use crate::fit::ladder::{InclusionTier, names_only};
+use crate::fit::ladder::{InclusionTier, defined_names_only, size_line};
 use crate::fit::line_map::LineMap;
 use crate::fit::tokens::TokenCount;
 use crate::fit::tokens::TokenCounter;
@@ -178,12 +178,7 @@ pub fn compute_facts(
         .map(|body| render(InclusionTier::L2, body).0);
     let definitions = definition_index(&l0_body, language);
     let l3_body = if analysis.names.is_empty() {
-        let names = names_only(&l0_body);
-        if names.starts_with("(no definitions found") {
-            blocks_only(&definitions, &text)
-        } else {
-            names
-        }
+        defined_names_only(&l0_body).unwrap_or_else(|| blocks_only(&definitions, &text))
     } else {
         analysis.names.iter().fold(String::new(), |mut out, name| {
             out.push_str(kind_word(name.kind));
@@ -235,9 +230,8 @@ const MAX_BLOCK_NAMES: usize = 40;
 /// on disk. With none, its size alone: `(no definitions found; N lines, B
 /// bytes)`, counted on `text` (the file on disk, not the transformed text).
 fn blocks_only(definitions: &[Definition], text: &str) -> String {
-    let (lines, bytes) = (text.lines().count(), text.len());
     let is_named = |d: &Definition| d.name.chars().any(char::is_alphanumeric);
-    // Named ancestors only: the `{` around a JSON document is no level.
+    // Named ancestors only: a bare bracket is no level.
     let depth = |d: &Definition| {
         let mut depth = 0;
         let mut parent = d.parent;
@@ -247,23 +241,28 @@ fn blocks_only(definitions: &[Definition], text: &str) -> String {
         }
         depth
     };
-    let named: Vec<String> = definitions
+    let named: Vec<(usize, &str)> = definitions
         .iter()
-        .filter(|d| is_named(d) && depth(d) <= 1)
-        .map(|d| format!("{}section {}", "  ".repeat(depth(d)), d.name))
+        .filter(|d| is_named(d))
+        .map(|d| (depth(d), d.name.as_str()))
+        .filter(|&(depth, _)| depth <= 1)
         .collect();
     if named.is_empty() {
-        return format!("(no definitions found; {lines} lines, {bytes} bytes)\n");
+        return size_line(text);
     }
-    let mut out: String = named
-        .iter()
-        .take(MAX_BLOCK_NAMES)
-        .flat_map(|line| [line.as_str(), "\n"])
-        .collect();
+    let mut out = String::new();
+    for (depth, name) in named.iter().take(MAX_BLOCK_NAMES) {
+        let _ = writeln!(out, "{}section {name}", "  ".repeat(*depth));
+    }
     if named.len() > MAX_BLOCK_NAMES {
         let _ = writeln!(out, "… {} more sections", named.len() - MAX_BLOCK_NAMES);
     }
-    let _ = writeln!(out, "({lines} lines, {bytes} bytes)");
+    let _ = writeln!(
+        out,
+        "({} lines, {} bytes)",
+        text.lines().count(),
+        text.len()
+    );
     out
 }
 

@@ -203,8 +203,8 @@ impl SummarisationLadder {
 
 /// Renders the names-only (L3) tier of a file: one line `kind name` per
 /// definition ([`crate::select::symbols::defined_names`]), in file order. A file with no
-/// recognisable definition gets one line giving its size, so the render is never
-/// empty.
+/// recognisable definition gets one line giving its size ([`size_line`]), so
+/// the render is never empty.
 ///
 /// # Examples
 ///
@@ -214,21 +214,32 @@ impl SummarisationLadder {
 /// assert_eq!(names_only(text), "struct Config\nfn load\n");
 /// ```
 pub fn names_only(content: &str) -> String {
+    defined_names_only(content).unwrap_or_else(|| size_line(content))
+}
+
+/// The `kind name` lines of [`names_only`], or `None` when `content`
+/// defines no recognisable name.
+pub fn defined_names_only(content: &str) -> Option<String> {
     let names = defined_names(content);
-    if names.is_empty() {
-        let lines = content.lines().count();
-        return format!(
-            "(no definitions found; {lines} lines, {} bytes)\n",
-            content.len()
-        );
-    }
-    names.iter().fold(String::new(), |mut out, n| {
-        out.push_str(&n.kind);
-        out.push(' ');
-        out.push_str(&n.name);
-        out.push('\n');
-        out
+    (!names.is_empty()).then(|| {
+        names.iter().fold(String::new(), |mut out, n| {
+            out.push_str(&n.kind);
+            out.push(' ');
+            out.push_str(&n.name);
+            out.push('\n');
+            out
+        })
     })
+}
+
+/// The names-only line of a file that defines nothing recognisable:
+/// `(no definitions found; N lines, B bytes)`, counted on `text`.
+pub fn size_line(text: &str) -> String {
+    format!(
+        "(no definitions found; {} lines, {} bytes)\n",
+        text.lines().count(),
+        text.len()
+    )
 }
 
 #[cfg(test)]

@@ -34,7 +34,7 @@ use std::ops::RangeInclusive;
 use crate::fit::line_map::LineMap;
 use crate::fit::tokens::TokenCount;
 use crate::fit::tokens::TokenCounter;
-use crate::select::definitions::{Definition, DefinitionKind};
+use crate::select::definitions::{Definition, DefinitionKind, indent, is_import_line};
 
 /// Lines of context tried around each matching line, widest first; the
 /// first that fits the budget wins.
@@ -688,11 +688,13 @@ impl Planner<'_> {
         // when that is at most a few lines up, paid for by lines at its end
         // (never the strongest anchor): read from its start, a fragment
         // reads right.
-        let indent = |line: usize| self.lines[line].len() - self.lines[line].trim_start().len();
         let first = *window.start();
         let opener = (first.saturating_sub(MAX_CLOSED_GAP).max(*body.start())..first)
             .rev()
-            .find(|&line| !self.lines[line].trim().is_empty() && indent(line) < indent(first));
+            .find(|&line| {
+                !self.lines[line].trim().is_empty()
+                    && indent(self.lines[line]) < indent(self.lines[first])
+            });
         if let Some(opener) = opener {
             let keep_to = strongest.filter(|a| window.contains(a)).unwrap_or(first);
             let mut end = *window.end();
@@ -869,23 +871,6 @@ impl Planner<'_> {
     }
 }
 
-/// Whether `line` imports names: `import`, `from … import`, `use`,
-/// `#include`, `require(…)`, `extern crate`.
-pub fn is_import_line(line: &str) -> bool {
-    let line = line.trim_start();
-    [
-        "import ",
-        "from ",
-        "use ",
-        "pub use ",
-        "#include",
-        "extern crate ",
-    ]
-    .iter()
-    .any(|prefix| line.starts_with(prefix))
-        || (line.contains("require(") && (line.starts_with("const ") || line.starts_with("var ")))
-}
-
 /// The names of the `count` definitions of `body` that score best against
 /// `focus` (as [`slice_definitions`] scores them), best first; only
 /// definitions with a positive score, and no Markdown sections.
@@ -937,7 +922,6 @@ fn enclosing_lines(
     definitions: &[Definition],
     index: usize,
 ) -> Vec<RangeInclusive<usize>> {
-    let indent = |line: &str| line.len() - line.trim_start().len();
     let definition = &definitions[index];
     let floor = definition
         .parent
@@ -1639,6 +1623,22 @@ fn render(
 mod tests {
     use super::*;
 
+    /// `body` (Python) sliced by definitions to `budget` tokens of
+    /// `cl100k_base`, with the identity line map.
+    fn slice_python(body: &str, focus: DefinitionFocus<'_>, budget: u32) -> Sliced {
+        let index =
+            crate::select::definitions::definition_index(body, crate::language::Language::Python);
+        slice_definitions(
+            body,
+            &index,
+            &LineMap::align(body, body),
+            focus,
+            TokenCount(budget),
+            TokenCounter::cl100k(),
+        )
+        .unwrap()
+    }
+
     fn slice_to_fit(
         body: &str,
         terms: &[String],
@@ -1833,8 +1833,6 @@ mod tests {
     fn a_definition_shown_by_its_anchors_keeps_short_gaps_inside_it() {
         use std::fmt::Write as _;
 
-        use crate::language::Language;
-        use crate::select::definitions::definition_index;
         // One long function: the task's word on three lines 6 apart, far
         // from its start; its whole does not fit, nor wide windows.
         let mut body = String::from("def handle(request):\n");
@@ -1850,22 +1848,12 @@ mod tests {
             )
             .unwrap();
         }
-        let map = LineMap::align(&body, &body);
-        let index = definition_index(&body, Language::Python);
         let terms = vec![("decode_payload".to_owned(), 1.0)];
         let focus = DefinitionFocus {
             terms: &terms,
             ..DefinitionFocus::default()
         };
-        let sliced = slice_definitions(
-            &body,
-            &index,
-            &map,
-            focus,
-            TokenCount(440),
-            TokenCounter::cl100k(),
-        )
-        .unwrap();
+        let sliced = slice_python(&body, focus, 440);
         let text = &sliced.text;
         assert!(sliced.tokens <= TokenCount(440), "{text}");
         // The three anchors in one run with the lines between them: the
@@ -1887,8 +1875,6 @@ mod tests {
     fn a_definition_shown_by_one_window_when_its_anchors_are_far_apart() {
         use std::fmt::Write as _;
 
-        use crate::language::Language;
-        use crate::select::definitions::definition_index;
         // The word twice near the start of the body and once at its very
         // end: the densest run is the first two, one window around them;
         // a window that reaches the body's end stops growing there.
@@ -1901,17 +1887,13 @@ mod tests {
             };
             writeln!(body, "    value_{n} = {call}(request, {n})").unwrap();
         }
-        let map = LineMap::align(&body, &body);
-        let index = definition_index(&body, Language::Python);
         let terms = vec![("decode_payload".to_owned(), 1.0)];
         let focus = DefinitionFocus {
             terms: &terms,
             ..DefinitionFocus::default()
         };
-        let counter = TokenCounter::cl100k();
         for budget in [300, 900] {
-            let sliced =
-                slice_definitions(&body, &index, &map, focus, TokenCount(budget), counter).unwrap();
+            let sliced = slice_python(&body, focus, budget);
             let text = &sliced.text;
             assert!(sliced.tokens <= TokenCount(budget), "{text}");
             assert!(text.contains("    value_20 = decode_payload"), "{text}");
@@ -1925,8 +1907,7 @@ mod tests {
             assert!(inside <= 1, "{inside} markers inside the function: {text}");
         }
         // Room for almost all of it: the window runs to the body's end.
-        let sliced =
-            slice_definitions(&body, &index, &map, focus, TokenCount(2_400), counter).unwrap();
+        let sliced = slice_python(&body, focus, 2_400);
         assert!(
             sliced.text.contains("    value_199 = decode_payload"),
             "{}",
@@ -1938,8 +1919,6 @@ mod tests {
     fn a_window_holds_the_strongest_line_and_a_path_is_no_name() {
         use std::fmt::Write as _;
 
-        use crate::language::Language;
-        use crate::select::definitions::definition_index;
         // A table module: many rows with one of the task's words, one row
         // with all of them far from the others.
         let mut body = String::from("TABLE = {\n");
@@ -1952,8 +1931,6 @@ mod tests {
             writeln!(body, "{row}").unwrap();
         }
         body.push_str("}\n");
-        let map = LineMap::align(&body, &body);
-        let index = definition_index(&body, Language::Python);
         let terms = vec![
             ("frame".to_owned(), 1.0),
             ("acquisit".to_owned(), 1.0),
@@ -1967,15 +1944,7 @@ mod tests {
             terms: &terms,
             ..DefinitionFocus::default()
         };
-        let sliced = slice_definitions(
-            &body,
-            &index,
-            &map,
-            focus,
-            TokenCount(400),
-            TokenCounter::cl100k(),
-        )
-        .unwrap();
+        let sliced = slice_python(&body, focus, 400);
         assert!(
             sliced.text.contains("'Frame Acquisition DateTime'"),
             "{}",
@@ -1996,8 +1965,6 @@ mod tests {
     fn a_window_inside_a_block_starts_at_the_line_that_opens_it() {
         use std::fmt::Write as _;
 
-        use crate::language::Language;
-        use crate::select::definitions::definition_index;
         let mut body = String::from("def handle(request):\n");
         for n in 1..200 {
             match n {
@@ -2009,22 +1976,12 @@ mod tests {
                 _ => writeln!(body, "    value_{n} = ordinary_step(request, {n})").unwrap(),
             }
         }
-        let map = LineMap::align(&body, &body);
-        let index = definition_index(&body, Language::Python);
         let terms = vec![("decode_payload".to_owned(), 1.0)];
         let focus = DefinitionFocus {
             terms: &terms,
             ..DefinitionFocus::default()
         };
-        let sliced = slice_definitions(
-            &body,
-            &index,
-            &map,
-            focus,
-            TokenCount(150),
-            TokenCounter::cl100k(),
-        )
-        .unwrap();
+        let sliced = slice_python(&body, focus, 150);
         let text = &sliced.text;
         assert!(text.contains("    if request.ready:\n"), "{text}");
         assert!(
@@ -2037,8 +1994,6 @@ mod tests {
     fn a_marker_over_a_body_and_the_definitions_after_it_is_not_indented() {
         use std::fmt::Write as _;
 
-        use crate::language::Language;
-        use crate::select::definitions::definition_index;
         let mut body = String::from("def target(x):\n    return x\n\n");
         for n in 0..40 {
             writeln!(body, "def helper_{n}(x):").unwrap();
@@ -2047,22 +2002,12 @@ mod tests {
             }
             body.push_str("    return x\n\n");
         }
-        let map = LineMap::align(&body, &body);
-        let index = definition_index(&body, Language::Python);
         let names = vec!["target".to_owned()];
         let focus = DefinitionFocus {
             names: &names,
             ..DefinitionFocus::default()
         };
-        let sliced = slice_definitions(
-            &body,
-            &index,
-            &map,
-            focus,
-            TokenCount(160),
-            TokenCounter::cl100k(),
-        )
-        .unwrap();
+        let sliced = slice_python(&body, focus, 160);
         let last = sliced.text.lines().last().unwrap();
         assert!(last.starts_with("… lines "), "{}", sliced.text);
     }
@@ -2071,29 +2016,17 @@ mod tests {
     fn a_definition_inside_a_block_comes_with_the_block_line() {
         use std::fmt::Write as _;
 
-        use crate::language::Language;
-        use crate::select::definitions::definition_index;
         let mut body = String::new();
         for n in 0..120 {
             writeln!(body, "def helper_{n}(x):\n    return x + {n}\n").unwrap();
         }
         body.push_str("if WIN:\n    import msvcrt\n\n    def raw_input(prompt=''):\n        return msvcrt.getwch()\n");
-        let map = LineMap::align(&body, &body);
-        let index = definition_index(&body, Language::Python);
         let names = vec!["raw_input".to_owned()];
         let focus = DefinitionFocus {
             names: &names,
             ..DefinitionFocus::default()
         };
-        let sliced = slice_definitions(
-            &body,
-            &index,
-            &map,
-            focus,
-            TokenCount(200),
-            TokenCounter::cl100k(),
-        )
-        .unwrap();
+        let sliced = slice_python(&body, focus, 200);
         assert!(
             sliced.text.contains("if WIN:\n")
                 && sliced

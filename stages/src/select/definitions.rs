@@ -174,7 +174,7 @@ fn code_definitions(lines: &[&str], language: Language) -> Vec<Definition> {
 }
 
 /// Width of a line's indentation, a tab counting as four columns.
-fn indent(line: &str) -> usize {
+pub(crate) fn indent(line: &str) -> usize {
     line.chars()
         .take_while(|c| c.is_whitespace())
         .map(|c| if c == '\t' { 4 } else { 1 })
@@ -651,6 +651,23 @@ fn nest_sections(line_count: usize, headings: &[(usize, usize, String)]) -> Vec<
     found
 }
 
+/// Whether `line` imports names: `import`, `from … import`, `use`,
+/// `#include`, `require(…)`, `extern crate`.
+pub fn is_import_line(line: &str) -> bool {
+    let line = line.trim_start();
+    [
+        "import ",
+        "from ",
+        "use ",
+        "pub use ",
+        "#include",
+        "extern crate ",
+    ]
+    .iter()
+    .any(|prefix| line.starts_with(prefix))
+        || (line.contains("require(") && (line.starts_with("const ") || line.starts_with("var ")))
+}
+
 /// The fallback for a file the other rules find nothing in (a YAML or JSON
 /// document, an INI or TOML file, a script of top-level statements): blocks
 /// by layout. A line opens a block when the next meaningful line (not blank,
@@ -718,9 +735,8 @@ fn indented_blocks(lines: &[&str]) -> Vec<Definition> {
             open.pop();
         }
         // An import list over several lines is not a block of its own.
-        let imports = ["import ", "from ", "use ", "export {"]
-            .iter()
-            .any(|p| lines[index].trim_start().starts_with(p));
+        let imports =
+            is_import_line(lines[index]) || lines[index].trim_start().starts_with("export {");
         // A `[section]` opens a block even when it is empty.
         let table = tables && depth == 0 && is_table(lines[index]);
         let opens = !imports && (table || depths.get(k + 1).is_some_and(|&next| next > depth));
