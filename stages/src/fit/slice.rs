@@ -31,6 +31,8 @@
 use std::fmt::Write as _;
 use std::ops::RangeInclusive;
 
+use aho_corasick::AhoCorasick;
+
 use crate::fit::line_map::LineMap;
 use crate::fit::tokens::TokenCount;
 use crate::fit::tokens::TokenCounter;
@@ -1024,13 +1026,12 @@ fn definition_scores(
     }
     let mut counts = vec![vec![0usize; focus.terms.len()]; definitions.len()];
     let mut lengths = vec![0usize; definitions.len()];
+    let counter = TermCounter::new(focus.terms);
+    let mut on_line = vec![0usize; focus.terms.len()];
     for (index, line) in lines.iter().enumerate() {
         let Some(i) = owner[index] else { continue };
         lengths[i] += 1;
-        if focus.terms.is_empty() {
-            continue;
-        }
-        let lower = line.to_lowercase();
+        let Some(counter) = &counter else { continue };
         let definition = &definitions[i];
         let weight = if (definition.header_start as usize..=definition.header_end as usize)
             .contains(&index)
@@ -1039,10 +1040,9 @@ fn definition_scores(
         } else {
             1
         };
-        for (t, (term, _)) in focus.terms.iter().enumerate() {
-            if !term.is_empty() {
-                counts[i][t] += weight * lower.matches(term.as_str()).count();
-            }
+        counter.count(line, &mut on_line);
+        for (count, found) in counts[i].iter_mut().zip(&on_line) {
+            *count += weight * found;
         }
     }
     let average = (lengths.iter().sum::<usize>() as f64 / definitions.len() as f64).max(1.0);
@@ -1095,6 +1095,72 @@ fn definition_scores(
         }
     }
     scores
+}
+
+/// Counts the task's words on a line, all words in one pass: per word, the
+/// occurrences in the lower-cased line that do not overlap each other (what
+/// `str::matches` counts), found with one Aho-Corasick automaton instead of
+/// one substring search per word and line.
+struct TermCounter {
+    automaton: AhoCorasick,
+    /// The indices in the task's words of each pattern: a word given twice
+    /// is one pattern (empty words are none).
+    words_of: Vec<Vec<usize>>,
+    /// Byte length of each pattern.
+    lengths: Vec<usize>,
+}
+
+impl TermCounter {
+    /// `None` when no word is non-empty.
+    fn new(terms: &[(String, f64)]) -> Option<Self> {
+        let mut patterns: Vec<&str> = Vec::new();
+        let mut words_of: Vec<Vec<usize>> = Vec::new();
+        for (t, (term, _)) in terms.iter().enumerate() {
+            if term.is_empty() {
+                continue;
+            }
+            if let Some(known) = patterns.iter().position(|p| *p == term.as_str()) {
+                words_of[known].push(t);
+            } else {
+                patterns.push(term);
+                words_of.push(vec![t]);
+            }
+        }
+        if patterns.is_empty() {
+            return None;
+        }
+        let automaton = AhoCorasick::new(&patterns).ok()?;
+        let lengths = patterns.iter().map(|p| p.len()).collect();
+        Some(Self {
+            automaton,
+            words_of,
+            lengths,
+        })
+    }
+
+    /// Writes into `counts` (one slot per task word) how often each word
+    /// occurs in `line`, lower-cased, without overlapping itself.
+    fn count(&self, line: &str, counts: &mut [usize]) {
+        counts.fill(0);
+        let lower = if line.is_ascii() {
+            line.to_ascii_lowercase()
+        } else {
+            line.to_lowercase()
+        };
+        // Where the last counted occurrence of each pattern ends: matches of
+        // one pattern come in order, and one starting before that end
+        // overlaps it.
+        let mut ends = vec![0usize; self.lengths.len()];
+        for found in self.automaton.find_overlapping_iter(&lower) {
+            let pattern = found.pattern().as_usize();
+            if found.start() >= ends[pattern] {
+                ends[pattern] = found.start() + self.lengths[pattern];
+                for &word in &self.words_of[pattern] {
+                    counts[word] += 1;
+                }
+            }
+        }
+    }
 }
 
 /// The lines a slice keeps, with the tokens they cost.
@@ -1661,6 +1727,39 @@ mod tests {
 
     fn terms(words: &[&str]) -> Vec<String> {
         words.iter().map(|word| (*word).to_owned()).collect()
+    }
+
+    #[test]
+    fn the_term_counter_counts_what_str_matches_counts() {
+        let words = [
+            "aa", "a", "", "ab", "aa", "straße", "ß", "foo", "oo", "σ", "xyz",
+        ];
+        let terms: Vec<(String, f64)> = words.iter().map(|w| ((*w).to_owned(), 1.0)).collect();
+        let counter = TermCounter::new(&terms).unwrap();
+        let mut counts = vec![0; terms.len()];
+        for line in [
+            "aaaa aab",
+            "Foo FOO foofoo",
+            "STRASSE Straße straßestraße",
+            "ΣΣ σς",
+            "",
+            "no match here",
+        ] {
+            counter.count(line, &mut counts);
+            let lower = line.to_lowercase();
+            let expected: Vec<usize> = terms
+                .iter()
+                .map(|(term, _)| {
+                    if term.is_empty() {
+                        0
+                    } else {
+                        lower.matches(term.as_str()).count()
+                    }
+                })
+                .collect();
+            assert_eq!(counts, expected, "{line}");
+        }
+        assert!(TermCounter::new(&[(String::new(), 1.0)]).is_none());
     }
 
     #[test]

@@ -56,34 +56,56 @@ impl Anchors {
 }
 
 /// Candidates by lower-cased file stem and by file name, for name and frame
-/// lookups.
+/// lookups: only the stems and names the evidence asks for, so building it
+/// costs one pass over the candidates without an allocation per file.
 struct FileIndex {
     by_stem: HashMap<String, Vec<usize>>,
     by_name: HashMap<String, Vec<usize>>,
 }
 
 impl FileIndex {
-    fn new(files: &[&FileEntry]) -> Self {
+    /// The index of `files` for the lower-cased `stems` and the file
+    /// `names` a lookup may ask for; any other key finds nothing.
+    fn new(files: &[&FileEntry], stems: &[String], names: &[&str]) -> Self {
         let mut by_stem: HashMap<String, Vec<usize>> = HashMap::new();
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        let wanted = |text: &str| stems.iter().find(|stem| lower_eq(text, stem));
         for (index, file) in files.iter().enumerate() {
             let name = file.path.file_name();
-            by_name.entry(name.to_owned()).or_default().push(index);
-            let stem = name.split('.').next().unwrap_or(name).to_lowercase();
+            if names.contains(&name) {
+                by_name.entry(name.to_owned()).or_default().push(index);
+            }
+            let stem = name.split('.').next().unwrap_or(name);
             // A package's `__init__.py`, `index.ts` or `mod.rs` stands for
             // its directory.
-            if matches!(stem.as_str(), "__init__" | "index" | "mod")
+            if ["__init__", "index", "mod"]
+                .iter()
+                .any(|package| lower_eq(stem, package))
                 && let Some((directory, _)) = file.path.as_str().rsplit_once('/')
             {
                 let directory = directory.rsplit('/').next().unwrap_or(directory);
-                by_stem
-                    .entry(directory.to_lowercase())
-                    .or_default()
-                    .push(index);
+                if let Some(key) = wanted(directory) {
+                    by_stem.entry(key.clone()).or_default().push(index);
+                }
             }
-            by_stem.entry(stem).or_default().push(index);
+            if let Some(key) = wanted(stem) {
+                by_stem.entry(key.clone()).or_default().push(index);
+            }
         }
         Self { by_stem, by_name }
+    }
+}
+
+/// Whether `text` lower-cased is `lower`, without allocating for ASCII text.
+fn lower_eq(text: &str, lower: &str) -> bool {
+    if text.is_ascii() {
+        text.len() == lower.len()
+            && text
+                .bytes()
+                .zip(lower.bytes())
+                .all(|(a, b)| a.to_ascii_lowercase() == b)
+    } else {
+        text.to_lowercase() == lower
     }
 }
 
@@ -171,7 +193,16 @@ pub fn mention_relevance(mentions: &[Mention], files: &[&FileEntry]) -> (Vec<f64
     if mentions.is_empty() || files.is_empty() {
         return (scores, anchors);
     }
-    let index = FileIndex::new(files);
+    // Every part of a mention, lower-cased, is a stem a lookup may ask for.
+    let mut stems: Vec<String> = mentions
+        .iter()
+        .flat_map(|mention| mention.name.split('.'))
+        .filter(|part| !part.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    stems.sort_unstable();
+    stems.dedup();
+    let index = FileIndex::new(files, &stems, &[]);
     for mention in mentions {
         let weight = mention.section.weight();
         for (file, share, anchor) in mention_matches(mention, files, &index) {
@@ -251,7 +282,11 @@ pub fn trace_relevance(frames: &[TraceFrame], files: &[&FileEntry]) -> (Vec<f64>
     if frames.is_empty() || files.is_empty() {
         return (scores, anchors);
     }
-    let index = FileIndex::new(files);
+    let names: Vec<&str> = frames
+        .iter()
+        .filter_map(|frame| frame_components(&frame.path).last().copied())
+        .collect();
+    let index = FileIndex::new(files, &[], &names);
     // Mapped frames, by trace, innermost first.
     let mut mapped: Vec<(&TraceFrame, Vec<usize>)> = frames
         .iter()
