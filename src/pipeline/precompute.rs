@@ -1,7 +1,9 @@
 //! `aic precompute`: fills the per-file cache for a whole repository with what
 //! any later compile would compute — the scan terms, the imports of code files
-//! and the FileFacts at the default settings (no `#raw`, no bypass) — so that a
-//! CI job can hand a warm cache to a fleet of machines.
+//! and the FileFacts at the default settings (no `#raw`, no bypass), and for
+//! source code files also with format-specific transforms bypassed (how a
+//! compile shows its best-ranked source files) — so that a CI job can hand a
+//! warm cache to a fleet of machines.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -14,6 +16,7 @@ use aic_stages::fit::model::ModelProfile;
 use aic_stages::fit::tokens::Tokenizer;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::FileEntry;
+use aic_stages::select::file_kind::FileKind;
 use dashmap::DashSet;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -266,8 +269,10 @@ pub fn precompute(
 }
 
 /// Computes and caches `file`'s facts at the default settings when its row
-/// is missing, from `bytes` when the caller has them, else read here (up to
-/// `max_file_bytes`); true when they were computed.
+/// is missing, and for a source code file (an edit candidate when it ranks
+/// high) its facts with format-specific transforms bypassed too, from
+/// `bytes` when the caller has them, else read here once (up to
+/// `max_file_bytes`); true when any were computed.
 fn fill_facts(
     cache: &FileCache,
     context: &aic_stages::facts::FactsSettings<'_>,
@@ -277,17 +282,23 @@ fn fill_facts(
     bytes: Option<&[u8]>,
 ) -> bool {
     let tokenizer = context.tokens.tokenizer();
-    if cache
-        .facts(
-            file.content_hash,
-            &file.path,
-            file.language,
-            false,
-            false,
-            tokenizer,
-        )
-        .is_some()
-    {
+    let missing: Vec<bool> = facts_variants(file)
+        .iter()
+        .copied()
+        .filter(|&bypass| {
+            cache
+                .facts(
+                    file.content_hash,
+                    &file.path,
+                    file.language,
+                    false,
+                    bypass,
+                    tokenizer,
+                )
+                .is_none()
+        })
+        .collect();
+    if missing.is_empty() {
         return false;
     }
     let read = match bytes {
@@ -300,13 +311,32 @@ fn fill_facts(
     let Some(bytes) = bytes.or(read.as_deref()) else {
         return false;
     };
-    let Some(facts) = isolate(&file.path, || {
-        compute_facts(context, &file.path, file.language, bytes, false)
-    }) else {
-        return false;
-    };
-    cache.put_facts(&facts, false, false, tokenizer);
-    true
+    let mut computed = false;
+    for bypass in missing {
+        let Some(facts) = isolate(&file.path, || {
+            compute_facts(context, &file.path, file.language, bytes, bypass)
+        }) else {
+            continue;
+        };
+        cache.put_facts(&facts, false, bypass, tokenizer);
+        computed = true;
+    }
+    computed
+}
+
+/// The facts rows a precompute keeps for `file`, by whether format-specific
+/// transforms are bypassed: the default settings for every file, and the
+/// bypassed ones too for a source code file, which a compile shows with its
+/// exact text when it is one of the best-ranked
+/// ([`crate::pipeline::facts::EDIT_CANDIDATES`]); without that row a new
+/// intent's first answer would compute it (a parse of a large file, the
+/// slowest part of a warm daemon answer on a monorepo).
+fn facts_variants(file: &FileEntry) -> &'static [bool] {
+    if file.language.is_code() && FileKind::of(&file.path, file.language) == FileKind::Source {
+        &[false, true]
+    } else {
+        &[false]
+    }
 }
 
 /// Milliseconds (to a tenth) since `started`, less the setup of the
@@ -318,22 +348,24 @@ fn own_ms(started: Instant, setup_before: u64) -> f64 {
 }
 
 /// The keys of every row a precompute stores for `files`: scan terms,
-/// imports (code files) and FileFacts at the default settings, counted in
-/// `tokenizer`; sorted.
+/// imports (code files) and FileFacts at the default settings (and bypassed,
+/// for source code files: [`facts_variants`]), counted in `tokenizer`;
+/// sorted.
 pub fn project_keys(cache: &FileCache, files: &[FileEntry], tokenizer: Tokenizer) -> Vec<FactsKey> {
-    let facts = RowKind::Facts {
-        raw: false,
-        bypass: false,
-        tokenizer,
-    };
-    let mut keys = Vec::with_capacity(files.len() * 3);
+    let mut keys = Vec::with_capacity(files.len() * 4);
     for file in files {
         let key = |kind| cache.row_key(file.content_hash, kind, &file.path, file.language);
         keys.push(key(RowKind::Scan));
         if file.language.is_code() {
             keys.push(key(RowKind::Imports));
         }
-        keys.push(key(facts));
+        for &bypass in facts_variants(file) {
+            keys.push(key(RowKind::Facts {
+                raw: false,
+                bypass,
+                tokenizer,
+            }));
+        }
     }
     keys.sort_unstable();
     keys.dedup();
