@@ -395,35 +395,51 @@ pub struct SelectorError {
 /// prior: `file kind: docs`.
 pub const KIND_PRIOR: &str = "file kind: ";
 
-/// The kind a file is demoted for by the file-kind prior: a task about
+/// The file-kind prior of one task: which kinds it demotes. A task about
 /// behaviour (a bug, a feature, a refactor) is answered by source, so tests,
 /// fixtures, docs, changelogs, translations and generated files rank behind
-/// it, unless the task's words ask for that kind. A test a rule pack already
-/// penalised (`unpenalised` false) is not penalised twice.
-fn demoted_kind(
-    task: &TaskClassification,
-    file: &FileEntry,
-    unpenalised: bool,
-) -> Option<FileKind> {
-    // A long intent (an issue report) that no verb classifies is still
-    // about behaviour: it reports what the code does.
-    let reports_behaviour =
-        task.task_class == TaskClass::General && !task.subject_weights.is_empty();
-    if !reports_behaviour
-        && !matches!(
-            task.task_class,
-            TaskClass::Bugfix | TaskClass::Feature | TaskClass::Refactor
-        )
-    {
-        return None;
+/// it, unless the task's words ask for that kind. Decided once per task, so
+/// a file costs a look-up, not a pass over the task's words.
+struct KindPrior {
+    /// Per kind (by [`FileKind`] discriminant): demoted by this task.
+    demotes: [bool; 7],
+}
+
+impl KindPrior {
+    fn of(task: &TaskClassification) -> Self {
+        // A long intent (an issue report) that no verb classifies is still
+        // about behaviour: it reports what the code does.
+        let reports_behaviour =
+            task.task_class == TaskClass::General && !task.subject_weights.is_empty();
+        let about_behaviour = reports_behaviour
+            || matches!(
+                task.task_class,
+                TaskClass::Bugfix | TaskClass::Feature | TaskClass::Refactor
+            );
+        let kinds = [
+            FileKind::Source,
+            FileKind::Test,
+            FileKind::Fixture,
+            FileKind::Docs,
+            FileKind::Changelog,
+            FileKind::Translation,
+            FileKind::Generated,
+        ];
+        let mut demotes = [false; 7];
+        for kind in kinds {
+            demotes[kind as usize] = about_behaviour
+                && kind != FileKind::Source
+                && !kind.asked_for(&task.subject_tokens);
+        }
+        Self { demotes }
     }
-    let kind = file.kind();
-    let demoted = match kind {
-        FileKind::Source => false,
-        FileKind::Test => unpenalised,
-        _ => true,
-    };
-    (demoted && !kind.asked_for(&task.subject_tokens)).then_some(kind)
+
+    /// The kind `file` is demoted for, if any. A test a rule pack already
+    /// penalised (`unpenalised` false) is not penalised twice.
+    fn demoted(&self, file: &FileEntry, unpenalised: bool) -> Option<FileKind> {
+        let kind = file.kind();
+        (self.demotes[kind as usize] && (kind != FileKind::Test || unpenalised)).then_some(kind)
+    }
 }
 
 /// Scores and ranks files.
@@ -593,6 +609,7 @@ impl HeuristicSelector {
             .map(|f| f.estimated_tokens.0)
             .fold((u32::MAX, 0), |(lo, hi), t| (lo.min(t), hi.max(t)));
         let recency_scale = if task.confidence < 0.5 { 0.5 } else { 1.0 };
+        let prior = KindPrior::of(task);
 
         // Each file's signals depend on that file alone: computed in
         // parallel, collected in candidate order.
@@ -623,19 +640,22 @@ impl HeuristicSelector {
                     .into_iter()
                     .map(str::to_owned)
                     .collect();
-                let mut penalized_by: Vec<String> = penalize
+                let penalized_by: Vec<String> = penalize
                     .of(candidates[index])
                     .into_iter()
                     .map(str::to_owned)
                     .collect();
-                if let Some(kind) = demoted_kind(task, file, penalized_by.is_empty())
-                    && mentions[index] == 0.0
-                    && traces[index] == 0.0
-                    && !targets.contains(&file.path)
-                {
-                    penalized_by.push(format!("{KIND_PRIOR}{}", kind.word()));
-                }
-                (signals, (boosted_by, penalized_by))
+                let demoted = prior.demoted(file, penalized_by.is_empty()).filter(|_| {
+                    mentions[index] == 0.0 && traces[index] == 0.0 && !targets.contains(&file.path)
+                });
+                (
+                    signals,
+                    Modifiers {
+                        boosted_by,
+                        penalized_by,
+                        demoted,
+                    },
+                )
             })
             .unzip();
         FirstPass {
@@ -735,10 +755,14 @@ impl<'a> Scoring<'a> {
             + signals.trace * weights.trace;
         // A rule pack's boost counts once however many of its patterns
         // match, so it never outweighs a named file or a traced frame.
-        let (boosted_by, penalized_by) = &self.first.modifiers[position];
+        let modifiers = &self.first.modifiers[position];
         let related = self.related[position];
-        let boosts = usize::from(!boosted_by.is_empty()) + usize::from(related);
-        let penalties = if related { 0 } else { penalized_by.len() };
+        let boosts = usize::from(!modifiers.boosted_by.is_empty()) + usize::from(related);
+        let penalties = if related {
+            0
+        } else {
+            modifiers.penalized_by.len() + usize::from(modifiers.demoted.is_some())
+        };
         let modifier = 0.2 * (boosts as f64 - penalties as f64);
         round_score(((base + modifier) / weights.total()).clamp(0.0, 1.0))
     }
@@ -834,9 +858,12 @@ impl<'a> Scoring<'a> {
                 continue;
             }
             let file = files[position];
-            let (boosted_by, penalized_by) = &self.first.modifiers[position];
-            let mut boosted_by = boosted_by.clone();
-            let mut penalized_by = penalized_by.clone();
+            let modifiers = &self.first.modifiers[position];
+            let mut boosted_by = modifiers.boosted_by.clone();
+            let mut penalized_by = modifiers.penalized_by.clone();
+            if let Some(kind) = modifiers.demoted {
+                penalized_by.push(format!("{KIND_PRIOR}{}", kind.word()));
+            }
             if related {
                 boosted_by.push(RELATED_FILE.to_owned());
                 penalized_by.clear();
@@ -865,8 +892,15 @@ impl<'a> Scoring<'a> {
 /// Candidates left out after scoring: (RepoMap index, score).
 type LeftOut = Vec<(u32, f64)>;
 
-/// Boost and penalize patterns a candidate matched.
-type Modifiers = (Vec<String>, Vec<String>);
+/// Boost and penalize patterns a candidate matched, and the kind the
+/// file-kind prior demotes it for (named in its `penalized_by` only when it
+/// is kept: most candidates never become a [`ScoredFile`]).
+#[derive(Clone, Debug)]
+struct Modifiers {
+    boosted_by: Vec<String>,
+    penalized_by: Vec<String>,
+    demoted: Option<FileKind>,
+}
 
 /// The graph-independent part of a selection ([`HeuristicSelector::first_pass`]).
 #[derive(Clone, Debug)]
