@@ -348,9 +348,9 @@ fn own_ms(started: Instant, setup_before: u64) -> f64 {
 }
 
 /// The keys of every row a precompute stores for `files`: scan terms,
-/// imports (code files) and FileFacts at the default settings (and bypassed,
-/// for source code files: [`facts_variants`]), counted in `tokenizer`;
-/// sorted.
+/// imports (code files) and FileFacts at the default settings (and with
+/// format-specific transforms bypassed, for source code files), counted in
+/// `tokenizer`; sorted.
 pub fn project_keys(cache: &FileCache, files: &[FileEntry], tokenizer: Tokenizer) -> Vec<FactsKey> {
     let mut keys = Vec::with_capacity(files.len() * 4);
     for file in files {
