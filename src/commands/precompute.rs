@@ -89,7 +89,7 @@ pub fn run(args: &PrecomputeArgs, host: &Host) -> anyhow::Result<()> {
             )
         });
         format!(
-            "Precomputed {} {}{shard} ({megabytes:.1} MB) in {took} ({:.1} MB/s, {:.0} files/s): {} computed, {} already cached; {} rows written to {}{remote}\n{slowest}",
+            "Precomputed {} {}{shard} ({megabytes:.1} MB) in {took} ({:.1} MB/s, {:.0} files/s): facts rows {} computed, {} already cached; {} rows written to {}{remote}\n{slowest}",
             report.files,
             files(report.files as u64),
             report.mb_per_second,
