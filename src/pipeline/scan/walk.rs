@@ -41,9 +41,11 @@ use crate::cache::FileCache;
 use crate::cache::key::RowKind;
 
 /// Directories and files never scanned, in gitignore syntax; one list for every
-/// project. A trailing `/` means a directory at any depth.
+/// project. A trailing `/` means a directory at any depth. `.git` has none: a
+/// git worktree's or submodule's `.git` is a file pointing at the repository,
+/// not project content.
 pub const DEFAULT_NEGATIVE_PATTERNS: &[&str] = &[
-    ".git/",
+    ".git",
     ".hg/",
     ".svn/",
     ".aic/",
@@ -925,7 +927,8 @@ pub fn builtin_exclusion(root: &Path, relative: &str, max_file_bytes: u64) -> Op
     if let Match::Ignore(glob) = matcher.matched_path_or_any_parents(&path, false) {
         // A file under an ignored directory comes back only with the
         // directory (the walker never enters an ignored one).
-        let back = if glob.is_only_dir() {
+        let by_parent = !matches!(matcher.matched(&path, false), Match::Ignore(_));
+        let back = if glob.is_only_dir() || by_parent {
             glob.original().to_owned()
         } else {
             relative.to_owned()
@@ -1069,6 +1072,20 @@ mod tests {
         write(root, "secret-notes.md", b"x");
         write(root, "README.md", b"x");
         assert_eq!(paths(&scan_dir(root)), ["README.md"]);
+    }
+
+    #[test]
+    fn a_worktrees_git_file_is_not_scanned() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, ".git", b"gitdir: /elsewhere/.git/worktrees/feature\n");
+        write(
+            root,
+            "vendored/lib/.git",
+            b"gitdir: ../../.git/modules/lib\n",
+        );
+        write(root, "src/main.rs", b"fn main() {}");
+        assert_eq!(paths(&scan_dir(root)), ["src/main.rs"]);
     }
 
     #[test]
