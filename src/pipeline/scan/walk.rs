@@ -947,6 +947,17 @@ pub fn builtin_exclusion(root: &Path, relative: &str, max_file_bytes: u64) -> Op
     None
 }
 
+/// The common directory of git directory `dir`: the one its `commondir`
+/// file names (a linked worktree's, relative to `dir` or absolute), else
+/// `dir` itself.
+fn common_dir(dir: &Path) -> PathBuf {
+    fs_err::read_to_string(dir.join("commondir"))
+        .ok()
+        .map(|text| text.trim().to_owned())
+        .filter(|text| !text.is_empty())
+        .map_or_else(|| dir.to_path_buf(), |common| dir.join(common))
+}
+
 fn base_ignore_stack(root: &Path) -> IgnoreStack {
     let mut stack = IgnoreStack::default();
     let mut defaults = GitignoreBuilder::new(root);
@@ -969,7 +980,13 @@ fn base_ignore_stack(root: &Path) -> IgnoreStack {
         }
     }
     if let Some(repository) = git_dir {
-        let exclude = repository.join(".git").join("info").join("exclude");
+        // A worktree's or submodule's `.git` is a file naming its git
+        // directory; git reads `info/exclude` from the common directory
+        // that one names (a worktree's is the main repository's `.git`).
+        let exclude = crate::resident::watch::git_dir(&repository)
+            .map_or_else(|| repository.join(".git"), |dir| common_dir(&dir))
+            .join("info")
+            .join("exclude");
         if exclude.is_file() {
             let mut builder = GitignoreBuilder::new(&repository);
             builder.add(exclude);
@@ -1086,6 +1103,27 @@ mod tests {
         );
         write(root, "src/main.rs", b"fn main() {}");
         assert_eq!(paths(&scan_dir(root)), ["src/main.rs"]);
+    }
+
+    #[test]
+    fn a_worktrees_exclude_file_is_read_from_the_main_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("main");
+        write(&main, ".git/info/exclude", b"secret-notes.md\n");
+        write(&main, ".git/worktrees/feature/commondir", b"../..\n");
+        let root = dir.path().join("feature");
+        write(
+            &root,
+            ".git",
+            format!(
+                "gitdir: {}\n",
+                main.join(".git/worktrees/feature").display()
+            )
+            .as_bytes(),
+        );
+        write(&root, "secret-notes.md", b"x");
+        write(&root, "README.md", b"x");
+        assert_eq!(paths(&scan_dir(&root)), ["README.md"]);
     }
 
     #[test]
