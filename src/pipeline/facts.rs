@@ -7,6 +7,7 @@
 
 use aic_stages::facts::{FileFacts, compute_facts};
 use aic_stages::guard::{ContextGuard, GuardResult};
+use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::select::file_kind::FileKind;
 use aic_stages::select::selector::ScoredFile;
@@ -43,7 +44,7 @@ fn bypassed(selection: &Selection) -> std::collections::HashSet<RelativePath> {
     let edit_candidates = shown
         .clone()
         .filter(|file| {
-            file.language.is_code() && FileKind::of(&file.path, file.language) == FileKind::Source
+            may_be_edit_candidate(file.language, FileKind::of(&file.path, file.language))
         })
         .take(EDIT_CANDIDATES);
     shown
@@ -51,6 +52,13 @@ fn bypassed(selection: &Selection) -> std::collections::HashSet<RelativePath> {
         .chain(edit_candidates)
         .map(|file| file.path.clone())
         .collect()
+}
+
+/// Whether a file of `language` and `kind` is shown with its exact text when
+/// it is among the [`EDIT_CANDIDATES`] best-ranked: source code, not a test,
+/// doc or data file. `aic precompute` writes such a file's exact-text row too.
+pub(crate) fn may_be_edit_candidate(language: Language, kind: FileKind) -> bool {
+    language.is_code() && kind == FileKind::Source
 }
 
 /// The facts of the selected files and the guard's verdict on them.

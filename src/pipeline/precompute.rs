@@ -16,7 +16,6 @@ use aic_stages::fit::model::ModelProfile;
 use aic_stages::fit::tokens::Tokenizer;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::FileEntry;
-use aic_stages::select::file_kind::FileKind;
 use dashmap::DashSet;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -332,7 +331,7 @@ fn fill_facts(
 /// intent's first answer would compute it (a parse of a large file, the
 /// slowest part of a warm daemon answer on a monorepo).
 fn facts_variants(file: &FileEntry) -> &'static [bool] {
-    if file.language.is_code() && FileKind::of(&file.path, file.language) == FileKind::Source {
+    if crate::pipeline::facts::may_be_edit_candidate(file.language, file.kind()) {
         &[false, true]
     } else {
         &[false]

@@ -425,7 +425,7 @@ impl ResidentIndex {
             .directories
             .iter()
             .map(|directory| root.join(directory.as_str()));
-        let git_dir = watch::git_dir(root);
+        let git_dir = crate::pipeline::scan::git::git_dir(root);
         let limit = max_watched_directories();
         let started_watch = if detail.directories.len() >= limit {
             Err(format!(

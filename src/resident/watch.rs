@@ -273,23 +273,3 @@ fn git_change(git_dir: &Path, path: &Path) -> GitChange {
         _ => GitChange::Other,
     }
 }
-
-/// The git directory of the repository holding `root`, when it has one: the
-/// nearest `.git` directory at or above the root, or the directory a `.git`
-/// file (a worktree, a submodule) points to.
-pub(crate) fn git_dir(root: &Path) -> Option<PathBuf> {
-    for directory in root.ancestors() {
-        let dot_git = directory.join(".git");
-        let Ok(metadata) = fs_err::metadata(&dot_git) else {
-            continue;
-        };
-        if metadata.is_dir() {
-            return Some(dot_git);
-        }
-        let text = fs_err::read_to_string(&dot_git).ok()?;
-        let target = text.strip_prefix("gitdir:")?.trim();
-        let target = directory.join(target);
-        return target.is_dir().then_some(target);
-    }
-    None
-}

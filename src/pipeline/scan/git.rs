@@ -14,7 +14,7 @@
 //! from the file's — the same stat check `git status` starts with.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use gix::bstr::ByteSlice;
@@ -25,6 +25,37 @@ use tracing::debug;
 use super::Shard;
 use crate::cache::FileCache;
 use crate::cache::key::blob_key;
+
+/// The git directory of the repository holding `root`, when it has one: the
+/// nearest `.git` directory at or above the root, or the directory a `.git`
+/// file (a worktree, a submodule) points to.
+pub(crate) fn git_dir(root: &Path) -> Option<PathBuf> {
+    for directory in root.ancestors() {
+        let dot_git = directory.join(".git");
+        let Ok(metadata) = fs_err::metadata(&dot_git) else {
+            continue;
+        };
+        if metadata.is_dir() {
+            return Some(dot_git);
+        }
+        let text = fs_err::read_to_string(&dot_git).ok()?;
+        let target = text.strip_prefix("gitdir:")?.trim();
+        let target = directory.join(target);
+        return target.is_dir().then_some(target);
+    }
+    None
+}
+
+/// The common directory of git directory `dir`: the one its `commondir`
+/// file names (a linked worktree's, relative to `dir` or absolute), else
+/// `dir` itself.
+pub(crate) fn common_dir(dir: &Path) -> PathBuf {
+    fs_err::read_to_string(dir.join("commondir"))
+        .ok()
+        .map(|text| text.trim().to_owned())
+        .filter(|text| !text.is_empty())
+        .map_or_else(|| dir.to_path_buf(), |common| dir.join(common))
+}
 
 /// The most commits read from history.
 pub const MAX_COMMITS: usize = 1_000;

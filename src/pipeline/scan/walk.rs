@@ -947,17 +947,6 @@ pub fn builtin_exclusion(root: &Path, relative: &str, max_file_bytes: u64) -> Op
     None
 }
 
-/// The common directory of git directory `dir`: the one its `commondir`
-/// file names (a linked worktree's, relative to `dir` or absolute), else
-/// `dir` itself.
-fn common_dir(dir: &Path) -> PathBuf {
-    fs_err::read_to_string(dir.join("commondir"))
-        .ok()
-        .map(|text| text.trim().to_owned())
-        .filter(|text| !text.is_empty())
-        .map_or_else(|| dir.to_path_buf(), |common| dir.join(common))
-}
-
 fn base_ignore_stack(root: &Path) -> IgnoreStack {
     let mut stack = IgnoreStack::default();
     let mut defaults = GitignoreBuilder::new(root);
@@ -983,8 +972,11 @@ fn base_ignore_stack(root: &Path) -> IgnoreStack {
         // A worktree's or submodule's `.git` is a file naming its git
         // directory; git reads `info/exclude` from the common directory
         // that one names (a worktree's is the main repository's `.git`).
-        let exclude = crate::resident::watch::git_dir(&repository)
-            .map_or_else(|| repository.join(".git"), |dir| common_dir(&dir))
+        let exclude = super::git::git_dir(&repository)
+            .map_or_else(
+                || repository.join(".git"),
+                |dir| super::git::common_dir(&dir),
+            )
             .join("info")
             .join("exclude");
         if exclude.is_file() {

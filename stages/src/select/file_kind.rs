@@ -52,6 +52,17 @@ pub enum FileKind {
 }
 
 impl FileKind {
+    /// Every kind, in declaration order (a kind's `as usize` is its index).
+    pub const ALL: [Self; 7] = [
+        Self::Source,
+        Self::Test,
+        Self::Fixture,
+        Self::Docs,
+        Self::Changelog,
+        Self::Translation,
+        Self::Generated,
+    ];
+
     /// The kind of the file at `path` in `language`.
     pub fn of(path: &RelativePath, language: Language) -> Self {
         let lower = path.as_str().to_ascii_lowercase();

@@ -401,8 +401,8 @@ pub const KIND_PRIOR: &str = "file kind: ";
 /// it, unless the task's words ask for that kind. Decided once per task, so
 /// a file costs a look-up, not a pass over the task's words.
 struct KindPrior {
-    /// Per kind (by [`FileKind`] discriminant): demoted by this task.
-    demotes: [bool; 7],
+    /// Per kind (indexed as [`FileKind::ALL`]): demoted by this task.
+    demotes: [bool; FileKind::ALL.len()],
 }
 
 impl KindPrior {
@@ -416,21 +416,9 @@ impl KindPrior {
                 task.task_class,
                 TaskClass::Bugfix | TaskClass::Feature | TaskClass::Refactor
             );
-        let kinds = [
-            FileKind::Source,
-            FileKind::Test,
-            FileKind::Fixture,
-            FileKind::Docs,
-            FileKind::Changelog,
-            FileKind::Translation,
-            FileKind::Generated,
-        ];
-        let mut demotes = [false; 7];
-        for kind in kinds {
-            demotes[kind as usize] = about_behaviour
-                && kind != FileKind::Source
-                && !kind.asked_for(&task.subject_tokens);
-        }
+        let demotes = FileKind::ALL.map(|kind| {
+            about_behaviour && kind != FileKind::Source && !kind.asked_for(&task.subject_tokens)
+        });
         Self { demotes }
     }
 
