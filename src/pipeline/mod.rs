@@ -88,6 +88,10 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
     let mut warnings = plan.warnings.clone();
     let project = &plan.project;
     let cache = open_file_cache(host, project, request.no_cache, &mut warnings);
+    let cache = match cache {
+        Some(cache) if host.memo().is_none() => Some(seed_one_shot(host, project, cache)),
+        cache => cache,
+    };
     let (snapshot, resident) = times.run("scan", || match host.resident() {
         Some(index) => {
             let (snapshot, report) =
@@ -252,6 +256,35 @@ pub(crate) fn file_cache(
         Some(tier) => cache.with_remote(tier),
         None => cache,
     })
+}
+
+/// `cache` with a memo seeded from the project's saved resident snapshot
+/// (written by `aic precompute` and the daemon), when there is one made under
+/// this cache's settings: the walk then takes each unchanged file's hash and
+/// terms from it instead of two database look-ups. Without a usable snapshot,
+/// `cache` as it was.
+fn seed_one_shot(host: &Host, project: &prepare::Project, cache: FileCache) -> FileCache {
+    let Some(home) = host.home() else {
+        return cache;
+    };
+    let saved = crate::resident::saved_snapshot_path(home, project);
+    if !saved.is_file() {
+        return cache;
+    }
+    let started = Instant::now();
+    let cache = cache.with_memo(std::sync::Arc::new(crate::cache::memo::Memo::default()));
+    match crate::resident::persist::load_into(&saved, cache.fingerprint(), &cache) {
+        Ok((files, _)) => tracing::debug!(
+            "Seeded {files} files from `{}` ({:?})",
+            saved.display(),
+            started.elapsed()
+        ),
+        Err(error) => tracing::debug!(
+            "The saved snapshot `{}` was not used: {error}",
+            saved.display()
+        ),
+    }
+    cache
 }
 
 /// The caller's cancel flag, checked between phases and inside the scan.
