@@ -155,6 +155,25 @@ fn a_one_shot_compile_starts_from_the_snapshot_precompute_saved() {
         compile(repo.path(), home.path(), &[]).stdout,
         expected.stdout
     );
+
+    // A clear removes the snapshots with the rows: nothing is taken from a
+    // copy of what was cleared.
+    let clear = aic(&["cache", "clear"], &env);
+    assert_eq!(clear.code, 0, "{}", clear.stderr);
+    assert!(
+        clear.stdout.contains("Removed 1 saved project snapshot"),
+        "{}",
+        clear.stdout
+    );
+    assert!(!snapshots[0].exists());
+    let trace = inspect(repo.path(), home.path());
+    assert!(
+        trace["cache"].get("snapshotSeeded").is_none(),
+        "{}",
+        trace["cache"]
+    );
+    assert_eq!(trace["cache"]["pathIndexHits"], 0, "{}", trace["cache"]);
+    assert_eq!(counts(&trace, "scan"), (0, files), "{}", trace["cache"]);
 }
 
 /// Facts rows hold token counts: a row counted in `cl100k_base` is never

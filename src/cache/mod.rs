@@ -123,14 +123,18 @@ pub struct CacheReport {
     /// The database file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub database: Option<PathBuf>,
-    /// Files whose size and mtime matched the path index (not read to be hashed).
+    /// Files whose size and mtime matched the path index (not read to be
+    /// hashed), as the database holds it or as a saved snapshot copied it
+    /// ([`snapshot_seeded`](Self::snapshot_seeded)).
     pub path_index_hits: u64,
     /// Files of a new checkout whose content hash and scan terms came from
     /// the remote tier by their git blob id (not read to be hashed).
     pub blob_index_hits: u64,
-    /// Files put in the memo from the project's saved resident snapshot
-    /// before the walk (a restarted daemon, or a one-shot compile after
-    /// `aic precompute`); those unchanged were taken without a look-up.
+    /// Files loaded into the memo from the project's saved resident
+    /// snapshot before the walk (a restarted daemon, or a one-shot compile
+    /// after `aic precompute`); those whose size and mtime still match are
+    /// taken without a database look-up. Left out of the JSON when no file
+    /// was loaded (no snapshot, or one not used).
     #[serde(skip_serializing_if = "is_zero")]
     pub snapshot_seeded: u64,
     /// The RepoMap scan (symbol terms, term statistics).

@@ -87,21 +87,24 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
     let plan = times.run("prepare", || prepare::prepare(request))?;
     let mut warnings = plan.warnings.clone();
     let project = &plan.project;
-    let cache = open_file_cache(host, project, request.no_cache, &mut warnings);
-    let cache = match cache {
-        Some(cache) if host.memo().is_none() => Some(seed_one_shot(host, project, cache)),
-        cache => cache,
-    };
+    let mut cache = open_file_cache(host, project, request.no_cache, &mut warnings);
     let (snapshot, resident) = times.run("scan", || match host.resident() {
         Some(index) => {
             let (snapshot, report) =
                 index.snapshot(project, cache.as_ref(), cancel.0, !request.warm_up);
             (snapshot, Some(report))
         }
-        None => (
-            std::sync::Arc::new(scan::scan(project, cache.as_ref(), cancel.0)),
-            None,
-        ),
+        None => {
+            if host.memo().is_none() {
+                cache = cache
+                    .take()
+                    .map(|cache| seed_one_shot(host, project, cache));
+            }
+            (
+                std::sync::Arc::new(scan::scan(project, cache.as_ref(), cancel.0)),
+                None,
+            )
+        }
     });
     let snapshot = &*snapshot;
     cancel.check()?;
@@ -262,7 +265,9 @@ pub(crate) fn file_cache(
 /// (written by `aic precompute` and the daemon), when there is one made under
 /// this cache's settings: the walk then takes each unchanged file's hash and
 /// terms from it instead of two database look-ups. Without a usable snapshot,
-/// `cache` as it was.
+/// `cache` as it was (why is logged at debug level: a missing, foreign or
+/// damaged snapshot only costs the look-ups it would have saved). Counted in
+/// the "scan" phase.
 fn seed_one_shot(host: &Host, project: &prepare::Project, cache: FileCache) -> FileCache {
     let Some(home) = host.home() else {
         return cache;
