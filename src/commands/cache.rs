@@ -4,6 +4,7 @@
 
 pub mod sync;
 
+use std::fmt::Write as _;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::Path;
 
@@ -128,11 +129,12 @@ fn clear_snapshots(host: &Host, mut text: String) -> anyhow::Result<String> {
         }
     }
     if removed > 0 {
-        text.push_str(&format!(
-            "Removed {removed} saved project snapshot{} from {}\n",
+        let _ = writeln!(
+            text,
+            "Removed {removed} saved project snapshot{} from {}",
             if removed == 1 { "" } else { "s" },
             directory.display()
-        ));
+        );
     }
     Ok(text)
 }

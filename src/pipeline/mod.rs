@@ -88,23 +88,21 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
     let mut warnings = plan.warnings.clone();
     let project = &plan.project;
     let mut cache = open_file_cache(host, project, request.no_cache, &mut warnings);
-    let (snapshot, resident) = times.run("scan", || match host.resident() {
-        Some(index) => {
+    let (snapshot, resident) = times.run("scan", || {
+        if let Some(index) = host.resident() {
             let (snapshot, report) =
                 index.snapshot(project, cache.as_ref(), cancel.0, !request.warm_up);
-            (snapshot, Some(report))
+            return (snapshot, Some(report));
         }
-        None => {
-            if host.memo().is_none() {
-                cache = cache
-                    .take()
-                    .map(|cache| seed_one_shot(host, project, cache));
-            }
-            (
-                std::sync::Arc::new(scan::scan(project, cache.as_ref(), cancel.0)),
-                None,
-            )
+        if host.memo().is_none() {
+            cache = cache
+                .take()
+                .map(|cache| seed_one_shot(host, project, cache));
         }
+        (
+            std::sync::Arc::new(scan::scan(project, cache.as_ref(), cancel.0)),
+            None,
+        )
     });
     let snapshot = &*snapshot;
     cancel.check()?;
