@@ -502,7 +502,7 @@ impl SecretScanner {
         found: &mut Vec<SecretMatch>,
     ) {
         let (Some(name), Some(value)) = (
-            content.get(pair.name.clone()),
+            pair.label.or_else(|| content.get(pair.name.clone())),
             content.get(pair.value.clone()),
         ) else {
             return;
@@ -782,8 +782,12 @@ const MIN_ASSIGNED: usize = 6;
 
 /// Whether an assignment holds one of the rule's keywords: in its name for
 /// a rule that ignores case (a name-anchored rule), in its value for a rule
-/// whose keywords are token prefixes.
+/// whose keywords are token prefixes. A pair the reader named itself
+/// (`docker login -p …` is a `password`) is read by every rule.
 fn names_keyword(rule: &SecretRule, content: &str, pair: &Assignment) -> bool {
+    if pair.label.is_some() {
+        return true;
+    }
     let parts = if rule.any_case {
         [pair.name.clone(), 0..0]
     } else {
@@ -1518,6 +1522,41 @@ mod tests {
             scan("src/config.ts", Language::TypeScript, &content),
             Vec::new()
         );
+    }
+
+    /// Short options that pass a password: the reader names the value
+    /// `password`, so the password rules judge it.
+    #[test]
+    fn passwords_in_short_options_are_redacted() {
+        let password = fake("short-options", "{an:14}");
+        for line in [
+            "docker login -u ci-bot -p {p} registry.acme.io",
+            "echo ok && podman login quay.io -p '{p}' -u ci",
+            "oc login https://api.cluster:6443 -u admin -p {p}",
+            "mysql -u root -p{p} shop",
+            "sshpass -p {p} ssh deploy@build-01",
+            "redis-cli -h cache -a {p} ping",
+        ] {
+            let content = format!("{}\n", line.replace("{p}", &password));
+            for path in ["scripts/deploy.sh", "docs/setup.md"] {
+                assert!(!leaves(path, &content, &password), "{path}: {line}");
+            }
+        }
+        for line in [
+            "mkdir -p build/out",
+            "docker run -u 1000 -p 8080:80 nginx",
+            "cp -u -p notes.txt backup/",
+            "docker login -u ci -p \"$REGISTRY_TOKEN\" registry.acme.io",
+            "mysql -u root -p shop",
+            "ssh -p 2222 deploy@build-01",
+        ] {
+            let content = format!("{line}\n");
+            assert_eq!(
+                scan("scripts/deploy.sh", Language::Shell, &content),
+                Vec::new(),
+                "{line}"
+            );
+        }
     }
 
     #[test]
