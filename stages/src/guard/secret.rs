@@ -629,8 +629,12 @@ impl SecretScanner {
                     None => false,
                 },
                 Check::KubernetesSecret => {
-                    let line_start = lines.line_range(line).start;
-                    for value in detectors::kubernetes_secret_values(content, line_start) {
+                    let values = if whole.as_str().starts_with('"') {
+                        detectors::kubernetes_json_secret_values(content, span.start)
+                    } else {
+                        detectors::kubernetes_secret_values(content, lines.line_range(line).start)
+                    };
+                    for value in values {
                         found.push(SecretMatch {
                             pattern: index,
                             line: lines.line_number(value.start),
