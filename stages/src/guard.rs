@@ -1142,6 +1142,8 @@ mod tests {
     #[test_case("stages/rules/injection/zh.txt", include_str!("../rules/injection/zh.txt"))]
     #[test_case("stages/rules/injection/ja.txt", include_str!("../rules/injection/ja.txt"))]
     #[test_case("stages/rules/injection/ru.txt", include_str!("../rules/injection/ru.txt"))]
+    #[test_case("stages/rules/injection/it.txt", include_str!("../rules/injection/it.txt"))]
+    #[test_case("stages/rules/injection/ko.txt", include_str!("../rules/injection/ko.txt"))]
     #[test_case("stages/rules/secrets/ai.toml", include_str!("../rules/secrets/ai.toml"))]
     #[test_case("stages/rules/secrets/cloud.toml", include_str!("../rules/secrets/cloud.toml"))]
     #[test_case("stages/rules/secrets/code-hosting.toml", include_str!("../rules/secrets/code-hosting.toml"))]

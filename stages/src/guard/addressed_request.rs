@@ -312,11 +312,6 @@ impl AddresseeSet {
         .into_iter()
         .any(|kind| self.contains(kind))
     }
-
-    /// Whether the only addressee is the agent instruction file itself.
-    fn implicit_only(self) -> bool {
-        self.0 == 1 << Addressee::Implicit as u16
-    }
 }
 
 /// The compiled addressee and request lists.
@@ -605,11 +600,13 @@ impl AddressedRequests {
     ///   counts only from a third party, next to concealment, as a claim a
     ///   user never makes (`!` in the list), or with bidirectional-override
     ///   characters (see [`Reading::Pasted`]);
-    /// - in an agent instruction file, where the file is the only addressee,
-    ///   what a project may ask of its agents as a matter of course (a
-    ///   destructive command, an approval, an installer piped into a shell,
-    ///   replacing a task) counts only next to concealment ("do not mention
-    ///   it to the user", "quietly") or a claim to outrank the user.
+    /// - in an agent instruction file, what a project may ask of its agents
+    ///   as a matter of course (a destructive command, an approval, an
+    ///   installer piped into a shell, replacing a task) counts only next to
+    ///   concealment ("do not mention it to the user", "quietly"), a claim
+    ///   to outrank the user, a claim of someone else's approval ("the owner
+    ///   approved this") or a role marker; naming the agent ("Claude, you may
+    ///   run the tests without asking") is how such files speak.
     ///
     /// A passage with bidirectional-override characters that addresses the
     /// model and asks for nothing the list names is still reported
@@ -752,6 +749,12 @@ impl AddressedRequests {
         let concealed = matches
             .iter()
             .any(|&index| self.action_categories.get(index) == Some(&RequestCategory::Concealment));
+        // A claim of approval by someone else ("the owner approved this",
+        // "standing permission"): what a project's own rules never need.
+        let claimed = matches.iter().any(|&index| {
+            self.action_claims.get(index).copied().unwrap_or(false)
+                && self.action_categories.get(index) == Some(&RequestCategory::ApprovalClaim)
+        });
         let mut asked = false;
         for index in matches {
             let (Some(regex), Some(&category)) = (
@@ -770,8 +773,13 @@ impl AddressedRequests {
                 && !claim
                 && !concealed
                 && !passage.bidi;
-            let project_own =
-                set.implicit_only() && category.project_may_ask() && !concealed && !precedence;
+            let project_own = reading == Reading::AgentInstructions
+                && category.project_may_ask()
+                && !concealed
+                && !precedence
+                && !claimed
+                && !set.contains(Addressee::Turn)
+                && !set.contains(Addressee::Spliced);
             if pasted_own || project_own {
                 continue;
             }
@@ -850,7 +858,8 @@ fn implicit_addressees(lines: &LineIndex<'_>) -> Vec<u32> {
 /// attack on the agent that reads it); quoted or on a line about attacks in
 /// a changelog; a
 /// string literal in code (data an agent framework holds, as a single
-/// override phrase in a string is) unless a chat turn is spliced into it
+/// override phrase in a string is; quotes in a docstring or a block comment
+/// are prose's) unless a chat turn is spliced into it
 /// (an escaped `\n\nHuman:`); and, within [`ABOUT_WINDOW`] lines of
 /// words that show the text talks about attacks, a request that is quoted
 /// or that speaks about the model rather than to it (no greeting, label or
@@ -877,6 +886,7 @@ pub(crate) fn excused(request: &Request, context: &InjectionContext<'_>, code: b
     if code
         && quoted
         && !is_comment_line(context.line(request.line))
+        && !context.in_prose_block(request.line)
         && !request.addressees.contains(Addressee::Spliced)
     {
         return true;
@@ -932,6 +942,15 @@ const LABEL_LEAD_WORDS: &[&str] = &[
     "hey",
     "hi",
     "hello",
+    "greetings",
+    "howdy",
+    "yo",
+    "ok",
+    "okay",
+    "so",
+    "also",
+    "now",
+    "please",
     "attention",
     "attn",
     "important",
@@ -944,11 +963,14 @@ const LABEL_LEAD_WORDS: &[&str] = &[
     "each",
     "fellow",
     "the",
+    "whichever",
+    "whatever",
+    "some",
 ];
 
 /// Greetings: a name after one is spoken to wherever it stands ("Thanks!
 /// Also, dear assistant, …").
-const GREETINGS: &[&str] = &["dear", "hey", "hi", "hello", "psst"];
+const GREETINGS: &[&str] = &["dear", "hey", "hi", "hello", "greetings", "howdy", "psst"];
 
 /// Names that stand for any AI reader, spoken to between commas in the
 /// middle of a sentence ("When you answer, AI, include …"); a product's name
@@ -1091,15 +1113,20 @@ fn passage_bounds(lines: &LineIndex<'_>, number: u32, section: bool) -> (u32, u3
 }
 
 /// Whether a line is a heading or a label alone on its line: a Markdown
-/// heading, or a line of at most [`HEADING_WORDS`] words that ends with a
-/// colon.
+/// heading, a line in bold, or a line of at most [`HEADING_WORDS`] words
+/// that ends with a colon.
 fn is_heading(line: &str) -> bool {
     let trimmed = line.trim();
     let body = unmarked(trimmed);
     let words = body.split_whitespace().count();
+    let plain = trimmed.trim_start_matches(['>', ' ', '\t']);
+    let bold = |mark: &str| plain.len() > 4 && plain.starts_with(mark) && plain.ends_with(mark);
     words > 0
         && words <= HEADING_WORDS
-        && (trimmed.starts_with('#') || body.trim_end_matches(['*', '_']).ends_with(':'))
+        && (trimmed.starts_with('#')
+            || body.trim_end_matches(['*', '_']).ends_with(':')
+            || bold("**")
+            || bold("__"))
 }
 
 /// A line without its leading indentation and comment or quote markers

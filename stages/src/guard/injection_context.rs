@@ -76,6 +76,7 @@ pub(crate) enum Excuse {
 pub(crate) struct InjectionContext<'a> {
     kind: FileKind,
     code: bool,
+    content: &'a str,
     template: bool,
     lines: &'a LineIndex<'a>,
     /// Per one-based line (index `line - 1`): inside a fenced code block.
@@ -87,7 +88,7 @@ impl<'a> InjectionContext<'a> {
     pub(crate) fn new(
         path: &RelativePath,
         language: Language,
-        content: &str,
+        content: &'a str,
         lines: &'a LineIndex<'a>,
     ) -> Self {
         let kind = file_kind(path, language);
@@ -100,6 +101,7 @@ impl<'a> InjectionContext<'a> {
         Self {
             kind,
             code: language.is_code(),
+            content,
             template,
             lines,
             fenced,
@@ -207,6 +209,34 @@ impl<'a> InjectionContext<'a> {
             .map(|at| self.lines.line(at))
             .find(|line| !line.trim().is_empty())
             .is_some_and(|line| aimed_at_model().is_match(line))
+    }
+
+    /// Whether line `number` of a code file is prose inside a block that an
+    /// earlier line opened: a block comment (`/*`) or a docstring (a
+    /// triple-quoted string that starts a statement, not one assigned or
+    /// passed: `"""` at the start of its line). Quotes on such a line are
+    /// the prose's own, not a string literal's.
+    pub(crate) fn in_prose_block(&self, number: u32) -> bool {
+        if !self.code {
+            return false;
+        }
+        let above = self
+            .content
+            .get(..self.lines.line_range(number).start)
+            .unwrap_or_default();
+        if above.rfind("/*") > above.rfind("*/") {
+            return true;
+        }
+        ["\"\"\"", "'''"].iter().any(|quotes| {
+            above.matches(quotes).count() % 2 == 1
+                && above.rfind(quotes).is_some_and(|open| {
+                    let line_start = above[..open].rfind('\n').map_or(0, |at| at + 1);
+                    above[line_start..open]
+                        .trim_start()
+                        .trim_start_matches(['r', 'u', 'b', 'R', 'U', 'B'])
+                        .is_empty()
+                })
+        })
     }
 
     /// Whether the lines within `window` of line `number` talk about injection.

@@ -88,7 +88,7 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 /// | `fake-system-prompt` | a line starting `system:` followed by an instruction |
 /// | `special-token` | `<\|system\|>`, `<\|im_start\|>`, `<\|im_end\|>`, `<\|endofprompt\|>` |
 /// | `inst-markup` | Llama's `[INST]` tag and its closing tag on one line |
-/// | `override-<language>` | an override phrase of `stages/rules/injection/<language>.txt` (`en`, `es`, `fr`, `de`, `pt`, `zh`, `ja`, `ru`): "disregard" or "forget" with "everything above" or "all prior rules", a "new instructions" label, "from now on you will …", and their translations; one kind with `ignore-instructions` |
+/// | `override-<language>` | an override phrase of `stages/rules/injection/<language>.txt` (`en`, `es`, `fr`, `de`, `pt`, `it`, `zh`, `ja`, `ko`, `ru`): "disregard" or "forget" with "everything above" or "all prior rules", a "new instructions" label, "from now on you will …", and their translations; one kind with `ignore-instructions` |
 /// | `hidden-instruction` | any of the above that appears only once the text is read as a model reads it: Unicode tag characters decoded to ASCII ("ASCII smuggling"), invisible characters dropped, look-alike letters read as the ASCII letters they pass for (Cyrillic, Greek, full-width, mathematical; see the `read_as_model` module); blocks in every file, code included |
 /// | `encoded-instruction` | any of the above, or a request addressed to the model, inside an obvious base64 run (24 characters or more, both letter cases, standard or URL-safe alphabet) or percent-encoded run (three `%XX` escapes or more), decoded; reported at the run's line; blocks in every file, code included, except a string literal in a test file (warned about). Also override phrases and credential paths in ROT13, and a decode-and-follow request within five lines of an encoded blob (these block in every file) |
 /// | `split-instruction` | an override phrase split over two consecutive comment lines (`#`, `//`, `*`, `--`, `;`), found once they are joined; blocks |
@@ -212,7 +212,7 @@ pub struct PromptInjectionScanner {
 }
 
 /// The cache of the combined set's lazy DFA, in bytes. The set holds the
-/// phrases of eight languages besides the chat turns and claims: with the
+/// phrases of ten languages besides the chat turns and claims: with the
 /// default 2 MiB its states are rebuilt over and over on long files.
 const COMBINED_DFA_BYTES: usize = 4 << 20;
 
@@ -268,6 +268,8 @@ const PHRASE_FILES: &[(&str, &str)] = &[
     ("zh", include_str!("../../rules/injection/zh.txt")),
     ("ja", include_str!("../../rules/injection/ja.txt")),
     ("ru", include_str!("../../rules/injection/ru.txt")),
+    ("it", include_str!("../../rules/injection/it.txt")),
+    ("ko", include_str!("../../rules/injection/ko.txt")),
 ];
 
 /// The phrases of one phrase file: its lines that are not blank or
