@@ -41,7 +41,7 @@ use std::ops::Range;
 
 use std::sync::OnceLock;
 
-use regex::{Regex, RegexSet};
+use regex::Regex;
 
 use crate::guard::LineIndex;
 use crate::guard::injection_context::{FileKind, InjectionContext};
@@ -343,20 +343,31 @@ pub(crate) struct AddressedRequests {
     negation: OnceLock<Regex>,
 }
 
-/// A list compiled: all at once, and each alone (on first use) to locate
-/// its matches.
+/// The request list compiled over bytes: all at once, and each alone (on
+/// first use) to locate its matches.
 struct Patterns {
-    set: RegexSet,
-    regexes: LazyRegexes,
+    set: regex::bytes::RegexSet,
+    sources: Vec<String>,
+    regexes: Vec<OnceLock<regex::bytes::Regex>>,
 }
 
 impl Patterns {
     fn compile(sources: &[String]) -> Self {
-        let set = RegexSet::new(sources).expect("the addressed-request lists are valid");
+        let set =
+            regex::bytes::RegexSet::new(sources).expect("the addressed-request lists are valid");
         Self {
             set,
-            regexes: LazyRegexes::new(sources.to_vec()),
+            sources: sources.to_vec(),
+            regexes: sources.iter().map(|_| OnceLock::new()).collect(),
         }
+    }
+
+    /// The pattern at `index` alone, compiled on first use.
+    fn get(&self, index: usize) -> Option<&regex::bytes::Regex> {
+        let (source, cell) = (self.sources.get(index)?, self.regexes.get(index)?);
+        Some(crate::work::once(cell, || {
+            regex::bytes::Regex::new(source).expect("a pattern whose set compiled is valid")
+        }))
     }
 }
 
@@ -482,7 +493,11 @@ impl AddressedRequests {
             let category = RequestCategory::parse(category).expect("a known request category");
             action_categories.push(category);
             action_claims.push(claim);
-            action_sources.push(source);
+            // ASCII classes (`\w`, `\S` of bytes): the requests name English
+            // words, commands and paths, and Unicode classes make the list many
+            // times slower to compile; the bytes of other scripts still pass
+            // as non-space.
+            action_sources.push(format!("(?-u){source}"));
         }
         let addressee_regexes = LazyRegexes::new(addressee_sources.clone());
         Self {
@@ -523,7 +538,8 @@ impl AddressedRequests {
         lines: &LineIndex<'_>,
         reading: Reading,
     ) -> Vec<Request> {
-        let set = RegexSet::new(&self.addressee_sources).expect("the addressee list is valid");
+        let set =
+            regex::RegexSet::new(&self.addressee_sources).expect("the addressee list is valid");
         let matched: Vec<usize> = set.matches(content).into_iter().collect();
         self.find_matched(content, lines, reading, &matched)
     }
@@ -745,7 +761,11 @@ impl AddressedRequests {
             .min();
         let precedence = set.contains(Addressee::Precedence);
         let actions = self.action_patterns();
-        let matches: Vec<usize> = actions.set.matches(&passage.text).into_iter().collect();
+        let matches: Vec<usize> = actions
+            .set
+            .matches(passage.text.as_bytes())
+            .into_iter()
+            .collect();
         let concealed = matches
             .iter()
             .any(|&index| self.action_categories.get(index) == Some(&RequestCategory::Concealment));
@@ -757,10 +777,9 @@ impl AddressedRequests {
         });
         let mut asked = false;
         for index in matches {
-            let (Some(regex), Some(&category)) = (
-                actions.regexes.get(index),
-                self.action_categories.get(index),
-            ) else {
+            let (Some(regex), Some(&category)) =
+                (actions.get(index), self.action_categories.get(index))
+            else {
                 continue;
             };
             if category == RequestCategory::Concealment {
@@ -784,7 +803,7 @@ impl AddressedRequests {
                 continue;
             }
             let addressed = |at: usize| precedence || earliest.is_some_and(|first| first <= at);
-            let Some(hit) = regex.find_iter(&passage.text).find(|hit| {
+            let Some(hit) = regex.find_iter(passage.text.as_bytes()).find(|hit| {
                 addressed(hit.start())
                     && !self.negated(&passage.text, hit.start())
                     && keep(passage.content_offset(lines, hit.start()))
@@ -951,6 +970,7 @@ const LABEL_LEAD_WORDS: &[&str] = &[
     "also",
     "now",
     "please",
+    "there",
     "attention",
     "attn",
     "important",
@@ -1021,7 +1041,7 @@ fn label_starts(content: &str, at: usize) -> bool {
         || (removed.contains('#') && removed.starts_with([' ', '\t', '#']));
     if sentence_end
         || comment
-        || bare.ends_with(['"', '`', '(', '>', '=', ']'])
+        || bare.ends_with(['"', '`', '(', '[', '>', '=', ']'])
         || removed.starts_with('>')
     {
         return true;
@@ -1266,20 +1286,18 @@ mod tests {
     #[test]
     fn lists_compile_and_every_line_has_a_known_kind() {
         let requests = AddressedRequests::new();
-        for regexes in [
-            &requests.addressee_regexes,
-            &requests.action_patterns().regexes,
-        ] {
-            for index in 0..regexes.len() {
-                assert!(regexes.get(index).is_some());
-            }
+        for index in 0..requests.addressee_regexes.len() {
+            assert!(requests.addressee_regexes.get(index).is_some());
+        }
+        for index in 0..requests.action_categories.len() {
+            assert!(requests.action_patterns().get(index).is_some());
         }
         assert_eq!(
             requests.addressee_regexes.len(),
             requests.addressee_kinds.len()
         );
         assert_eq!(
-            requests.action_patterns().regexes.len(),
+            requests.action_patterns().sources.len(),
             requests.action_categories.len()
         );
         assert_eq!(

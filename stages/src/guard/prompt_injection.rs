@@ -218,7 +218,7 @@ const COMBINED_DFA_BYTES: usize = 4 << 20;
 
 /// How many lines before and after a word that names the model the
 /// addressee patterns that name it are searched in.
-const NAME_WINDOW: usize = 3;
+const NAME_WINDOW: usize = 6;
 
 /// What one pass of the combined set found in a text.
 struct Hits {
@@ -409,9 +409,18 @@ fn rot13_pattern() -> String {
 }
 
 /// Whether a line looks like an encoded blob: a base64-like token of 16
-/// characters or more with both letter cases, or a text that reads as
-/// English words only once rotated by 13 (ROT13).
+/// characters or more with both letter cases, a run of 32 hex digits or
+/// more with letters and digits, or a text that reads as English words only
+/// once rotated by 13 (ROT13).
 fn looks_encoded(line: &str) -> bool {
+    let hex = line.split(|c: char| !c.is_ascii_hexdigit()).any(|token| {
+        token.len() >= 32
+            && token.bytes().any(|b| b.is_ascii_digit())
+            && token.bytes().any(|b| b.is_ascii_alphabetic())
+    });
+    if hex {
+        return true;
+    }
     let base64 = line
         .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=' | '-' | '_')))
         .any(|token| {
@@ -1624,6 +1633,26 @@ mod tests {
                 (GuardSeverity::Warn, 6, "persona-override".to_owned()),
             ]
         );
+    }
+
+    /// The addressee patterns that name the model are searched only around
+    /// the words that name it: on every case of the injection corpus that
+    /// finds what a search of the whole text finds.
+    #[test]
+    fn addressees_found_near_names_are_all_there_are() {
+        let scanner = PromptInjectionScanner::new();
+        let all = RegexSet::new(scanner.requests.addressee_sources()).unwrap();
+        let corpus = [
+            include_str!("../../tests/fixtures/guard/injection/corpus/attacks.txt"),
+            include_str!("../../tests/fixtures/guard/injection/corpus/benign.txt"),
+        ];
+        for text in corpus {
+            for case in text.split("\n=== ") {
+                let content = case.split_once('\n').map_or("", |(_, body)| body);
+                let expected: Vec<usize> = all.matches(content).into_iter().collect();
+                assert_eq!(scanner.hits(content).addressees, expected, "{case}");
+            }
+        }
     }
 
     #[test]
