@@ -766,9 +766,12 @@ impl AddressedRequests {
             .matches(passage.text.as_bytes())
             .into_iter()
             .collect();
-        let concealed = matches
-            .iter()
-            .any(|&index| self.action_categories.get(index) == Some(&RequestCategory::Concealment));
+        // Text to the model inside an HTML comment is hidden from whoever reads
+        // the rendered page: concealment too.
+        let concealed = passage.commented
+            || matches.iter().any(|&index| {
+                self.action_categories.get(index) == Some(&RequestCategory::Concealment)
+            });
         // A claim of approval by someone else ("the owner approved this",
         // "standing permission"): what a project's own rules never need.
         let claimed = matches.iter().any(|&index| {
@@ -1195,6 +1198,8 @@ struct Passage {
     starts: Vec<(usize, u32, usize)>,
     /// Whether a line holds a bidirectional control character.
     bidi: bool,
+    /// Whether a line opens an HTML comment (`<!--`).
+    commented: bool,
 }
 
 impl Passage {
@@ -1204,9 +1209,11 @@ impl Passage {
         let mut text = String::new();
         let mut starts = Vec::new();
         let mut bidi = false;
+        let mut commented = false;
         for number in first..=last {
             let line = lines.line(number);
             let range = lines.line_range(number);
+            commented |= line.contains("<!--");
             if range.start >= window.end || range.start + line.len() <= window.start {
                 continue;
             }
@@ -1236,7 +1243,12 @@ impl Passage {
                 }
             }
         }
-        Self { text, starts, bidi }
+        Self {
+            text,
+            starts,
+            bidi,
+            commented,
+        }
     }
 
     /// The line of the passage that holds byte `at` of its text.
