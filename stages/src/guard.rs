@@ -1064,9 +1064,12 @@ mod tests {
         let content = include_str!("../tests/fixtures/guard/shell/injected_installer.sh");
         let outcome = scan(&guard, "scripts/setup.sh", content);
         assert!(outcome.blocked);
+        // The download on the line below the comment is the script's own
+        // code, not a request in prose; the override phrase and the command
+        // block together.
         assert_eq!(
             patterns(&outcome),
-            vec!["ignore-instructions", "fetched-code", "download-pipe-shell"]
+            vec!["ignore-instructions", "download-pipe-shell"]
         );
         assert!(
             outcome
@@ -1127,6 +1130,7 @@ mod tests {
     #[test_case("stages/src/guard/injection_corpus.rs", include_str!("guard/injection_corpus.rs"))]
     #[test_case("stages/rules/injection/addressed-to-model.txt", include_str!("../rules/injection/addressed-to-model.txt"))]
     #[test_case("stages/rules/injection/requested-actions.txt", include_str!("../rules/injection/requested-actions.txt"))]
+    #[test_case("stages/rules/injection/agent-instruction-files.txt", include_str!("../rules/injection/agent-instruction-files.txt"))]
     #[test_case("stages/rules/injection/confusables.txt", include_str!("../rules/injection/confusables.txt"))]
     #[test_case("stages/rules/injection/aimed-at-model.txt", include_str!("../rules/injection/aimed-at-model.txt"))]
     #[test_case("stages/rules/injection/README.md", include_str!("../rules/injection/README.md"))]
@@ -1138,6 +1142,8 @@ mod tests {
     #[test_case("stages/rules/injection/zh.txt", include_str!("../rules/injection/zh.txt"))]
     #[test_case("stages/rules/injection/ja.txt", include_str!("../rules/injection/ja.txt"))]
     #[test_case("stages/rules/injection/ru.txt", include_str!("../rules/injection/ru.txt"))]
+    #[test_case("stages/rules/injection/it.txt", include_str!("../rules/injection/it.txt"))]
+    #[test_case("stages/rules/injection/ko.txt", include_str!("../rules/injection/ko.txt"))]
     #[test_case("stages/rules/secrets/ai.toml", include_str!("../rules/secrets/ai.toml"))]
     #[test_case("stages/rules/secrets/cloud.toml", include_str!("../rules/secrets/cloud.toml"))]
     #[test_case("stages/rules/secrets/code-hosting.toml", include_str!("../rules/secrets/code-hosting.toml"))]

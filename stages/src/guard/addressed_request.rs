@@ -1,9 +1,10 @@
 //! Requests addressed to an AI reader for an action outside the task. The
-//! text speaks to the model (a greeting or label naming it, a third-person
-//! rule for it with a modal verb, a line posing as a chat turn, a condition
-//! on the reader being a model) and asks for credential files, secrets or
-//! the environment to be handed over, data to be sent to a URL, downloaded
-//! code to be run, work to be destroyed, or claims that its actions are
+//! text speaks to the model (a greeting or label naming it, a code tag or a
+//! key naming it, a third-person rule for it with a modal verb, a line
+//! posing as a chat turn or a role marker, a condition on the reader being a
+//! model) and asks for credential files, secrets or the environment to be
+//! handed over, data to be sent out, downloaded code to be run, work, data
+//! or infrastructure to be destroyed, or claims that its actions are
 //! approved in advance — whether or not it holds an override phrase.
 //!
 //! The model: an injected instruction has an *addressee* (the AI reader) and a
@@ -13,29 +14,38 @@
 //! library's fixtures hold chat turns. Together, in one passage and not
 //! negated, they are an attack. A claim that the text outranks the model's
 //! instructions needs no other addressee: naming the model's instructions
-//! is addressing it.
+//! is addressing it. An agent instruction file (`AGENTS.md`, `CLAUDE.md`,
+//! `.cursorrules`, …; [`is_agent_instruction_file`]) is addressed to the
+//! agent as a whole, so it needs no addressee either; but its ordinary
+//! project rules name commands a reader runs every day (an installer piped
+//! into a shell, a force-push after a rebase, "no need to ask before running
+//! the tests"), so there those requests count only next to a sign that the
+//! action is hidden from the user or claimed to outrank them.
 //!
 //! Both lists are data: `stages/rules/injection/addressed-to-model.txt` (the
 //! ways text addresses the model) and `stages/rules/injection/requested-actions.txt`
 //! (the requests, one category each). The addressee is searched in the whole
 //! file in one pass; only the passages around an addressee (its paragraph:
 //! up to [`LINES_BEFORE`] lines before and [`LINES_AFTER`] after, up to a blank
-//! line) are read for requests, with their comment and quote markers removed
-//! and their lines joined, so a request split over `#` or `//` comment lines
-//! is read whole.
+//! line; for a heading or a label alone on its line, the paragraph under it)
+//! are read for requests, with their comment and quote markers removed and
+//! their lines joined, so a request split over `#` or `//` comment lines is
+//! read whole.
 //!
 //! Left out: requests with no addressee (a README's install command), requests
 //! the model would have to infer ("you know what to do with the keys"), and
 //! addressees the lists do not name.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use std::sync::OnceLock;
 
-use regex::{Regex, RegexSet};
+use regex::Regex;
 
 use crate::guard::LineIndex;
 use crate::guard::injection_context::{FileKind, InjectionContext};
+use crate::relative_path::RelativePath;
 
 /// How many lines before an addressee its passage may start.
 pub(crate) const LINES_BEFORE: u32 = 3;
@@ -47,6 +57,10 @@ pub(crate) const LINES_AFTER: u32 = 6;
 /// more often than this (a prompt library) is judged by its first ones.
 const MAX_ADDRESSEES: usize = 64;
 
+/// The most passages an agent instruction file is read in (each up to
+/// [`LINES_AFTER`] lines): a longer file is judged by its first ones.
+const MAX_IMPLICIT_PASSAGES: usize = 128;
+
 /// How many words before a request, within its clause, are searched for a
 /// negation.
 const NEGATION_WORDS: usize = 12;
@@ -55,28 +69,52 @@ const NEGATION_WORDS: usize = 12;
 /// talks about attacks.
 const ABOUT_WINDOW: u32 = 3;
 
+/// How many bytes before its first addressee a passage reaches at most, and
+/// after its last one: a passage of minified code (one line of 200 KB) is
+/// read around its addressees, not whole.
+const PASSAGE_BYTES_BEFORE: usize = 1024;
+
+/// See [`PASSAGE_BYTES_BEFORE`].
+const PASSAGE_BYTES_AFTER: usize = 4096;
+
+/// The most words a heading or a label alone on its line may have for the
+/// paragraph under it to be its passage.
+const HEADING_WORDS: usize = 8;
+
 /// How the text addresses the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Addressee {
     /// A greeting or label: "AI agents:", "Note for the assistant", "@claude".
     Vocative,
-    /// The reader as a model: "if you are an AI", "assistants reading this".
+    /// The reader described by what it does ("assistants reading this:", "the
+    /// AI running these tests:"), or a rule for such a class of readers.
+    Class,
+    /// A code tag or key naming the model: `NOTE(ai-agent)`, `ai.note:`.
+    Tag,
+    /// The reader as a model: "if you are an AI", "you are an AI agent".
     Reader,
     /// Third person with a modal verb: "the assistant must", "Claude should".
     Modal,
-    /// A line posing as a chat turn: `Human:`, `Assistant:`, `System:`.
+    /// A line posing as a chat turn or a role marker: `Human:`, `[SYSTEM]`.
     Turn,
+    /// A chat turn spliced into a string: an escaped `\n\nHuman:`.
+    Spliced,
     /// A claim to outrank the model's instructions.
     Precedence,
+    /// An agent instruction file: every passage of it is addressed to the agent.
+    Implicit,
 }
 
 impl Addressee {
     fn parse(kind: &str) -> Option<Self> {
         Some(match kind {
             "vocative" | "label" => Self::Vocative,
+            "class" => Self::Class,
+            "tag" => Self::Tag,
             "reader" => Self::Reader,
             "modal" => Self::Modal,
             "turn" => Self::Turn,
+            "spliced" => Self::Spliced,
             "precedence" => Self::Precedence,
             _ => return None,
         })
@@ -90,16 +128,22 @@ pub(crate) enum RequestCategory {
     CredentialAccess,
     /// Printing, including or sending secrets, keys, tokens, the environment.
     SecretDisclosure,
-    /// Sending data to a URL.
+    /// Sending data out.
     DataExfiltration,
     /// Running code downloaded from the network.
     FetchedCode,
-    /// Deleting tests, the repository or the home directory; force-pushing.
+    /// Deleting tests, data, the repository or the home directory; force-pushing.
     DestructiveCommand,
     /// Claiming the actions are pre-approved or checks may be skipped.
     ApprovalClaim,
-    /// Claiming to outrank the model's instructions.
+    /// Claiming to outrank the model's instructions, or to replace its task.
     PrecedenceClaim,
+    /// Hiding the action from the user: no finding of its own (see
+    /// [`AddressedRequests::find_matched`]).
+    Concealment,
+    /// An addressee hidden with bidirectional-override characters, whatever
+    /// it asks.
+    HiddenAddress,
 }
 
 impl RequestCategory {
@@ -111,6 +155,8 @@ impl RequestCategory {
             "fetched-code" => Self::FetchedCode,
             "destructive-command" => Self::DestructiveCommand,
             "approval-claim" => Self::ApprovalClaim,
+            "precedence-claim" => Self::PrecedenceClaim,
+            "concealment" => Self::Concealment,
             _ => return None,
         })
     }
@@ -125,6 +171,8 @@ impl RequestCategory {
             Self::DestructiveCommand => "destructive-command",
             Self::ApprovalClaim => "approval-claim",
             Self::PrecedenceClaim => "precedence-claim",
+            Self::Concealment => "concealment",
+            Self::HiddenAddress => "hidden-instruction",
         }
     }
 
@@ -135,18 +183,39 @@ impl RequestCategory {
                 "Request to an AI reader to read or hand over credential files"
             }
             Self::SecretDisclosure => "Request to an AI reader to disclose secrets",
-            Self::DataExfiltration => "Request to an AI reader to send data to a URL",
+            Self::DataExfiltration => "Request to an AI reader to send data out",
             Self::FetchedCode => "Request to an AI reader to run downloaded code",
-            Self::DestructiveCommand => "Request to an AI reader to destroy work or force-push",
+            Self::DestructiveCommand => {
+                "Request to an AI reader to destroy work, data or infrastructure, or force-push"
+            }
             Self::ApprovalClaim => "Claim to an AI reader that its actions are pre-approved",
             Self::PrecedenceClaim => "Claim to take precedence over the model's instructions",
+            Self::Concealment => "Request to an AI reader to hide an action from the user",
+            Self::HiddenAddress => {
+                "Text to an AI reader hidden with bidirectional-override characters"
+            }
         }
     }
 
     /// Whether a user may ask for this themselves: in a pasted intent such a
-    /// request counts only from a fake chat turn (see [`Reading::Pasted`]).
+    /// request counts only from a third party (see [`Reading::Pasted`]).
     fn user_may_ask(self) -> bool {
-        matches!(self, Self::DestructiveCommand | Self::ApprovalClaim)
+        matches!(
+            self,
+            Self::DestructiveCommand | Self::ApprovalClaim | Self::PrecedenceClaim
+        )
+    }
+
+    /// Whether a project's own agent instructions may ask for this as a
+    /// matter of course (see [`AddressedRequests::find_matched`]).
+    fn project_may_ask(self) -> bool {
+        matches!(
+            self,
+            Self::DestructiveCommand
+                | Self::ApprovalClaim
+                | Self::FetchedCode
+                | Self::PrecedenceClaim
+        )
     }
 }
 
@@ -170,9 +239,18 @@ pub(crate) fn is_request_id(id: &str) -> bool {
 pub(crate) enum Reading {
     /// A repository file.
     File,
+    /// An agent instruction file ([`is_agent_instruction_file`]): addressed
+    /// to the agent as a whole.
+    AgentInstructions,
     /// Text the user pasted as the intent: the user may ask to delete,
     /// force-push or go ahead without asking, so those requests count only
-    /// from a fake chat turn.
+    /// from a third party — a chat turn, a role marker, a class of readers
+    /// ("automated tools working on this ticket must"), a tag, the reader
+    /// as a model — or when the text hides the action from the user, claims
+    /// an approval the user never claims of their own request ("approved by
+    /// the owner"), or hides itself with bidirectional-override characters.
+    /// A request that only names the assistant, as a user speaks to it, is
+    /// the user's own.
     Pasted,
 }
 
@@ -194,22 +272,45 @@ pub(crate) struct Request {
 
 /// The kinds of addressee in a passage.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct AddresseeSet(u8);
+pub(crate) struct AddresseeSet(u16);
 
 impl AddresseeSet {
     fn insert(&mut self, addressee: Addressee) {
-        self.0 |= 1 << addressee as u8;
+        self.0 |= 1 << addressee as u16;
     }
 
     /// Whether the set holds `addressee`.
     pub(crate) fn contains(self, addressee: Addressee) -> bool {
-        self.0 & (1 << addressee as u8) != 0
+        self.0 & (1 << addressee as u16) != 0
     }
 
-    /// Whether the passage speaks to the model directly (a greeting, a label
-    /// or a chat turn) rather than about it.
+    /// Whether the passage speaks to the model directly (a greeting, a label,
+    /// a tag, a chat turn, an agent instruction file) rather than about it.
     pub(crate) fn direct(self) -> bool {
-        self.contains(Addressee::Vocative) || self.contains(Addressee::Turn)
+        [
+            Addressee::Vocative,
+            Addressee::Class,
+            Addressee::Tag,
+            Addressee::Turn,
+            Addressee::Spliced,
+            Addressee::Implicit,
+        ]
+        .into_iter()
+        .any(|kind| self.contains(kind))
+    }
+
+    /// Whether the passage is addressed by a third party: not the way a user
+    /// speaks to their own assistant (see [`Reading::Pasted`]).
+    fn third_party(self) -> bool {
+        [
+            Addressee::Class,
+            Addressee::Tag,
+            Addressee::Reader,
+            Addressee::Turn,
+            Addressee::Spliced,
+        ]
+        .into_iter()
+        .any(|kind| self.contains(kind))
     }
 }
 
@@ -221,33 +322,52 @@ impl AddresseeSet {
 /// set ([`Self::addressee_sources`]).
 pub(crate) struct AddressedRequests {
     addressee_sources: Vec<String>,
+    /// The words every addressee that names the model holds (the `names`
+    /// line of the list).
+    names_source: String,
     addressee_kinds: Vec<Addressee>,
-    /// Per addressee pattern: whether it is a `label`, which counts only at
-    /// the start of a line, a sentence or a quotation ([`label_starts`]).
+    /// Per addressee pattern: whether it is a `label` or a `class`, which
+    /// counts only at the start of a line, a sentence, a quotation or a
+    /// comment ([`label_starts`]; a class only when it ends as a label does).
     labels: Vec<bool>,
     /// Each addressee pattern alone, to locate its matches once a combined
     /// set has said it matches ([`Self::find_matched`]).
     addressee_regexes: LazyRegexes,
     action_sources: Vec<String>,
     action_categories: Vec<RequestCategory>,
+    /// Per request pattern: a claim a user never makes of their own request
+    /// (marked `!` in the list), which counts in a pasted intent from any
+    /// addressee.
+    action_claims: Vec<bool>,
     actions: OnceLock<Patterns>,
     negation: OnceLock<Regex>,
 }
 
-/// A list compiled: all at once, and each alone (on first use) to locate
-/// its matches.
+/// The request list compiled over bytes: all at once, and each alone (on
+/// first use) to locate its matches.
 struct Patterns {
-    set: RegexSet,
-    regexes: LazyRegexes,
+    set: regex::bytes::RegexSet,
+    sources: Vec<String>,
+    regexes: Vec<OnceLock<regex::bytes::Regex>>,
 }
 
 impl Patterns {
     fn compile(sources: &[String]) -> Self {
-        let set = RegexSet::new(sources).expect("the addressed-request lists are valid");
+        let set =
+            regex::bytes::RegexSet::new(sources).expect("the addressed-request lists are valid");
         Self {
             set,
-            regexes: LazyRegexes::new(sources.to_vec()),
+            sources: sources.to_vec(),
+            regexes: sources.iter().map(|_| OnceLock::new()).collect(),
         }
+    }
+
+    /// The pattern at `index` alone, compiled on first use.
+    fn get(&self, index: usize) -> Option<&regex::bytes::Regex> {
+        let (source, cell) = (self.sources.get(index)?, self.regexes.get(index)?);
+        Some(crate::work::once(cell, || {
+            regex::bytes::Regex::new(source).expect("a pattern whose set compiled is valid")
+        }))
     }
 }
 
@@ -291,16 +411,53 @@ const ADDRESSEES: &str = include_str!("../../rules/injection/addressed-to-model.
 /// The request list, as data.
 const ACTIONS: &str = include_str!("../../rules/injection/requested-actions.txt");
 
-/// The `(kind, regex)` lines of a list: not blank, not a comment; the regex
-/// made case-insensitive.
-fn entries(text: &str) -> impl Iterator<Item = (&str, String)> {
-    text.lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty() && !line.starts_with('#'))
-        .filter_map(|line| {
-            let (kind, regex) = line.split_once(char::is_whitespace)?;
-            Some((kind, format!("(?i){}", regex.trim_start())))
-        })
+/// The agent instruction files, as data.
+const AGENT_FILES: &str = include_str!("../../rules/injection/agent-instruction-files.txt");
+
+/// The `(kind, regex)` lines of a list: not blank, not a comment, not a
+/// `define`; each `{NAME}` replaced by the part a `define NAME …` line
+/// before it names; the regex made case-insensitive.
+fn entries(text: &str) -> Vec<(&str, String)> {
+    let mut parts: Vec<(String, String)> = Vec::new();
+    let mut lines = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some((kind, regex)) = line.split_once(char::is_whitespace) else {
+            continue;
+        };
+        let mut regex = regex.trim_start().to_owned();
+        for (name, part) in parts.iter().rev() {
+            regex = regex.replace(name.as_str(), part);
+        }
+        if kind == "define" {
+            if let Some((name, part)) = regex.split_once(char::is_whitespace) {
+                parts.push((format!("{{{name}}}"), part.trim_start().to_owned()));
+            }
+            continue;
+        }
+        lines.push((kind, format!("(?i){regex}")));
+    }
+    lines
+}
+
+/// Whether `path` is an agent instruction file (`AGENTS.md`, `CLAUDE.md`,
+/// `.cursorrules`, `.github/copilot-instructions.md`, Cursor's `.mdc` rules,
+/// …; the list is data, `stages/rules/injection/agent-instruction-files.txt`):
+/// text written to the agent as a whole.
+pub(crate) fn is_agent_instruction_file(path: &RelativePath) -> bool {
+    static GLOBS: OnceLock<Option<crate::guard::PathGlobs>> = OnceLock::new();
+    crate::work::once(&GLOBS, || {
+        let patterns: Vec<&str> = AGENT_FILES
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty() && !line.starts_with('#'))
+            .collect();
+        crate::guard::PathGlobs::new("agent instruction files", &patterns, true).ok()
+    })
+    .as_ref()
+    .is_some_and(|globs| globs.is_match(path))
 }
 
 impl AddressedRequests {
@@ -314,27 +471,44 @@ impl AddressedRequests {
         let mut addressee_kinds = Vec::new();
         let mut addressee_sources = Vec::new();
         let mut labels = Vec::new();
+        let mut names_source = String::new();
         for (kind, source) in entries(ADDRESSEES) {
-            labels.push(kind == "label");
+            if kind == "names" {
+                names_source = format!("(?-u){source}");
+                continue;
+            }
+            labels.push(matches!(kind, "label" | "class"));
             let kind = Addressee::parse(kind).expect("a known addressee kind");
             addressee_kinds.push(kind);
             addressee_sources.push(format!("(?-u){source}"));
         }
         let mut action_categories = Vec::new();
+        let mut action_claims = Vec::new();
         let mut action_sources = Vec::new();
         for (category, source) in entries(ACTIONS) {
+            let (category, claim) = match category.strip_suffix('!') {
+                Some(category) => (category, true),
+                None => (category, false),
+            };
             let category = RequestCategory::parse(category).expect("a known request category");
             action_categories.push(category);
-            action_sources.push(source);
+            action_claims.push(claim);
+            // ASCII classes (`\w`, `\S` of bytes): the requests name English
+            // words, commands and paths, and Unicode classes make the list many
+            // times slower to compile; the bytes of other scripts still pass
+            // as non-space.
+            action_sources.push(format!("(?-u){source}"));
         }
         let addressee_regexes = LazyRegexes::new(addressee_sources.clone());
         Self {
             addressee_sources,
+            names_source,
             addressee_kinds,
             labels,
             addressee_regexes,
             action_sources,
             action_categories,
+            action_claims,
             actions: OnceLock::new(),
             negation: OnceLock::new(),
         }
@@ -364,7 +538,8 @@ impl AddressedRequests {
         lines: &LineIndex<'_>,
         reading: Reading,
     ) -> Vec<Request> {
-        let set = RegexSet::new(&self.addressee_sources).expect("the addressee list is valid");
+        let set =
+            regex::RegexSet::new(&self.addressee_sources).expect("the addressee list is valid");
         let matched: Vec<usize> = set.matches(content).into_iter().collect();
         self.find_matched(content, lines, reading, &matched)
     }
@@ -376,19 +551,31 @@ impl AddressedRequests {
         &self.addressee_sources
     }
 
-    /// [`Self::find`], given the indices of the addressee patterns that match
-    /// somewhere in `content` (from one pass of a combined set).
-    pub(crate) fn find_matched(
+    /// Whether the addressee pattern at `index` names the model, and so
+    /// matches only where [`Self::names_source`] does (every kind but a turn
+    /// and a precedence claim).
+    pub(crate) fn names_the_model(&self, index: usize) -> bool {
+        self.addressee_kinds.get(index).is_some_and(|kind| {
+            !matches!(
+                kind,
+                Addressee::Turn | Addressee::Spliced | Addressee::Precedence
+            )
+        })
+    }
+
+    /// The words every addressee that names the model holds.
+    pub(crate) fn names_source(&self) -> &str {
+        &self.names_source
+    }
+
+    /// The addressees found in `content` by the patterns at `matched`: (line,
+    /// kind, byte offset), sorted, at most [`MAX_ADDRESSEES`].
+    fn addressees(
         &self,
         content: &str,
         lines: &LineIndex<'_>,
-        reading: Reading,
         matched: &[usize],
-    ) -> Vec<Request> {
-        if matched.is_empty() {
-            return Vec::new();
-        }
-        // Addressees by line: (kind, byte offset).
+    ) -> Vec<(u32, Addressee, usize)> {
         let mut found: Vec<(u32, Addressee, usize)> = Vec::new();
         for &index in matched {
             let (Some(regex), Some(&kind)) = (
@@ -398,89 +585,247 @@ impl AddressedRequests {
                 continue;
             };
             let label = self.labels.get(index).copied().unwrap_or(false);
-            for hit in regex
-                .find_iter(content)
-                .filter(|hit| !label || label_starts(content, hit.start()))
-                .filter(|hit| !label || !is_role_turn(content, hit.start(), hit.as_str()))
-                .take(MAX_ADDRESSEES)
-            {
+            let check = |hit: &regex::Match<'_>| {
+                let ends_as_label = kind == Addressee::Vocative
+                    || hit
+                        .as_str()
+                        .trim_end()
+                        .ends_with([':', ',', '-', '\u{2013}', '\u{2014}']);
+                !label
+                    || !ends_as_label
+                    || (label_starts(content, hit.start())
+                        && !is_role_turn(content, hit.start(), hit.as_str()))
+            };
+            for hit in regex.find_iter(content).filter(check).take(MAX_ADDRESSEES) {
                 found.push((lines.line_number(hit.start()), kind, hit.start()));
             }
         }
         found.sort_unstable();
         found.truncate(MAX_ADDRESSEES);
+        found
+    }
+
+    /// [`Self::find`], given the indices of the addressee patterns that match
+    /// somewhere in `content` (from one pass of a combined set).
+    ///
+    /// Each passage around an addressee is read for requests that come after
+    /// it and are not negated. Some requests count only with more evidence:
+    ///
+    /// - in a pasted intent, what a user may ask themselves (deleting,
+    ///   force-pushing, going ahead without asking, replacing the task)
+    ///   counts only from a third party, next to concealment, as a claim a
+    ///   user never makes (`!` in the list), or with bidirectional-override
+    ///   characters (see [`Reading::Pasted`]);
+    /// - in an agent instruction file, what a project may ask of its agents
+    ///   as a matter of course (a destructive command, an approval, an
+    ///   installer piped into a shell, replacing a task) counts only next to
+    ///   concealment ("do not mention it to the user", "quietly"), a claim
+    ///   to outrank the user, a claim of someone else's approval ("the owner
+    ///   approved this") or a role marker; naming the agent ("Claude, you may
+    ///   run the tests without asking") is how such files speak.
+    ///
+    /// A passage with bidirectional-override characters that addresses the
+    /// model and asks for nothing the list names is still reported
+    /// ([`RequestCategory::HiddenAddress`]): hiding text to the model from
+    /// its reviewer is the attack.
+    pub(crate) fn find_matched(
+        &self,
+        content: &str,
+        lines: &LineIndex<'_>,
+        reading: Reading,
+        matched: &[usize],
+    ) -> Vec<Request> {
+        self.find_matched_where(content, lines, reading, matched, &|_| true)
+    }
+
+    /// [`Self::find_matched`], counting only the requests that start at a
+    /// byte offset of `content` that `keep` accepts (in a code file: in a
+    /// comment or a string, not in the code itself).
+    pub(crate) fn find_matched_where(
+        &self,
+        content: &str,
+        lines: &LineIndex<'_>,
+        reading: Reading,
+        matched: &[usize],
+        keep: &dyn Fn(usize) -> bool,
+    ) -> Vec<Request> {
+        let mut found = if matched.is_empty() {
+            Vec::new()
+        } else {
+            self.addressees(content, lines, matched)
+        };
+        if reading == Reading::AgentInstructions {
+            found.extend(
+                implicit_addressees(lines)
+                    .into_iter()
+                    .map(|line| (line, Addressee::Implicit, lines.line_range(line).start)),
+            );
+            found.sort_unstable();
+        }
+        if found.is_empty() {
+            return Vec::new();
+        }
         let mut requests: BTreeMap<(u32, RequestCategory), Request> = BTreeMap::new();
         let mut read_passages: Vec<(u32, u32)> = Vec::new();
-        for &(line, _, _) in &found {
-            let (first, last) = passage_bounds(lines, line);
+        for &(line, kind, _) in &found {
+            let (first, last) = passage_bounds(lines, line, kind != Addressee::Implicit);
             if read_passages.contains(&(first, last)) {
                 continue;
             }
             read_passages.push((first, last));
-            let passage = Passage::new(lines, first, last);
-            let addressees: Vec<(Addressee, usize)> = found
+            let inside = found
                 .iter()
-                .filter(|(at, _, _)| (first..=last).contains(at))
+                .filter(|(at, _, _)| (first..=last).contains(at));
+            let (low, high) = inside
+                .clone()
+                .fold((usize::MAX, 0), |(low, high), &(_, _, offset)| {
+                    (low.min(offset), high.max(offset))
+                });
+            let window = low.saturating_sub(PASSAGE_BYTES_BEFORE)..high + PASSAGE_BYTES_AFTER;
+            let passage = Passage::new(lines, first, last, window);
+            let addressees: Vec<(Addressee, usize)> = inside
                 .map(|&(_, kind, offset)| (kind, passage.position(lines, offset)))
                 .collect();
-            let mut set = AddresseeSet::default();
-            for &(kind, _) in &addressees {
-                set.insert(kind);
-            }
-            if let Some(&(_, at)) = addressees
-                .iter()
-                .find(|(kind, _)| *kind == Addressee::Precedence)
-                && !self.negated(&passage.text, at)
-            {
-                let line = passage.line_at(at);
-                requests
-                    .entry((line, RequestCategory::PrecedenceClaim))
-                    .or_insert(Request {
-                        category: RequestCategory::PrecedenceClaim,
-                        line,
-                        start: passage.content_offset(lines, at),
-                        addressees: set,
-                        bidi: passage.bidi,
-                    });
-            }
-            let earliest = addressees
-                .iter()
-                .filter(|(kind, _)| *kind != Addressee::Precedence)
-                .map(|&(_, at)| at)
-                .min();
-            let precedence = set.contains(Addressee::Precedence);
-            let actions = self.action_patterns();
-            for index in &actions.set.matches(&passage.text) {
-                let (Some(regex), Some(&category)) = (
-                    actions.regexes.get(index),
-                    self.action_categories.get(index),
-                ) else {
-                    continue;
-                };
-                if reading == Reading::Pasted
-                    && category.user_may_ask()
-                    && !set.contains(Addressee::Turn)
-                    && !passage.bidi
-                {
-                    continue;
-                }
-                let addressed = |at: usize| precedence || earliest.is_some_and(|first| first <= at);
-                let Some(hit) = regex.find_iter(&passage.text).find(|hit| {
-                    addressed(hit.start()) && !self.negated(&passage.text, hit.start())
-                }) else {
-                    continue;
-                };
-                let line = passage.line_at(hit.start());
-                requests.entry((line, category)).or_insert(Request {
-                    category,
-                    line,
-                    start: passage.content_offset(lines, hit.start()),
-                    addressees: set,
-                    bidi: passage.bidi,
-                });
-            }
+            self.read_passage(&passage, lines, reading, &addressees, keep, &mut requests);
         }
         requests.into_values().collect()
+    }
+
+    /// The requests addressed to the model in `content` read as one passage,
+    /// whatever its lines: the fragments of a text split over short comment
+    /// lines, one line each. `matched` are the indices of the addressee
+    /// patterns found in `content`.
+    pub(crate) fn find_in_one_passage(
+        &self,
+        content: &str,
+        lines: &LineIndex<'_>,
+        matched: &[usize],
+    ) -> Vec<Request> {
+        let found = self.addressees(content, lines, matched);
+        if found.is_empty() {
+            return Vec::new();
+        }
+        let passage = Passage::new(lines, 1, lines.line_count(), 0..content.len());
+        let addressees: Vec<(Addressee, usize)> = found
+            .iter()
+            .map(|&(_, kind, offset)| (kind, passage.position(lines, offset)))
+            .collect();
+        let mut requests = BTreeMap::new();
+        self.read_passage(
+            &passage,
+            lines,
+            Reading::File,
+            &addressees,
+            &|_| true,
+            &mut requests,
+        );
+        requests.into_values().collect()
+    }
+
+    /// The requests of one passage, added to `requests` (see
+    /// [`Self::find_matched`]).
+    fn read_passage(
+        &self,
+        passage: &Passage,
+        lines: &LineIndex<'_>,
+        reading: Reading,
+        addressees: &[(Addressee, usize)],
+        keep: &dyn Fn(usize) -> bool,
+        requests: &mut BTreeMap<(u32, RequestCategory), Request>,
+    ) {
+        let mut set = AddresseeSet::default();
+        for &(kind, _) in addressees {
+            set.insert(kind);
+        }
+        let mut add = |category: RequestCategory, at: usize| {
+            let line = passage.line_at(at);
+            requests.entry((line, category)).or_insert(Request {
+                category,
+                line,
+                start: passage.content_offset(lines, at),
+                addressees: set,
+                bidi: passage.bidi,
+            });
+        };
+        if let Some(&(_, at)) = addressees
+            .iter()
+            .find(|(kind, _)| *kind == Addressee::Precedence)
+            && !self.negated(&passage.text, at)
+        {
+            add(RequestCategory::PrecedenceClaim, at);
+        }
+        let earliest = addressees
+            .iter()
+            .filter(|(kind, _)| *kind != Addressee::Precedence)
+            .map(|&(_, at)| at)
+            .min();
+        let precedence = set.contains(Addressee::Precedence);
+        let actions = self.action_patterns();
+        let matches: Vec<usize> = actions
+            .set
+            .matches(passage.text.as_bytes())
+            .into_iter()
+            .collect();
+        // Text to the model inside an HTML comment is hidden from whoever reads
+        // the rendered page: concealment too.
+        let concealed = passage.commented
+            || matches.iter().any(|&index| {
+                self.action_categories.get(index) == Some(&RequestCategory::Concealment)
+            });
+        // A claim of approval by someone else ("the owner approved this",
+        // "standing permission"): what a project's own rules never need.
+        let claimed = matches.iter().any(|&index| {
+            self.action_claims.get(index).copied().unwrap_or(false)
+                && self.action_categories.get(index) == Some(&RequestCategory::ApprovalClaim)
+        });
+        let mut asked = false;
+        for index in matches {
+            let (Some(regex), Some(&category)) =
+                (actions.get(index), self.action_categories.get(index))
+            else {
+                continue;
+            };
+            if category == RequestCategory::Concealment {
+                continue;
+            }
+            let claim = self.action_claims.get(index).copied().unwrap_or(false);
+            let pasted_own = reading == Reading::Pasted
+                && category.user_may_ask()
+                && !set.third_party()
+                && !claim
+                && !concealed
+                && !passage.bidi;
+            let project_own = reading == Reading::AgentInstructions
+                && category.project_may_ask()
+                && !concealed
+                && !precedence
+                && !claimed
+                && !set.contains(Addressee::Turn)
+                && !set.contains(Addressee::Spliced);
+            if pasted_own || project_own {
+                continue;
+            }
+            let addressed = |at: usize| precedence || earliest.is_some_and(|first| first <= at);
+            let Some(hit) = regex.find_iter(passage.text.as_bytes()).find(|hit| {
+                addressed(hit.start())
+                    && !self.negated(&passage.text, hit.start())
+                    && keep(passage.content_offset(lines, hit.start()))
+            }) else {
+                continue;
+            };
+            asked = true;
+            add(category, hit.start());
+        }
+        if !asked
+            && passage.bidi
+            && let Some(at) = addressees
+                .iter()
+                .filter(|(kind, _)| !matches!(kind, Addressee::Precedence | Addressee::Implicit))
+                .map(|&(_, at)| at)
+                .min()
+        {
+            add(RequestCategory::HiddenAddress, at);
+        }
     }
 
     /// Whether the request at byte `at` of a passage is negated: a negation
@@ -504,6 +849,29 @@ impl Default for AddressedRequests {
     }
 }
 
+/// The lines of an agent instruction file its passages are read from: the
+/// first line of each paragraph, and every [`LINES_AFTER`] lines within a
+/// long one; at most [`MAX_IMPLICIT_PASSAGES`].
+fn implicit_addressees(lines: &LineIndex<'_>) -> Vec<u32> {
+    let blank = |at: u32| unmarked(lines.line(at)).trim().is_empty();
+    let mut starts = Vec::new();
+    let mut run = 0;
+    for number in 1..=lines.line_count() {
+        if blank(number) {
+            run = 0;
+            continue;
+        }
+        if run % (LINES_AFTER + 1) == 0 {
+            starts.push(number);
+            if starts.len() >= MAX_IMPLICIT_PASSAGES {
+                break;
+            }
+        }
+        run += 1;
+    }
+    starts
+}
+
 /// The severity decision for one request in a repository file: whether its
 /// context excuses it (the finding is then only a warning).
 ///
@@ -512,7 +880,9 @@ impl Default for AddressedRequests {
 /// attack on the agent that reads it); quoted or on a line about attacks in
 /// a changelog; a
 /// string literal in code (data an agent framework holds, as a single
-/// override phrase in a string is); and, within [`ABOUT_WINDOW`] lines of
+/// override phrase in a string is; quotes in a docstring or a block comment
+/// are prose's) unless a chat turn is spliced into it
+/// (an escaped `\n\nHuman:`); and, within [`ABOUT_WINDOW`] lines of
 /// words that show the text talks about attacks, a request that is quoted
 /// or that speaks about the model rather than to it (no greeting, label or
 /// turn). Never excused: a request hidden with bidirectional-override
@@ -522,7 +892,8 @@ pub(crate) fn excused(request: &Request, context: &InjectionContext<'_>, code: b
         return false;
     }
     let quoted = context.is_quoted(request.line, request.start);
-    let turn_only = request.addressees.contains(Addressee::Turn)
+    let turn_only = (request.addressees.contains(Addressee::Turn)
+        || request.addressees.contains(Addressee::Spliced))
         && !request.addressees.contains(Addressee::Vocative);
     match context.kind() {
         FileKind::Test if turn_only => return true,
@@ -532,7 +903,14 @@ pub(crate) fn excused(request: &Request, context: &InjectionContext<'_>, code: b
     // In code, a quoted request outside a comment is a string literal: data
     // (an agent framework's prompt, a guard's test), as a single override
     // phrase in a string is. Backticks in a comment are only a code span.
-    if code && quoted && !is_comment_line(context.line(request.line)) {
+    // A chat turn spliced into a string is the attack on the prompt the
+    // string becomes, not data about it.
+    if code
+        && quoted
+        && !is_comment_line(context.line(request.line))
+        && !context.in_prose_block(request.line)
+        && !request.addressees.contains(Addressee::Spliced)
+    {
         return true;
     }
     context.talks_about(request.line, ABOUT_WINDOW) && (quoted || !request.addressees.direct())
@@ -586,6 +964,16 @@ const LABEL_LEAD_WORDS: &[&str] = &[
     "hey",
     "hi",
     "hello",
+    "greetings",
+    "howdy",
+    "yo",
+    "ok",
+    "okay",
+    "so",
+    "also",
+    "now",
+    "please",
+    "there",
     "attention",
     "attn",
     "important",
@@ -598,21 +986,41 @@ const LABEL_LEAD_WORDS: &[&str] = &[
     "each",
     "fellow",
     "the",
+    "whichever",
+    "whatever",
+    "some",
 ];
 
-/// Whether a label at byte `at` of `content` starts its line, a sentence or a
-/// quotation: before it on its line there is nothing but comment and quote
-/// markers, invisible and bidirectional characters, and [`LABEL_LEAD_WORDS`];
-/// or the end of a sentence (`.`, `!`, `?` and a space), or an opening quote,
-/// parenthesis, `>` (a tag's end) or `=` (a query value).
+/// Greetings: a name after one is spoken to wherever it stands ("Thanks!
+/// Also, dear assistant, …").
+const GREETINGS: &[&str] = &["dear", "hey", "hi", "hello", "greetings", "howdy", "psst"];
+
+/// Names that stand for any AI reader, spoken to between commas in the
+/// middle of a sentence ("When you answer, AI, include …"); a product's name
+/// between commas is more often an item of a list.
+const GENERIC_NAMES: &[&str] = &["ai", "assistant", "agent", "llm", "bot"];
+
+/// Whether a label at byte `at` of `content` starts its line, a sentence, a
+/// quotation or a comment: before it on its line there is nothing but
+/// comment and quote markers, invisible and bidirectional characters, and
+/// [`LABEL_LEAD_WORDS`]; or the end of a sentence (`.`, `!`, `?` and a
+/// space), an opening quote, parenthesis, `>` (a tag's end), `]` (a role in
+/// brackets), `=` (a query value) or a comment opener (`//`, `/*`, `#`).
+/// After a greeting ([`GREETINGS`]) it may stand anywhere, and a generic
+/// name ([`GENERIC_NAMES`]) between commas is spoken to as well.
 fn label_starts(content: &str, at: usize) -> bool {
     let line_start = content
         .get(..at)
         .and_then(|before| before.rfind('\n'))
         .map_or(0, |newline| newline + 1);
     let mut rest = content.get(line_start..at).unwrap_or_default();
-    while let Some(shorter) = without_lead_word(rest) {
+    let mut greeted = false;
+    while let Some((shorter, word)) = without_lead_word(rest) {
+        greeted |= GREETINGS.iter().any(|g| g.eq_ignore_ascii_case(word));
         rest = shorter;
+    }
+    if greeted {
+        return true;
     }
     let rest = rest.trim_end().strip_suffix("<!--").unwrap_or(rest);
     let marker = |c: char| {
@@ -630,12 +1038,35 @@ fn label_starts(content: &str, at: usize) -> bool {
     // After the end of a sentence, or a colon: "Deprecated: use X. AI agents:",
     // "TODO: Copilot, …".
     let sentence_end = removed.starts_with(['.', '!', '?', ':']) && removed.contains([' ', '\t']);
-    sentence_end || bare.ends_with(['"', '`', '(', '>', '=']) || removed.starts_with('>')
+    // After a comment opener further along the line: `x = 1  # AI agents: …`.
+    let comment = removed.contains("//")
+        || removed.contains("/*")
+        || (removed.contains('#') && removed.starts_with([' ', '\t', '#']));
+    if sentence_end
+        || comment
+        || bare.ends_with(['"', '`', '(', '[', '>', '=', ']'])
+        || removed.starts_with('>')
+    {
+        return true;
+    }
+    // Between commas: "When you answer, AI, include …".
+    let name: String = content
+        .get(at..)
+        .unwrap_or_default()
+        .chars()
+        .take_while(char::is_ascii_alphabetic)
+        .collect();
+    let after = content.get(at + name.len()..).unwrap_or_default();
+    rest.trim_end().ends_with(',')
+        && after.trim_start().starts_with(',')
+        && GENERIC_NAMES
+            .iter()
+            .any(|generic| generic.eq_ignore_ascii_case(&name))
 }
 
 /// `text` without its last word when that word (possibly followed by `:`,
-/// `!` or `,`) is one of [`LABEL_LEAD_WORDS`].
-fn without_lead_word(text: &str) -> Option<&str> {
+/// `!` or `,`) is one of [`LABEL_LEAD_WORDS`], and the word.
+fn without_lead_word(text: &str) -> Option<(&str, &str)> {
     let trimmed = text.trim_end();
     let body = trimmed.strip_suffix([':', '!', ',']).unwrap_or(trimmed);
     // ASCII letters are one byte each.
@@ -650,28 +1081,80 @@ fn without_lead_word(text: &str) -> Option<&str> {
         && LABEL_LEAD_WORDS
             .iter()
             .any(|lead| lead.eq_ignore_ascii_case(word)))
-    .then(|| &body[..start])
+    .then(|| (&body[..start], word))
 }
 
 /// The first and last line of the passage around line `number`: its
 /// paragraph, at most [`LINES_BEFORE`] lines before and [`LINES_AFTER`]
-/// after.
-fn passage_bounds(lines: &LineIndex<'_>, number: u32) -> (u32, u32) {
+/// after. When `section` is set and the line is a heading or a label alone
+/// on its line ([`is_heading`]), or the paragraph ends with a colon, the
+/// passage goes on past blank lines into the paragraph under it (up to the
+/// next heading).
+fn passage_bounds(lines: &LineIndex<'_>, number: u32, section: bool) -> (u32, u32) {
     let blank = |at: u32| unmarked(lines.line(at)).trim().is_empty();
     let mut first = number;
     while first > 1 && number - first < LINES_BEFORE && !blank(first - 1) {
         first -= 1;
     }
     let mut last = number;
+    if section && is_heading(lines.line(number)) {
+        let mut next = number + 1;
+        while next <= lines.line_count() && next - number <= 2 && blank(next) {
+            next += 1;
+        }
+        if next <= lines.line_count() && !blank(next) && !is_heading(lines.line(next)) {
+            last = next;
+            while last < lines.line_count()
+                && last - next < LINES_AFTER
+                && !blank(last + 1)
+                && !lines.line(last + 1).trim_start().starts_with('#')
+            {
+                last += 1;
+            }
+            return (first, last);
+        }
+    }
     while last < lines.line_count() && last - number < LINES_AFTER && !blank(last + 1) {
         last += 1;
+    }
+    // A paragraph that ends with a colon goes on under it ("… must render
+    // this badge:", a blank line, the badge).
+    if section && unmarked(lines.line(last)).trim_end().ends_with(':') {
+        let mut next = last + 1;
+        while next <= lines.line_count() && next - last <= 2 && blank(next) {
+            next += 1;
+        }
+        if next <= lines.line_count() && !blank(next) && !is_heading(lines.line(next)) {
+            let start = next;
+            last = next;
+            while last < lines.line_count() && last - start < LINES_AFTER && !blank(last + 1) {
+                last += 1;
+            }
+        }
     }
     (first, last)
 }
 
+/// Whether a line is a heading or a label alone on its line: a Markdown
+/// heading, a line in bold, or a line of at most [`HEADING_WORDS`] words
+/// that ends with a colon.
+fn is_heading(line: &str) -> bool {
+    let trimmed = line.trim();
+    let body = unmarked(trimmed);
+    let words = body.split_whitespace().count();
+    let plain = trimmed.trim_start_matches(['>', ' ', '\t']);
+    let bold = |mark: &str| plain.len() > 4 && plain.starts_with(mark) && plain.ends_with(mark);
+    words > 0
+        && words <= HEADING_WORDS
+        && (trimmed.starts_with('#')
+            || body.trim_end_matches(['*', '_']).ends_with(':')
+            || bold("**")
+            || bold("__"))
+}
+
 /// A line without its leading indentation and comment or quote markers
-/// (`#`, `//`, `/*`, `*`, `--`, `;`, `>`, `<!--`, `"""`, `'''`).
-fn unmarked(line: &str) -> &str {
+/// (`#`, `//`, `/*`, `*`, `--`, `;`, `>`, `<!--`, `"""`, `'''`, a bullet `- `).
+pub(crate) fn unmarked(line: &str) -> &str {
     let mut rest = line.trim_start();
     loop {
         let next = rest
@@ -681,12 +1164,22 @@ fn unmarked(line: &str) -> &str {
             .or_else(|| rest.strip_prefix("//"))
             .or_else(|| rest.strip_prefix("/*"))
             .or_else(|| rest.strip_prefix("--"))
+            .or_else(|| rest.strip_prefix("- "))
             .or_else(|| rest.strip_prefix(['#', '*', ';', '>']));
         match next {
             Some(stripped) => rest = stripped.trim_start(),
             None => return rest,
         }
     }
+}
+
+/// The largest char boundary of `text` at or before byte `at`.
+fn floor_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 /// Whether `c` is a bidirectional embedding, override or isolate character
@@ -705,20 +1198,39 @@ struct Passage {
     starts: Vec<(usize, u32, usize)>,
     /// Whether a line holds a bidirectional control character.
     bidi: bool,
+    /// Whether a line opens an HTML comment (`<!--`).
+    commented: bool,
 }
 
 impl Passage {
-    fn new(lines: &LineIndex<'_>, first: u32, last: u32) -> Self {
+    /// The lines `first` to `last`, the part of them within the byte range
+    /// `window` of the file.
+    fn new(lines: &LineIndex<'_>, first: u32, last: u32, window: Range<usize>) -> Self {
         let mut text = String::new();
         let mut starts = Vec::new();
         let mut bidi = false;
+        let mut commented = false;
         for number in first..=last {
             let line = lines.line(number);
-            let body = unmarked(line);
+            let range = lines.line_range(number);
+            commented |= line.contains("<!--");
+            if range.start >= window.end || range.start + line.len() <= window.start {
+                continue;
+            }
+            let (mut body, cut) = if window.start <= range.start {
+                let body = unmarked(line);
+                (body, line.len() - body.len())
+            } else {
+                let cut = floor_boundary(line, window.start - range.start);
+                (&line[cut..], cut)
+            };
+            if range.start + cut + body.len() > window.end {
+                body = &body[..floor_boundary(body, window.end - range.start - cut)];
+            }
             if !text.is_empty() {
                 text.push(' ');
             }
-            starts.push((text.len(), number, line.len() - body.len()));
+            starts.push((text.len(), number, cut));
             if body.is_ascii() {
                 text.push_str(body);
             } else {
@@ -731,7 +1243,12 @@ impl Passage {
                 }
             }
         }
-        Self { text, starts, bidi }
+        Self {
+            text,
+            starts,
+            bidi,
+            commented,
+        }
     }
 
     /// The line of the passage that holds byte `at` of its text.
@@ -781,24 +1298,26 @@ mod tests {
     #[test]
     fn lists_compile_and_every_line_has_a_known_kind() {
         let requests = AddressedRequests::new();
-        for regexes in [
-            &requests.addressee_regexes,
-            &requests.action_patterns().regexes,
-        ] {
-            for index in 0..regexes.len() {
-                assert!(regexes.get(index).is_some());
-            }
+        for index in 0..requests.addressee_regexes.len() {
+            assert!(requests.addressee_regexes.get(index).is_some());
+        }
+        for index in 0..requests.action_categories.len() {
+            assert!(requests.action_patterns().get(index).is_some());
         }
         assert_eq!(
             requests.addressee_regexes.len(),
             requests.addressee_kinds.len()
         );
         assert_eq!(
-            requests.action_patterns().regexes.len(),
+            requests.action_patterns().sources.len(),
             requests.action_categories.len()
         );
-        assert_eq!(requests.addressee_kinds.len(), entries(ADDRESSEES).count());
-        assert_eq!(requests.action_categories.len(), entries(ACTIONS).count());
+        assert_eq!(
+            requests.addressee_kinds.len() + 1,
+            entries(ADDRESSEES).len()
+        );
+        assert!(Regex::new(requests.names_source()).is_ok());
+        assert_eq!(requests.action_categories.len(), entries(ACTIONS).len());
     }
 
     /// The attack text is put together from parts, so this file holds no

@@ -76,6 +76,7 @@ pub(crate) enum Excuse {
 pub(crate) struct InjectionContext<'a> {
     kind: FileKind,
     code: bool,
+    content: &'a str,
     template: bool,
     lines: &'a LineIndex<'a>,
     /// Per one-based line (index `line - 1`): inside a fenced code block.
@@ -87,7 +88,7 @@ impl<'a> InjectionContext<'a> {
     pub(crate) fn new(
         path: &RelativePath,
         language: Language,
-        content: &str,
+        content: &'a str,
         lines: &'a LineIndex<'a>,
     ) -> Self {
         let kind = file_kind(path, language);
@@ -100,6 +101,7 @@ impl<'a> InjectionContext<'a> {
         Self {
             kind,
             code: language.is_code(),
+            content,
             template,
             lines,
             fenced,
@@ -152,13 +154,16 @@ impl<'a> InjectionContext<'a> {
             .unwrap_or_default();
         // An open quote before the hit: the closing one may be after it or on a
         // later line (a quotation wrapped in prose).
-        let odd = |text: &str, quote: char| text.matches(quote).count() % 2 == 1;
+        let odd = |text: &str, quote: char| quote_count(text, quote) % 2 == 1;
         let straight: &[char] = if self.code {
             &['"', '`', '\'']
         } else {
             &['"', '`']
         };
         if straight.iter().any(|&quote| odd(before, quote)) {
+            return true;
+        }
+        if !self.code && self.in_quoting_element(number, before) {
             return true;
         }
         [
@@ -206,12 +211,127 @@ impl<'a> InjectionContext<'a> {
             .is_some_and(|line| aimed_at_model().is_match(line))
     }
 
+    /// Whether line `number` of a code file is prose inside a block that an
+    /// earlier line opened: a block comment (`/*`) or a docstring (a
+    /// triple-quoted string that starts a statement, not one assigned or
+    /// passed: `"""` at the start of its line). Quotes on such a line are
+    /// the prose's own, not a string literal's.
+    pub(crate) fn in_prose_block(&self, number: u32) -> bool {
+        if !self.code {
+            return false;
+        }
+        let above = self
+            .content
+            .get(..self.lines.line_range(number).start)
+            .unwrap_or_default();
+        if above.rfind("/*") > above.rfind("*/") {
+            return true;
+        }
+        ["\"\"\"", "'''"].iter().any(|quotes| {
+            above.matches(quotes).count() % 2 == 1
+                && above.rfind(quotes).is_some_and(|open| {
+                    let line_start = above[..open].rfind('\n').map_or(0, |at| at + 1);
+                    above[line_start..open]
+                        .trim_start()
+                        .trim_start_matches(['r', 'u', 'b', 'R', 'U', 'B'])
+                        .is_empty()
+                })
+        })
+    }
+
     /// Whether the lines within `window` of line `number` talk about injection.
+    /// A word inside an address (`https://attacker.example/…`,
+    /// `ops@attacker.test`, `exploit.example.com`) says nothing about the text.
     pub(crate) fn talks_about(&self, number: u32, window: u32) -> bool {
         let first = number.saturating_sub(window).max(1);
         let last = number.saturating_add(window).min(self.lines.line_count());
-        (first..=last).any(|at| about_injection().is_match(self.lines.line(at)))
+        (first..=last).any(|at| {
+            let line = self.lines.line(at);
+            about_injection()
+                .find_iter(line)
+                .any(|found| !in_address(line, found.start()))
+        })
     }
+
+    /// Whether the text `before` a hit on line `number` (and the lines just
+    /// above it) has an HTML quoting element open: `<q>`, `<blockquote>`,
+    /// `<code>`, `<pre>`, `<samp>`, `<kbd>` — a quotation in an HTML page.
+    fn in_quoting_element(&self, number: u32, before: &str) -> bool {
+        if !before.contains('<')
+            && !(1..=QUOTE_LOOKBACK)
+                .any(|back| number > back && self.lines.line(number - back).contains('<'))
+        {
+            return false;
+        }
+        let first = number.saturating_sub(QUOTE_LOOKBACK).max(1);
+        let mut text = String::new();
+        for at in first..number {
+            text.push_str(self.lines.line(at));
+            text.push('\n');
+        }
+        text.push_str(before);
+        let text = text.to_ascii_lowercase();
+        ["q", "blockquote", "code", "pre", "samp", "kbd"]
+            .iter()
+            .any(|tag| {
+                let open = [format!("<{tag}>"), format!("<{tag} ")]
+                    .iter()
+                    .filter_map(|open| text.rfind(open.as_str()))
+                    .max();
+                let close = text.rfind(&format!("</{tag}>"));
+                open.is_some_and(|open| close.is_none_or(|close| close < open))
+            })
+    }
+}
+
+/// How many lines above a hit an open HTML quoting element is looked for.
+const QUOTE_LOOKBACK: u32 = 5;
+
+/// How many times `quote` opens or closes a quotation in `text`: an
+/// apostrophe between two letters or digits (`don't`, `l'assistant`) is
+/// none.
+fn quote_count(text: &str, quote: char) -> usize {
+    if quote != '\'' {
+        return text.matches(quote).count();
+    }
+    let chars: Vec<char> = text.chars().collect();
+    chars
+        .iter()
+        .enumerate()
+        .filter(|&(index, &c)| {
+            c == quote
+                && !(index > 0
+                    && chars[index - 1].is_alphanumeric()
+                    && chars
+                        .get(index + 1)
+                        .is_some_and(|next| next.is_alphanumeric()))
+        })
+        .count()
+}
+
+/// Whether byte `at` of `line` is inside an address: a URL, an e-mail
+/// address or a host name (a word with a dot and no spaces, such as
+/// `attacker.example`).
+fn in_address(line: &str, at: usize) -> bool {
+    let start = line
+        .get(..at)
+        .and_then(|before| before.rfind(|c: char| c.is_whitespace() || "\"'`(<[".contains(c)))
+        .map_or(0, |space| space + 1);
+    let end = line
+        .get(at..)
+        .and_then(|after| after.find(|c: char| c.is_whitespace() || "\"'`)>]".contains(c)))
+        .map_or(line.len(), |space| at + space);
+    let token = line
+        .get(start..end)
+        .unwrap_or_default()
+        .trim_end_matches(['.', ',', ';', ':']);
+    token.contains("://")
+        || token.contains('@')
+        || token.split('.').filter(|part| !part.is_empty()).count() >= 2
+            && token
+                .rsplit('.')
+                .next()
+                .is_some_and(|tld| tld.len() >= 2 && tld.chars().all(|c| c.is_ascii_alphabetic()))
 }
 
 /// The kind of the file at `path`, from the selector's [`SelectFileKind`]:

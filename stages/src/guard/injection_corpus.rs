@@ -145,7 +145,9 @@ fn cases_are_read_with_their_escapes() {
 
 /// Every attack pasted as an intent is reported, except those that only ask
 /// what a user may ask themselves (deleting, force-pushing, going ahead
-/// without asking) without posing as a chat turn.
+/// without asking) without a third party's voice, and those that address
+/// the model only by being an agent instruction file (`AGENTS.md`, …):
+/// pasted, their words are the user's.
 #[test]
 #[expect(clippy::print_stdout, reason = "the test reports its rates")]
 fn every_attack_pasted_as_an_intent_is_reported() {
@@ -156,6 +158,10 @@ fn every_attack_pasted_as_an_intent_is_reported() {
     for case in &attacks {
         if crate::guard::scan_intent(&case.content).is_some() {
             reported += 1;
+            continue;
+        }
+        let path = RelativePath::new(&case.path).expect("a case path is relative");
+        if crate::guard::addressed_request::is_agent_instruction_file(&path) {
             continue;
         }
         let own_requests_only = scan(&guard, case).findings.iter().all(|finding| {

@@ -4,7 +4,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use regex::{Regex, RegexSet};
 
-use crate::guard::addressed_request::{self, AddressedRequests, LazyRegexes, Reading};
+use crate::guard::addressed_request::{
+    self, AddressedRequests, LazyRegexes, Reading, is_agent_instruction_file,
+};
 use crate::guard::encoded;
 use crate::guard::injection_context::{FileKind, InjectionContext};
 use crate::guard::read_as_model::{LineChanges, ReadAsModel};
@@ -86,7 +88,7 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 /// | `fake-system-prompt` | a line starting `system:` followed by an instruction |
 /// | `special-token` | `<\|system\|>`, `<\|im_start\|>`, `<\|im_end\|>`, `<\|endofprompt\|>` |
 /// | `inst-markup` | Llama's `[INST]` tag and its closing tag on one line |
-/// | `override-<language>` | an override phrase of `stages/rules/injection/<language>.txt` (`en`, `es`, `fr`, `de`, `pt`, `zh`, `ja`, `ru`): "disregard" or "forget" with "everything above" or "all prior rules", a "new instructions" label, "from now on you will …", and their translations; one kind with `ignore-instructions` |
+/// | `override-<language>` | an override phrase of `stages/rules/injection/<language>.txt` (`en`, `es`, `fr`, `de`, `pt`, `it`, `zh`, `ja`, `ko`, `ru`): "disregard" or "forget" with "everything above" or "all prior rules", a "new instructions" label, "from now on you will …", and their translations; one kind with `ignore-instructions` |
 /// | `hidden-instruction` | any of the above that appears only once the text is read as a model reads it: Unicode tag characters decoded to ASCII ("ASCII smuggling"), invisible characters dropped, look-alike letters read as the ASCII letters they pass for (Cyrillic, Greek, full-width, mathematical; see the `read_as_model` module); blocks in every file, code included |
 /// | `encoded-instruction` | any of the above, or a request addressed to the model, inside an obvious base64 run (24 characters or more, both letter cases, standard or URL-safe alphabet) or percent-encoded run (three `%XX` escapes or more), decoded; reported at the run's line; blocks in every file, code included, except a string literal in a test file (warned about). Also override phrases and credential paths in ROT13, and a decode-and-follow request within five lines of an encoded blob (these block in every file) |
 /// | `split-instruction` | an override phrase split over two consecutive comment lines (`#`, `//`, `*`, `--`, `;`), found once they are joined; blocks |
@@ -185,14 +187,56 @@ pub struct PromptInjectionScanner {
     regexes: LazyRegexes,
     /// Requests addressed to the model (see [`addressed_request`]).
     requests: AddressedRequests,
-    /// Every pattern, then the addressee patterns of `requests`: both are
-    /// found in one pass over a file.
+    /// Every pattern, then the addressee patterns of `requests` that do not
+    /// name the model (chat turns, precedence claims), then the words that
+    /// name it, then [`ROT13_WORDS`]: all are found in one pass over a file.
     combined: RegexSet,
+    /// The indices (in their own list) of the addressee patterns in
+    /// `combined`, in order.
+    unnamed: Vec<usize>,
+    /// The indices of the addressee patterns that name the model, in order;
+    /// they are searched by `named`.
+    named_indices: Vec<usize>,
+    /// The addressee patterns that name the model, searched only in the
+    /// lines around the words that name it; compiled on first use.
+    named: std::sync::OnceLock<RegexSet>,
+    /// The words that name the model alone, to locate them.
+    names: std::sync::OnceLock<Regex>,
     /// A decode-and-follow request next to an encoded text.
     decode_cue: Regex,
     /// Override phrases and credential paths written in ROT13.
     rot13: Regex,
+    /// Common English words written in ROT13 ([`ROT13_WORDS`]), to find the
+    /// lines that may be ROT13 text; compiled on first use.
+    rot13_words: std::sync::OnceLock<Regex>,
 }
+
+/// The cache of the combined set's lazy DFA, in bytes. The set holds the
+/// phrases of ten languages besides the chat turns and claims: with the
+/// default 2 MiB its states are rebuilt over and over on long files.
+const COMBINED_DFA_BYTES: usize = 4 << 20;
+
+/// How many lines before and after a word that names the model the
+/// addressee patterns that name it are searched in.
+const NAME_WINDOW: usize = 6;
+
+/// What one pass of the combined set found in a text.
+struct Hits {
+    /// Indices of the patterns found.
+    phrases: Vec<usize>,
+    /// Indices of the addressee patterns (in their own list) found.
+    addressees: Vec<usize>,
+    /// Whether a common English word written in ROT13 is there.
+    rot13: bool,
+    /// Whether a word that names the model is there.
+    names: bool,
+}
+
+/// Common English words, and words of requests, written in ROT13 ("the",
+/// "and", "you", "your", "all", "this", "print", "send", "run", "ignore",
+/// "previous", "delete", "upload", "credentials", "instructions"): a line
+/// that holds them may be ROT13 text.
+const ROT13_WORDS: &str = r"(?i)(?-u:\b)(?:gur|naq|lbh|lbhe|nyy|guvf|cevag|fraq|eha|vtaber|cerivbhf|qryrgr|hcybnq|perqragvnyf|vafgehpgvbaf)(?-u:\b)";
 
 /// One compiled pattern's description.
 struct Pattern {
@@ -224,6 +268,8 @@ const PHRASE_FILES: &[(&str, &str)] = &[
     ("zh", include_str!("../../rules/injection/zh.txt")),
     ("ja", include_str!("../../rules/injection/ja.txt")),
     ("ru", include_str!("../../rules/injection/ru.txt")),
+    ("it", include_str!("../../rules/injection/it.txt")),
+    ("ko", include_str!("../../rules/injection/ko.txt")),
 ];
 
 /// The phrases of one phrase file: its lines that are not blank or
@@ -270,8 +316,24 @@ impl PromptInjectionScanner {
             }
         }
         let requests = AddressedRequests::new();
-        let combined = RegexSet::new(sources.iter().chain(requests.addressee_sources()))
-            .expect("the injection patterns are valid regexes");
+        let (named_indices, unnamed): (Vec<usize>, Vec<usize>) =
+            (0..requests.addressee_sources().len())
+                .partition(|&index| requests.names_the_model(index));
+        let combined = regex::RegexSetBuilder::new(
+            sources
+                .iter()
+                .map(String::as_str)
+                .chain(
+                    unnamed
+                        .iter()
+                        .filter_map(|&index| requests.addressee_sources().get(index))
+                        .map(String::as_str),
+                )
+                .chain([requests.names_source(), ROT13_WORDS]),
+        )
+        .dfa_size_limit(COMBINED_DFA_BYTES)
+        .build()
+        .expect("the injection patterns are valid regexes");
         Self {
             patterns,
             regexes: LazyRegexes::new(sources),
@@ -279,12 +341,17 @@ impl PromptInjectionScanner {
             combined,
             decode_cue: Regex::new(DECODE_CUE).expect("the decode cue is a valid regex"),
             rot13: Regex::new(&rot13_pattern()).expect("the ROT13 phrases are a valid regex"),
+            rot13_words: std::sync::OnceLock::new(),
+            unnamed,
+            named_indices,
+            named: std::sync::OnceLock::new(),
+            names: std::sync::OnceLock::new(),
         }
     }
 }
 
 /// A decode-and-follow request: decoding a text, then doing as it says.
-const DECODE_CUE: &str = r"(?-u:\b)(?:[dD]ecode|[dD]ecipher|[dD]ecrypt|[uU]nscramble|[rR]ot-?13|ROT-?13|DECODE)(?i)\w*\s+(?:\S+\s+){0,6}?(?:and|then)\s+(?:\S+\s+){0,2}?(?:do|follow|execute|run|obey|carry\s+out|act\s+on|perform)\s+(?:\S+\s+){0,3}?(?:what|whatever|it|its|the\s+(?:instructions?|commands?|steps?|text))(?-u:\b)";
+const DECODE_CUE: &str = r"(?-u:\b)(?:[dD]ecode|[dD]ecipher|[dD]ecrypt|[uU]nscramble|[rR]ot-?13|ROT-?13|DECODE)(?i)\w*\s+(?:\S+\s+){0,6}?(?:and|then)\s+(?:\S+\s+){0,2}?(?:(?:follow|obey|comply|carry\s+(?:it\s+|them\s+|this\s+)?out)(?-u:\b)|(?:do|execute|run|act\s+on|perform|apply)\s+(?:\S+\s+){0,3}?(?:what|whatever|it|its|them|as|the\s+(?:instructions?|commands?|steps?|text|result))(?-u:\b))";
 
 /// Words of override phrases and credential paths, to be found in ROT13
 /// (kept in parts so this file holds none of them whole).
@@ -342,9 +409,18 @@ fn rot13_pattern() -> String {
 }
 
 /// Whether a line looks like an encoded blob: a base64-like token of 16
-/// characters or more with both letter cases, or a text that reads as
-/// English words only once rotated by 13 (ROT13).
+/// characters or more with both letter cases, a run of 32 hex digits or
+/// more with letters and digits, or a text that reads as English words only
+/// once rotated by 13 (ROT13).
 fn looks_encoded(line: &str) -> bool {
+    let hex = line.split(|c: char| !c.is_ascii_hexdigit()).any(|token| {
+        token.len() >= 32
+            && token.bytes().any(|b| b.is_ascii_digit())
+            && token.bytes().any(|b| b.is_ascii_alphabetic())
+    });
+    if hex {
+        return true;
+    }
     let base64 = line
         .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=' | '-' | '_')))
         .any(|token| {
@@ -384,6 +460,10 @@ fn common_words(text: &str) -> usize {
         .count()
 }
 
+/// The fewest tag characters on a line whose decoded text addressing the
+/// model is reported whatever it asks (a flag emoji holds a handful).
+const MIN_TAG_TEXT: usize = 8;
+
 /// How many lines around a decode-and-follow request an encoded blob is
 /// looked for.
 const DECODE_WINDOW: u32 = 5;
@@ -415,32 +495,114 @@ const SPLIT_TRIGGERS: &[&str] = &[
 
 impl PromptInjectionScanner {
     /// The patterns found in `text` and, apart, the addressee patterns of
-    /// [`AddressedRequests`] found in it (indices into their own list), in one
-    /// pass.
-    fn split_matches(&self, text: &str) -> (Vec<usize>, Vec<usize>) {
+    /// [`AddressedRequests`] found in it (indices into their own list), and
+    /// whether it may hold ROT13 text, in one pass.
+    ///
+    /// The addressee patterns that name the model are searched only in the
+    /// lines around the words that name it ([`NAME_WINDOW`] lines before and
+    /// after each), which most files do not hold.
+    fn hits(&self, text: &str) -> Hits {
         let phrases = self.patterns.len();
-        let (phrase_hits, addressee_hits): (Vec<usize>, Vec<usize>) = self
-            .combined
-            .matches(text)
+        let unnamed = self.unnamed.len();
+        let mut hits = Hits {
+            phrases: Vec::new(),
+            addressees: Vec::new(),
+            rot13: false,
+            names: false,
+        };
+        for index in &self.combined.matches(text) {
+            if index < phrases {
+                hits.phrases.push(index);
+            } else if let Some(&addressee) = self.unnamed.get(index - phrases) {
+                hits.addressees.push(addressee);
+            } else if index == phrases + unnamed {
+                hits.names = true;
+            } else {
+                hits.rot13 = true;
+            }
+        }
+        if hits.names {
+            hits.addressees.extend(self.named_hits(text));
+            hits.addressees.sort_unstable();
+            hits.addressees.dedup();
+        }
+        hits
+    }
+
+    /// The indices of the addressee patterns that name the model found in
+    /// `text`, searched in the lines around each word that names it.
+    fn named_hits(&self, text: &str) -> Vec<usize> {
+        let names = crate::work::once(&self.names, || {
+            Regex::new(self.requests.names_source()).expect("the model's names are a valid regex")
+        });
+        let named = crate::work::once(&self.named, || {
+            regex::RegexSetBuilder::new(
+                self.named_indices
+                    .iter()
+                    .filter_map(|&index| self.requests.addressee_sources().get(index)),
+            )
+            .build()
+            .expect("the addressee patterns are valid regexes")
+        });
+        let bytes = text.as_bytes();
+        let mut found = vec![false; self.named_indices.len()];
+        let mut covered = 0;
+        for name in names.find_iter(text) {
+            if name.start() < covered {
+                continue;
+            }
+            let mut start = name.start();
+            for _ in 0..=NAME_WINDOW {
+                match memchr::memrchr(b'\n', &bytes[..start]) {
+                    Some(newline) => start = newline,
+                    None => {
+                        start = 0;
+                        break;
+                    }
+                }
+            }
+            let mut end = name.end();
+            for _ in 0..=NAME_WINDOW {
+                match memchr::memchr(b'\n', &bytes[end..]) {
+                    Some(newline) => end += newline + 1,
+                    None => {
+                        end = bytes.len();
+                        break;
+                    }
+                }
+            }
+            let start = start.max(covered);
+            covered = end;
+            if let Some(window) = text.get(start..end) {
+                for index in &named.matches(window) {
+                    found[index] = true;
+                }
+            }
+        }
+        self.named_indices
             .iter()
-            .partition(|&index| index < phrases);
-        let addressee_hits = addressee_hits
+            .zip(found)
+            .filter_map(|(&index, found)| found.then_some(index))
+            .collect()
+    }
+
+    /// The requests addressed to the model in `text`, as (line, category id).
+    fn request_lines(&self, text: &str, reading: Reading) -> BTreeSet<(u32, &'static str)> {
+        let hits = self.hits(text);
+        if hits.addressees.is_empty() && reading != Reading::AgentInstructions {
+            return BTreeSet::new();
+        }
+        let lines = LineIndex::new(text);
+        self.requests
+            .find_matched(text, &lines, reading, &hits.addressees)
             .into_iter()
-            .map(|index| index - phrases)
-            .collect();
-        (phrase_hits, addressee_hits)
+            .map(|request| (request.line, request.category.id()))
+            .collect()
     }
 
     /// Whether `text` (a decoded run) holds a request addressed to the model.
     fn has_request(&self, text: &str) -> bool {
-        let (_, addressees) = self.split_matches(text);
-        !addressees.is_empty() && {
-            let lines = LineIndex::new(text);
-            !self
-                .requests
-                .find_matched(text, &lines, Reading::File, &addressees)
-                .is_empty()
-        }
+        !self.request_lines(text, Reading::File).is_empty()
     }
 
     /// The indices of the patterns (not the addressees) found in `text`.
@@ -471,13 +633,41 @@ impl GuardScanner for PromptInjectionScanner {
     }
 
     fn scan(&self, path: &RelativePath, language: Language, content: &str) -> Vec<GuardFinding> {
-        let (phrase_hits, addressee_hits) = self.split_matches(content);
-        let mut findings = self.hidden_instructions(path, content);
+        let hits = self.hits(content);
+        let reading = if is_agent_instruction_file(path) {
+            Reading::AgentInstructions
+        } else {
+            Reading::File
+        };
+        let requests = self.addressed_requests(path, language, content, &hits.addressees, reading);
+        let request_lines: BTreeSet<u32> = requests
+            .iter()
+            .filter(|finding| finding.severity == GuardSeverity::Block)
+            .filter_map(|finding| finding.line)
+            .collect();
+        let plain_requests: BTreeSet<(u32, &str)> = requests
+            .iter()
+            .filter_map(|finding| Some((finding.line?, finding.pattern.as_deref()?)))
+            .collect();
+        let mut findings = self.hidden_instructions(path, content, &hits, &plain_requests);
         findings.extend(self.encoded_instructions(path, language, content));
-        findings.extend(self.visible_instructions(path, language, content, &phrase_hits));
+        findings.extend(self.visible_instructions(
+            path,
+            language,
+            content,
+            &hits.phrases,
+            &request_lines,
+        ));
         findings.extend(self.split_instructions(path, content));
+        if hits.names {
+            findings.extend(self.split_requests(path, content, &requests));
+        }
         findings.extend(self.decode_requests(path, content));
-        findings.extend(self.addressed_requests(path, language, content, &addressee_hits));
+        if hits.rot13 {
+            findings.extend(self.rot13_instructions(path, content, reading));
+        }
+        findings.extend(requests);
+        dedup_findings(&mut findings);
         findings
     }
 }
@@ -493,15 +683,52 @@ impl PromptInjectionScanner {
     /// `hidden-instruction` per line. Chat-template markup counts only when
     /// invisible characters hide it: a tokenizer matches its special tokens
     /// byte for byte, so look-alike punctuation makes none.
-    fn hidden_instructions(&self, path: &RelativePath, content: &str) -> Vec<GuardFinding> {
+    ///
+    /// The same holds for a request addressed to the model (see
+    /// [`addressed_request`]) that appears only once the text is read that
+    /// way, and for text spelled in tag characters ([`MIN_TAG_TEXT`] of them
+    /// or more on a line) that addresses the model at all: nobody writes to
+    /// a model in invisible characters but to hide what they ask.
+    /// `plain` is what the combined set found in `content` as written, and
+    /// `plain_requests` the requests found there (line, pattern id).
+    fn hidden_instructions(
+        &self,
+        path: &RelativePath,
+        content: &str,
+        plain: &Hits,
+        plain_requests: &BTreeSet<(u32, &str)>,
+    ) -> Vec<GuardFinding> {
         let Some(read) = ReadAsModel::new(content) else {
             return Vec::new();
         };
-        let plain = self.phrase_matches(content);
+        let hits = self.hits(&read.text);
         let lines = LineIndex::new(&read.text);
         let mut hit_lines: BTreeMap<u32, LineChanges> = BTreeMap::new();
-        for index in self.phrase_matches(&read.text) {
-            if plain.contains(&index) {
+        if !hits.addressees.is_empty() {
+            let reading = if is_agent_instruction_file(path) {
+                Reading::AgentInstructions
+            } else {
+                Reading::File
+            };
+            for request in self
+                .requests
+                .find_matched(&read.text, &lines, reading, &hits.addressees)
+            {
+                if !plain_requests.contains(&(request.line, request.category.id())) {
+                    hit_lines.insert(request.line, read.changes(request.line));
+                }
+            }
+            for number in 1..=lines.line_count() {
+                let changes = read.changes(number);
+                if usize::from(changes.tags) >= MIN_TAG_TEXT
+                    && !self.hits(lines.line(number)).addressees.is_empty()
+                {
+                    hit_lines.insert(number, changes);
+                }
+            }
+        }
+        for index in hits.phrases {
+            if plain.phrases.contains(&index) {
                 continue;
             }
             let markup = self
@@ -528,10 +755,10 @@ impl PromptInjectionScanner {
                 line: Some(line),
                 message: match (changes.invisible, changes.lookalike) {
                     (true, true) => {
-                        "Instruction-override phrase hidden with invisible characters and look-alike letters"
+                        "Instruction to the model hidden with invisible characters and look-alike letters"
                     }
-                    (true, false) => "Instruction-override phrase hidden with invisible characters",
-                    _ => "Instruction-override phrase spelled with look-alike letters",
+                    (false, true) => "Instruction to the model spelled with look-alike letters",
+                    _ => "Instruction to the model hidden with invisible characters",
                 }
                 .to_owned(),
                 pattern: Some("hidden-instruction".to_owned()),
@@ -598,13 +825,24 @@ impl PromptInjectionScanner {
 
     /// The findings of the patterns on the text as written, judged in their
     /// context (see [`InjectionContext`]).
-    /// `matched` are the indices of the patterns found in `content`.
+    /// `matched` are the indices of the patterns found in `content`;
+    /// `request_lines` the lines of the requests to the model that block.
+    ///
+    /// Two kinds of hit count only when something shows they are aimed at
+    /// the model, and are otherwise kept with a warning: an override phrase
+    /// in a changelog (which describes what a release leaves aside, such as
+    /// the instructions of a config file once a flag is given), judged as an
+    /// ambiguous phrase is; and chat-template markup, which is a turn
+    /// of an example conversation unless a request to the model stands in
+    /// its passage ([`addressed_request::LINES_AFTER`] lines around it) or an
+    /// unambiguous override phrase is near.
     fn visible_instructions(
         &self,
         path: &RelativePath,
         language: Language,
         content: &str,
         matched: &[usize],
+        request_lines: &BTreeSet<u32>,
     ) -> Vec<GuardFinding> {
         if matched.is_empty() {
             return Vec::new();
@@ -626,9 +864,14 @@ impl PromptInjectionScanner {
         }
         // The lines of unambiguous phrases: an ambiguous one near them is part
         // of the same attack.
+        let changelog = surroundings.kind() == FileKind::Changelog;
         let unambiguous_lines: BTreeSet<u32> = found_all
             .iter()
-            .filter(|(_, pattern, _, _)| !pattern.ambiguous)
+            .filter(|(_, pattern, _, _)| {
+                !pattern.ambiguous
+                    && pattern.group != MARKUP_GROUP
+                    && !(changelog && pattern.group == OVERRIDE_GROUP)
+            })
             .map(|&(_, _, start, _)| lines.line_number(start))
             .collect();
         // (line, pattern index) → excused, an unexcused hit on the line winning.
@@ -651,9 +894,22 @@ impl PromptInjectionScanner {
                 } else {
                     start..start
                 };
-            let addressed_to_a_reader = pattern.ambiguous
-                && !near_attack
-                && !surroundings.aimed_at_model_besides(line, own_words);
+            let markup = pattern.group == MARKUP_GROUP;
+            let described = changelog && pattern.group == OVERRIDE_GROUP;
+            let addressed_to_a_reader = if markup {
+                !near_attack
+                    && request_lines
+                        .range(
+                            line.saturating_sub(addressed_request::LINES_AFTER)
+                                ..=line + addressed_request::LINES_AFTER,
+                        )
+                        .next()
+                        .is_none()
+            } else {
+                (pattern.ambiguous || described)
+                    && !near_attack
+                    && !surroundings.aimed_at_model_besides(line, own_words)
+            };
             // Bidirectional-override characters on the line hide the phrase
             // from the reviewer: never excused.
             let hidden_by_bidi = !content.is_ascii()
@@ -743,21 +999,26 @@ impl PromptInjectionScanner {
     /// every unexcused request blocks; in code, a request outside string
     /// literals (a comment, a docstring) blocks. Excused requests (see
     /// [`addressed_request::excused`]) are warnings.
-    /// `matched` are the indices of the addressee patterns found in `content`.
+    /// `matched` are the indices of the addressee patterns found in `content`;
+    /// `reading` says whether the file is an agent instruction file.
     fn addressed_requests(
         &self,
         path: &RelativePath,
         language: Language,
         content: &str,
         matched: &[usize],
+        reading: Reading,
     ) -> Vec<GuardFinding> {
-        if matched.is_empty() {
+        if matched.is_empty() && reading != Reading::AgentInstructions {
             return Vec::new();
         }
         let lines = LineIndex::new(content);
-        let requests = self
-            .requests
-            .find_matched(content, &lines, Reading::File, matched);
+        let code = language.is_code();
+        let requests =
+            self.requests
+                .find_matched_where(content, &lines, reading, matched, &|offset| {
+                    !code || in_comment_or_string(content, &lines, offset)
+                });
         if requests.is_empty() {
             return Vec::new();
         }
@@ -856,6 +1117,127 @@ impl PromptInjectionScanner {
         findings
     }
 
+    /// Text split over a run of short comment lines (at least
+    /// [`SPLIT_RUN_LINES`] consecutive lines, none longer than
+    /// [`SPLIT_LINE_WORDS`] words and few words a line on average: one word
+    /// per line, or `# ---` fragments), read with the lines joined: an
+    /// override phrase, or a request addressed to the model, that appears
+    /// only then is a [`GuardSeverity::Block`] finding `split-instruction` at
+    /// the run's first line; the run is read as one passage. Only files that
+    /// name the model somewhere are read this way (an override phrase split
+    /// over two lines is [`Self::split_instructions`]' business). Nobody writes to
+    /// a model a word at a time but to keep the words apart from a scanner. `requests` are the requests
+    /// already found in the file: a run that holds one is not reported again.
+    fn split_requests(
+        &self,
+        path: &RelativePath,
+        content: &str,
+        requests: &[GuardFinding],
+    ) -> Vec<GuardFinding> {
+        let mut findings = Vec::new();
+        for (first, last, joined) in short_comment_runs(content) {
+            let found = |finding: &GuardFinding| {
+                finding
+                    .line
+                    .is_some_and(|line| (first..=last).contains(&line))
+            };
+            if requests.iter().any(found) {
+                continue;
+            }
+            let hits = self.hits(&joined);
+            let phrase =
+                !hits.phrases.is_empty() && !joined.lines().any(|line| self.phrase_is_match(line));
+            let request = !hits.addressees.is_empty()
+                && !self
+                    .requests
+                    .find_in_one_passage(&joined, &LineIndex::new(&joined), &hits.addressees)
+                    .is_empty();
+            if phrase || request {
+                findings.push(GuardFinding {
+                    severity: GuardSeverity::Block,
+                    finding_type: GuardFindingType::PromptInjection,
+                    file: path.clone(),
+                    line: Some(first),
+                    message: "Instruction to the model split over comment lines".to_owned(),
+                    pattern: Some("split-instruction".to_owned()),
+                });
+            }
+        }
+        findings
+    }
+
+    /// Lines written in ROT13, read rotated back: an override phrase or a
+    /// request addressed to the model that appears on a rotated line, and
+    /// was not there before, is a [`GuardSeverity::Block`] finding
+    /// `encoded-instruction` at that line, whatever the file. A line is read
+    /// rotated when it holds a common English word in ROT13
+    /// ([`ROT13_WORDS`]) and reads as more English words rotated than as
+    /// written. ROT13 keeps every byte's length, so lines and offsets stay.
+    fn rot13_instructions(
+        &self,
+        path: &RelativePath,
+        content: &str,
+        reading: Reading,
+    ) -> Vec<GuardFinding> {
+        let words = crate::work::once(&self.rot13_words, || {
+            Regex::new(ROT13_WORDS).expect("the ROT13 words are a valid regex")
+        });
+        let lines = LineIndex::new(content);
+        let mut rotated_lines = BTreeSet::new();
+        for found in words.find_iter(content) {
+            let line = lines.line_number(found.start());
+            if !rotated_lines.contains(&line) && reads_as_rot13(lines.line(line)) {
+                rotated_lines.insert(line);
+            }
+        }
+        if rotated_lines.is_empty() {
+            return Vec::new();
+        }
+        let mut rotated = String::with_capacity(content.len());
+        for (index, line) in content.split_inclusive('\n').enumerate() {
+            let number = u32::try_from(index + 1).unwrap_or(u32::MAX);
+            if rotated_lines.contains(&number) {
+                rotated.extend(line.chars().map(rot13));
+            } else {
+                rotated.push_str(line);
+            }
+        }
+        let mut found: BTreeSet<u32> = BTreeSet::new();
+        let plain = self.phrase_matches(content);
+        let rotated_index = LineIndex::new(&rotated);
+        for index in self.phrase_matches(&rotated) {
+            if plain.contains(&index) {
+                continue;
+            }
+            if let Some(regex) = self.regexes.get(index) {
+                found.extend(
+                    regex
+                        .find_iter(&rotated)
+                        .map(|hit| rotated_index.line_number(hit.start()))
+                        .filter(|line| rotated_lines.contains(line)),
+                );
+            }
+        }
+        let before = self.request_lines(content, reading);
+        found.extend(
+            self.request_lines(&rotated, reading)
+                .into_iter()
+                .filter(|request| rotated_lines.contains(&request.0) && !before.contains(request))
+                .map(|(line, _)| line),
+        );
+        found
+            .into_iter()
+            .map(|line| GuardFinding {
+                severity: GuardSeverity::Block,
+                finding_type: GuardFindingType::PromptInjection,
+                file: path.clone(),
+                line: Some(line),
+                message: "Instruction to the model encoded with ROT13".to_owned(),
+                pattern: Some("encoded-instruction".to_owned()),
+            })
+            .collect()
+    }
+
     /// A decode-and-follow request within [`DECODE_WINDOW`] lines of an
     /// encoded blob (a base64-like token, a line that reads as English once
     /// rotated by 13), and override
@@ -907,17 +1289,35 @@ impl PromptInjectionScanner {
     /// a file are kept.
     pub(crate) fn scan_pasted(&self, path: &RelativePath, text: &str) -> Vec<GuardFinding> {
         let language = Language::Markdown;
-        let mut findings = self.hidden_instructions(path, text);
+        let plain_requests = self.request_lines(text, Reading::Pasted);
+        let mut findings = self.hidden_instructions(path, text, &self.hits(text), &plain_requests);
         findings.extend(self.encoded_instructions(path, language, text));
         let phrase_hits = self.phrase_matches(text);
-        findings.extend(self.visible_instructions(path, language, text, &phrase_hits));
+        let request_lines: BTreeSet<u32> = self
+            .request_lines(text, Reading::Pasted)
+            .into_iter()
+            .map(|(line, _)| line)
+            .collect();
+        findings.extend(self.visible_instructions(
+            path,
+            language,
+            text,
+            &phrase_hits,
+            &request_lines,
+        ));
         findings.extend(self.split_instructions(path, text));
         findings.extend(self.decode_requests(path, text));
         let lines = LineIndex::new(text);
-        let (_, addressees) = self.split_matches(text);
+        let hits = self.hits(text);
+        if hits.names {
+            findings.extend(self.split_requests(path, text, &[]));
+        }
+        if hits.rot13 {
+            findings.extend(self.rot13_instructions(path, text, Reading::Pasted));
+        }
         for request in self
             .requests
-            .find_matched(text, &lines, Reading::Pasted, &addressees)
+            .find_matched(text, &lines, Reading::Pasted, &hits.addressees)
         {
             findings.push(GuardFinding {
                 severity: GuardSeverity::Block,
@@ -944,6 +1344,103 @@ fn starts_with_override_verb(phrase: &str) -> bool {
         first.as_str(),
         "ignore" | "disregard" | "forget" | "discard"
     )
+}
+
+/// Whether byte `offset` of a code file is in a comment, a docstring or a
+/// string rather than in the code itself: its line is a comment line, or a
+/// comment marker or a quote comes before it on its line, or it is inside a
+/// block comment (`/*`), a triple-quoted string or a template literal that
+/// an earlier line opened. A request to the model is prose; code that reads
+/// the environment and calls an API under a comment addressed to Copilot is
+/// the program, not a request.
+fn in_comment_or_string(content: &str, lines: &LineIndex<'_>, offset: usize) -> bool {
+    let number = lines.line_number(offset);
+    let range = lines.line_range(number);
+    let line = lines.line(number);
+    let before = line
+        .get(..offset.saturating_sub(range.start).min(line.len()))
+        .unwrap_or_default();
+    if is_comment(line)
+        || ["//", "#", "/*", "--", "<!--", "\"", "'", "`"]
+            .iter()
+            .any(|marker| before.contains(marker))
+    {
+        return true;
+    }
+    let above = content.get(..range.start).unwrap_or_default();
+    let opened = |open: &str, close: &str| above.rfind(open) > above.rfind(close);
+    let odd = |quote: &str| above.matches(quote).count() % 2 == 1;
+    opened("/*", "*/") || odd("\"\"\"") || odd("'''") || odd("`")
+}
+
+/// Removes the findings that repeat an earlier one (same line, pattern and
+/// severity): two ways of reading a line may find the same thing.
+fn dedup_findings(findings: &mut Vec<GuardFinding>) {
+    let mut seen = BTreeSet::new();
+    findings.retain(|finding| {
+        seen.insert((
+            finding.line,
+            finding.pattern.clone(),
+            finding.severity,
+            finding.finding_type,
+        ))
+    });
+}
+
+/// The fewest lines a run of short comment lines needs to be read joined.
+const SPLIT_RUN_LINES: usize = 3;
+
+/// The most words a line of such a run may have.
+const SPLIT_LINE_WORDS: usize = 6;
+
+/// Runs of short comment lines (see [`PromptInjectionScanner::split_requests`]):
+/// (first line, last line, the lines without their markers, one a line). A run has at least [`SPLIT_RUN_LINES`] consecutive comment lines
+/// of at most [`SPLIT_LINE_WORDS`] words, 3.5 words a line or fewer on
+/// average; ordinary comments have longer lines.
+fn short_comment_runs(content: &str) -> Vec<(u32, u32, String)> {
+    let mut runs = Vec::new();
+    // (first line, bodies, words) of the run being gathered.
+    let mut run: Option<(u32, Vec<&str>, usize)> = None;
+    let mut flush = |run: &mut Option<(u32, Vec<&str>, usize)>| {
+        if let Some((first, bodies, words)) = run.take()
+            && bodies.len() >= SPLIT_RUN_LINES
+            && words * 2 <= bodies.len() * 7
+            && words > 0
+        {
+            let last = first + u32::try_from(bodies.len()).unwrap_or(u32::MAX) - 1;
+            runs.push((first, last, bodies.join("\n")));
+        }
+    };
+    for (index, line) in content.lines().enumerate() {
+        if !is_comment(line) {
+            flush(&mut run);
+            continue;
+        }
+        let number = u32::try_from(index + 1).unwrap_or(u32::MAX);
+        let body = addressed_request::unmarked(line);
+        let words = body.split_whitespace().take(SPLIT_LINE_WORDS + 1).count();
+        if words > SPLIT_LINE_WORDS {
+            flush(&mut run);
+            continue;
+        }
+        match &mut run {
+            Some((_, bodies, total)) => {
+                bodies.push(body);
+                *total += words;
+            }
+            None => run = Some((number, vec![body], words)),
+        }
+    }
+    flush(&mut run);
+    runs
+}
+
+/// Whether a line reads as more common English words once rotated by 13
+/// than as written (at least two): ROT13 text.
+fn reads_as_rot13(line: &str) -> bool {
+    let rotated: String = line.chars().map(rot13).collect();
+    let words = common_words(&rotated);
+    words >= 2 && words > common_words(line)
 }
 
 /// Whether a line is a comment line (`#`, `//`, `*`, `--`, `;` after its
@@ -1004,11 +1501,6 @@ mod tests {
     #[test_case(10, "fake-system-prompt")]
     #[test_case(11, "fake-system-prompt")]
     #[test_case(12, "fake-system-prompt")]
-    #[test_case(13, "special-token")]
-    #[test_case(14, "special-token")]
-    #[test_case(15, "special-token")]
-    #[test_case(16, "special-token")]
-    #[test_case(17, "inst-markup")]
     fn detects_each_pattern_in_prose(line: usize, id: &str) {
         let phrases = include_str!("../../tests/fixtures/guard/markdown/injection_phrases.md");
         let phrase = phrases.lines().nth(line - 1).unwrap();
@@ -1021,6 +1513,34 @@ mod tests {
             GuardSeverity::Block
         };
         assert_eq!(findings, vec![(severity, 1, id.to_owned())], "{phrase}");
+    }
+
+    /// Chat-template markup alone is a turn of an example conversation: found,
+    /// but only a warning. With a request to the model in its turn it blocks.
+    #[test_case(13, "special-token")]
+    #[test_case(14, "special-token")]
+    #[test_case(15, "special-token")]
+    #[test_case(16, "special-token")]
+    fn chat_markup_alone_only_warns(line: usize, id: &str) {
+        let phrases = include_str!("../../tests/fixtures/guard/markdown/injection_phrases.md");
+        let phrase = phrases.lines().nth(line - 1).unwrap();
+        let findings = scan("NOTES.md", Language::Markdown, phrase);
+        assert_eq!(
+            findings,
+            vec![(GuardSeverity::Warn, 1, id.to_owned())],
+            "{phrase}"
+        );
+    }
+
+    #[test]
+    fn chat_markup_around_a_request_blocks() {
+        let phrases = include_str!("../../tests/fixtures/guard/markdown/injection_phrases.md");
+        let phrase = phrases.lines().nth(16).unwrap();
+        let findings = scan("NOTES.md", Language::Markdown, phrase);
+        assert!(
+            findings.contains(&(GuardSeverity::Block, 1, "inst-markup".to_owned())),
+            "{findings:?}"
+        );
     }
 
     #[test_case("- system: linux")]
@@ -1113,6 +1633,26 @@ mod tests {
                 (GuardSeverity::Warn, 6, "persona-override".to_owned()),
             ]
         );
+    }
+
+    /// The addressee patterns that name the model are searched only around
+    /// the words that name it: on every case of the injection corpus that
+    /// finds what a search of the whole text finds.
+    #[test]
+    fn addressees_found_near_names_are_all_there_are() {
+        let scanner = PromptInjectionScanner::new();
+        let all = RegexSet::new(scanner.requests.addressee_sources()).unwrap();
+        let corpus = [
+            include_str!("../../tests/fixtures/guard/injection/corpus/attacks.txt"),
+            include_str!("../../tests/fixtures/guard/injection/corpus/benign.txt"),
+        ];
+        for text in corpus {
+            for case in text.split("\n=== ") {
+                let content = case.split_once('\n').map_or("", |(_, body)| body);
+                let expected: Vec<usize> = all.matches(content).into_iter().collect();
+                assert_eq!(scanner.hits(content).addressees, expected, "{case}");
+            }
+        }
     }
 
     #[test]
@@ -1360,7 +1900,7 @@ mod tests {
         );
         assert_eq!(
             findings[0].message,
-            "Instruction-override phrase spelled with look-alike letters"
+            "Instruction to the model spelled with look-alike letters"
         );
     }
 

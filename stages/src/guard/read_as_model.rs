@@ -80,6 +80,9 @@ pub(crate) struct LineChanges {
     pub(crate) invisible: bool,
     /// Look-alike letters were read as ASCII letters.
     pub(crate) lookalike: bool,
+    /// How many Unicode tag characters were decoded to ASCII (text hidden
+    /// as "ASCII smuggling"), up to `u16::MAX`.
+    pub(crate) tags: u16,
 }
 
 /// A text as a model reads it (see the [module docs](self)).
@@ -116,6 +119,7 @@ impl ReadAsModel {
                 '\u{E0020}'..='\u{E007E}' => {
                     text.extend(char::from_u32(u32::from(c) - 0xE0000));
                     line.invisible = true;
+                    line.tags = line.tags.saturating_add(1);
                 }
                 c if is_invisible(c) => line.invisible = true,
                 c => {
