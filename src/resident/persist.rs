@@ -37,7 +37,7 @@ use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::RepoMap;
 use aic_stages::row_codec::EntryTerms;
-use aic_stages::select::terms::TermStats;
+use aic_stages::select::terms::{TermCount, TermStats};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
@@ -63,7 +63,7 @@ struct SavedFile<'a> {
     hash: [u8; 16],
     symbol_ids: std::borrow::Cow<'a, [u32]>,
     name_ids: std::borrow::Cow<'a, [u32]>,
-    terms: std::borrow::Cow<'a, [(u32, u16)]>,
+    terms: std::borrow::Cow<'a, [TermCount]>,
     length: u32,
 }
 

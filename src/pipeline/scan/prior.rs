@@ -145,7 +145,7 @@ impl PriorFiles {
 mod tests {
     use aic_stages::fit::tokens::TokenCount;
     use aic_stages::repo_map::RepoMap;
-    use aic_stages::select::terms::TermStats;
+    use aic_stages::select::terms::{TermCount, TermStats};
 
     use super::*;
     use crate::pipeline::scan::SkippedFiles;
@@ -157,7 +157,7 @@ mod tests {
             symbol_ids: vec![id].into(),
             name_ids: vec![id + 1].into(),
             term_stats: TermStats {
-                terms: vec![(id, 2)].into(),
+                terms: vec![TermCount { id, count: 2 }].into(),
                 length: 2,
             },
         }
