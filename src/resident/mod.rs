@@ -413,8 +413,11 @@ impl ResidentIndex {
         let walk_started_ns = crate::clock::SystemClock.now_ns();
         // The watches start after the walk (the walk finds the directories);
         // a file edited in between is found by a stat pass below.
-        let (snapshot, detail) = scan::scan_detailed(project, cache, cancel, prior.as_ref());
+        let (snapshot, mut detail) = scan::scan_detailed(project, cache, cancel, prior.as_ref());
         drop(prior);
+        if let Some(git) = &mut detail.git {
+            git.share_paths(&snapshot.repo);
+        }
         let snapshot = Arc::new(snapshot);
         // A project walked on every compile (not watched) is saved only
         // when its tree changed since it was last saved or read.
@@ -716,6 +719,11 @@ fn update(
                 }
             }
         }
+    }
+    if changes.git
+        && let Some(git) = &mut resident.detail.git
+    {
+        git.share_paths(&repo);
     }
     let skipped = SkippedFiles::count(&left_out, resident.detail.walk_errors);
     resident.detail.left_out = left_out;
