@@ -342,10 +342,24 @@ fn warm_up(state: &Arc<State>, dir: &Path, discover: bool) -> Option<PathBuf> {
         };
         // Its warnings (a vague intent, a sliced file) are about this
         // neutral intent, not a user's: they are not logged.
-        let compiled =
+        let compile = || {
             tracing::subscriber::with_default(tracing::subscriber::NoSubscriber::default(), || {
                 crate::pipeline::compile(&request, &state.host)
-            });
+            })
+        };
+        // On half the cores: the client this project's first request was
+        // handed back to compiles it meanwhile, and the user waits for that
+        // answer, not for the index. The output does not depend on the
+        // number of threads.
+        let threads = std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|index| format!("aic-index-{index}"))
+            .build();
+        let compiled = match pool {
+            Ok(pool) => pool.install(compile),
+            Err(_) => compile(),
+        };
         match compiled {
             Ok(_) => info!(
                 "Indexed `{}` in {:.0} ms",
