@@ -15,7 +15,7 @@ was byte-identical to the in-process one (`durationMs` and `cacheHit`
 aside). The first answer after `aic daemon start` is timed separately.
 
 Usage: perf/daemon_bench.py --aic target/release/aic --repo /path/to/babel \
-         --intents intents.txt [--runs 12] [--edit a.js --edit b.js --edit c.js]
+         --intents intents.txt [--runs 12] [--edit a.js --edit b.js --edit c.js] [--home DIR]
 """
 
 import argparse
@@ -72,12 +72,17 @@ def main():
     parser.add_argument("--intents", required=True, help="one intent per line, all new")
     parser.add_argument("--runs", type=int, default=12)
     parser.add_argument("--edit", action="append", default=[], help="a file to edit (3)")
+    parser.add_argument(
+        "--home",
+        help="an AIC_HOME already precomputed for this repository by this binary "
+        "(default: a new one, precomputed first)",
+    )
     args = parser.parse_args()
     aic = os.path.abspath(args.aic)
     intents = [l.strip() for l in open(args.intents) if l.strip()]
     if len(intents) < 3 * args.runs + 1:
         sys.exit(f"need {3 * args.runs + 1} intents, got {len(intents)}")
-    home = tempfile.mkdtemp(prefix="aic-daemon-bench-")
+    home = args.home or tempfile.mkdtemp(prefix="aic-daemon-bench-")
     os.chmod(home, 0o700)
     env = dict(os.environ, AIC_HOME=home, AIC_DAEMON="running")
     env.pop("RUST_LOG", None)

@@ -20,6 +20,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
+use aic_stages::relative_path::RelativePath;
+
 /// BM25's term-frequency saturation.
 const K1: f64 = 1.2;
 /// BM25's length normalisation.
@@ -222,11 +224,11 @@ pub fn path_keywords(files: &[String], intent: &str) -> Vec<String> {
 /// The `recency` ranking of `files`, from the last commit time per path.
 pub fn recency<S: std::hash::BuildHasher>(
     files: &[String],
-    last_commit: &HashMap<String, i64, S>,
+    last_commit: &HashMap<RelativePath, i64, S>,
 ) -> Vec<String> {
     let mut scored: Vec<(Option<i64>, &str)> = files
         .iter()
-        .map(|path| (last_commit.get(path).copied(), path.as_str()))
+        .map(|path| (last_commit.get(path.as_str()).copied(), path.as_str()))
         .collect();
     scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     scored
@@ -272,7 +274,10 @@ mod tests {
     #[test]
     fn recency_puts_unknown_last() {
         let files = strings(&["a", "b", "c"]);
-        let times = HashMap::from([("b".to_owned(), 5), ("c".to_owned(), 9)]);
+        let times = HashMap::from([
+            (RelativePath::new("b").unwrap(), 5),
+            (RelativePath::new("c").unwrap(), 9),
+        ]);
         assert_eq!(recency(&files, &times), strings(&["c", "b", "a"]));
     }
 

@@ -124,17 +124,17 @@ pub struct CacheReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub database: Option<PathBuf>,
     /// Files whose size and mtime matched the path index (not read to be
-    /// hashed), as the database holds it or as a saved snapshot copied it
-    /// ([`snapshot_seeded`](Self::snapshot_seeded)).
+    /// hashed), as the database holds it or as an earlier walk saw them (a
+    /// saved snapshot, [`snapshot_seeded`](Self::snapshot_seeded)).
     pub path_index_hits: u64,
     /// Files of a new checkout whose content hash and scan terms came from
     /// the remote tier by their git blob id (not read to be hashed).
     pub blob_index_hits: u64,
-    /// Files loaded into the memo from the project's saved resident
-    /// snapshot before the walk (a restarted daemon, or a one-shot compile
-    /// after `aic precompute`); those whose size and mtime still match are
-    /// taken without a database look-up. Left out of the JSON when no file
-    /// was loaded (no snapshot, or one not used).
+    /// Files read from the project's saved resident snapshot before the
+    /// walk (a one-shot compile after `aic precompute` or a daemon's run);
+    /// those whose size and mtime still match are taken without a database
+    /// look-up and counted in `path_index_hits`. Left out of the JSON when
+    /// no file was loaded (no snapshot, or one not used).
     #[serde(skip_serializing_if = "is_zero")]
     pub snapshot_seeded: u64,
     /// The RepoMap scan (symbol terms, term statistics).
@@ -309,14 +309,6 @@ impl FileCache {
         self
     }
 
-    /// This cache with `memo` in front of it (a one-shot compile seeded from
-    /// a saved resident snapshot, see [`crate::resident::persist`]).
-    #[must_use]
-    pub fn with_memo(mut self, memo: Arc<Memo>) -> Self {
-        self.memo = Some(memo);
-        self
-    }
-
     /// The remote tier, when there is one and its breaker is closed.
     pub fn remote(&self) -> Option<&Arc<RemoteTier>> {
         self.remote
@@ -331,32 +323,19 @@ impl FileCache {
         self.fingerprint.0
     }
 
-    /// Puts a file known from elsewhere (a saved resident snapshot) into the
-    /// memo, as if its path record and scan row had been read from the
-    /// database: a walk that finds the file with this `size` and `mtime_ns`
-    /// takes its hash and terms without a look-up. Does nothing without a
-    /// memo.
-    pub fn seed(
-        &self,
-        path: &RelativePath,
-        language: Language,
-        size: u64,
-        mtime_ns: i64,
-        hash: ContentHash,
-        terms: EntryTerms,
-    ) {
-        let Some(memo) = &self.memo else {
-            return;
-        };
-        let record = PathRecord {
-            size,
-            mtime_ns,
-            content_hash: u128::from_be_bytes(hash.0),
-            binary: false,
-        };
-        memo.put_path(&self.project, path, record);
-        memo.put_scan(self.row_key(hash, RowKind::Scan, path, language), terms);
-        self.seeded.fetch_add(1, Ordering::Relaxed);
+    /// Counts a file the walk took from an earlier walk's files
+    /// ([`PriorFiles`](crate::pipeline::scan::prior::PriorFiles)) as a hit of
+    /// the path index and of the scan rows: it stood for both look-ups.
+    pub fn count_prior_hit(&self) {
+        self.path_hits.fetch_add(1, Ordering::Relaxed);
+        self.scan.hits.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Records that `files` were read from the project's saved snapshot
+    /// before the walk ([`CacheReport::snapshot_seeded`]).
+    pub fn note_snapshot_loaded(&self, files: usize) {
+        self.seeded
+            .store(u64::try_from(files).unwrap_or(u64::MAX), Ordering::Relaxed);
     }
 
     /// The key of a per-file row of this cache's settings.
@@ -603,19 +582,9 @@ impl FileCache {
         size: u64,
         mtime_ns: i64,
     ) -> Option<(ContentHash, bool)> {
-        let memo = self.memo.as_deref();
-        let record = match memo.and_then(|memo| memo.path(&self.project, path)) {
-            Some(record) if record.size == size && record.mtime_ns == mtime_ns => record,
-            _ => {
-                let record = self
-                    .guarded(|| self.reader.path_record(&self.project, path.as_str()))?
-                    .ok()??;
-                if let Some(memo) = memo {
-                    memo.put_path(&self.project, path, record);
-                }
-                record
-            }
-        };
+        let record = self
+            .guarded(|| self.reader.path_record(&self.project, path.as_str()))?
+            .ok()??;
         if record.size != size || record.mtime_ns != mtime_ns {
             return None;
         }
@@ -645,9 +614,6 @@ impl FileCache {
             content_hash: u128::from_be_bytes(hash.0),
             binary,
         };
-        if let Some(memo) = &self.memo {
-            memo.put_path(&self.project, path, record);
-        }
         self.send(|writer| writer.put_path(&self.project, path.as_str(), record));
     }
 
@@ -659,17 +625,10 @@ impl FileCache {
         language: Language,
     ) -> Option<EntryTerms> {
         let key = self.row_key(hash, RowKind::Scan, path, language);
-        let memo = self.memo.as_deref();
-        let found = memo.and_then(|memo| memo.scan(&key)).or_else(|| {
-            let found = self.lookup(key, |bytes| {
-                decode_scan(bytes)
-                    .ok()
-                    .map(|facts| EntryTerms::from(&facts))
-            });
-            if let (Some(memo), Some(facts)) = (memo, &found) {
-                memo.put_scan(key, facts.clone());
-            }
-            found
+        let found = self.lookup(key, |bytes| {
+            decode_scan(bytes)
+                .ok()
+                .map(|facts| EntryTerms::from(&facts))
         });
         if found.is_some() {
             self.scan.hits.fetch_add(1, Ordering::Relaxed);
@@ -688,9 +647,6 @@ impl FileCache {
         self.scan.computed.fetch_add(1, Ordering::Relaxed);
         self.note_recomputed(path);
         let key = self.row_key(hash, RowKind::Scan, path, language);
-        if let Some(memo) = &self.memo {
-            memo.put_scan(key, EntryTerms::from(facts));
-        }
         let payload = encode_scan(facts);
         self.send(|writer| writer.put_facts(key, &payload));
     }
@@ -753,9 +709,6 @@ impl FileCache {
         self.scan.hits.fetch_add(1, Ordering::Relaxed);
         self.blob_hits.fetch_add(1, Ordering::Relaxed);
         let scan_key = self.row_key(hash, RowKind::Scan, path, language);
-        if let Some(memo) = &self.memo {
-            memo.put_scan(scan_key, terms.clone());
-        }
         self.send(|writer| writer.put_sealed(scan_key, scan_envelope));
         self.index_path(path, size_bytes, mtime_ns, hash, false);
         Some((hash, terms))

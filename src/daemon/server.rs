@@ -308,6 +308,22 @@ impl Drop for Indexing<'_> {
 /// is answered, from the index or, if the warm-up has not finished, after
 /// it). A compile's `dir` is its root; a hook's is the directory it starts
 /// from, and the root is discovered from it as the hook does.
+/// Lowers the calling thread's scheduling priority to nice 10 (Linux, where
+/// the nice value is a thread's own and threads it starts inherit it): when
+/// the machine is busy, an indexing daemon takes about a tenth of what a
+/// client's compile or the user's build at the default priority takes, and
+/// all of an idle machine. Elsewhere, and when the call fails, nothing
+/// changes.
+fn yield_to_clients() {
+    #[cfg(target_os = "linux")]
+    {
+        let thread = rustix::thread::gettid();
+        if let Err(error) = rustix::process::setpriority_process(Some(thread), 10) {
+            debug!("Could not lower the indexing thread's priority: {error}");
+        }
+    }
+}
+
 fn warm_up(state: &Arc<State>, dir: &Path, discover: bool) -> Option<PathBuf> {
     // A compile of a directory that is not there fails at once, as it would
     // in-process.
@@ -342,10 +358,23 @@ fn warm_up(state: &Arc<State>, dir: &Path, discover: bool) -> Option<PathBuf> {
         };
         // Its warnings (a vague intent, a sliced file) are about this
         // neutral intent, not a user's: they are not logged.
-        let compiled =
+        let compile = || {
             tracing::subscriber::with_default(tracing::subscriber::NoSubscriber::default(), || {
                 crate::pipeline::compile(&request, &state.host)
-            });
+            })
+        };
+        // Below the priority of other work: the client this project's first
+        // request was handed back to compiles it meanwhile, and the user
+        // waits for that answer, not for the index. Threads made from here
+        // (the pool's, the scan's git thread) start at the same priority.
+        yield_to_clients();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .thread_name(|index| format!("aic-index-{index}"))
+            .build();
+        let compiled = match pool {
+            Ok(pool) => pool.install(compile),
+            Err(_) => compile(),
+        };
         match compiled {
             Ok(_) => info!(
                 "Indexed `{}` in {:.0} ms",

@@ -87,20 +87,23 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
     let plan = times.run("prepare", || prepare::prepare(request))?;
     let mut warnings = plan.warnings.clone();
     let project = &plan.project;
-    let mut cache = open_file_cache(host, project, request.no_cache, &mut warnings);
+    let cache = open_file_cache(host, project, request.no_cache, &mut warnings);
     let (snapshot, resident) = times.run("scan", || {
         if let Some(index) = host.resident() {
             let (snapshot, report) =
                 index.snapshot(project, cache.as_ref(), cancel.0, !request.warm_up);
             return (snapshot, Some(report));
         }
-        if host.memo().is_none() {
-            cache = cache
-                .take()
-                .map(|cache| seed_one_shot(host, project, cache));
-        }
+        let prior = cache
+            .as_ref()
+            .and_then(|cache| saved_prior(host, project, cache));
         (
-            std::sync::Arc::new(scan::scan(project, cache.as_ref(), cancel.0)),
+            std::sync::Arc::new(scan::scan_from(
+                project,
+                cache.as_ref(),
+                cancel.0,
+                prior.as_ref(),
+            )),
             None,
         )
     });
@@ -259,35 +262,41 @@ pub(crate) fn file_cache(
     })
 }
 
-/// `cache` with a memo seeded from the project's saved resident snapshot
-/// (written by `aic precompute` and the daemon), when there is one made under
-/// this cache's settings: the walk then takes each unchanged file's hash and
-/// terms from it instead of two database look-ups. Without a usable snapshot,
-/// `cache` as it was (why is logged at debug level: a missing, foreign or
-/// damaged snapshot only costs the look-ups it would have saved). Counted in
-/// the "scan" phase.
-fn seed_one_shot(host: &Host, project: &prepare::Project, cache: FileCache) -> FileCache {
-    let Some(home) = host.home() else {
-        return cache;
-    };
-    let saved = crate::resident::saved_snapshot_path(home, project);
+/// The files of the project's saved resident snapshot (written by `aic
+/// precompute` and the daemon) when there is one made under `cache`'s
+/// settings: the walk then takes each unchanged file's hash and terms from it
+/// instead of two database look-ups. `None` without a usable snapshot (why is
+/// logged at debug level: a missing, foreign or damaged snapshot only costs
+/// the look-ups it would have saved). Counted in the "scan" phase.
+fn saved_prior(
+    host: &Host,
+    project: &prepare::Project,
+    cache: &FileCache,
+) -> Option<scan::prior::PriorFiles> {
+    let saved = crate::resident::saved_snapshot_path(host.home()?, project);
     if !saved.is_file() {
-        return cache;
+        return None;
     }
     let started = Instant::now();
-    let cache = cache.with_memo(std::sync::Arc::new(crate::cache::memo::Memo::default()));
-    match crate::resident::persist::load_into(&saved, cache.fingerprint(), &cache) {
-        Ok((files, _)) => tracing::debug!(
-            "Seeded {files} files from `{}` ({:?})",
-            saved.display(),
-            started.elapsed()
-        ),
-        Err(error) => tracing::debug!(
-            "The saved snapshot `{}` was not used: {error}",
-            saved.display()
-        ),
+    match crate::resident::persist::load(&saved, cache.fingerprint()) {
+        Ok((prior, _)) => {
+            tracing::debug!(
+                "Read {} files from `{}` ({:?})",
+                prior.len(),
+                saved.display(),
+                started.elapsed()
+            );
+            cache.note_snapshot_loaded(prior.len());
+            Some(prior)
+        }
+        Err(error) => {
+            tracing::debug!(
+                "The saved snapshot `{}` was not used: {error}",
+                saved.display()
+            );
+            None
+        }
     }
-    cache
 }
 
 /// The caller's cancel flag, checked between phases and inside the scan.

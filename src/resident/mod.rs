@@ -33,6 +33,7 @@ use crate::clock::Clock;
 use crate::cache::FileCache;
 use crate::pipeline::prepare::Project;
 use crate::pipeline::scan::git::read_git_recency;
+use crate::pipeline::scan::prior::PriorFiles;
 use crate::pipeline::scan::{
     self, PathOutcome, ScanDetail, ScanOptions, SkippedFiles, Snapshot, scan_path,
 };
@@ -69,8 +70,11 @@ struct Resident {
     root_id: Option<(u64, u64)>,
     last_used: Instant,
     queries: u64,
-    /// Files the walk took from the saved snapshot.
+    /// Files the first walk read from the saved snapshot.
     seeded_files: usize,
+    /// When the walk that made `snapshot` started (ns since the epoch): the
+    /// next walk takes the files it saw settled unread ([`PriorFiles`]).
+    walk_started_ns: i64,
     /// Why the saved snapshot was refused, when it was.
     snapshot_refused: Option<String>,
 }
@@ -124,6 +128,9 @@ struct WalkWhy {
     /// The project's first walk in this process: seeded from its saved
     /// snapshot, when there is one.
     first_use: bool,
+    /// The project's last snapshot and when its walk started: what a walk
+    /// after the first takes unchanged files from.
+    previous: Option<(Arc<Snapshot>, i64)>,
 }
 
 /// Saves `snapshot` to `path` on a thread of its own (a large project's
@@ -298,6 +305,7 @@ impl ResidentIndex {
                 reason: reason.to_owned(),
                 queries,
                 first_use: true,
+                previous: None,
             };
             return self.walk_new(key, project, cache, cancel, why);
         };
@@ -305,6 +313,7 @@ impl ResidentIndex {
         resident.last_used = Instant::now();
         resident.queries += u64::from(counted);
         let queries = resident.queries;
+        let previous = Some((resident.snapshot.clone(), resident.walk_started_ns));
         let reason = match (&resident.watch, root_id(&project.root)) {
             (None, _) => Some(
                 resident
@@ -327,6 +336,7 @@ impl ResidentIndex {
                                     reason,
                                     queries,
                                     first_use: false,
+                                    previous,
                                 };
                                 self.walk_new(key, project, cache, cancel, why)
                             },
@@ -345,6 +355,7 @@ impl ResidentIndex {
                 reason: reason.unwrap_or_default(),
                 queries,
                 first_use: false,
+                previous,
             },
         )
     }
@@ -363,26 +374,33 @@ impl ResidentIndex {
             reason,
             queries,
             first_use,
+            previous,
         } = why;
         let root = &project.root;
         let saved = self.saved_snapshot(&key);
         let mut seeded_files = 0;
         let mut snapshot_refused = None;
+        // A walk after the first takes unchanged files from the last
+        // snapshot; the first, from what an earlier process saved. Either
+        // spares the database look-ups.
+        let mut prior = previous.map(|(snapshot, walk_started_ns)| PriorFiles::Snapshot {
+            snapshot,
+            walk_started_ns,
+        });
         if let (Some(saved), Some(cache)) = (&saved, cache)
             && first_use
         {
-            // A project's first walk in this process: what an earlier
-            // process saved spares the database look-ups.
             let started = Instant::now();
-            match persist::load_into(saved, cache.fingerprint(), cache) {
+            match persist::load(saved, cache.fingerprint()) {
                 Ok((files, tree)) => {
                     self.note_saved_tree(&key, tree);
-                    seeded_files = files;
+                    seeded_files = files.len();
                     info!(
-                        "Seeded {files} files of `{}` from its saved snapshot ({:?})",
+                        "Read {seeded_files} files of `{}` from its saved snapshot ({:?})",
                         root.display(),
                         started.elapsed()
                     );
+                    prior = Some(files);
                 }
                 Err(persist::LoadError::Missing) => {}
                 Err(error) => {
@@ -395,7 +413,11 @@ impl ResidentIndex {
         let walk_started_ns = crate::clock::SystemClock.now_ns();
         // The watches start after the walk (the walk finds the directories);
         // a file edited in between is found by a stat pass below.
-        let (snapshot, detail) = scan::scan_detailed(project, cache, cancel, None);
+        let (snapshot, mut detail) = scan::scan_detailed(project, cache, cancel, prior.as_ref());
+        drop(prior);
+        if let Some(git) = &mut detail.git {
+            git.share_paths(&snapshot.repo);
+        }
         let snapshot = Arc::new(snapshot);
         // A project walked on every compile (not watched) is saved only
         // when its tree changed since it was last saved or read.
@@ -473,6 +495,7 @@ impl ResidentIndex {
             queries,
             seeded_files,
             snapshot_refused,
+            walk_started_ns,
         };
         // Files edited between their read and the watch: found by a stat pass
         // and re-read now.
@@ -633,6 +656,7 @@ fn update(
         on_read: None,
         shard: None,
         blob_index: None,
+        prior: None,
     };
     let mut files: Vec<FileEntry> = resident.snapshot.repo.files.clone();
     let mut left_out = resident.detail.left_out.clone();
@@ -695,6 +719,11 @@ fn update(
                 }
             }
         }
+    }
+    if changes.git
+        && let Some(git) = &mut resident.detail.git
+    {
+        git.share_paths(&repo);
     }
     let skipped = SkippedFiles::count(&left_out, resident.detail.walk_errors);
     resident.detail.left_out = left_out;

@@ -5,11 +5,12 @@
 //! After each full walk of a project, the resident index writes what its
 //! RepoMap knows of each file — path, size, modification time, content hash,
 //! language and scan terms — to `$AIC_HOME/snapshots/<project>.snap`. The
-//! next process that walks the project for the first time reads the file
-//! back into its memo ([`FileCache::seed`]) before the walk: the walk still
-//! stats every file, and a file is taken from the seed only when its size and
-//! modification time match, exactly as with the database's path index, so a
-//! stale or foreign snapshot can cost look-ups but never change a result.
+//! next process that walks the project for the first time reads it back
+//! ([`load`]) and hands it to the walk as its
+//! [`PriorFiles`]: the walk still stats every file, and a file is taken from
+//! it only when its size and modification time match, exactly as with the
+//! database's path index, so a stale or foreign snapshot can cost look-ups
+//! but never change a result.
 //!
 //! The file is private (0600), written whole to a temporary name and renamed,
 //! and ends with an xxh3-64 checksum of everything before it; a file of
@@ -36,12 +37,12 @@ use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::RepoMap;
 use aic_stages::row_codec::EntryTerms;
-use aic_stages::select::terms::TermStats;
+use aic_stages::select::terms::{TermCount, TermStats};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::cache::FileCache;
+use crate::pipeline::scan::prior::{PriorFile, PriorFiles};
 
 const MAGIC: &[u8; 8] = b"AICSNAP1";
 
@@ -62,7 +63,7 @@ struct SavedFile<'a> {
     hash: [u8; 16],
     symbol_ids: std::borrow::Cow<'a, [u32]>,
     name_ids: std::borrow::Cow<'a, [u32]>,
-    terms: std::borrow::Cow<'a, [(u32, u16)]>,
+    terms: std::borrow::Cow<'a, [TermCount]>,
     length: u32,
 }
 
@@ -159,19 +160,15 @@ pub enum LoadError {
     Damaged,
 }
 
-/// Reads the snapshot at `path` made under `fingerprint` and hands each file
-/// to `cache`'s memo. Returns the files seeded and the saved walk's
-/// file-tree hash.
+/// Reads the snapshot at `path` made under `fingerprint`: the files a walk
+/// may take from it unread ([`PriorFiles`]) and the saved walk's file-tree
+/// hash.
 ///
 /// # Errors
 ///
-/// [`LoadError`]: missing, unreadable, foreign or damaged; nothing is seeded
-/// from a damaged file.
-pub fn load_into(
-    path: &Path,
-    fingerprint: u128,
-    cache: &FileCache,
-) -> Result<(usize, ContentHash), LoadError> {
+/// [`LoadError`]: missing, unreadable, foreign or damaged; nothing of a
+/// damaged file is used.
+pub fn load(path: &Path, fingerprint: u128) -> Result<(PriorFiles, ContentHash), LoadError> {
     let bytes = match fs_err::read(path) {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
@@ -197,9 +194,8 @@ pub fn load_into(
     }
     let tree_hash = ContentHash(body[28..44].try_into().map_err(|_| LoadError::Damaged)?);
     let count = u64::from_le_bytes(body[44..52].try_into().map_err(|_| LoadError::Damaged)?);
-    // Records are found in one pass over their lengths, then decoded and
-    // seeded in parallel: the memo's tables take inserts from any thread, and
-    // each file has its own keys, so the order does not matter.
+    // Records are found in one pass over their lengths, then decoded in
+    // parallel, in order.
     let mut records: Vec<&[u8]> =
         Vec::with_capacity(usize::try_from(count).unwrap_or(0).min(body.len() / 16));
     let mut rest = &body[header..];
@@ -223,26 +219,22 @@ pub fn load_into(
         .map(|encoded| decode(encoded))
         .collect::<Option<Vec<_>>>()
         .ok_or(LoadError::Damaged)?;
-    let seeded = files.len();
-    files
-        .into_par_iter()
-        .for_each(|(path, language, size, mtime_ns, hash, terms)| {
-            cache.seed(&path, language, size, mtime_ns, hash, terms);
-        });
-    Ok((seeded, tree_hash))
+    drop(records);
+    drop(bytes);
+    Ok((PriorFiles::saved(files), tree_hash))
 }
 
 /// One saved file's record, decoded; `None` when it is not one.
-fn decode(encoded: &[u8]) -> Option<(RelativePath, Language, u64, i64, ContentHash, EntryTerms)> {
+fn decode(encoded: &[u8]) -> Option<PriorFile> {
     let saved: SavedFile<'_> = postcard::from_bytes(encoded).ok()?;
     let path = RelativePath::new(&saved.path)?;
-    Some((
+    Some(PriorFile {
         path,
-        saved.language,
-        saved.size,
-        saved.mtime_ns,
-        ContentHash(saved.hash),
-        EntryTerms {
+        language: saved.language,
+        size: saved.size,
+        mtime_ns: saved.mtime_ns,
+        hash: ContentHash(saved.hash),
+        terms: EntryTerms {
             symbol_ids: saved.symbol_ids.into_owned().into(),
             name_ids: saved.name_ids.into_owned().into(),
             term_stats: TermStats {
@@ -250,7 +242,7 @@ fn decode(encoded: &[u8]) -> Option<(RelativePath, Language, u64, i64, ContentHa
                 length: saved.length,
             },
         },
-    ))
+    })
 }
 
 #[cfg(test)]

@@ -84,7 +84,7 @@ impl From<&ScanTerms> for EntryTerms {
 struct ScanWire {
     symbol_terms: Vec<String>,
     name_ids: Vec<u32>,
-    terms: Vec<(u32, u16)>,
+    terms: Vec<crate::select::terms::TermCount>,
     length: u32,
 }
 

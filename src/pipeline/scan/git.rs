@@ -17,6 +17,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use aic_stages::relative_path::RelativePath;
+use aic_stages::repo_map::RepoMap;
 use gix::bstr::ByteSlice;
 use gix::prelude::ObjectIdExt;
 use rustc_hash::FxHashMap;
@@ -81,8 +83,9 @@ struct History {
 #[derive(Debug, Default)]
 pub struct GitRecency {
     /// Last commit time (seconds since the epoch) per path relative to the project
-    /// root, for paths changed in the commits read.
-    pub last_commit: FxHashMap<String, i64>,
+    /// root, for paths changed in the commits read. A resident index keys it
+    /// by its RepoMap's own paths ([`GitRecency::share_paths`]).
+    pub last_commit: FxHashMap<RelativePath, i64>,
     /// The index, when it could be read (when not, no file is reported dirty).
     index: Option<Arc<BlobIndex>>,
     /// Commits read.
@@ -94,6 +97,18 @@ impl GitRecency {
     /// uncommitted change is newer than it.
     pub fn newest_commit_ms(&self) -> i64 {
         self.last_commit.values().copied().max().unwrap_or(0) * 1000
+    }
+
+    /// Keys the path tables by `repo`'s paths, which are reference-counted:
+    /// a resident index then holds each path's text once, not once in its
+    /// RepoMap and again in each table (about 100 bytes per file). Paths
+    /// outside the RepoMap keep their own text; the index is shared only when
+    /// nothing else holds it.
+    pub fn share_paths(&mut self, repo: &RepoMap) {
+        share_keys(&mut self.last_commit, repo);
+        if let Some(index) = self.index.as_mut().and_then(Arc::get_mut) {
+            share_keys(&mut index.entries, repo);
+        }
     }
 
     /// Entries of the index (0 when it could not be read).
@@ -131,6 +146,16 @@ impl GitRecency {
     }
 }
 
+/// Replaces each key of `table` that names a file of `repo` by that file's
+/// own path (the same text, shared).
+fn share_keys<V>(table: &mut FxHashMap<RelativePath, V>, repo: &RepoMap) {
+    for file in &repo.files {
+        if let Some((_, value)) = table.remove_entry(file.path.as_str()) {
+            table.insert(file.path.clone(), value);
+        }
+    }
+}
+
 /// The path of `root` inside `repo`'s work tree, with a trailing `/` (empty
 /// at the work tree's top): what index paths start with.
 fn root_prefix(repo: &gix::Repository, root: &Path) -> Option<String> {
@@ -156,8 +181,9 @@ fn root_prefix(repo: &gix::Repository, root: &Path) -> Option<String> {
 /// touched file, or a project outside git).
 #[derive(Debug)]
 pub struct BlobIndex {
-    /// Entries by path relative to the project root.
-    entries: FxHashMap<String, IndexEntry>,
+    /// Entries by path relative to the project root (paths that are not a
+    /// [`RelativePath`] name no file aic reads and are left out).
+    entries: FxHashMap<RelativePath, IndexEntry>,
     /// The repository's object hash (SHA-1, or SHA-256 in a repository made
     /// with it).
     kind: gix::hash::Kind,
@@ -253,7 +279,7 @@ impl BlobIndex {
     fn of(repo: &gix::Repository, prefix: &str) -> Option<Self> {
         let index = repo.index_or_empty().ok()?;
         let entries = entries_under(&index, prefix)
-            .map(|(path, entry)| (path.to_owned(), IndexEntry::of(entry)))
+            .filter_map(|(path, entry)| Some((RelativePath::new(path)?, IndexEntry::of(entry))))
             .collect();
         Some(Self {
             entries,
@@ -472,7 +498,11 @@ pub fn read_git_recency(
             history
         };
     recency.commits_read = history.commits_read as usize;
-    recency.last_commit = history.last_commit.into_iter().collect();
+    recency.last_commit = history
+        .last_commit
+        .into_iter()
+        .filter_map(|(path, time)| Some((RelativePath::new(&path)?, time)))
+        .collect();
     Some(recency)
 }
 
@@ -1059,5 +1089,52 @@ mod tests {
             read_git_recency(dir.path(), None, None, None).is_none()
                 || std::env::var_os("GIT_DIR").is_some()
         );
+    }
+
+    #[test]
+    fn a_resident_index_keys_git_tables_by_its_own_paths() {
+        use aic_stages::content_hash::ContentHash;
+        use aic_stages::fit::tokens::TokenCount;
+        use aic_stages::language::Language;
+        use aic_stages::repo_map::FileEntry;
+
+        let file = |path: &str| {
+            let path = RelativePath::new(path).unwrap();
+            FileEntry {
+                language: Language::detect(&path),
+                path,
+                size_bytes: 1,
+                estimated_tokens: TokenCount(1),
+                last_modified_ms: 0,
+                last_modified_ns: 0,
+                recency_ms: 0,
+                content_hash: ContentHash([0; 16]),
+                symbol_ids: Vec::new().into(),
+                name_ids: Vec::new().into(),
+                term_stats: aic_stages::select::terms::TermStats::default(),
+                path_terms: OnceLock::new(),
+                kind: OnceLock::new(),
+            }
+        };
+        let repo = RepoMap::new(vec![file("a.rs"), file("b/c.rs")]);
+        let mut recency = GitRecency::default();
+        for (path, time) in [("a.rs", 5), ("b/c.rs", 7), ("gone.rs", 9)] {
+            recency
+                .last_commit
+                .insert(RelativePath::new(path).unwrap(), time);
+        }
+        recency.share_paths(&repo);
+        // The same times under the same names; the RepoMap's files now share
+        // their text with the table, the others keep their own.
+        assert_eq!(recency.last_commit.len(), 3);
+        for file in &repo.files {
+            let (key, _) = recency
+                .last_commit
+                .get_key_value(file.path.as_str())
+                .unwrap();
+            assert!(std::ptr::eq(key.as_str(), file.path.as_str()));
+        }
+        assert_eq!(recency.last_commit.get("b/c.rs"), Some(&7));
+        assert_eq!(recency.last_commit.get("gone.rs"), Some(&9));
     }
 }

@@ -7,6 +7,7 @@
 //! it, none changes it, and a long-lived process can keep one.
 
 pub mod git;
+pub mod prior;
 pub mod walk;
 
 use std::collections::HashMap;
@@ -26,6 +27,7 @@ use tracing::{debug, info};
 use crate::cache::FileCache;
 use crate::pipeline::prepare::Project;
 use git::{BlobIndex, GitRecency, SharedBlobIndex, read_git_recency};
+use prior::PriorFiles;
 use walk::walk;
 pub use walk::{
     Bounded, DEFAULT_NEGATIVE_PATTERNS, LeftOut, OnRead, PathOutcome, ScanOptions, Shard,
@@ -139,7 +141,18 @@ impl Snapshot {
 /// `cancel` stops the walk early; the snapshot is then incomplete and the
 /// caller must not use it.
 pub fn scan(project: &Project, cache: Option<&FileCache>, cancel: Option<&AtomicBool>) -> Snapshot {
-    scan_with(project, cache, cancel, None)
+    scan_sharded(project, cache, cancel, None, None, None).0
+}
+
+/// [`scan`], taking the files `prior` holds unread when they are unchanged
+/// ([`PriorFiles`]).
+pub fn scan_from(
+    project: &Project,
+    cache: Option<&FileCache>,
+    cancel: Option<&AtomicBool>,
+    prior: Option<&PriorFiles>,
+) -> Snapshot {
+    scan_sharded(project, cache, cancel, None, None, prior).0
 }
 
 /// [`scan`], calling `on_read` with each file the walk reads (its entry and
@@ -151,7 +164,7 @@ pub fn scan_with(
     cancel: Option<&AtomicBool>,
     on_read: Option<&OnRead<'_>>,
 ) -> Snapshot {
-    scan_detailed(project, cache, cancel, on_read).0
+    scan_sharded(project, cache, cancel, on_read, None, None).0
 }
 
 /// What a resident index keeps beside a [`Snapshot`] to follow edits without
@@ -193,17 +206,17 @@ pub fn scan_shard(
     on_read: Option<&OnRead<'_>>,
     shard: Option<Shard>,
 ) -> Snapshot {
-    scan_sharded(project, cache, None, on_read, shard).0
+    scan_sharded(project, cache, None, on_read, shard, None).0
 }
 
-/// [`scan_with`], also returning the [`ScanDetail`] a resident index keeps.
+/// [`scan_from`], also returning the [`ScanDetail`] a resident index keeps.
 pub fn scan_detailed(
     project: &Project,
     cache: Option<&FileCache>,
     cancel: Option<&AtomicBool>,
-    on_read: Option<&OnRead<'_>>,
+    prior: Option<&PriorFiles>,
 ) -> (Snapshot, ScanDetail) {
-    scan_sharded(project, cache, cancel, on_read, None)
+    scan_sharded(project, cache, cancel, None, None, prior)
 }
 
 fn scan_sharded(
@@ -212,6 +225,7 @@ fn scan_sharded(
     cancel: Option<&AtomicBool>,
     on_read: Option<&OnRead<'_>>,
     shard: Option<Shard>,
+    prior: Option<&PriorFiles>,
 ) -> (Snapshot, ScanDetail) {
     let root = project.root.as_path();
     let started = Instant::now();
@@ -250,6 +264,7 @@ fn scan_sharded(
                 on_read,
                 shard,
                 blob_index: blob_index.as_ref(),
+                prior,
             },
             cache,
         );

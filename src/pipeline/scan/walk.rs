@@ -37,6 +37,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::git::{SharedBlobIndex, blob_id};
+use super::prior::PriorFiles;
 use crate::cache::FileCache;
 use crate::cache::key::RowKind;
 
@@ -239,6 +240,9 @@ pub struct ScanOptions<'a> {
     /// checkout, to find a file's scan row in the remote tier
     /// ([`FileCache::blob_scan`]). Waited for when the first file needs it.
     pub blob_index: Option<&'a SharedBlobIndex<'a>>,
+    /// An earlier walk's files, taken unread (and without a database
+    /// look-up) when unchanged ([`PriorFiles`]).
+    pub prior: Option<&'a PriorFiles>,
 }
 
 /// What [`ScanOptions::on_read`] is given: the file's entry and its bytes.
@@ -599,6 +603,17 @@ fn scan_file(
         && !shard.contains(recorded)
     {
         return FileOutcome::OtherShard;
+    }
+    // Warmest path: a file an earlier walk saw, unchanged since.
+    if options.shard.is_none()
+        && let Some((hash, facts)) = options
+            .prior
+            .and_then(|prior| prior.unchanged(&file.path, metadata.len(), mtime_ns, stat.language))
+    {
+        if let Some(cache) = cache {
+            cache.count_prior_hit();
+        }
+        return stat.entry(file, metadata.len(), hash, facts);
     }
     // Warm path: an unchanged file (same size and mtime as when it was hashed)
     // whose scan facts are cached is not read at all (in a shard, only when
@@ -1029,6 +1044,7 @@ mod tests {
                 on_read: None,
                 shard: None,
                 blob_index: None,
+                prior: None,
             },
             None,
         )

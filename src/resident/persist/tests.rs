@@ -6,7 +6,7 @@ use aic_stages::repo_map::FileEntry;
 use aic_storage::Store;
 
 use super::*;
-use crate::cache::memo::Memo;
+use crate::cache::FileCache;
 use crate::clock::SystemClock;
 
 fn entry(path: &str, mtime_ns: i64, words: &[(u32, u16)]) -> FileEntry {
@@ -23,7 +23,7 @@ fn entry(path: &str, mtime_ns: i64, words: &[(u32, u16)]) -> FileEntry {
         symbol_ids: vec![3, 9].into(),
         name_ids: vec![7].into(),
         term_stats: TermStats {
-            terms: words.to_vec().into(),
+            terms: words.iter().copied().map(TermCount::from).collect(),
             length: words.iter().map(|(_, n)| u32::from(*n)).sum(),
         },
         path_terms: std::sync::OnceLock::new(),
@@ -31,16 +31,18 @@ fn entry(path: &str, mtime_ns: i64, words: &[(u32, u16)]) -> FileEntry {
     }
 }
 
-fn cache(home: &Path, memo: &Arc<Memo>) -> FileCache {
+/// The stage fingerprint of the default settings.
+fn fingerprint(home: &Path) -> u128 {
     let store = Arc::new(Store::open(&home.join("aic.redb")).unwrap());
     FileCache::open(
         store,
         Path::new("/project"),
         &AicConfig::default(),
-        Some(memo.clone()),
+        None,
         &SystemClock,
     )
     .unwrap()
+    .fingerprint()
 }
 
 const TREE: ContentHash = ContentHash([5; 16]);
@@ -55,34 +57,43 @@ fn repo() -> RepoMap {
 }
 
 #[test]
-fn a_saved_snapshot_seeds_the_memo_with_every_settled_file() {
+fn a_saved_snapshot_gives_back_every_settled_file() {
     let home = tempfile::tempdir().unwrap();
-    let memo = Arc::new(Memo::default());
-    let cache = cache(home.path(), &memo);
+    let fingerprint = fingerprint(home.path());
     let path = path_for(&home.path().join("snapshots"), 42);
     let repo = repo();
     // The file modified a millisecond before the walk is left out.
-    assert_eq!(
-        save(&path, cache.fingerprint(), (&repo, TREE), NOW_NS).unwrap(),
-        1
-    );
-    assert_eq!(
-        load_into(&path, cache.fingerprint(), &cache).unwrap(),
-        (1, TREE)
-    );
+    assert_eq!(save(&path, fingerprint, (&repo, TREE), NOW_NS).unwrap(), 1);
+    let (prior, tree) = load(&path, fingerprint).unwrap();
+    assert_eq!((prior.len(), tree), (1, TREE));
     let kept = &repo.files[0];
-    assert_eq!(
-        cache.indexed_hash(&kept.path, kept.size_bytes, kept.last_modified_ns),
-        Some((kept.content_hash, false))
-    );
-    let terms = cache
-        .scan_terms(kept.content_hash, &kept.path, kept.language)
+    let (hash, terms) = prior
+        .unchanged(
+            &kept.path,
+            kept.size_bytes,
+            kept.last_modified_ns,
+            kept.language,
+        )
         .unwrap();
+    assert_eq!(hash, kept.content_hash);
     assert_eq!(terms.term_stats, kept.term_stats);
     assert_eq!(terms.symbol_ids, kept.symbol_ids);
     assert_eq!(terms.name_ids, kept.name_ids);
-    // Another mtime is another file: not taken from the seed.
-    assert_eq!(cache.indexed_hash(&kept.path, kept.size_bytes, 1), None);
+    // Another mtime is another file: not taken from it.
+    assert_eq!(
+        prior.unchanged(&kept.path, kept.size_bytes, 1, kept.language),
+        None
+    );
+    let racy = &repo.files[1];
+    assert_eq!(
+        prior.unchanged(
+            &racy.path,
+            racy.size_bytes,
+            racy.last_modified_ns,
+            racy.language
+        ),
+        None
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -94,36 +105,19 @@ fn a_saved_snapshot_seeds_the_memo_with_every_settled_file() {
 #[test]
 fn foreign_truncated_and_damaged_snapshots_are_refused_whole() {
     let home = tempfile::tempdir().unwrap();
-    let memo = Arc::new(Memo::default());
-    let cache = cache(home.path(), &memo);
+    let fingerprint = fingerprint(home.path());
     let path = path_for(home.path(), 7);
+    assert!(matches!(load(&path, fingerprint), Err(LoadError::Missing)));
+    save(&path, fingerprint, (&repo(), TREE), NOW_NS).unwrap();
     assert!(matches!(
-        load_into(&path, cache.fingerprint(), &cache),
-        Err(LoadError::Missing)
-    ));
-    save(&path, cache.fingerprint(), (&repo(), TREE), NOW_NS).unwrap();
-    assert!(matches!(
-        load_into(&path, cache.fingerprint() ^ 1, &cache),
+        load(&path, fingerprint ^ 1),
         Err(LoadError::Foreign)
     ));
     let bytes = fs_err::read(&path).unwrap();
     fs_err::write(&path, &bytes[..bytes.len() - 3]).unwrap();
-    assert!(matches!(
-        load_into(&path, cache.fingerprint(), &cache),
-        Err(LoadError::Damaged)
-    ));
+    assert!(matches!(load(&path, fingerprint), Err(LoadError::Damaged)));
     let mut flipped = bytes.clone();
     flipped[40] ^= 0x10;
     fs_err::write(&path, &flipped).unwrap();
-    assert!(matches!(
-        load_into(&path, cache.fingerprint(), &cache),
-        Err(LoadError::Damaged)
-    ));
-    // Nothing was seeded by the refused files.
-    let kept = &repo().files[0];
-    assert!(
-        cache
-            .scan_terms(kept.content_hash, &kept.path, kept.language)
-            .is_none()
-    );
+    assert!(matches!(load(&path, fingerprint), Err(LoadError::Damaged)));
 }

@@ -997,8 +997,8 @@ impl Query {
             .fold(
                 || vec![0u32; ids.len()],
                 |mut df, file| {
-                    for (id, _) in file.term_stats.terms.iter() {
-                        if let Some(&index) = position.get(id) {
+                    for term in file.term_stats.terms.iter() {
+                        if let Some(&index) = position.get(&{ term.id }) {
                             df[index] += 1;
                         }
                     }
@@ -1150,9 +1150,9 @@ fn content_relevance(query: &Query, candidates: &[&FileEntry]) -> Vec<f64> {
             let terms = &*file.term_stats.terms;
             let mut from = 0;
             for (cell, &(id, _)) in row.iter_mut().zip(&ids) {
-                match terms[from..].binary_search_by_key(&id, |(term, _)| *term) {
+                match terms[from..].binary_search_by_key(&id, |term| term.id) {
                     Ok(found) => {
-                        *cell = terms[from + found].1;
+                        *cell = terms[from + found].count;
                         from += found + 1;
                     }
                     Err(missing) => from += missing,

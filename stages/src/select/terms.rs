@@ -127,19 +127,59 @@ pub fn term_id(stemmed: &str) -> u32 {
     (xxhash_rust::xxh3::xxh3_64(stemmed.as_bytes()) & 0xffff_ffff) as u32
 }
 
+/// One distinct term of a file and its occurrences: 6 bytes, with no padding
+/// (a resident snapshot holds one per distinct word of every file, so the
+/// two bytes a `(u32, u16)` pair would spend on alignment are a quarter of
+/// its term counts). Serialised as the pair `(id, count)` would be.
+#[derive(Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
+#[repr(C, packed(2))]
+pub struct TermCount {
+    /// The term's [`term_id`].
+    pub id: u32,
+    /// Its occurrences in the file, saturating at `u16::MAX`.
+    pub count: u16,
+}
+
+impl TermCount {
+    /// The pair `(id, count)`.
+    pub fn pair(self) -> (u32, u16) {
+        (self.id, self.count)
+    }
+}
+
+impl From<(u32, u16)> for TermCount {
+    fn from((id, count): (u32, u16)) -> Self {
+        Self { id, count }
+    }
+}
+
+impl PartialEq for TermCount {
+    fn eq(&self, other: &Self) -> bool {
+        self.pair() == other.pair()
+    }
+}
+
+impl Eq for TermCount {}
+
+impl std::fmt::Debug for TermCount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.pair().fmt(f)
+    }
+}
+
 /// Term frequencies of one file, for the BM25 content relevance signal.
 ///
 /// Terms are the words of the content (identifiers split as [`split_words`]
 /// does, lower-cased and stemmed, stop words and one-letter words left out) plus
-/// the words of the path. Held as sorted `(term id, count)` pairs: a 10 KiB source
-/// file has a few hundred distinct terms, so a 10,000-file repository needs a few
-/// tens of MiB.
+/// the words of the path. Held as sorted [`TermCount`]s of 6 bytes each: a
+/// 10 KiB source file has a few hundred distinct terms, so a 10,000-file
+/// repository needs a few tens of MiB.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TermStats {
-    /// `(term_id, occurrences)`, sorted by id, counts saturating at `u16::MAX`.
+    /// Distinct terms, sorted by id.
     /// Shared: the long-lived process's memo of decoded rows and the
     /// resident snapshot's entry hold one copy.
-    pub terms: std::sync::Arc<[(u32, u16)]>,
+    pub terms: std::sync::Arc<[TermCount]>,
     /// Number of term occurrences in the file (the BM25 document length).
     pub length: u32,
 }
@@ -195,13 +235,16 @@ impl TermStats {
             }
         });
         counts.sort_unstable_by_key(|&(id, _)| id);
-        let mut terms: Vec<(u32, u16)> = Vec::with_capacity(counts.len());
+        let mut terms: Vec<TermCount> = Vec::with_capacity(counts.len());
         let mut merged = counts.into_iter().peekable();
         while let Some((id, mut count)) = merged.next() {
             while let Some((_, more)) = merged.next_if(|&(next, _)| next == id) {
                 count = count.saturating_add(more);
             }
-            terms.push((id, u16::try_from(count).unwrap_or(u16::MAX)));
+            terms.push(TermCount {
+                id,
+                count: u16::try_from(count).unwrap_or(u16::MAX),
+            });
         }
         Self {
             terms: terms.into(),
@@ -212,8 +255,8 @@ impl TermStats {
     /// Occurrences of a term (0 when absent).
     pub fn frequency(&self, id: u32) -> u16 {
         self.terms
-            .binary_search_by_key(&id, |(term, _)| *term)
-            .map_or(0, |index| self.terms[index].1)
+            .binary_search_by_key(&id, |term| term.id)
+            .map_or(0, |index| self.terms[index].count)
     }
 }
 
@@ -386,7 +429,7 @@ mod tests {
             .collect();
         terms.sort_unstable();
         TermStats {
-            terms: terms.into(),
+            terms: terms.into_iter().map(TermCount::from).collect(),
             length,
         }
     }
@@ -437,7 +480,7 @@ mod tests {
             text.push_str(if i % 3 == 0 { "ing " } else { " " });
         }
         let stats = TermStats::of("src/many_words.txt", &text);
-        assert!(stats.terms.iter().any(|&(_, count)| count >= 2));
+        assert!(stats.terms.iter().any(|term| term.count >= 2));
         assert_eq!(stats, reference_term_stats("src/many_words.txt", &text));
     }
 
@@ -479,7 +522,7 @@ mod tests {
         assert_eq!(stats.frequency(term_id(&stem("parser"))), 2);
         assert_eq!(stats.frequency(term_id("return")), 1);
         assert_eq!(stats.frequency(term_id("missing")), 0);
-        assert!(stats.terms.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(stats.terms.windows(2).all(|w| w[0].id < w[1].id));
     }
 
     #[test]

@@ -1,0 +1,242 @@
+//! What a walk may take from an earlier walk of the same project: the files
+//! of the last snapshot (a resident index walking its project again) or of
+//! the project's saved snapshot (a restarted daemon, a one-shot compile after
+//! `aic precompute`).
+//!
+//! A file is taken unread, without a database look-up, when it has the size
+//! and modification time it had then, and that time was at least two seconds
+//! before the earlier walk started: a file modified within the file system's
+//! timestamp resolution of its read may have changed unseen, so it is looked
+//! up (or read) again, as the path index does. Anything else about the file
+//! (its language, its content hash) must also match, so a prior can cost
+//! look-ups but never change a result.
+//!
+//! The lookup is a binary search over the earlier walk's files in path order:
+//! no table is built, so a resident index keeps one copy of each file's facts
+//! (its snapshot) instead of a second one in the memo.
+
+use std::sync::Arc;
+
+use aic_stages::content_hash::ContentHash;
+use aic_stages::language::Language;
+use aic_stages::relative_path::RelativePath;
+use aic_stages::repo_map::FileEntry;
+use aic_stages::row_codec::EntryTerms;
+
+use super::Snapshot;
+
+/// A file modified this close before a walk started is not taken from it
+/// (2 s, in nanoseconds).
+pub const RACY_NS: i64 = 2_000_000_000;
+
+/// One file of a saved snapshot, as the walk may take it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PriorFile {
+    /// Its path relative to the project root.
+    pub path: RelativePath,
+    /// Its language, as detected from the path.
+    pub language: Language,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its modification time, ns since the epoch.
+    pub mtime_ns: i64,
+    /// xxh3-128 of its bytes.
+    pub hash: ContentHash,
+    /// Its scan terms.
+    pub terms: EntryTerms,
+}
+
+/// The files of an earlier walk a walk may take unread ([module docs](self)).
+#[derive(Debug)]
+pub enum PriorFiles {
+    /// A resident snapshot; its files count when modified at least
+    /// [`RACY_NS`] before `walk_started_ns` (when the walk that read them
+    /// started: files re-read later are judged by that earlier time, which
+    /// only leaves more of them to be looked up).
+    Snapshot {
+        /// The earlier snapshot.
+        snapshot: Arc<Snapshot>,
+        /// When the walk that made it started, ns since the epoch.
+        walk_started_ns: i64,
+    },
+    /// A saved snapshot read back: settled files only, sorted by path,
+    /// without repeats ([`PriorFiles::saved`]).
+    Saved(Vec<PriorFile>),
+}
+
+impl PriorFiles {
+    /// The files of a saved snapshot (settled when saved), sorted by path;
+    /// of two records of one path the last is kept.
+    pub fn saved(mut files: Vec<PriorFile>) -> Self {
+        if !files.is_sorted_by(|a, b| a.path < b.path) {
+            files.sort_by(|a, b| a.path.cmp(&b.path));
+            files.dedup_by(|later, earlier| {
+                let same = later.path == earlier.path;
+                if same {
+                    std::mem::swap(later, earlier);
+                }
+                same
+            });
+        }
+        Self::Saved(files)
+    }
+
+    /// How many files it holds (settled or not).
+    pub fn len(&self) -> usize {
+        match self {
+            Self::Snapshot { snapshot, .. } => snapshot.repo.files.len(),
+            Self::Saved(files) => files.len(),
+        }
+    }
+
+    /// Whether it holds no file.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The content hash and scan terms of the file at `path`, when the
+    /// earlier walk saw it settled with this `size` (bytes), modification
+    /// time (`mtime_ns`, ns since the epoch) and `language`.
+    pub fn unchanged(
+        &self,
+        path: &RelativePath,
+        size: u64,
+        mtime_ns: i64,
+        language: Language,
+    ) -> Option<(ContentHash, EntryTerms)> {
+        match self {
+            Self::Snapshot {
+                snapshot,
+                walk_started_ns,
+            } => {
+                let files = &snapshot.repo.files;
+                let file: &FileEntry = files
+                    .binary_search_by(|file| file.path.cmp(path))
+                    .ok()
+                    .map(|index| &files[index])?;
+                (file.size_bytes == size
+                    && file.last_modified_ns == mtime_ns
+                    && file.language == language
+                    && walk_started_ns.saturating_sub(mtime_ns) >= RACY_NS)
+                    .then(|| {
+                        (
+                            file.content_hash,
+                            EntryTerms {
+                                symbol_ids: file.symbol_ids.clone(),
+                                name_ids: file.name_ids.clone(),
+                                term_stats: file.term_stats.clone(),
+                            },
+                        )
+                    })
+            }
+            Self::Saved(files) => {
+                let file = files
+                    .binary_search_by(|file| file.path.cmp(path))
+                    .ok()
+                    .map(|index| &files[index])?;
+                (file.size == size && file.mtime_ns == mtime_ns && file.language == language)
+                    .then(|| (file.hash, file.terms.clone()))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use aic_stages::fit::tokens::TokenCount;
+    use aic_stages::repo_map::RepoMap;
+    use aic_stages::select::terms::{TermCount, TermStats};
+
+    use super::*;
+    use crate::pipeline::scan::SkippedFiles;
+
+    const WALK_NS: i64 = 1_800_000_000_000_000_000;
+
+    fn terms(id: u32) -> EntryTerms {
+        EntryTerms {
+            symbol_ids: vec![id].into(),
+            name_ids: vec![id + 1].into(),
+            term_stats: TermStats {
+                terms: vec![TermCount { id, count: 2 }].into(),
+                length: 2,
+            },
+        }
+    }
+
+    fn entry(path: &str, mtime_ns: i64) -> FileEntry {
+        let path = RelativePath::new(path).unwrap();
+        let terms = terms(7);
+        FileEntry {
+            language: Language::detect(&path),
+            path,
+            size_bytes: 10,
+            estimated_tokens: TokenCount(3),
+            last_modified_ms: mtime_ns / 1_000_000,
+            last_modified_ns: mtime_ns,
+            recency_ms: mtime_ns / 1_000_000,
+            content_hash: ContentHash([4; 16]),
+            symbol_ids: terms.symbol_ids,
+            name_ids: terms.name_ids,
+            term_stats: terms.term_stats,
+            path_terms: std::sync::OnceLock::new(),
+            kind: std::sync::OnceLock::new(),
+        }
+    }
+
+    #[test]
+    fn a_snapshot_gives_settled_files_with_the_same_size_time_and_language() {
+        let settled = WALK_NS - RACY_NS;
+        let racy = WALK_NS - RACY_NS + 1;
+        let repo = RepoMap::new(vec![entry("a.rs", settled), entry("b.rs", racy)]);
+        let prior = PriorFiles::Snapshot {
+            snapshot: Arc::new(Snapshot::new(repo, SkippedFiles::default())),
+            walk_started_ns: WALK_NS,
+        };
+        let a = RelativePath::new("a.rs").unwrap();
+        let (hash, found) = prior.unchanged(&a, 10, settled, Language::Rust).unwrap();
+        assert_eq!(hash, ContentHash([4; 16]));
+        assert_eq!(found, terms(7));
+        assert_eq!(prior.unchanged(&a, 11, settled, Language::Rust), None);
+        assert_eq!(prior.unchanged(&a, 10, settled + 1, Language::Rust), None);
+        assert_eq!(prior.unchanged(&a, 10, settled, Language::Python), None);
+        // Modified within two seconds of the walk: looked up again.
+        let b = RelativePath::new("b.rs").unwrap();
+        assert_eq!(prior.unchanged(&b, 10, racy, Language::Rust), None);
+        let c = RelativePath::new("c.rs").unwrap();
+        assert_eq!(prior.unchanged(&c, 10, settled, Language::Rust), None);
+        assert_eq!(prior.len(), 2);
+    }
+
+    #[test]
+    fn saved_files_are_found_in_any_order_and_the_last_record_of_a_path_wins() {
+        let file = |path: &str, size: u64, id: u32| PriorFile {
+            path: RelativePath::new(path).unwrap(),
+            language: Language::Python,
+            size,
+            mtime_ns: 5,
+            hash: ContentHash([u8::try_from(id).unwrap(); 16]),
+            terms: terms(id),
+        };
+        let prior = PriorFiles::saved(vec![
+            file("z.py", 1, 1),
+            file("a.py", 2, 2),
+            file("z.py", 3, 3),
+            file("m.py", 4, 4),
+        ]);
+        assert_eq!(prior.len(), 3);
+        let z = RelativePath::new("z.py").unwrap();
+        assert_eq!(prior.unchanged(&z, 1, 5, Language::Python), None);
+        assert_eq!(
+            prior.unchanged(&z, 3, 5, Language::Python),
+            Some((ContentHash([3; 16]), terms(3)))
+        );
+        let m = RelativePath::new("m.py").unwrap();
+        assert_eq!(
+            prior
+                .unchanged(&m, 4, 5, Language::Python)
+                .map(|(hash, _)| hash),
+            Some(ContentHash([4; 16]))
+        );
+        assert!(!prior.is_empty());
+    }
+}
