@@ -230,6 +230,10 @@ struct Hits {
     rot13: bool,
     /// Whether a word that names the model is there.
     names: bool,
+    /// Whether such a word stands on a short comment line (see
+    /// [`short_comment_runs`]): text split over comment lines may address
+    /// the model.
+    name_in_short_comment: bool,
 }
 
 /// Common English words, and words of requests, written in ROT13 ("the",
@@ -509,6 +513,7 @@ impl PromptInjectionScanner {
             addressees: Vec::new(),
             rot13: false,
             names: false,
+            name_in_short_comment: false,
         };
         for index in &self.combined.matches(text) {
             if index < phrases {
@@ -522,7 +527,9 @@ impl PromptInjectionScanner {
             }
         }
         if hits.names {
-            hits.addressees.extend(self.named_hits(text));
+            let (named, short_comment) = self.named_hits(text);
+            hits.addressees.extend(named);
+            hits.name_in_short_comment = short_comment;
             hits.addressees.sort_unstable();
             hits.addressees.dedup();
         }
@@ -530,8 +537,9 @@ impl PromptInjectionScanner {
     }
 
     /// The indices of the addressee patterns that name the model found in
-    /// `text`, searched in the lines around each word that names it.
-    fn named_hits(&self, text: &str) -> Vec<usize> {
+    /// `text`, searched in the lines around each word that names it, and
+    /// whether such a word stands on a short comment line.
+    fn named_hits(&self, text: &str) -> (Vec<usize>, bool) {
         let names = crate::work::once(&self.names, || {
             Regex::new(self.requests.names_source()).expect("the model's names are a valid regex")
         });
@@ -547,7 +555,20 @@ impl PromptInjectionScanner {
         let bytes = text.as_bytes();
         let mut found = vec![false; self.named_indices.len()];
         let mut covered = 0;
+        let mut short_comment = false;
         for name in names.find_iter(text) {
+            if !short_comment {
+                let line_start =
+                    memchr::memrchr(b'\n', &bytes[..name.start()]).map_or(0, |at| at + 1);
+                let line_end = memchr::memchr(b'\n', &bytes[name.end()..])
+                    .map_or(bytes.len(), |at| name.end() + at);
+                let line = text.get(line_start..line_end).unwrap_or_default();
+                short_comment = is_comment(line)
+                    && addressed_request::unmarked(line)
+                        .split_whitespace()
+                        .nth(SPLIT_LINE_WORDS)
+                        .is_none();
+            }
             if name.start() < covered {
                 continue;
             }
@@ -579,11 +600,13 @@ impl PromptInjectionScanner {
                 }
             }
         }
-        self.named_indices
+        let named = self
+            .named_indices
             .iter()
             .zip(found)
             .filter_map(|(&index, found)| found.then_some(index))
-            .collect()
+            .collect();
+        (named, short_comment)
     }
 
     /// The requests addressed to the model in `text`, as (line, category id).
@@ -649,7 +672,7 @@ impl GuardScanner for PromptInjectionScanner {
             .iter()
             .filter_map(|finding| Some((finding.line?, finding.pattern.as_deref()?)))
             .collect();
-        let mut findings = self.hidden_instructions(path, content, &hits, &plain_requests);
+        let mut findings = self.hidden_instructions(path, content, &hits, &plain_requests, reading);
         findings.extend(self.encoded_instructions(path, language, content));
         findings.extend(self.visible_instructions(
             path,
@@ -659,7 +682,7 @@ impl GuardScanner for PromptInjectionScanner {
             &request_lines,
         ));
         findings.extend(self.split_instructions(path, content));
-        if hits.names {
+        if hits.name_in_short_comment {
             findings.extend(self.split_requests(path, content, &requests));
         }
         findings.extend(self.decode_requests(path, content));
@@ -697,6 +720,7 @@ impl PromptInjectionScanner {
         content: &str,
         plain: &Hits,
         plain_requests: &BTreeSet<(u32, &str)>,
+        reading: Reading,
     ) -> Vec<GuardFinding> {
         let Some(read) = ReadAsModel::new(content) else {
             return Vec::new();
@@ -705,11 +729,6 @@ impl PromptInjectionScanner {
         let lines = LineIndex::new(&read.text);
         let mut hit_lines: BTreeMap<u32, LineChanges> = BTreeMap::new();
         if !hits.addressees.is_empty() {
-            let reading = if is_agent_instruction_file(path) {
-                Reading::AgentInstructions
-            } else {
-                Reading::File
-            };
             for request in self
                 .requests
                 .find_matched(&read.text, &lines, reading, &hits.addressees)
@@ -1124,8 +1143,8 @@ impl PromptInjectionScanner {
     /// override phrase, or a request addressed to the model, that appears
     /// only then is a [`GuardSeverity::Block`] finding `split-instruction` at
     /// the run's first line; the run is read as one passage. Only files that
-    /// name the model somewhere are read this way (an override phrase split
-    /// over two lines is [`Self::split_instructions`]' business). Nobody writes to
+    /// name the model on a short comment line are read this way (an override
+    /// phrase split over two lines is [`Self::split_instructions`]' business). Nobody writes to
     /// a model a word at a time but to keep the words apart from a scanner. `requests` are the requests
     /// already found in the file: a run that holds one is not reported again.
     fn split_requests(
@@ -1290,7 +1309,13 @@ impl PromptInjectionScanner {
     pub(crate) fn scan_pasted(&self, path: &RelativePath, text: &str) -> Vec<GuardFinding> {
         let language = Language::Markdown;
         let plain_requests = self.request_lines(text, Reading::Pasted);
-        let mut findings = self.hidden_instructions(path, text, &self.hits(text), &plain_requests);
+        let mut findings = self.hidden_instructions(
+            path,
+            text,
+            &self.hits(text),
+            &plain_requests,
+            Reading::Pasted,
+        );
         findings.extend(self.encoded_instructions(path, language, text));
         let phrase_hits = self.phrase_matches(text);
         let request_lines: BTreeSet<u32> = self
@@ -1309,7 +1334,7 @@ impl PromptInjectionScanner {
         findings.extend(self.decode_requests(path, text));
         let lines = LineIndex::new(text);
         let hits = self.hits(text);
-        if hits.names {
+        if hits.name_in_short_comment {
             findings.extend(self.split_requests(path, text, &[]));
         }
         if hits.rot13 {
