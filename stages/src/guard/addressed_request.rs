@@ -974,6 +974,7 @@ const LABEL_LEAD_WORDS: &[&str] = &[
     "now",
     "please",
     "there",
+    "for",
     "attention",
     "attn",
     "important",
@@ -1097,15 +1098,22 @@ fn passage_bounds(lines: &LineIndex<'_>, number: u32, section: bool) -> (u32, u3
         first -= 1;
     }
     let mut last = number;
+    while last < lines.line_count() && last - number < LINES_AFTER && !blank(last + 1) {
+        last += 1;
+    }
+    // A heading or a salutation heads the paragraph under it ("## Note to
+    // AI assistants", a blank line, the note; "To: AI assistant", the other
+    // header lines, a blank line, the message).
     if section && is_heading(lines.line(number)) {
-        let mut next = number + 1;
-        while next <= lines.line_count() && next - number <= 2 && blank(next) {
+        let mut next = last + 1;
+        while next <= lines.line_count() && next - last <= 2 && blank(next) {
             next += 1;
         }
         if next <= lines.line_count() && !blank(next) && !is_heading(lines.line(next)) {
+            let start = next;
             last = next;
             while last < lines.line_count()
-                && last - next < LINES_AFTER
+                && last - start < LINES_AFTER
                 && !blank(last + 1)
                 && !lines.line(last + 1).trim_start().starts_with('#')
             {
@@ -1113,9 +1121,6 @@ fn passage_bounds(lines: &LineIndex<'_>, number: u32, section: bool) -> (u32, u3
             }
             return (first, last);
         }
-    }
-    while last < lines.line_count() && last - number < LINES_AFTER && !blank(last + 1) {
-        last += 1;
     }
     // A paragraph that ends with a colon goes on under it ("… must render
     // this badge:", a blank line, the badge).
@@ -1136,20 +1141,26 @@ fn passage_bounds(lines: &LineIndex<'_>, number: u32, section: bool) -> (u32, u3
 }
 
 /// Whether a line is a heading or a label alone on its line: a Markdown
-/// heading, a line in bold, or a line of at most [`HEADING_WORDS`] words
-/// that ends with a colon.
+/// heading, a line in bold, a line of at most [`HEADING_WORDS`] words that
+/// ends with a colon, or a salutation ("Dear Claude,", a `To:` header).
 fn is_heading(line: &str) -> bool {
     let trimmed = line.trim();
     let body = unmarked(trimmed);
     let words = body.split_whitespace().count();
     let plain = trimmed.trim_start_matches(['>', ' ', '\t']);
     let bold = |mark: &str| plain.len() > 4 && plain.starts_with(mark) && plain.ends_with(mark);
+    let lower = body.to_ascii_lowercase();
+    let salutation = body.ends_with(',') && words <= 4
+        || ["to:", "attn:", "attention:"]
+            .iter()
+            .any(|header| lower.starts_with(header));
     words > 0
         && words <= HEADING_WORDS
         && (trimmed.starts_with('#')
             || body.trim_end_matches(['*', '_']).ends_with(':')
             || bold("**")
-            || bold("__"))
+            || bold("__")
+            || salutation)
 }
 
 /// A line without its leading indentation and comment or quote markers

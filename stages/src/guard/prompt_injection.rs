@@ -89,9 +89,9 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 /// | `special-token` | `<\|system\|>`, `<\|im_start\|>`, `<\|im_end\|>`, `<\|endofprompt\|>` |
 /// | `inst-markup` | Llama's `[INST]` tag and its closing tag on one line |
 /// | `override-<language>` | an override phrase of `stages/rules/injection/<language>.txt` (`en`, `es`, `fr`, `de`, `pt`, `it`, `zh`, `ja`, `ko`, `ru`): "disregard" or "forget" with "everything above" or "all prior rules", a "new instructions" label, "from now on you will …", and their translations; one kind with `ignore-instructions` |
-/// | `hidden-instruction` | any of the above that appears only once the text is read as a model reads it: Unicode tag characters decoded to ASCII ("ASCII smuggling"), invisible characters dropped, look-alike letters read as the ASCII letters they pass for (Cyrillic, Greek, full-width, mathematical; see the `read_as_model` module); blocks in every file, code included |
-/// | `encoded-instruction` | any of the above, or a request addressed to the model, inside an obvious base64 run (24 characters or more, both letter cases, standard or URL-safe alphabet) or percent-encoded run (three `%XX` escapes or more), decoded; reported at the run's line; blocks in every file, code included, except a string literal in a test file (warned about). Also override phrases and credential paths in ROT13, and a decode-and-follow request within five lines of an encoded blob (these block in every file) |
-/// | `split-instruction` | an override phrase split over two consecutive comment lines (`#`, `//`, `*`, `--`, `;`), found once they are joined; blocks |
+/// | `hidden-instruction` | any of the above, or a request addressed to the model, that appears only once the text is read as a model reads it: Unicode tag characters decoded to ASCII ("ASCII smuggling"), invisible characters dropped, look-alike letters read as the ASCII letters they pass for (Cyrillic, Greek, full-width, mathematical; see the `read_as_model` module); also tag-character text that addresses the model at all, and a passage that addresses the model with bidirectional-override characters whatever it asks; blocks in every file, code included |
+/// | `encoded-instruction` | any of the above, or a request addressed to the model, inside an obvious base64 run (24 characters or more, both letter cases, standard or URL-safe alphabet) or percent-encoded run (three `%XX` escapes or more), decoded; reported at the run's line; blocks in every file, code included, except a string literal in a test file (warned about). Also override phrases, credential paths and requests on lines written in ROT13 (read rotated back), and a decode-and-follow request within five lines of an encoded blob (these block in every file) |
+/// | `split-instruction` | an override phrase split over two consecutive comment lines (`#`, `//`, `*`, `--`, `;`), found once they are joined; an override phrase or a request to the model split over a run of short comment lines (one word a line, `# ---` fragments), found once the run is read as one passage; blocks |
 /// | `credential-access`, `secret-disclosure`, `data-exfiltration`, `fetched-code`, `destructive-command`, `approval-claim`, `precedence-claim` | a request addressed to the model for an action outside the task (see the `addressed_request` module): blocks, unless excused by its context (a chat turn in a test, a string literal in code, a quoted or described request next to words about attacks, a changelog) |
 ///
 /// In files that are not code (Markdown, text, YAML, JSON, unknown, …) every finding
@@ -114,7 +114,11 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 ///   `.changeset/`, …) when quoted or on a line about attacks;
 /// - chat-template markup (`special-token`, `inst-markup`) in a template (`.jinja`,
 ///   `.j2`, or a file holding `{% … %}` or `{{ … }}`, such as a
-///   `tokenizer_config.json`);
+///   `tokenizer_config.json`), and anywhere else unless a request to the model
+///   stands in its turn or an unambiguous phrase is near: markup alone is a
+///   turn of an example conversation;
+/// - an override phrase in a changelog that is not aimed at the model (judged
+///   as an ambiguous phrase is): a changelog describes what a release ignores;
 /// - an ambiguous phrase — `persona-override`, and the phrase-file lines marked
 ///   `~`: a `new instructions` label, a "from now on you …" rule — that is not
 ///   aimed at the model: neither its line nor the next non-blank one has words
