@@ -84,6 +84,98 @@ fn a_warm_compile_recomputes_nothing_and_gives_the_same_bytes() {
     assert_eq!(trace["cache"]["recomputed"], serde_json::json!([]));
 }
 
+/// A one-shot compile after `aic precompute` takes each unchanged file from
+/// the project's saved snapshot instead of looking it up in the database; an
+/// edited file is read and recomputed as before, a damaged snapshot is not
+/// used, and the prompt is the same bytes in every case.
+#[test]
+fn a_one_shot_compile_starts_from_the_snapshot_precompute_saved() {
+    let repo = fixture_repo("webapp", &[]);
+    let home = tempfile::tempdir().unwrap();
+    let env = [("AIC_HOME", home.path().to_str().unwrap())];
+    let run = aic(
+        &["precompute", "--root", repo.path().to_str().unwrap()],
+        &env,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let expected = compile(repo.path(), home.path(), &["--no-cache"]);
+    assert_eq!(expected.code, 0, "{}", expected.stderr);
+
+    let trace = inspect(repo.path(), home.path());
+    let files = trace["filesTotal"].as_u64().unwrap();
+    assert!(files > 5, "{trace}");
+    assert_eq!(
+        trace["cache"]["snapshotSeeded"], files,
+        "{}",
+        trace["cache"]
+    );
+    assert_eq!(counts(&trace, "scan"), (files, 0), "{}", trace["cache"]);
+    assert_eq!(
+        compile(repo.path(), home.path(), &[]).stdout,
+        expected.stdout
+    );
+
+    // An edited file does not match its saved size and mtime: it alone is
+    // read and scanned again.
+    let edited = repo.path().join("src/utils/prefix.ts");
+    let mut text = fs_err::read_to_string(&edited).unwrap();
+    text.push_str("\nexport const EDITED_MARKER = 1;\n");
+    fs_err::write(&edited, text).unwrap();
+    let expected = compile(repo.path(), home.path(), &["--no-cache"]);
+    let trace = inspect(repo.path(), home.path());
+    assert_eq!(
+        trace["cache"]["snapshotSeeded"], files,
+        "{}",
+        trace["cache"]
+    );
+    assert_eq!(counts(&trace, "scan"), (files - 1, 1), "{}", trace["cache"]);
+    assert_eq!(
+        compile(repo.path(), home.path(), &[]).stdout,
+        expected.stdout
+    );
+
+    // A damaged snapshot is not used; the database answers instead.
+    let snapshots: Vec<_> = fs_err::read_dir(home.path().join("snapshots"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(snapshots.len(), 1, "{snapshots:?}");
+    let mut bytes = fs_err::read(&snapshots[0]).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x40;
+    fs_err::write(&snapshots[0], &bytes).unwrap();
+    let trace = inspect(repo.path(), home.path());
+    assert!(
+        trace["cache"].get("snapshotSeeded").is_none(),
+        "{}",
+        trace["cache"]
+    );
+    assert_eq!(counts(&trace, "scan"), (files, 0), "{}", trace["cache"]);
+    assert_eq!(
+        compile(repo.path(), home.path(), &[]).stdout,
+        expected.stdout
+    );
+
+    // A clear removes the snapshots with the rows: nothing is taken from a
+    // copy of what was cleared.
+    let clear = aic(&["cache", "clear"], &env);
+    assert_eq!(clear.code, 0, "{}", clear.stderr);
+    assert!(
+        clear.stdout.contains("Removed 1 saved project snapshot"),
+        "{}",
+        clear.stdout
+    );
+    assert!(!snapshots[0].exists());
+    let trace = inspect(repo.path(), home.path());
+    assert!(
+        trace["cache"].get("snapshotSeeded").is_none(),
+        "{}",
+        trace["cache"]
+    );
+    assert_eq!(trace["cache"]["pathIndexHits"], 0, "{}", trace["cache"]);
+    assert_eq!(counts(&trace, "scan"), (0, files), "{}", trace["cache"]);
+}
+
 /// Facts rows hold token counts: a row counted in `cl100k_base` is never
 /// read for a model that counts in `o200k_base`, and the other way round; a
 /// compile for each model, cold or warm, counts its prompt exactly in its

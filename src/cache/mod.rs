@@ -123,11 +123,20 @@ pub struct CacheReport {
     /// The database file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub database: Option<PathBuf>,
-    /// Files whose size and mtime matched the path index (not read to be hashed).
+    /// Files whose size and mtime matched the path index (not read to be
+    /// hashed), as the database holds it or as a saved snapshot copied it
+    /// ([`snapshot_seeded`](Self::snapshot_seeded)).
     pub path_index_hits: u64,
     /// Files of a new checkout whose content hash and scan terms came from
     /// the remote tier by their git blob id (not read to be hashed).
     pub blob_index_hits: u64,
+    /// Files loaded into the memo from the project's saved resident
+    /// snapshot before the walk (a restarted daemon, or a one-shot compile
+    /// after `aic precompute`); those whose size and mtime still match are
+    /// taken without a database look-up. Left out of the JSON when no file
+    /// was loaded (no snapshot, or one not used).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub snapshot_seeded: u64,
     /// The RepoMap scan (symbol terms, term statistics).
     pub scan: StageCounts,
     /// Import parsing.
@@ -141,6 +150,14 @@ pub struct CacheReport {
     /// What the remote tier did, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remote: Option<RemoteReport>,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 /// What the remote tier did during one run.
@@ -202,6 +219,7 @@ pub struct FileCache {
     scan_started_ns: i64,
     path_hits: AtomicU64,
     blob_hits: AtomicU64,
+    seeded: AtomicU64,
     damaged: AtomicBool,
     /// Rows, local or fetched, whose envelope failed its checksum.
     damaged_rows: AtomicU64,
@@ -265,6 +283,7 @@ impl FileCache {
             scan_started_ns: clock.now_ns(),
             path_hits: AtomicU64::new(0),
             blob_hits: AtomicU64::new(0),
+            seeded: AtomicU64::new(0),
             damaged: AtomicBool::new(false),
             damaged_rows: AtomicU64::new(0),
             scan: Counter::default(),
@@ -287,6 +306,14 @@ impl FileCache {
             counts: RemoteCounts::default(),
             recorded: AtomicBool::new(false),
         });
+        self
+    }
+
+    /// This cache with `memo` in front of it (a one-shot compile seeded from
+    /// a saved resident snapshot, see [`crate::resident::persist`]).
+    #[must_use]
+    pub fn with_memo(mut self, memo: Arc<Memo>) -> Self {
+        self.memo = Some(memo);
         self
     }
 
@@ -329,6 +356,7 @@ impl FileCache {
         };
         memo.put_path(&self.project, path, record);
         memo.put_scan(self.row_key(hash, RowKind::Scan, path, language), terms);
+        self.seeded.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The key of a per-file row of this cache's settings.
@@ -892,6 +920,7 @@ impl FileCache {
                 database: Some(self.store.path().to_path_buf()),
                 path_index_hits: self.path_hits.load(Ordering::Relaxed),
                 blob_index_hits: self.blob_hits.load(Ordering::Relaxed),
+                snapshot_seeded: self.seeded.load(Ordering::Relaxed),
                 scan: self.scan.snapshot(),
                 imports: self.imports.snapshot(),
                 facts: self.facts.snapshot(),

@@ -4,6 +4,7 @@
 
 pub mod sync;
 
+use std::fmt::Write as _;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::Path;
 
@@ -97,7 +98,45 @@ pub fn run(args: &CacheArgs, host: &Host) -> anyhow::Result<()> {
         }
         other => other?,
     };
+    let text = if matches!(args.command, CacheCommand::Clear) {
+        clear_snapshots(host, text)?
+    } else {
+        text
+    };
     print_stdout(&text).context("Failed to write to stdout")
+}
+
+/// Removes the saved resident snapshots (`$AIC_HOME/snapshots/`) after a
+/// clear: they are a copy of the path index and scan rows, so a clear that
+/// kept them would not make the next compile read every file again. Adds
+/// how many were removed to `text`.
+fn clear_snapshots(host: &Host, mut text: String) -> anyhow::Result<String> {
+    let Some(home) = host.home() else {
+        return Ok(text);
+    };
+    let directory = home.dir().join(crate::resident::SNAPSHOT_DIR);
+    let entries = match fs_err::read_dir(&directory) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(text),
+        Err(error) => return Err(error.into()),
+    };
+    let mut removed = 0;
+    for entry in entries {
+        let path = entry?.path();
+        if path.is_file() {
+            fs_err::remove_file(&path)?;
+            removed += 1;
+        }
+    }
+    if removed > 0 {
+        let _ = writeln!(
+            text,
+            "Removed {removed} saved project snapshot{} from {}",
+            if removed == 1 { "" } else { "s" },
+            directory.display()
+        );
+    }
+    Ok(text)
 }
 
 /// Whether an error says the database file is damaged (rather than busy,

@@ -87,17 +87,22 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
     let plan = times.run("prepare", || prepare::prepare(request))?;
     let mut warnings = plan.warnings.clone();
     let project = &plan.project;
-    let cache = open_file_cache(host, project, request.no_cache, &mut warnings);
-    let (snapshot, resident) = times.run("scan", || match host.resident() {
-        Some(index) => {
+    let mut cache = open_file_cache(host, project, request.no_cache, &mut warnings);
+    let (snapshot, resident) = times.run("scan", || {
+        if let Some(index) = host.resident() {
             let (snapshot, report) =
                 index.snapshot(project, cache.as_ref(), cancel.0, !request.warm_up);
-            (snapshot, Some(report))
+            return (snapshot, Some(report));
         }
-        None => (
+        if host.memo().is_none() {
+            cache = cache
+                .take()
+                .map(|cache| seed_one_shot(host, project, cache));
+        }
+        (
             std::sync::Arc::new(scan::scan(project, cache.as_ref(), cancel.0)),
             None,
-        ),
+        )
     });
     let snapshot = &*snapshot;
     cancel.check()?;
@@ -252,6 +257,37 @@ pub(crate) fn file_cache(
         Some(tier) => cache.with_remote(tier),
         None => cache,
     })
+}
+
+/// `cache` with a memo seeded from the project's saved resident snapshot
+/// (written by `aic precompute` and the daemon), when there is one made under
+/// this cache's settings: the walk then takes each unchanged file's hash and
+/// terms from it instead of two database look-ups. Without a usable snapshot,
+/// `cache` as it was (why is logged at debug level: a missing, foreign or
+/// damaged snapshot only costs the look-ups it would have saved). Counted in
+/// the "scan" phase.
+fn seed_one_shot(host: &Host, project: &prepare::Project, cache: FileCache) -> FileCache {
+    let Some(home) = host.home() else {
+        return cache;
+    };
+    let saved = crate::resident::saved_snapshot_path(home, project);
+    if !saved.is_file() {
+        return cache;
+    }
+    let started = Instant::now();
+    let cache = cache.with_memo(std::sync::Arc::new(crate::cache::memo::Memo::default()));
+    match crate::resident::persist::load_into(&saved, cache.fingerprint(), &cache) {
+        Ok((files, _)) => tracing::debug!(
+            "Seeded {files} files from `{}` ({:?})",
+            saved.display(),
+            started.elapsed()
+        ),
+        Err(error) => tracing::debug!(
+            "The saved snapshot `{}` was not used: {error}",
+            saved.display()
+        ),
+    }
+    cache
 }
 
 /// The caller's cancel flag, checked between phases and inside the scan.

@@ -37,6 +37,7 @@ use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::RepoMap;
 use aic_stages::row_codec::EntryTerms;
 use aic_stages::select::terms::TermStats;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
@@ -196,7 +197,10 @@ pub fn load_into(
     }
     let tree_hash = ContentHash(body[28..44].try_into().map_err(|_| LoadError::Damaged)?);
     let count = u64::from_le_bytes(body[44..52].try_into().map_err(|_| LoadError::Damaged)?);
-    let mut files: Vec<(RelativePath, Language, u64, i64, ContentHash, EntryTerms)> =
+    // Records are found in one pass over their lengths, then decoded and
+    // seeded in parallel: the memo's tables take inserts from any thread, and
+    // each file has its own keys, so the order does not matter.
+    let mut records: Vec<&[u8]> =
         Vec::with_capacity(usize::try_from(count).unwrap_or(0).min(body.len() / 16));
     let mut rest = &body[header..];
     for _ in 0..count {
@@ -208,35 +212,45 @@ pub fn load_into(
             return Err(LoadError::Damaged);
         }
         let (encoded, after) = after.split_at(length);
+        records.push(encoded);
         rest = after;
-        let saved: SavedFile<'_> = postcard::from_bytes(encoded).map_err(|_| LoadError::Damaged)?;
-        let Some(path) = RelativePath::new(&saved.path) else {
-            return Err(LoadError::Damaged);
-        };
-        files.push((
-            path,
-            saved.language,
-            saved.size,
-            saved.mtime_ns,
-            ContentHash(saved.hash),
-            EntryTerms {
-                symbol_ids: saved.symbol_ids.into_owned().into(),
-                name_ids: saved.name_ids.into_owned().into(),
-                term_stats: TermStats {
-                    terms: saved.terms.into_owned().into(),
-                    length: saved.length,
-                },
-            },
-        ));
     }
     if !rest.is_empty() {
         return Err(LoadError::Damaged);
     }
+    let files = records
+        .par_iter()
+        .map(|encoded| decode(encoded))
+        .collect::<Option<Vec<_>>>()
+        .ok_or(LoadError::Damaged)?;
     let seeded = files.len();
-    for (path, language, size, mtime_ns, hash, terms) in files {
-        cache.seed(&path, language, size, mtime_ns, hash, terms);
-    }
+    files
+        .into_par_iter()
+        .for_each(|(path, language, size, mtime_ns, hash, terms)| {
+            cache.seed(&path, language, size, mtime_ns, hash, terms);
+        });
     Ok((seeded, tree_hash))
+}
+
+/// One saved file's record, decoded; `None` when it is not one.
+fn decode(encoded: &[u8]) -> Option<(RelativePath, Language, u64, i64, ContentHash, EntryTerms)> {
+    let saved: SavedFile<'_> = postcard::from_bytes(encoded).ok()?;
+    let path = RelativePath::new(&saved.path)?;
+    Some((
+        path,
+        saved.language,
+        saved.size,
+        saved.mtime_ns,
+        ContentHash(saved.hash),
+        EntryTerms {
+            symbol_ids: saved.symbol_ids.into_owned().into(),
+            name_ids: saved.name_ids.into_owned().into(),
+            term_stats: TermStats {
+                terms: saved.terms.into_owned().into(),
+                length: saved.length,
+            },
+        },
+    ))
 }
 
 #[cfg(test)]

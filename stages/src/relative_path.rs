@@ -35,6 +35,16 @@ impl RelativePath {
     /// `.` segments are removed. Returns `None` when the path is empty after that or
     /// contains a `..` segment, which would point outside the root.
     pub fn new(path: &str) -> Option<Self> {
+        // Nearly every path (a walk's, a cache row's) is already in normal
+        // form: one check and one allocation, no rebuilding.
+        if !path.is_empty()
+            && !path.contains('\\')
+            && path
+                .split('/')
+                .all(|segment| !matches!(segment, "" | "." | ".."))
+        {
+            return Some(Self(Arc::from(path)));
+        }
         let normalized = path.replace('\\', "/");
         let mut segments = Vec::new();
         for segment in normalized.split('/') {
@@ -73,6 +83,12 @@ impl RelativePath {
     }
 }
 
+impl std::borrow::Borrow<str> for RelativePath {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
 impl fmt::Display for RelativePath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -99,6 +115,11 @@ mod tests {
     #[test_case("a/../b", None)]
     #[test_case("", None)]
     #[test_case("./", None)]
+    #[test_case("a/./b", Some("a/b"))]
+    #[test_case("a/b/", Some("a/b"))]
+    #[test_case(".", None)]
+    #[test_case("..", None)]
+    #[test_case(".hidden/x", Some(".hidden/x"))]
     fn relative_path_normalises(input: &str, expected: Option<&str>) {
         assert_eq!(
             RelativePath::new(input).as_ref().map(RelativePath::as_str),

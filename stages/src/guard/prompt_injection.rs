@@ -531,8 +531,8 @@ impl PromptInjectionScanner {
             }
         }
         if hits.names {
-            let (named, short_comment) = self.named_hits(text);
-            hits.addressees.extend(named);
+            let (addressees, short_comment) = self.named_hits(text);
+            hits.addressees.extend(addressees);
             hits.name_in_short_comment = short_comment;
             hits.addressees.sort_unstable();
             hits.addressees.dedup();
@@ -547,7 +547,7 @@ impl PromptInjectionScanner {
         let names = crate::work::once(&self.names, || {
             Regex::new(self.requests.names_source()).expect("the model's names are a valid regex")
         });
-        let named = crate::work::once(&self.named, || {
+        let addressees = crate::work::once(&self.named, || {
             regex::RegexSetBuilder::new(
                 self.named_indices
                     .iter()
@@ -578,39 +578,35 @@ impl PromptInjectionScanner {
             }
             let mut start = name.start();
             for _ in 0..=NAME_WINDOW {
-                match memchr::memrchr(b'\n', &bytes[..start]) {
-                    Some(newline) => start = newline,
-                    None => {
-                        start = 0;
-                        break;
-                    }
-                }
+                let Some(newline) = memchr::memrchr(b'\n', &bytes[..start]) else {
+                    start = 0;
+                    break;
+                };
+                start = newline;
             }
             let mut end = name.end();
             for _ in 0..=NAME_WINDOW {
-                match memchr::memchr(b'\n', &bytes[end..]) {
-                    Some(newline) => end += newline + 1,
-                    None => {
-                        end = bytes.len();
-                        break;
-                    }
-                }
+                let Some(newline) = memchr::memchr(b'\n', &bytes[end..]) else {
+                    end = bytes.len();
+                    break;
+                };
+                end += newline + 1;
             }
             let start = start.max(covered);
             covered = end;
             if let Some(window) = text.get(start..end) {
-                for index in &named.matches(window) {
+                for index in &addressees.matches(window) {
                     found[index] = true;
                 }
             }
         }
-        let named = self
+        let matched = self
             .named_indices
             .iter()
             .zip(found)
             .filter_map(|(&index, found)| found.then_some(index))
             .collect();
-        (named, short_comment)
+        (matched, short_comment)
     }
 
     /// The requests addressed to the model in `text`, as (line, category id).

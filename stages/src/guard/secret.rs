@@ -502,7 +502,7 @@ impl SecretScanner {
         found: &mut Vec<SecretMatch>,
     ) {
         let (Some(name), Some(value)) = (
-            content.get(pair.name.clone()),
+            pair.label.or_else(|| content.get(pair.name.clone())),
             content.get(pair.value.clone()),
         ) else {
             return;
@@ -579,7 +579,9 @@ impl SecretScanner {
                 Check::None => true,
                 Check::Token => token_passes(rule, value.as_str()),
                 Check::Keyed => {
-                    token_passes(rule, value.as_str()) && !is_placeholder(value.as_str())
+                    token_passes(rule, value.as_str())
+                        && !is_placeholder(value.as_str())
+                        && names_the_provider(text, whole.start(), &rule.keywords)
                 }
                 Check::AzureKey => {
                     plausible_token(value.as_str(), Classes::Any)
@@ -627,8 +629,12 @@ impl SecretScanner {
                     None => false,
                 },
                 Check::KubernetesSecret => {
-                    let line_start = lines.line_range(line).start;
-                    for value in detectors::kubernetes_secret_values(content, line_start) {
+                    let values = if whole.as_str().starts_with('"') {
+                        detectors::kubernetes_json_secret_values(content, span.start)
+                    } else {
+                        detectors::kubernetes_secret_values(content, lines.line_range(line).start)
+                    };
+                    for value in values {
                         found.push(SecretMatch {
                             pattern: index,
                             line: lines.line_number(value.start),
@@ -780,8 +786,12 @@ const MIN_ASSIGNED: usize = 6;
 
 /// Whether an assignment holds one of the rule's keywords: in its name for
 /// a rule that ignores case (a name-anchored rule), in its value for a rule
-/// whose keywords are token prefixes.
+/// whose keywords are token prefixes. A pair the reader named itself
+/// (`docker login -p …` is a `password`) is read by every rule.
 fn names_keyword(rule: &SecretRule, content: &str, pair: &Assignment) -> bool {
+    if pair.label.is_some() {
+        return true;
+    }
     let parts = if rule.any_case {
         [pair.name.clone(), 0..0]
     } else {
@@ -824,11 +834,84 @@ fn reads_assignments(rule: &SecretRule) -> bool {
 
 /// Whether a provider token passes its rule: not filler (unless the rule allows
 /// it), holding the rule's classes and entropy, matched by no `allow` regex.
+///
+/// A value made only of digits is held to at most [`DIGITS_ENTROPY`], one
+/// of hex digits to at most [`HEX_ENTROPY`]: ten or sixteen symbols give
+/// less entropy than a rule's floor for letters and digits (random 16-digit
+/// ids fall under 2.8 bits one time in three, 16 hex digits under 3.0 one
+/// time in seven).
 fn token_passes(rule: &SecretRule, value: &str) -> bool {
+    let digits = value.bytes().all(|byte| byte.is_ascii_digit());
+    let hex = value
+        .bytes()
+        .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
+        || value
+            .bytes()
+            .all(|byte| byte.is_ascii_digit() || (b'A'..=b'F').contains(&byte));
+    let floor = if value.is_empty() {
+        rule.entropy
+    } else if digits {
+        rule.entropy.min(DIGITS_ENTROPY)
+    } else if hex {
+        rule.entropy.min(HEX_ENTROPY)
+    } else {
+        rule.entropy
+    };
     (rule.filler_ok || !plausibility::is_filler(value))
         && plausibility::has_classes(value, rule.classes)
-        && (rule.entropy <= 0.0 || shannon_entropy(value) >= rule.entropy)
+        && (floor <= 0.0 || shannon_entropy(value) >= floor)
         && !rule.allow.iter().any(|allow| allow.is_match(value))
+}
+
+/// The entropy floor of a value made only of digits, in bits per character:
+/// fewer than 1 in 300 random ids of 16 digits fall under it.
+const DIGITS_ENTROPY: f64 = 2.2;
+
+/// The entropy floor of a value made only of hex digits, in bits per
+/// character: 1 in 30 random values of 16 hex digits and fewer than 1 in
+/// 1,000 of 24 fall under it.
+const HEX_ENTROPY: f64 = 2.8;
+
+/// Whether the name keyword of a keyed match, at byte `at` of `text`, is
+/// the provider's name in the assigned name rather than letters of other
+/// words: it begins a word (at the name's start, after a character that is
+/// not a letter, or at a change of case: `herokuKey`, `my_heroku`,
+/// `APIHeroku`), so `SetSysctl` holds no `etsy` and `CameraKit` no `meraki`;
+/// and where it spans a change of case it ends one too (`MessageBirdKey`
+/// holds `messagebird`, `sumOfValues` no `sumo`).
+fn names_the_provider(text: &str, at: usize, keywords: &[String]) -> bool {
+    let bytes = text.as_bytes();
+    let letter = |index: usize| bytes.get(index).copied().unwrap_or_default();
+    let begins = match at.checked_sub(1) {
+        None => true,
+        Some(before) => {
+            let before = letter(before);
+            !before.is_ascii_alphabetic()
+                || (before.is_ascii_lowercase() && letter(at).is_ascii_uppercase())
+                || (before.is_ascii_uppercase()
+                    && letter(at).is_ascii_uppercase()
+                    && letter(at + 1).is_ascii_lowercase())
+        }
+    };
+    let length = keywords
+        .iter()
+        .filter(|keyword| {
+            bytes
+                .get(at..at + keyword.len())
+                .is_some_and(|found| found.eq_ignore_ascii_case(keyword.as_bytes()))
+        })
+        .map(String::len)
+        .max()
+        .unwrap_or(0);
+    let found = bytes.get(at..at + length).unwrap_or_default();
+    let spans_a_case_change = found
+        .windows(2)
+        .any(|pair| pair[0].is_ascii_lowercase() && pair[1].is_ascii_uppercase());
+    let ends = length == 0
+        || !letter(at + length).is_ascii_alphabetic()
+        || (letter(at + length - 1).is_ascii_lowercase()
+            && letter(at + length).is_ascii_uppercase());
+    begins && (!spans_a_case_change || ends)
 }
 
 #[cfg(test)]
@@ -1353,6 +1436,131 @@ mod tests {
     fn empty_content_has_no_secrets() {
         assert_eq!(scan("empty.txt", Language::Unknown, ""), Vec::new());
         assert_eq!(redact_with("empty.txt", ""), SecretScan::default());
+    }
+
+    /// A seeded fake from a coverage template (`{an:24}`, `{d:16}`): the
+    /// text and its secret parts, the same on every run.
+    fn fake(seed: &str, template: &str) -> String {
+        coverage::expand(template, &mut coverage::Fakes::new(seed)).0
+    }
+
+    /// Whether the guard leaves `secret` whole in `content` at `path`.
+    fn leaves(path: &str, content: &str, secret: &str) -> bool {
+        redact_with(path, content)
+            .redacted
+            .is_none_or(|redacted| redacted.contains(secret))
+    }
+
+    #[test]
+    fn a_keyed_name_holds_its_keyword_as_a_word() {
+        let etsy = fake("keyed-word", "{an:24}");
+        let sumo = fake("keyed-word", "su{an:12}");
+        for (name, value) in [
+            ("etsy_api_key", &etsy),
+            ("myEtsyKey", &etsy),
+            ("APP_ETSY_TOKEN", &etsy),
+            ("ETSYKey", &etsy),
+            ("SumoLogicAccessId", &sumo),
+            ("sumo_access_id", &sumo),
+        ] {
+            let content = format!("{name} = \"{value}\"\n");
+            assert!(!leaves("config/app.ini", &content, value), "{name}");
+        }
+        // `etsy` glued inside other words, or `sumo` across two, is no
+        // provider's name.
+        for (name, value) in [
+            ("budgetSync", &etsy),
+            ("offsetsync", &etsy),
+            ("sumOfValues", &sumo),
+        ] {
+            let content = format!("{name} = \"{value}\"\n");
+            assert_eq!(
+                scan("config/app.ini", Language::Unknown, &content),
+                Vec::new(),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_keyed_value_matches_in_either_case() {
+        // Plaid ids are lower-case hex; a mixed-case value of the same length
+        // under a Plaid name is a credential too.
+        let value = fake("keyed-case", "{an:24}");
+        assert!(value.bytes().any(|b| b.is_ascii_uppercase()));
+        let content = format!("plaid_client_id: \"{value}\"\n");
+        assert!(!leaves("config/app.yaml", &content, &value));
+    }
+
+    /// Seeded draws of `template` until one has an entropy in `range`.
+    fn fake_with_entropy(seed: &str, template: &str, range: Range<f64>) -> String {
+        let mut fakes = coverage::Fakes::new(seed);
+        std::iter::repeat_with(|| coverage::expand(template, &mut fakes).0)
+            .find(|value| range.contains(&shannon_entropy(value)) && !is_filler(value))
+            .unwrap()
+    }
+
+    #[test]
+    fn ids_of_digits_or_hex_need_less_entropy_than_letters() {
+        // A 16-digit id with 2.3 to 2.7 bits per digit, under the Asana
+        // rule's 2.8 floor for letters and digits.
+        let value = fake_with_entropy("digits-entropy", "{d:16}", 2.3..2.7);
+        let content = format!("asana_client_id = \"{value}\"\n");
+        assert!(!leaves("config/app.ini", &content, &value));
+        let content = "asana_client_id = \"1111222211112222\"\n";
+        assert_eq!(
+            scan("config/app.ini", Language::Unknown, content),
+            Vec::new()
+        );
+        // 16 hex digits with 2.8 to 3.0 bits, under a keyed rule's 3.0.
+        let value = fake_with_entropy("hex-entropy", "{h:16}", 2.8..3.0);
+        let content = format!("braintree_key = \"{value}\"\n");
+        assert!(!leaves("config/app.ini", &content, &value));
+    }
+
+    #[test]
+    fn an_api_key_of_filler_is_a_placeholder() {
+        let filler = ["Zk9", &"q".repeat(30)].concat();
+        let content = format!("apiKey: \"{filler}\"\n");
+        assert_eq!(
+            scan("src/config.ts", Language::TypeScript, &content),
+            Vec::new()
+        );
+    }
+
+    /// Short options that pass a password: the reader names the value
+    /// `password`, so the password rules judge it.
+    #[test]
+    fn passwords_in_short_options_are_redacted() {
+        let password = fake("short-options", "{an:14}");
+        for line in [
+            "docker login -u ci-bot -p {p} registry.acme.io",
+            "echo ok && podman login quay.io -p '{p}' -u ci",
+            "oc login https://api.cluster:6443 -u admin -p {p}",
+            "mysql -u root -p{p} shop",
+            "sshpass -p {p} ssh deploy@build-01",
+            "redis-cli -h cache -a {p} ping",
+        ] {
+            let content = format!("{}\n", line.replace("{p}", &password));
+            for path in ["scripts/deploy.sh", "docs/setup.md"] {
+                assert!(!leaves(path, &content, &password), "{path}: {line}");
+            }
+        }
+        for line in [
+            "mkdir -p build/out",
+            "docker run -u 1000 -p 8080:80 nginx",
+            "cp -u -p notes.txt backup/",
+            "docker login -u ci -p \"$REGISTRY_TOKEN\" registry.acme.io",
+            "mysql -u root -p shop",
+            "ssh -p 2222 deploy@build-01",
+        ] {
+            let content = format!("{line}\n");
+            assert_eq!(
+                scan("scripts/deploy.sh", Language::Shell, &content),
+                Vec::new(),
+                "{line}"
+            );
+        }
     }
 
     #[test]

@@ -28,6 +28,7 @@
 use std::collections::HashMap;
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::fit::tokens::TokenCount;
@@ -931,6 +932,15 @@ pub fn path_relevance(subject_tokens: &[String], path: &RelativePath) -> f64 {
     Query::uniform(subject_tokens).path_relevance(&PathTerms::of(path))
 }
 
+/// Each distinct token of `tokens` with its indices.
+fn positions(tokens: &[String]) -> FxHashMap<String, Vec<usize>> {
+    let mut positions: FxHashMap<String, Vec<usize>> = FxHashMap::default();
+    for (index, token) in tokens.iter().enumerate() {
+        positions.entry(token.clone()).or_default().push(index);
+    }
+    positions
+}
+
 /// The subject as the signals weigh it: tokens, a weight per token, and the
 /// total weight a file must match to score 1.
 ///
@@ -951,6 +961,9 @@ struct Query {
     /// for a long intent, 1 otherwise).
     content_weights: Vec<f64>,
     denominator: f64,
+    /// Each distinct token and where it stands in `tokens`, so a path's few
+    /// words are looked up instead of every token compared with every word.
+    positions: FxHashMap<String, Vec<usize>>,
 }
 
 /// The most tokens of a long intent the signals use.
@@ -967,6 +980,7 @@ impl Query {
             weights: vec![1.0; tokens.len()],
             content_weights: vec![1.0; tokens.len()],
             denominator: tokens.len() as f64,
+            positions: positions(tokens),
         }
     }
 
@@ -1012,8 +1026,10 @@ impl Query {
         kept.truncate(MAX_QUERY_TERMS);
         let denominator: f64 = kept.iter().take(FULL_MATCH_TERMS).map(|(_, w)| w).sum();
         kept.sort_by_key(|(index, _)| *index);
+        let tokens: Vec<String> = kept.iter().map(|(i, _)| tokens[*i].clone()).collect();
         Self {
-            tokens: kept.iter().map(|(i, _)| tokens[*i].clone()).collect(),
+            positions: positions(&tokens),
+            tokens,
             ids: kept.iter().map(|(i, _)| ids[*i]).collect(),
             weights: kept.iter().map(|(_, w)| *w).collect(),
             content_weights: kept.iter().map(|(i, _)| section_weights[*i]).collect(),
@@ -1031,22 +1047,37 @@ impl Query {
         if self.tokens.is_empty() || self.denominator <= 0.0 {
             return 0.0;
         }
-        let total: f64 = self
-            .tokens
-            .iter()
-            .zip(&self.weights)
-            .map(|(token, weight)| {
-                weight
-                    * if terms.name.contains(token) {
-                        1.0
-                    } else if terms.directory.contains(token) {
-                        0.6
-                    } else if terms.extension.as_ref() == Some(token) {
-                        0.5
-                    } else {
-                        0.0
+        // Each token's level: the first of name, directory and extension
+        // that holds it. Most paths hold none of the tokens: no allocation.
+        let mut levels: Option<Vec<f64>> = None;
+        let mut mark = |word: &str, level: f64| {
+            if let Some(indices) = self.positions.get(word) {
+                let levels = levels.get_or_insert_with(|| vec![0.0; self.tokens.len()]);
+                for &index in indices {
+                    if levels[index] == 0.0 {
+                        levels[index] = level;
                     }
-            })
+                }
+            }
+        };
+        for word in &terms.name {
+            mark(word, 1.0);
+        }
+        for word in terms.directory.iter() {
+            mark(word, 0.6);
+        }
+        if let Some(extension) = &terms.extension {
+            mark(extension, 0.5);
+        }
+        let Some(levels) = levels else {
+            return 0.0;
+        };
+        // Summed in token order, as every token's share always was.
+        let total: f64 = self
+            .weights
+            .iter()
+            .zip(&levels)
+            .map(|(weight, level)| weight * level)
             .fold(0.0, |sum, value| sum + value);
         (total / self.denominator).min(1.0)
     }
@@ -1114,8 +1145,21 @@ fn content_relevance(query: &Query, candidates: &[&FileEntry]) -> Vec<f64> {
         .par_chunks_exact_mut(width)
         .zip(candidates)
         .for_each(|(row, file)| {
+            // Both lists are sorted by id: each search starts where the
+            // last one ended, and stops at the end of the file's terms.
+            let terms = &*file.term_stats.terms;
+            let mut from = 0;
             for (cell, &(id, _)) in row.iter_mut().zip(&ids) {
-                *cell = file.term_stats.frequency(id);
+                match terms[from..].binary_search_by_key(&id, |(term, _)| *term) {
+                    Ok(found) => {
+                        *cell = terms[from + found].1;
+                        from += found + 1;
+                    }
+                    Err(missing) => from += missing,
+                }
+                if from == terms.len() {
+                    break;
+                }
             }
         });
     let mut df = vec![0_u32; width];

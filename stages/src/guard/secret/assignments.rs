@@ -30,6 +30,9 @@ pub(super) struct Assignment {
     pub(super) value: Range<usize>,
     /// Whether the value was quoted.
     pub(super) quoted: bool,
+    /// The name the pair is read under when the text names it only by an
+    /// option letter (`docker login -p …` passes a `password`).
+    pub(super) label: Option<&'static str>,
 }
 
 /// Type names skipped between a name and its operator.
@@ -88,6 +91,7 @@ pub(super) fn read(lines: &LineIndex<'_>, line: u32) -> Vec<Assignment> {
                 name: base + name.start..base + name.end,
                 value: base + value.start..base + value.end,
                 quoted,
+                label: None,
             });
         }
         at = after;
@@ -151,6 +155,7 @@ fn command_line(text: &str) -> Vec<Assignment> {
                 name: offset..offset + name.len(),
                 value: offset + name.len() + 1..offset + word.len(),
                 quoted: false,
+                label: None,
             });
         }
         index += 1;
@@ -187,7 +192,85 @@ fn command_line(text: &str) -> Vec<Assignment> {
             name,
             value,
             quoted: false,
+            label: None,
         });
+    }
+    found.extend(short_passwords(&words));
+    found
+}
+
+/// Commands whose `-p` is a password whatever else the line says.
+const PASSWORD_P_COMMANDS: &[&str] = &["sshpass"];
+
+/// Commands that take a password glued to `-p` (`mysql -pS3cret`); a
+/// separate word after their `-p` is a database name.
+const GLUED_P_COMMANDS: &[&str] = &["mysql", "mysqldump", "mysqladmin", "mariadb"];
+
+/// The passwords a command line passes by a short option: `-p <password>`
+/// in a command that logs in (`docker login`, `oc login`) or names a user
+/// (`-u <user>`, `-U <user>`, `--username <user>`), `sshpass -p`,
+/// `redis-cli -a`, and mysql's `-p<password>`. Each is read as a pair named
+/// `password`. A value that is a variable, a path or an option is none.
+fn short_passwords(words: &[(usize, &str)]) -> Vec<Assignment> {
+    let mut found = Vec::new();
+    for segment in words.split(|(_, word)| matches!(*word, "|" | "||" | "&&" | ";")) {
+        let Some(command) = segment
+            .iter()
+            .map(|(_, word)| *word)
+            .find(|word| !matches!(*word, "sudo" | "env" | "exec") && !word.contains('='))
+        else {
+            continue;
+        };
+        let command = command.rsplit('/').next().unwrap_or(command);
+        let takes_value = |index: usize| {
+            segment
+                .get(index + 1)
+                .is_some_and(|(_, next)| !next.starts_with('-'))
+        };
+        let logs_in = segment.iter().any(|(_, word)| *word == "login");
+        let names_user = segment.iter().enumerate().any(|(index, (_, word))| {
+            (matches!(*word, "-u" | "-U" | "--username" | "--user") && takes_value(index))
+                || word.starts_with("--username=")
+        });
+        for (index, &(offset, word)) in segment.iter().enumerate() {
+            let value = match word {
+                "-p" | "-P"
+                    if (logs_in || names_user || PASSWORD_P_COMMANDS.contains(&command))
+                        && !GLUED_P_COMMANDS.contains(&command) =>
+                {
+                    segment.get(index + 1).copied()
+                }
+                "-a" if command == "redis-cli" => segment.get(index + 1).copied(),
+                _ if GLUED_P_COMMANDS.contains(&command)
+                    && word.len() > 2
+                    && word.starts_with("-p") =>
+                {
+                    Some((offset + 2, &word[2..]))
+                }
+                _ => None,
+            };
+            let Some((value_offset, value)) = value else {
+                continue;
+            };
+            let (value_offset, value, quoted) = match value.as_bytes() {
+                [first @ (b'"' | b'\''), .., last] if first == last && value.len() > 2 => {
+                    (value_offset + 1, &value[1..value.len() - 1], true)
+                }
+                _ => (value_offset, value, false),
+            };
+            if value.is_empty()
+                || value.starts_with(['-', '$', '<', '{', '"', '\'', '`', '>', '|'])
+                || value.contains('/')
+            {
+                continue;
+            }
+            found.push(Assignment {
+                name: offset..offset + word.len().min(2),
+                value: value_offset..value_offset + value.len(),
+                quoted,
+                label: Some("password"),
+            });
+        }
     }
     found
 }
@@ -197,11 +280,13 @@ fn shift(assignment: Assignment, base: usize) -> Assignment {
         name,
         value,
         quoted,
+        label,
     } = assignment;
     Assignment {
         name: base + name.start..base + name.end,
         value: base + value.start..base + value.end,
         quoted,
+        label,
     }
 }
 
@@ -428,6 +513,7 @@ fn dockerfile_env(text: &str) -> Option<Assignment> {
         name: offset..offset + name_len,
         value,
         quoted,
+        label: None,
     })
 }
 
@@ -458,6 +544,7 @@ fn xml_element(lines: &LineIndex<'_>, line: u32, text: &str, base: usize) -> Opt
         name: name_start..name_start + open.len(),
         value: value_start..value_start + value.len(),
         quoted: false,
+        label: None,
     })
 }
 
@@ -548,6 +635,37 @@ mod tests {
         assert!(!has("PGPASSWORD=$PASS psql", "PGPASSWORD", "$PASS"));
         assert!(!has("run --verbose --password -", "password", "-"));
         assert!(pairs("cargo test --workspace").is_empty());
+    }
+
+    #[test]
+    fn reads_passwords_passed_by_short_options() {
+        let labelled = |content: &str| -> Vec<String> {
+            let lines = LineIndex::new(content);
+            read(&lines, 1)
+                .into_iter()
+                .filter(|a| a.label == Some("password"))
+                .map(|a| content[a.value].to_owned())
+                .collect()
+        };
+        assert_eq!(labelled("docker login -u ci -p v4lue9 reg.io"), ["v4lue9"]);
+        assert_eq!(labelled("az login -p 'v4lue9' -u ci"), ["v4lue9"]);
+        assert_eq!(labelled("psql -U app -P v4lue9"), ["v4lue9"]);
+        assert_eq!(labelled("mysqldump -uroot -pv4lue9 shop"), ["v4lue9"]);
+        assert_eq!(labelled("sudo sshpass -p v4lue9 scp a b"), ["v4lue9"]);
+        assert_eq!(labelled("redis-cli -a v4lue9 info"), ["v4lue9"]);
+        // Without a login or a user, `-p` is a port, a parent or a patch;
+        // mysql's `-p` alone prompts; a variable or a path is no password.
+        for line in [
+            "mkdir -p a/b",
+            "ssh -p 2222 host",
+            "cp -u -p a.txt b/",
+            "git add -p",
+            "mysql -u root -p shop | tee out",
+            "docker login -u ci -p $TOKEN reg.io",
+            "docker login -u ci -p /run/secrets/pw reg.io",
+        ] {
+            assert_eq!(labelled(line), Vec::<String>::new(), "{line}");
+        }
     }
 
     #[test]

@@ -131,6 +131,9 @@ pub(super) fn kubernetes_secret_values(content: &str, kind_line: usize) -> Vec<R
     // The indentation of the `data:` key whose entries are being read, and
     // whether its values are base64 (`data:`) or plain (`stringData:`).
     let mut block: Option<(usize, bool)> = None;
+    // A block scalar being read (`key: |` then indented lines): its key's
+    // indentation and the span of its lines so far.
+    let mut scalar: Option<(usize, Option<Range<usize>>)> = None;
     let document = content
         .get(document_start..document_end)
         .unwrap_or_default();
@@ -139,16 +142,41 @@ pub(super) fn kubernetes_secret_values(content: &str, kind_line: usize) -> Vec<R
         offset += line.len();
         let text = line.trim_end_matches(['\n', '\r']);
         let trimmed = text.trim_start();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
+        if trimmed.is_empty() {
             continue;
         }
         let indent = text.len() - trimmed.len();
+        if let Some((key_indent, lines)) = &mut scalar {
+            if indent > *key_indent {
+                let line_span = start + indent..start + text.len();
+                *lines = Some(
+                    lines
+                        .as_ref()
+                        .map_or(line_span.clone(), |first| first.start..line_span.end),
+                );
+                continue;
+            }
+            if let Some(lines) = lines.take() {
+                push_scalar(
+                    content,
+                    lines,
+                    block.is_some_and(|(_, encoded)| encoded),
+                    &mut spans,
+                );
+            }
+            scalar = None;
+        }
+        if trimmed.starts_with('#') {
+            continue;
+        }
         if let Some((parent, encoded)) = block {
             if indent > parent {
                 if let Some(span) = entry_value(text)
                     && !(encoded && decodes_to_placeholder(&text[span.clone()]))
                 {
                     spans.push(start + span.start..start + span.end);
+                } else if is_block_scalar_entry(trimmed) {
+                    scalar = Some((indent, None));
                 }
                 continue;
             }
@@ -160,7 +188,183 @@ pub(super) fn kubernetes_secret_values(content: &str, kind_line: usize) -> Vec<R
             _ => {}
         }
     }
+    if let Some((_, Some(lines))) = scalar {
+        push_scalar(
+            content,
+            lines,
+            block.is_some_and(|(_, encoded)| encoded),
+            &mut spans,
+        );
+    }
     spans
+}
+
+/// Whether a Secret entry opens a block scalar: `key: |`, `key: >-`, …
+fn is_block_scalar_entry(entry: &str) -> bool {
+    entry.split_once(':').is_some_and(|(key, marker)| {
+        !key.is_empty() && matches!(marker.trim(), "|" | "|-" | "|+" | ">" | ">-" | ">+")
+    })
+}
+
+/// Adds the lines of a block scalar under `data:` or `stringData:` as one
+/// span, unless base64 `data:` decodes to nothing worth hiding.
+fn push_scalar(content: &str, lines: Range<usize>, encoded: bool, spans: &mut Vec<Range<usize>>) {
+    let Some(text) = content.get(lines.clone()) else {
+        return;
+    };
+    let joined: String = text.split_whitespace().collect();
+    if joined.len() >= 4
+        && !is_placeholder(&joined)
+        && !(encoded && decodes_to_placeholder(&joined))
+    {
+        spans.push(lines);
+    }
+}
+
+/// The spans of the string values under `"data"` and `"stringData"` of the
+/// JSON object that holds the `"kind": "Secret"` member at byte `kind_at`
+/// (a manifest written as JSON, as `kubectl get -o json` prints it). The
+/// object is found by its braces, strings skipped; the values are judged as
+/// in YAML.
+pub(super) fn kubernetes_json_secret_values(content: &str, kind_at: usize) -> Vec<Range<usize>> {
+    let bytes = content.as_bytes();
+    let Some(open) = enclosing_object(bytes, kind_at) else {
+        return Vec::new();
+    };
+    let mut spans = Vec::new();
+    let mut at = open + 1;
+    let mut depth = 1;
+    // The last string read at the object's own level, a key when a colon
+    // follows it.
+    let mut key: Option<Range<usize>> = None;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'"' => {
+                let end = string_end(bytes, at);
+                key = (depth == 1).then_some(at + 1..end);
+                at = end + 1;
+                continue;
+            }
+            b'{' if depth == 1 => {
+                let section = key.take().and_then(|name| content.get(name));
+                let close = object_end(bytes, at);
+                if let Some(section @ ("data" | "stringData")) = section {
+                    json_members(content, at..close, section == "data", &mut spans);
+                }
+                at = close + 1;
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            b',' => key = None,
+            _ => {}
+        }
+        at += 1;
+    }
+    spans
+}
+
+/// The string values of the flat JSON object in `object` (from `{` to
+/// `}`): every `"key": "value"` member's value, unless it is empty, a
+/// placeholder or (for base64 `data`) decodes to nothing worth hiding.
+fn json_members(content: &str, object: Range<usize>, encoded: bool, spans: &mut Vec<Range<usize>>) {
+    let bytes = content.as_bytes();
+    let mut at = object.start + 1;
+    let mut after_colon = false;
+    while at < object.end {
+        match bytes.get(at) {
+            Some(b'"') => {
+                let end = string_end(bytes, at);
+                if after_colon
+                    && let Some(value) = content.get(at + 1..end)
+                    && worth_hiding(value, encoded)
+                {
+                    spans.push(at + 1..end);
+                }
+                after_colon = false;
+                at = end + 1;
+                continue;
+            }
+            Some(b':') => after_colon = true,
+            Some(b',') => after_colon = false,
+            _ => {}
+        }
+        at += 1;
+    }
+}
+
+/// Whether a Secret's value is worth hiding: four characters or more, not
+/// an escape, a placeholder or (for base64 `data`) base64 of nothing worth
+/// hiding.
+fn worth_hiding(value: &str, encoded: bool) -> bool {
+    let hidden = value.len() < 4
+        || value.contains('\\')
+        || is_placeholder(value)
+        || (encoded && decodes_to_placeholder(value));
+    !hidden
+}
+
+/// The byte of the closing quote of the JSON string opening at `open`
+/// (the text's end when it is not closed).
+fn string_end(bytes: &[u8], open: usize) -> usize {
+    let mut at = open + 1;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'\\' => at += 2,
+            b'"' => return at,
+            _ => at += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// The byte of the `}` closing the object opening at `open` (the text's
+/// end when it is not closed), strings skipped.
+fn object_end(bytes: &[u8], open: usize) -> usize {
+    let mut depth = 0_usize;
+    let mut at = open;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'"' => at = string_end(bytes, at),
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return at;
+                }
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    bytes.len()
+}
+
+/// The byte of the `{` opening the JSON object around byte `at`: the
+/// nearest brace before it that is not closed before `at`, strings skipped
+/// by reading the text from its start.
+fn enclosing_object(bytes: &[u8], at: usize) -> Option<usize> {
+    let mut open: Vec<usize> = Vec::new();
+    let mut index = 0;
+    while index < at {
+        match bytes.get(index)? {
+            b'"' => index = string_end(bytes, index),
+            b'{' | b'[' => open.push(index),
+            b'}' | b']' => {
+                open.pop();
+            }
+            _ => {}
+        }
+        index += 1;
+    }
+    open.into_iter()
+        .rev()
+        .find(|&brace| bytes.get(brace) == Some(&b'{'))
 }
 
 /// Whether a `data:` value of a Secret is base64 of nothing worth hiding:
@@ -174,10 +378,14 @@ fn decodes_to_placeholder(value: &str) -> bool {
         return false;
     };
     let text = text.trim();
+    // A template (`{{ .Values.password }}`, `{password}`), not a JSON
+    // document (a `.dockerconfigjson` starts with `{"auths"`).
+    let template = text.starts_with('{') && !text.starts_with("{\"") && !text.starts_with("{\n");
     text.is_empty()
         || is_placeholder(text)
         || is_example_password(text)
-        || text.starts_with(['$', '<', '{', '%'])
+        || template
+        || text.starts_with(['$', '<', '%'])
 }
 
 /// The byte range of the value of a `key: value` line, without quotes; `None`
@@ -244,6 +452,34 @@ mod tests {
             .map(|span| &yaml[span])
             .collect();
         assert_eq!(values, vec!["UzNjcjN0UGFzcw==", "dG9rZW4tdmFsdWU="]);
+    }
+
+    #[test]
+    fn kubernetes_block_scalars_are_one_value() {
+        // A Docker config JSON with one registry's `auth` in base64, folded
+        // over two lines; then `changeme` as a literal block.
+        let yaml = "kind: Secret\ndata:\n  .dockerconfigjson: >-\n    eyJhdXRocyI6eyJyZWcuYWNtZS5pbyI6eyJhdXRoIjoi\n    WTJrNlZISXdkV0kwWkc5eU13PT0ifX19\n  other: |\n    Y2hhbmdlbWU=\nmetadata:\n  name: pull\n";
+        let values: Vec<&str> = kubernetes_secret_values(yaml, 0)
+            .into_iter()
+            .map(|span| &yaml[span])
+            .collect();
+        assert_eq!(
+            values,
+            vec![
+                "eyJhdXRocyI6eyJyZWcuYWNtZS5pbyI6eyJhdXRoIjoi\n    WTJrNlZISXdkV0kwWkc5eU13PT0ifX19"
+            ]
+        );
+    }
+
+    #[test]
+    fn kubernetes_json_values_are_those_of_the_secret_object() {
+        let json = "{\"kind\":\"List\",\"items\":[{\"kind\":\"ConfigMap\",\"data\":{\"mode\":\"fastest\"}},{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"db\",\"labels\":{\"tier\":\"backend\"}},\"data\":{\"password\":\"UzNjcjN0UGFzcw==\",\"user\":\"Y2hhbmdlbWU=\",\"note\":\"a\\\"b\"},\"stringData\":{\"api-key\":\"k3y-V4lue-9\"}}]}";
+        let kind = json.find("\"kind\":\"Secret\"").unwrap();
+        let values: Vec<&str> = kubernetes_json_secret_values(json, kind)
+            .into_iter()
+            .map(|span| &json[span])
+            .collect();
+        assert_eq!(values, vec!["UzNjcjN0UGFzcw==", "k3y-V4lue-9"]);
     }
 
     #[test]

@@ -520,11 +520,12 @@ fn compile(file: &str, spec: RuleSpec, eager: bool) -> Result<SecretRule, RuleEr
 /// The regex of a keyed rule: a name that holds one of `keywords` (any case,
 /// with up to 24 more name characters after it), an assignment (`=`, `:`, `:=`,
 /// `=>`, `?=`, `,` between quotes), optional quotes, then the `value` pattern
-/// as the redacted group, ended by a character that cannot continue a token.
+/// in any case as the redacted group, ended by a character that cannot
+/// continue a token.
 pub(crate) fn keyed_regex(keywords: &[String], value: &str) -> String {
     let names: Vec<String> = keywords.iter().map(|k| regex::escape(k)).collect();
     format!(
-        r#"(?i:{})[A-Za-z0-9_.\-]{{0,24}}["'`]?[ \t]{{0,3}}(?::{{1,3}}=|=>|\?=|=|:|,)[ \t]{{0,5}}["'`]?(?P<value>{value})(?:[^A-Za-z0-9_\-+/=.]|$)"#,
+        r#"(?i:{})[A-Za-z0-9_.\-]{{0,24}}["'`]?[ \t]{{0,3}}(?::{{1,3}}=|=>|\?=|=|:|,)[ \t]{{0,5}}["'`]?(?P<value>(?i:{value}))(?:[^A-Za-z0-9_\-+/=.]|$)"#,
         names.join("|")
     )
 }

@@ -266,7 +266,7 @@ pub(super) fn plausible_api_key(
     next: Option<char>,
     language: Language,
 ) -> bool {
-    if is_placeholder(value) {
+    if is_placeholder(value) || is_filler(value) {
         return false;
     }
     let has_digit = value.bytes().any(|byte| byte.is_ascii_digit());

@@ -1,8 +1,9 @@
 //! The paths of a RepoMap indexed for resolving imports, and the path helpers
 //! the resolvers share.
 
-use std::collections::HashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
+use crate::relative_path::RelativePath;
 use crate::repo_map::RepoMap;
 
 /// A RepoMap's paths indexed for resolving imports
@@ -26,35 +27,42 @@ impl std::fmt::Debug for ImportIndex {
     }
 }
 
-/// Paths by full path, directory and file name.
+/// Paths by full path, directory and file name. The paths are the RepoMap's
+/// own (shared, not copied); a directory or file name is allocated once, not
+/// once per file.
 pub(super) struct FileIndex {
-    paths: HashMap<Box<str>, usize>,
+    paths: FxHashMap<RelativePath, usize>,
     /// Directory → indices of the files directly in it.
-    pub(super) directories: HashMap<Box<str>, Vec<usize>>,
+    pub(super) directories: FxHashMap<Box<str>, Vec<usize>>,
     /// File name → indices, for suffix look-ups.
-    names: HashMap<Box<str>, Vec<usize>>,
+    names: FxHashMap<Box<str>, Vec<usize>>,
     /// Every path, by index.
-    pub(super) all: Vec<Box<str>>,
+    pub(super) all: Vec<RelativePath>,
+}
+
+/// Adds `index` to `key`'s list, allocating the key only when it is new.
+fn push_to(map: &mut FxHashMap<Box<str>, Vec<usize>>, key: &str, index: usize) {
+    match map.get_mut(key) {
+        Some(indices) => indices.push(index),
+        None => {
+            map.insert(Box::from(key), vec![index]);
+        }
+    }
 }
 
 impl FileIndex {
     pub(super) fn new(repo: &RepoMap) -> Self {
-        let mut paths = HashMap::new();
-        let mut directories: HashMap<Box<str>, Vec<usize>> = HashMap::new();
-        let mut names: HashMap<Box<str>, Vec<usize>> = HashMap::new();
-        let mut all = Vec::with_capacity(repo.files.len());
+        let files = repo.files.len();
+        let mut paths = FxHashMap::with_capacity_and_hasher(files, FxBuildHasher);
+        let mut directories = FxHashMap::default();
+        let mut names = FxHashMap::default();
+        let mut all = Vec::with_capacity(files);
         for (index, file) in repo.files.iter().enumerate() {
             let path = file.path.as_str();
-            paths.insert(Box::from(path), index);
-            directories
-                .entry(Box::from(parent(path)))
-                .or_default()
-                .push(index);
-            names
-                .entry(Box::from(file.path.file_name()))
-                .or_default()
-                .push(index);
-            all.push(Box::from(path));
+            paths.insert(file.path.clone(), index);
+            push_to(&mut directories, parent(path), index);
+            push_to(&mut names, file.path.file_name(), index);
+            all.push(file.path.clone());
         }
         Self {
             paths,
@@ -84,13 +92,13 @@ impl FileIndex {
                     .iter()
                     .copied()
                     .filter(|&i| {
-                        let path = &*self.all[i];
+                        let path = self.all[i].as_str();
                         path == suffix || path.ends_with(&format!("/{suffix}"))
                     })
                     .collect()
             })
             .unwrap_or_default();
-        found.sort_by_key(|&i| (self.all[i].matches('/').count(), i));
+        found.sort_by_key(|&i| (self.all[i].as_str().matches('/').count(), i));
         found
     }
 }

@@ -25,7 +25,7 @@ pub(super) fn resolve(index: &FileIndex, layout: &ProjectLayout, source: &str) -
                 .iter()
                 .copied()
                 .filter(|&i| {
-                    let path = &*index.all[i];
+                    let path = index.all[i].as_str();
                     has_extension(path, "go") && !path.ends_with("_test.go")
                 })
                 .collect()

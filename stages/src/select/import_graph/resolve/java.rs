@@ -15,7 +15,7 @@ pub(super) fn resolve(index: &FileIndex, source: &str) -> Vec<usize> {
                 &***directory == suffix.as_str() || directory.ends_with(&format!("/{suffix}"))
             })
             .flat_map(|(_, files)| files.iter().copied())
-            .filter(|&i| has_extension(&index.all[i], "java"))
+            .filter(|&i| has_extension(index.all[i].as_str(), "java"))
             .collect::<HashSet<usize>>()
             .into_iter()
             .collect();

@@ -54,13 +54,13 @@ pub(super) fn resolve(index: &FileIndex, directory: &str, import: &ImportRef) ->
     for suffix in module_files(&path) {
         let found = index.by_suffix(&suffix);
         if let Some(&first) = found.first() {
-            let depth = index.all[first].matches('/').count();
+            let depth = index.all[first].as_str().matches('/').count();
             let mut out: Vec<usize> = found
                 .into_iter()
-                .filter(|&i| index.all[i].matches('/').count() == depth)
+                .filter(|&i| index.all[i].as_str().matches('/').count() == depth)
                 .collect();
             for symbol in &import.symbols {
-                let parent_dir = parent(&index.all[out[0]]);
+                let parent_dir = parent(index.all[out[0]].as_str());
                 if let Some(i) =
                     index.first(module_files(&join(parent_dir, symbol).unwrap_or_default()))
                 {
