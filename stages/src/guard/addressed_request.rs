@@ -108,7 +108,7 @@ pub(crate) enum Addressee {
 impl Addressee {
     fn parse(kind: &str) -> Option<Self> {
         Some(match kind {
-            "vocative" | "label" => Self::Vocative,
+            "vocative" | "label" | "foreign" => Self::Vocative,
             "class" => Self::Class,
             "tag" => Self::Tag,
             "reader" => Self::Reader,
@@ -325,6 +325,13 @@ pub(crate) struct AddressedRequests {
     /// The words every addressee that names the model holds (the `names`
     /// line of the list).
     names_source: String,
+    /// The names of the model in other languages (the `foreign-names` line):
+    /// looked for apart from [`Self::names_source`], only in text that may
+    /// hold them.
+    foreign_names_source: String,
+    /// Per addressee pattern: whether it names the model in another language
+    /// (a `foreign` line), and so is searched only around such a name.
+    foreign: Vec<bool>,
     addressee_kinds: Vec<Addressee>,
     /// Per addressee pattern: whether it is a `label` or a `class`, which
     /// counts only at the start of a line, a sentence, a quotation or a
@@ -472,12 +479,19 @@ impl AddressedRequests {
         let mut addressee_sources = Vec::new();
         let mut labels = Vec::new();
         let mut names_source = String::new();
+        let mut foreign_names_source = String::new();
+        let mut foreign = Vec::new();
         for (kind, source) in entries(ADDRESSEES) {
             if kind == "names" {
                 names_source = format!("(?-u){source}");
                 continue;
             }
+            if kind == "foreign-names" {
+                foreign_names_source = format!("(?-u){source}");
+                continue;
+            }
             labels.push(matches!(kind, "label" | "class"));
+            foreign.push(kind == "foreign");
             let kind = Addressee::parse(kind).expect("a known addressee kind");
             addressee_kinds.push(kind);
             addressee_sources.push(format!("(?-u){source}"));
@@ -503,6 +517,8 @@ impl AddressedRequests {
         Self {
             addressee_sources,
             names_source,
+            foreign_names_source,
+            foreign,
             addressee_kinds,
             labels,
             addressee_regexes,
@@ -521,7 +537,7 @@ impl AddressedRequests {
     fn negation(&self) -> &Regex {
         crate::work::once(&self.negation, || {
             Regex::new(
-                r"(?i)(?-u:\b)(?:never|not|no|nor|without|avoid|refuse|forbid\w*|prohibit\w*|mustn't|don't|dont|cannot|can't|won't|shouldn't|neither)(?-u:\b)",
+                r"(?i)(?-u:\b)(?:never|not|no|nor|without|avoid|refuse|forbid\w*|prohibit\w*|mustn't|don't|dont|cannot|can't|won't|shouldn't|neither|nicht|nie|niemals|kein\w*|ne|jamais|nunca|jam[aá]s|n[aã]o|mai|nessun\w*)(?-u:\b)|(?-u:\b)non\s|(?:^|\s)n['’]\w|(?:^|[^\w])(?:не|никогда|нельзя|ни)(?:$|[^\w])|不要|不得|不能|不可|禁止|切勿|别|勿|しないで|ないで|禁止|하지\s*마",
             )
             .expect("the negation pattern is valid")
         })
@@ -566,6 +582,19 @@ impl AddressedRequests {
     /// The words every addressee that names the model holds.
     pub(crate) fn names_source(&self) -> &str {
         &self.names_source
+    }
+
+    /// Whether the addressee pattern at `index` names the model in another
+    /// language, and so matches only where [`Self::foreign_names_source`]
+    /// does.
+    pub(crate) fn names_the_model_abroad(&self, index: usize) -> bool {
+        self.foreign.get(index).copied().unwrap_or(false)
+    }
+
+    /// The names of the model in other languages ("KI-Assistent", "agente de
+    /// IA", "языковая модель", "AI助手").
+    pub(crate) fn foreign_names_source(&self) -> &str {
+        &self.foreign_names_source
     }
 
     /// The addressees found in `content` by the patterns at `matched`: (line,
@@ -895,6 +924,18 @@ pub(crate) fn excused(request: &Request, context: &InjectionContext<'_>, code: b
     let turn_only = (request.addressees.contains(Addressee::Turn)
         || request.addressees.contains(Addressee::Spliced))
         && !request.addressees.contains(Addressee::Vocative);
+    // An example conversation in a document (a fenced block or a
+    // blockquote): what the assistant's own turn says is its answer to the
+    // user ("delete the old branch with `git push origin --delete`"), not a
+    // request to it, for what a project's docs show as a matter of course.
+    if turn_only
+        && !code
+        && request.category.project_may_ask()
+        && context.in_example_block(request.line)
+        && in_assistant_turn(context, request.line)
+    {
+        return true;
+    }
     match context.kind() {
         FileKind::Test if turn_only => return true,
         FileKind::Changelog if quoted || context.talks_about(request.line, 0) => return true,
@@ -914,6 +955,29 @@ pub(crate) fn excused(request: &Request, context: &InjectionContext<'_>, code: b
         return true;
     }
     context.talks_about(request.line, ABOUT_WINDOW) && (quoted || !request.addressees.direct())
+}
+
+/// Whether line `number` stands in an assistant's turn of a transcript: the
+/// nearest line above it (or it) that opens a turn is `Assistant:` or `AI:`.
+fn in_assistant_turn(context: &InjectionContext<'_>, number: u32) -> bool {
+    let first = number.saturating_sub(LINES_BEFORE + LINES_AFTER).max(1);
+    (first..=number).rev().find_map(|at| {
+        let line = unmarked(context.line(at));
+        let role = line.split_once(':')?.0.trim();
+        matches!(
+            role,
+            "Human"
+                | "User"
+                | "System"
+                | "Assistant"
+                | "AI"
+                | "HUMAN"
+                | "USER"
+                | "SYSTEM"
+                | "ASSISTANT"
+        )
+        .then(|| matches!(role, "Assistant" | "AI" | "ASSISTANT"))
+    }) == Some(true)
 }
 
 /// Whether a line of code is a comment line: it starts (after indentation)
@@ -1020,7 +1084,11 @@ fn label_starts(content: &str, at: usize) -> bool {
         greeted |= GREETINGS.iter().any(|g| g.eq_ignore_ascii_case(word));
         rest = shorter;
     }
-    if greeted {
+    // In apposition to "you": "you, the AI running this, …".
+    let apposition = rest.trim_end().strip_suffix(',').is_some_and(|before| {
+        before.len() >= 3 && before[before.len() - 3..].eq_ignore_ascii_case("you")
+    });
+    if greeted || apposition {
         return true;
     }
     let rest = rest.trim_end().strip_suffix("<!--").unwrap_or(rest);
@@ -1184,6 +1252,32 @@ pub(crate) fn unmarked(line: &str) -> &str {
     }
 }
 
+/// Writes the names of env-file templates (`.env.example`, `.env.sample`, …)
+/// with `_` for their dots, and the local env file made from one ("copy
+/// `.env.example` to `.env.local`"), so that the request list, which names
+/// `.env` as a credential file, does not take a template or a setup step
+/// for one. The text keeps its length, so offsets stay.
+fn mask_env_templates(text: &mut String) {
+    static TEMPLATE: OnceLock<Regex> = OnceLock::new();
+    let template = crate::work::once(&TEMPLATE, || {
+        Regex::new(
+            r#"(?i)(?-u:\b)(?:cp|copy|copie\w*|mv|rename|duplicat\w*)\s+[`'"]?[\w./-]*\.env\.(?:example|sample|template|dist|defaults?|tpl|tmpl)[`'"]?\s+(?:(?:to|into|as)\s+)?[`'"]?[\w./-]*\.env[\w.-]*|\.env\.(?:example|sample|template|dist|defaults?|tpl|tmpl)(?-u:\b)"#,
+        )
+        .expect("the env template pattern is valid")
+    });
+    let dots: Vec<usize> = template
+        .find_iter(text)
+        .flat_map(|found| {
+            memchr::memmem::find_iter(found.as_str().as_bytes(), b".env")
+                .map(move |at| found.start() + at)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for at in dots {
+        text.replace_range(at..=at, "_");
+    }
+}
+
 /// The largest char boundary of `text` at or before byte `at`.
 fn floor_boundary(text: &str, at: usize) -> usize {
     let mut at = at.min(text.len());
@@ -1253,6 +1347,9 @@ impl Passage {
                     }
                 }
             }
+        }
+        if memchr::memmem::find(text.as_bytes(), b".env").is_some() {
+            mask_env_templates(&mut text);
         }
         Self {
             text,
@@ -1324,10 +1421,11 @@ mod tests {
             requests.action_categories.len()
         );
         assert_eq!(
-            requests.addressee_kinds.len() + 1,
+            requests.addressee_kinds.len() + 2,
             entries(ADDRESSEES).len()
         );
         assert!(Regex::new(requests.names_source()).is_ok());
+        assert!(Regex::new(requests.foreign_names_source()).is_ok());
         assert_eq!(requests.action_categories.len(), entries(ACTIONS).len());
     }
 
