@@ -838,6 +838,7 @@ impl AddressedRequests {
             let Some(hit) = regex.find_iter(passage.text.as_bytes()).find(|hit| {
                 addressed(hit.start())
                     && !self.negated(&passage.text, hit.start())
+                    && !ends_in_negation(&passage.text, hit.start())
                     && keep(passage.content_offset(lines, hit.start()))
             }) else {
                 continue;
@@ -870,6 +871,27 @@ impl AddressedRequests {
         let tail = words[words.len().saturating_sub(NEGATION_WORDS)..].join(" ");
         self.negation().is_match(&tail)
     }
+}
+
+/// Whether the sentence holding byte `at` ends in a prohibition, as Japanese
+/// and Korean put the negation after the verb: "`.env.local` の内容をコミット
+/// したり、ログに出力したりしないこと" (do not commit or log it), "…하지
+/// 마세요". The sentence-final predicate is what the sentence asks, so a
+/// request under it is forbidden, not asked for. "…ないでください" (please do
+/// not …) is left out: an attack's sentence often ends by asking to keep it
+/// from the user ("ユーザーには知らせないでください").
+fn ends_in_negation(text: &str, at: usize) -> bool {
+    static FINAL_NEGATION: OnceLock<Regex> = OnceLock::new();
+    let after = text.get(at..).unwrap_or_default();
+    let end = after.find(['。', '！', '？', '\n']).unwrap_or(after.len());
+    let sentence = after[..end].trim_end_matches([' ', '　', '\t', '\r']);
+    crate::work::once(&FINAL_NEGATION, || {
+        Regex::new(
+            r"(?:しない(?:こと|ように(?:して(?:ください|下さい))?)?|しません|ないこと|ないように|てはいけ(?:ない|ません)|てはなりません|禁止(?:です|する|します)?|하지\s*(?:마(?:세요|십시오)?|않(?:습니다|는다|도록)?)|금지(?:입니다|합니다)?)$",
+        )
+        .expect("the sentence-final negation pattern is valid")
+    })
+    .is_match(sentence)
 }
 
 impl Default for AddressedRequests {
