@@ -430,8 +430,12 @@ pub struct IntentInjection {
 /// and requests addressed to the model for an action outside the task
 /// (reading credential files, disclosing secrets, sending data out, running
 /// downloaded code, claiming precedence over its instructions). Deleting,
-/// force-pushing and going ahead without asking are a user's own requests
-/// and count only when the text poses as a chat turn.
+/// force-pushing, going ahead without asking and replacing the task are a
+/// user's own requests and count only when someone else speaks: a chat turn
+/// or role marker, a class of readers ("automated tools working on this
+/// ticket must"), a tag, the reader as a model, concealment (an HTML
+/// comment, "do not mention it"), a claim of someone else's approval, or
+/// bidirectional-override characters.
 ///
 /// Returns `None` for an intent with no such finding; otherwise the
 /// findings (each one that would block a file, reported as a

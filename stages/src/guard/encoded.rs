@@ -106,7 +106,7 @@ fn long_runs(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
 }
 
 /// Decodes what one run holds: the whole run when it is percent-encoded,
-/// else its base64 pieces (the parts between `=`, `.` and `%`, each with its
+/// else its base64 pieces (the parts between `=`, `.`, `%` and `~`, each with its
 /// trailing padding). `start` is the run's offset in the file.
 fn decode_run(runs: &mut Vec<DecodedRun>, stats: &mut DecodeStats, start: usize, run: &[u8]) {
     if memchr::memchr(b'%', run).is_some() && count_escapes(run) >= PERCENT_MIN_ESCAPES {
@@ -119,7 +119,7 @@ fn decode_run(runs: &mut Vec<DecodedRun>, stats: &mut DecodeStats, start: usize,
     let mut piece_start = 0;
     while piece_start < run.len() {
         let mut end = piece_start;
-        while end < run.len() && !matches!(run[end], b'=' | b'.' | b'%') {
+        while end < run.len() && !matches!(run[end], b'=' | b'.' | b'%' | b'~') {
             end += 1;
         }
         let mut padded = end;
@@ -233,14 +233,15 @@ fn is_run_byte(byte: u8) -> bool {
     RUN_BYTES[usize::from(byte)]
 }
 
-/// [`is_run_byte`] as a table: ASCII letters and digits and `+/=-_%.`.
+/// [`is_run_byte`] as a table: ASCII letters and digits and `+/=-_%.~` (`~`
+/// is left as it is by percent-encoding, as in `~%2F.ssh`).
 static RUN_BYTES: [bool; 256] = {
     let mut table = [false; 256];
     let mut byte = 0;
     while byte < 256 {
         let b = byte as u8;
         table[byte] = b.is_ascii_alphanumeric()
-            || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_' | b'%' | b'.');
+            || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_' | b'%' | b'.' | b'~');
         byte += 1;
     }
     table

@@ -134,6 +134,18 @@ impl<'a> InjectionContext<'a> {
         }
     }
 
+    /// Whether line `number` of a document is in a fenced code block or a
+    /// blockquote: an example set apart from the prose.
+    pub(crate) fn in_example_block(&self, number: u32) -> bool {
+        !self.code
+            && (self.lines.line(number).trim_start().starts_with('>')
+                || self
+                    .fenced
+                    .get((number as usize).saturating_sub(1))
+                    .copied()
+                    .unwrap_or(false))
+    }
+
     /// Whether the hit starting at `start` on line `number` is quoted: between
     /// quotes or backticks on its line, on a blockquote line or in a fenced code
     /// block.

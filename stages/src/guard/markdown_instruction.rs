@@ -106,6 +106,8 @@ pub struct MarkdownInstructionScanner {
     override_phrase: Regex,
     hide_user: Regex,
     hidden_element: Regex,
+    /// An element with a `style` attribute, its tag and its style.
+    styled_element: Regex,
     hidden_hint: Regex,
     invisible_run: Regex,
     obfuscated_phrase: Regex,
@@ -138,7 +140,10 @@ impl MarkdownInstructionScanner {
                 r"(?i)(?-u:\b)do\s+not\s+(?:tell|mention|reveal|inform|show|disclose)(?-u:\b)[^.\n]{0,40}?(?-u:\b)user(?-u:\b)",
             ),
             hidden_element: compile(
-                r#"(?i)<([a-z][a-z0-9]*)(?-u:\b)(?:[^>]*?(?-u:\b)style\s*=\s*["'][^"']*?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:\.0+)?(?:px|pt|em|rem|%)?\s*(?:;|["'])|opacity\s*:\s*0(?:\.0+)?\s*(?:;|["'])|color\s*:\s*(?:white|#fff(?:fff)?|rgb\(\s*255\s*,\s*255\s*,\s*255\s*\))\s*;[^"']*?background(?:-color)?\s*:\s*(?:white|#fff(?:fff)?|rgb\(\s*255\s*,\s*255\s*,\s*255\s*\))|background(?:-color)?\s*:\s*(?:white|#fff(?:fff)?|rgb\(\s*255\s*,\s*255\s*,\s*255\s*\))\s*;[^"']*?[;\s]color\s*:\s*(?:white|#fff(?:fff)?|rgb\(\s*255\s*,\s*255\s*,\s*255\s*\)))|[^>]*?\shidden(?:\s*=\s*["']?[^"'\s>]*["']?)?(?:\s|/)?)[^>]*>"#,
+                r#"(?i)<([a-z][a-z0-9]*)(?-u:\b)(?:[^>]*?(?-u:\b)style\s*=\s*["'][^"']*?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*(?:0(?:\.\d+)?|1(?:\.0+)?)\s*(?:px|pt)\s*(?:;|["'])|font-size\s*:\s*0(?:\.0\d*)?\s*(?:em|rem|%)?\s*(?:;|["'])|opacity\s*:\s*0(?:\.0+)?\s*(?:;|["'])|color\s*:\s*(?:white|#fff(?:fff)?|rgb\(\s*255\s*,\s*255\s*,\s*255\s*\))\s*;[^"']*?background(?:-color)?\s*:\s*(?:white|#fff(?:fff)?|rgb\(\s*255\s*,\s*255\s*,\s*255\s*\))|background(?:-color)?\s*:\s*(?:white|#fff(?:fff)?|rgb\(\s*255\s*,\s*255\s*,\s*255\s*\))\s*;[^"']*?[;\s]color\s*:\s*(?:white|#fff(?:fff)?|rgb\(\s*255\s*,\s*255\s*,\s*255\s*\)))|[^>]*?\shidden(?:\s*=\s*["']?[^"'\s>]*["']?)?(?:\s|/)?)[^>]*>"#,
+            ),
+            styled_element: compile(
+                r#"(?i)<([a-z][a-z0-9]*)(?-u:\b)[^>]*?(?-u:\b)style\s*=\s*(?:"([^"]*)"|'([^']*)')[^>]*>"#,
             ),
             hidden_hint: compile(
                 r"(?i)(?-u:\b)(?:ignore|disregard|forget|override)(?-u:\b)|(?-u:\b)you\s+(?:are|must|should|will)(?-u:\b)|(?-u:\b)(?:assistants?|agents?|ai|llms?|chatgpt|claude|copilot|instructions?|credentials|private\s+keys?|api\s+keys?)(?-u:\b)|\.(?:ssh|aws)/",
@@ -184,30 +189,74 @@ impl MarkdownInstructionScanner {
         }
     }
 
-    /// Lines of invisible elements whose text speaks to a model.
+    /// Lines of invisible elements whose text speaks to a model: hidden by
+    /// their style or attribute ([`Self::hidden_element`]), or written in the
+    /// colour of their own background, or of the page's (`<body style>`) when
+    /// they set none.
     fn hidden_elements(&self, content: &str, lines: &LineIndex<'_>, html: bool, hits: &mut Hits) {
         for captures in self.hidden_element.captures_iter(content) {
             let (Some(whole), Some(tag)) = (captures.get(0), captures.get(1)) else {
                 continue;
             };
-            let rest = content.get(whole.end()..).unwrap_or_default();
-            let window = rest
-                .get(..floor_char_boundary(rest, BODY_LIMIT))
-                .unwrap_or_default();
-            let closing = format!("</{}", tag.as_str().to_ascii_lowercase());
-            let Some(end) = window.to_ascii_lowercase().find(&closing) else {
+            self.hidden_text(content, lines, html, whole, tag.as_str(), hits);
+        }
+        if memmem::find(content.as_bytes(), b"color").is_none()
+            && memmem::find(content.as_bytes(), b"COLOR").is_none()
+        {
+            return;
+        }
+        let mut page = None;
+        for captures in self.styled_element.captures_iter(content) {
+            let (Some(whole), Some(tag)) = (captures.get(0), captures.get(1)) else {
                 continue;
             };
-            // A page hides dialogs and menus in the same ways: there, only
-            // text that speaks to a model counts.
-            let hint = if html {
-                &self.html_hint
-            } else {
-                &self.hidden_hint
-            };
-            if hint.is_match(window.get(..end).unwrap_or_default()) {
-                hits.insert((lines.line_number(whole.start()), HIDDEN_ELEMENT));
+            let style = captures
+                .get(2)
+                .or_else(|| captures.get(3))
+                .map_or("", |style| style.as_str());
+            let (color, background) = colours(style);
+            let tag = tag.as_str();
+            if tag.eq_ignore_ascii_case("body") || tag.eq_ignore_ascii_case("html") {
+                page = background.or(page);
+                continue;
             }
+            let Some(color) = color else {
+                continue;
+            };
+            if background.as_ref().or(page.as_ref()) == Some(&color) {
+                self.hidden_text(content, lines, html, whole, tag, hits);
+            }
+        }
+    }
+
+    /// Records the line of the element opened by `whole` (a `tag` element)
+    /// when its text speaks to a model.
+    fn hidden_text(
+        &self,
+        content: &str,
+        lines: &LineIndex<'_>,
+        html: bool,
+        whole: regex::Match<'_>,
+        tag: &str,
+        hits: &mut Hits,
+    ) {
+        let rest = content.get(whole.end()..).unwrap_or_default();
+        let window = rest
+            .get(..floor_char_boundary(rest, BODY_LIMIT))
+            .unwrap_or_default();
+        let closing = format!("</{}", tag.to_ascii_lowercase());
+        let Some(end) = window.to_ascii_lowercase().find(&closing) else {
+            return;
+        };
+        // A page hides dialogs and menus in the same ways: there, only
+        // text that speaks to a model counts.
+        let hint = if html {
+            &self.html_hint
+        } else {
+            &self.hidden_hint
+        };
+        if hint.is_match(window.get(..end).unwrap_or_default()) {
+            hits.insert((lines.line_number(whole.start()), HIDDEN_ELEMENT));
         }
     }
 
@@ -233,6 +282,39 @@ impl MarkdownInstructionScanner {
             }
         }
     }
+}
+
+/// The text colour and the background colour an inline `style` sets, each
+/// in one spelling (`white`, `#fff` and `rgb(255, 255, 255)` are `#ffffff`).
+fn colours(style: &str) -> (Option<String>, Option<String>) {
+    let mut color = None;
+    let mut background = None;
+    for declaration in style.split(';') {
+        let Some((property, value)) = declaration.split_once(':') else {
+            continue;
+        };
+        let property = property.trim().to_ascii_lowercase();
+        let value = value.trim().trim_end_matches("!important").trim();
+        let value = value.to_ascii_lowercase().replace(' ', "");
+        let value = match value.as_str() {
+            "white" | "#fff" | "#ffffff" | "rgb(255,255,255)" => "#ffffff".to_owned(),
+            "black" | "#000" | "#000000" | "rgb(0,0,0)" => "#000000".to_owned(),
+            short if short.len() == 4 && short.starts_with('#') => short[1..]
+                .chars()
+                .flat_map(|c| [c, c])
+                .fold(String::from("#"), |mut long, c| {
+                    long.push(c);
+                    long
+                }),
+            _ => value,
+        };
+        match property.as_str() {
+            "color" => color = Some(value),
+            "background" | "background-color" => background = Some(value),
+            _ => {}
+        }
+    }
+    (color, background)
 }
 
 /// Findings as (one-based line, (pattern id, message)), sorted and distinct.

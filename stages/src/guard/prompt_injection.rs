@@ -89,9 +89,9 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 /// | `special-token` | `<\|system\|>`, `<\|im_start\|>`, `<\|im_end\|>`, `<\|endofprompt\|>` |
 /// | `inst-markup` | Llama's `[INST]` tag and its closing tag on one line |
 /// | `override-<language>` | an override phrase of `stages/rules/injection/<language>.txt` (`en`, `es`, `fr`, `de`, `pt`, `it`, `zh`, `ja`, `ko`, `ru`): "disregard" or "forget" with "everything above" or "all prior rules", a "new instructions" label, "from now on you will …", and their translations; one kind with `ignore-instructions` |
-/// | `hidden-instruction` | any of the above that appears only once the text is read as a model reads it: Unicode tag characters decoded to ASCII ("ASCII smuggling"), invisible characters dropped, look-alike letters read as the ASCII letters they pass for (Cyrillic, Greek, full-width, mathematical; see the `read_as_model` module); blocks in every file, code included |
-/// | `encoded-instruction` | any of the above, or a request addressed to the model, inside an obvious base64 run (24 characters or more, both letter cases, standard or URL-safe alphabet) or percent-encoded run (three `%XX` escapes or more), decoded; reported at the run's line; blocks in every file, code included, except a string literal in a test file (warned about). Also override phrases and credential paths in ROT13, and a decode-and-follow request within five lines of an encoded blob (these block in every file) |
-/// | `split-instruction` | an override phrase split over two consecutive comment lines (`#`, `//`, `*`, `--`, `;`), found once they are joined; blocks |
+/// | `hidden-instruction` | any of the above, or a request addressed to the model, that appears only once the text is read as a model reads it: Unicode tag characters decoded to ASCII ("ASCII smuggling"), invisible characters dropped, look-alike letters read as the ASCII letters they pass for (Cyrillic, Greek, full-width, mathematical; see the `read_as_model` module); also tag-character text that addresses the model at all, and a passage that addresses the model with bidirectional-override characters whatever it asks; blocks in every file, code included |
+/// | `encoded-instruction` | any of the above, or a request addressed to the model, inside an obvious base64 run (24 characters or more, both letter cases, standard or URL-safe alphabet) or percent-encoded run (three `%XX` escapes or more), decoded; reported at the run's line; blocks in every file, code included, except a string literal in a test file (warned about). Also override phrases, credential paths and requests on lines written in ROT13 (read rotated back), and a decode-and-follow request within five lines of an encoded blob (these block in every file) |
+/// | `split-instruction` | an override phrase split over two consecutive comment lines (`#`, `//`, `*`, `--`, `;`), found once they are joined; an override phrase or a request to the model split over a run of short comment lines (one word a line, `# ---` fragments), found once the run is read as one passage; blocks |
 /// | `credential-access`, `secret-disclosure`, `data-exfiltration`, `fetched-code`, `destructive-command`, `approval-claim`, `precedence-claim` | a request addressed to the model for an action outside the task (see the `addressed_request` module): blocks, unless excused by its context (a chat turn in a test, a string literal in code, a quoted or described request next to words about attacks, a changelog) |
 ///
 /// In files that are not code (Markdown, text, YAML, JSON, unknown, …) every finding
@@ -114,7 +114,11 @@ const INJECTION_PATTERNS: &[InjectionPattern] = &[
 ///   `.changeset/`, …) when quoted or on a line about attacks;
 /// - chat-template markup (`special-token`, `inst-markup`) in a template (`.jinja`,
 ///   `.j2`, or a file holding `{% … %}` or `{{ … }}`, such as a
-///   `tokenizer_config.json`);
+///   `tokenizer_config.json`), and anywhere else unless a request to the model
+///   stands in its turn or an unambiguous phrase is near: markup alone is a
+///   turn of an example conversation;
+/// - an override phrase in a changelog that is not aimed at the model (judged
+///   as an ambiguous phrase is): a changelog describes what a release ignores;
 /// - an ambiguous phrase — `persona-override`, and the phrase-file lines marked
 ///   `~`: a `new instructions` label, a "from now on you …" rule — that is not
 ///   aimed at the model: neither its line nor the next non-blank one has words
@@ -200,8 +204,15 @@ pub struct PromptInjectionScanner {
     /// The addressee patterns that name the model, searched only in the
     /// lines around the words that name it; compiled on first use.
     named: std::sync::OnceLock<RegexSet>,
+    /// The indices of the addressee patterns that name the model in another
+    /// language, searched by `foreign_named` around such names only.
+    foreign_indices: Vec<usize>,
+    /// Those patterns, compiled on first use.
+    foreign_named: std::sync::OnceLock<RegexSet>,
     /// The words that name the model alone, to locate them.
     names: std::sync::OnceLock<Regex>,
+    /// The names of the model in other languages, compiled on first use.
+    foreign_names: std::sync::OnceLock<Regex>,
     /// A decode-and-follow request next to an encoded text.
     decode_cue: Regex,
     /// Override phrases and credential paths written in ROT13.
@@ -230,6 +241,10 @@ struct Hits {
     rot13: bool,
     /// Whether a word that names the model is there.
     names: bool,
+    /// Whether such a word stands on a short comment line (see
+    /// [`short_comment_runs`]): text split over comment lines may address
+    /// the model.
+    name_in_short_comment: bool,
 }
 
 /// Common English words, and words of requests, written in ROT13 ("the",
@@ -316,9 +331,12 @@ impl PromptInjectionScanner {
             }
         }
         let requests = AddressedRequests::new();
-        let (named_indices, unnamed): (Vec<usize>, Vec<usize>) =
+        let (foreign_indices, others): (Vec<usize>, Vec<usize>) =
             (0..requests.addressee_sources().len())
-                .partition(|&index| requests.names_the_model(index));
+                .partition(|&index| requests.names_the_model_abroad(index));
+        let (named_indices, unnamed): (Vec<usize>, Vec<usize>) = others
+            .into_iter()
+            .partition(|&index| requests.names_the_model(index));
         let combined = regex::RegexSetBuilder::new(
             sources
                 .iter()
@@ -344,8 +362,11 @@ impl PromptInjectionScanner {
             rot13_words: std::sync::OnceLock::new(),
             unnamed,
             named_indices,
+            foreign_indices,
             named: std::sync::OnceLock::new(),
+            foreign_named: std::sync::OnceLock::new(),
             names: std::sync::OnceLock::new(),
+            foreign_names: std::sync::OnceLock::new(),
         }
     }
 }
@@ -509,6 +530,7 @@ impl PromptInjectionScanner {
             addressees: Vec::new(),
             rot13: false,
             names: false,
+            name_in_short_comment: false,
         };
         for index in &self.combined.matches(text) {
             if index < phrases {
@@ -521,65 +543,82 @@ impl PromptInjectionScanner {
                 hits.rot13 = true;
             }
         }
+        // Names in other languages are looked for apart, in the few files
+        // that may hold them.
+        if !hits.names && may_hold_foreign_names(text) {
+            hits.names = self.foreign_names().is_match(text);
+        }
         if hits.names {
-            hits.addressees.extend(self.named_hits(text));
+            let (addressees, short_comment) = self.named_hits(text);
+            hits.addressees.extend(addressees);
+            hits.name_in_short_comment = short_comment;
             hits.addressees.sort_unstable();
             hits.addressees.dedup();
         }
         hits
     }
 
+    /// The names of the model in other languages, compiled on first use.
+    fn foreign_names(&self) -> &Regex {
+        crate::work::once(&self.foreign_names, || {
+            Regex::new(self.requests.foreign_names_source())
+                .expect("the model's names in other languages are a valid regex")
+        })
+    }
+
     /// The indices of the addressee patterns that name the model found in
-    /// `text`, searched in the lines around each word that names it.
-    fn named_hits(&self, text: &str) -> Vec<usize> {
+    /// `text`, searched in the lines around each word that names it, and
+    /// whether such a word stands on a short comment line.
+    fn named_hits(&self, text: &str) -> (Vec<usize>, bool) {
         let names = crate::work::once(&self.names, || {
             Regex::new(self.requests.names_source()).expect("the model's names are a valid regex")
         });
-        let addressees = crate::work::once(&self.named, || {
+        let compile = |indices: &[usize]| {
             regex::RegexSetBuilder::new(
-                self.named_indices
+                indices
                     .iter()
                     .filter_map(|&index| self.requests.addressee_sources().get(index)),
             )
             .build()
             .expect("the addressee patterns are valid regexes")
+        };
+        let addressees = crate::work::once(&self.named, || compile(&self.named_indices));
+        let spans: Vec<(usize, usize)> = names
+            .find_iter(text)
+            .map(|name| (name.start(), name.end()))
+            .collect();
+        let short_comment = spans.iter().any(|&(start, end)| {
+            let bytes = text.as_bytes();
+            let line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |at| at + 1);
+            let line_end = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |at| end + at);
+            let line = text.get(line_start..line_end).unwrap_or_default();
+            is_comment(line)
+                && addressed_request::unmarked(line)
+                    .split_whitespace()
+                    .nth(SPLIT_LINE_WORDS)
+                    .is_none()
         });
-        let bytes = text.as_bytes();
-        let mut found = vec![false; self.named_indices.len()];
-        let mut covered = 0;
-        for name in names.find_iter(text) {
-            if name.start() < covered {
-                continue;
-            }
-            let mut start = name.start();
-            for _ in 0..=NAME_WINDOW {
-                let Some(newline) = memchr::memrchr(b'\n', &bytes[..start]) else {
-                    start = 0;
-                    break;
-                };
-                start = newline;
-            }
-            let mut end = name.end();
-            for _ in 0..=NAME_WINDOW {
-                let Some(newline) = memchr::memchr(b'\n', &bytes[end..]) else {
-                    end = bytes.len();
-                    break;
-                };
-                end += newline + 1;
-            }
-            let start = start.max(covered);
-            covered = end;
-            if let Some(window) = text.get(start..end) {
-                for index in &addressees.matches(window) {
-                    found[index] = true;
-                }
+        let mut matched: Vec<usize> = window_matches(text, &spans, addressees)
+            .into_iter()
+            .filter_map(|index| self.named_indices.get(index).copied())
+            .collect();
+        if may_hold_foreign_names(text) {
+            let foreign_spans: Vec<(usize, usize)> = self
+                .foreign_names()
+                .find_iter(text)
+                .map(|name| (name.start(), name.end()))
+                .collect();
+            if !foreign_spans.is_empty() {
+                let foreign =
+                    crate::work::once(&self.foreign_named, || compile(&self.foreign_indices));
+                matched.extend(
+                    window_matches(text, &foreign_spans, foreign)
+                        .into_iter()
+                        .filter_map(|index| self.foreign_indices.get(index).copied()),
+                );
             }
         }
-        self.named_indices
-            .iter()
-            .zip(found)
-            .filter_map(|(&index, found)| found.then_some(index))
-            .collect()
+        (matched, short_comment)
     }
 
     /// The requests addressed to the model in `text`, as (line, category id).
@@ -645,7 +684,7 @@ impl GuardScanner for PromptInjectionScanner {
             .iter()
             .filter_map(|finding| Some((finding.line?, finding.pattern.as_deref()?)))
             .collect();
-        let mut findings = self.hidden_instructions(path, content, &hits, &plain_requests);
+        let mut findings = self.hidden_instructions(path, content, &hits, &plain_requests, reading);
         findings.extend(self.encoded_instructions(path, language, content));
         findings.extend(self.visible_instructions(
             path,
@@ -655,8 +694,11 @@ impl GuardScanner for PromptInjectionScanner {
             &request_lines,
         ));
         findings.extend(self.split_instructions(path, content));
-        if hits.names {
+        if hits.name_in_short_comment {
             findings.extend(self.split_requests(path, content, &requests));
+        }
+        if language.is_code() && !hits.addressees.is_empty() {
+            findings.extend(self.comment_requests(path, language, content, &requests));
         }
         findings.extend(self.decode_requests(path, content));
         if hits.rot13 {
@@ -693,6 +735,7 @@ impl PromptInjectionScanner {
         content: &str,
         plain: &Hits,
         plain_requests: &BTreeSet<(u32, &str)>,
+        reading: Reading,
     ) -> Vec<GuardFinding> {
         let Some(read) = ReadAsModel::new(content) else {
             return Vec::new();
@@ -701,11 +744,6 @@ impl PromptInjectionScanner {
         let lines = LineIndex::new(&read.text);
         let mut hit_lines: BTreeMap<u32, LineChanges> = BTreeMap::new();
         if !hits.addressees.is_empty() {
-            let reading = if is_agent_instruction_file(path) {
-                Reading::AgentInstructions
-            } else {
-                Reading::File
-            };
             for request in self
                 .requests
                 .find_matched(&read.text, &lines, reading, &hits.addressees)
@@ -1120,8 +1158,8 @@ impl PromptInjectionScanner {
     /// override phrase, or a request addressed to the model, that appears
     /// only then is a [`GuardSeverity::Block`] finding `split-instruction` at
     /// the run's first line; the run is read as one passage. Only files that
-    /// name the model somewhere are read this way (an override phrase split
-    /// over two lines is [`Self::split_instructions`]' business). Nobody writes to
+    /// name the model on a short comment line are read this way (an override
+    /// phrase split over two lines is [`Self::split_instructions`]' business). Nobody writes to
     /// a model a word at a time but to keep the words apart from a scanner. `requests` are the requests
     /// already found in the file: a run that holds one is not reported again.
     fn split_requests(
@@ -1158,6 +1196,95 @@ impl PromptInjectionScanner {
                     pattern: Some("split-instruction".to_owned()),
                 });
             }
+        }
+        findings
+    }
+
+    /// The one-line comments of a code file read without the code between
+    /// them: a request addressed to the model that appears only once those
+    /// comments are read one after the other (an instruction spread over the
+    /// comments of several functions, a line each) is a finding
+    /// `split-instruction` at the request's line, judged in its context as
+    /// any request is. `requests` are the requests already found in the
+    /// file: their lines are not reported again.
+    fn comment_requests(
+        &self,
+        path: &RelativePath,
+        language: Language,
+        content: &str,
+        requests: &[GuardFinding],
+    ) -> Vec<GuardFinding> {
+        let mut text = String::new();
+        let mut origin: Vec<u32> = Vec::new();
+        // Only comments of one line, with no comment line next to them, and
+        // no doc comments: a comment block was read whole already, and the
+        // doc comments of consecutive items (enum variants) describe code
+        // rather than speak to anyone.
+        let all: Vec<&str> = content.lines().collect();
+        let comment = |index: Option<usize>| {
+            index
+                .and_then(|index| all.get(index))
+                .is_some_and(|line| is_comment(line))
+        };
+        for (index, line) in all.iter().enumerate() {
+            let doc = ["///", "//!"]
+                .iter()
+                .any(|marker| line.trim_start().starts_with(marker));
+            if is_comment(line)
+                && !doc
+                && !comment(index.checked_sub(1))
+                && !comment(Some(index + 1))
+            {
+                text.push_str(line.trim_start());
+                text.push('\n');
+                origin.push(u32::try_from(index + 1).unwrap_or(u32::MAX));
+            }
+        }
+        if origin.len() < 2 {
+            return Vec::new();
+        }
+        let hits = self.hits(&text);
+        if hits.addressees.is_empty() {
+            return Vec::new();
+        }
+        let comment_lines = LineIndex::new(&text);
+        let found =
+            self.requests
+                .find_matched(&text, &comment_lines, Reading::File, &hits.addressees);
+        let reported: BTreeSet<u32> = requests.iter().filter_map(|finding| finding.line).collect();
+        let lines = LineIndex::new(content);
+        let surroundings = InjectionContext::new(path, language, content, &lines);
+        let mut findings = Vec::new();
+        for mut request in found {
+            let Some(&line) = origin.get(request.line.saturating_sub(1) as usize) else {
+                continue;
+            };
+            if reported.contains(&line) {
+                continue;
+            }
+            let within = request
+                .start
+                .saturating_sub(comment_lines.line_range(request.line).start);
+            let range = lines.line_range(line);
+            let indent = lines.line(line).len() - lines.line(line).trim_start().len();
+            request.line = line;
+            request.start = (range.start + indent + within).min(range.end);
+            let excused = addressed_request::excused(&request, &surroundings, true);
+            findings.push(GuardFinding {
+                severity: if excused {
+                    GuardSeverity::Warn
+                } else {
+                    GuardSeverity::Block
+                },
+                finding_type: GuardFindingType::PromptInjection,
+                file: path.clone(),
+                line: Some(line),
+                message: format!(
+                    "{} (split over comments between code)",
+                    request.category.message()
+                ),
+                pattern: Some("split-instruction".to_owned()),
+            });
         }
         findings
     }
@@ -1286,7 +1413,13 @@ impl PromptInjectionScanner {
     pub(crate) fn scan_pasted(&self, path: &RelativePath, text: &str) -> Vec<GuardFinding> {
         let language = Language::Markdown;
         let plain_requests = self.request_lines(text, Reading::Pasted);
-        let mut findings = self.hidden_instructions(path, text, &self.hits(text), &plain_requests);
+        let mut findings = self.hidden_instructions(
+            path,
+            text,
+            &self.hits(text),
+            &plain_requests,
+            Reading::Pasted,
+        );
         findings.extend(self.encoded_instructions(path, language, text));
         let phrase_hits = self.phrase_matches(text);
         let request_lines: BTreeSet<u32> = self
@@ -1305,8 +1438,11 @@ impl PromptInjectionScanner {
         findings.extend(self.decode_requests(path, text));
         let lines = LineIndex::new(text);
         let hits = self.hits(text);
-        if hits.names {
+        if hits.name_in_short_comment {
             findings.extend(self.split_requests(path, text, &[]));
+        }
+        if !hits.addressees.is_empty() {
+            findings.extend(self.comment_requests(path, language, text, &[]));
         }
         if hits.rot13 {
             findings.extend(self.rot13_instructions(path, text, Reading::Pasted));
@@ -1381,6 +1517,66 @@ fn dedup_findings(findings: &mut Vec<GuardFinding>) {
             finding.finding_type,
         ))
     });
+}
+
+/// The indices of the patterns of `set` found in the lines around the spans
+/// (sorted, [`NAME_WINDOW`] lines before and after each), each window
+/// searched once.
+fn window_matches(text: &str, spans: &[(usize, usize)], set: &RegexSet) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut found = vec![false; set.len()];
+    let mut covered = 0;
+    for &(name_start, name_end) in spans {
+        if name_start < covered {
+            continue;
+        }
+        let mut start = name_start;
+        for _ in 0..=NAME_WINDOW {
+            let Some(newline) = memchr::memrchr(b'\n', &bytes[..start]) else {
+                start = 0;
+                break;
+            };
+            start = newline;
+        }
+        let mut end = name_end;
+        for _ in 0..=NAME_WINDOW {
+            let Some(newline) = memchr::memchr(b'\n', &bytes[end..]) else {
+                end = bytes.len();
+                break;
+            };
+            end += newline + 1;
+        }
+        let start = start.max(covered);
+        covered = end;
+        if let Some(window) = text.get(start..end) {
+            for index in &set.matches(window) {
+                found[index] = true;
+            }
+        }
+    }
+    found
+        .into_iter()
+        .enumerate()
+        .filter_map(|(index, found)| found.then_some(index))
+        .collect()
+}
+
+/// Whether `text` may name the model in another language: it holds `IA` or
+/// `KI` (as French, Spanish, Portuguese, Italian and German write the
+/// names), or Cyrillic, Chinese, Japanese or Korean letters.
+fn may_hold_foreign_names(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let find = |needle: &[u8]| memchr::memmem::find(bytes, needle).is_some();
+    find(b"IA")
+        || find(b"KI")
+        || (!text.is_ascii()
+            // The lead bytes of Cyrillic, and of the scripts of Chinese,
+            // Japanese and Korean.
+            && (memchr::memchr2(0xD0, 0xD1, bytes).is_some()
+                || memchr::memchr3(0xE3, 0xE4, 0xE5, bytes).is_some()
+                || memchr::memchr3(0xE6, 0xE7, 0xE8, bytes).is_some()
+                || memchr::memchr3(0xE9, 0xEA, 0xEB, bytes).is_some()
+                || memchr::memchr2(0xEC, 0xED, bytes).is_some()))
 }
 
 /// The fewest lines a run of short comment lines needs to be read joined.
