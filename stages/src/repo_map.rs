@@ -75,10 +75,11 @@ pub struct FileEntry {
 pub struct PathTerms {
     /// Words of the directory part, shared by the files of one directory.
     pub directory: std::sync::Arc<[String]>,
-    /// Words of the file name without its extension.
-    pub name: Vec<String>,
-    /// The extension, stemmed.
-    pub extension: Option<String>,
+    /// Words of the file name without its extension, each shared with the
+    /// other paths that have the same word (a reference count, not a copy).
+    pub name: Box<[std::sync::Arc<str>]>,
+    /// The extension, stemmed, shared alike.
+    pub extension: Option<std::sync::Arc<str>>,
 }
 
 impl PathTerms {
@@ -98,9 +99,12 @@ impl PathTerms {
         Self {
             directory: directory_terms(directory),
             // File names are mostly distinct: split each time, unlike
-            // directory components, which repeat.
-            name: crate::select::terms::path_terms(stem_part),
-            extension: extension.map(|e| stem(&e)),
+            // directory components, which repeat; their words repeat.
+            name: crate::select::terms::path_terms(stem_part)
+                .iter()
+                .map(|word| shared_word(word))
+                .collect(),
+            extension: extension.map(|e| shared_word(&stem(&e))),
         }
     }
 }
@@ -127,7 +131,27 @@ fn remembered(
     terms
 }
 
+/// `word` as a shared string, one per distinct word and thread: a file
+/// name's words (`index`, `test`, `util`) and extensions recur across a
+/// repository, and a resident snapshot keeps every file's.
+fn shared_word(word: &str) -> std::sync::Arc<str> {
+    WORDS.with_borrow_mut(|words| {
+        if let Some(shared) = words.get(word) {
+            return shared.clone();
+        }
+        if words.len() >= PATH_MEMO_ENTRIES * 4 {
+            words.clear();
+        }
+        let shared: std::sync::Arc<str> = word.into();
+        words.insert(shared.clone());
+        shared
+    })
+}
+
 thread_local! {
+    /// The file-name words and extensions seen ([`shared_word`]).
+    static WORDS: std::cell::RefCell<rustc_hash::FxHashSet<std::sync::Arc<str>>> =
+        std::cell::RefCell::default();
     /// Words of path components.
     static COMPONENT_TERMS: TermsMemo = TermsMemo::default();
     /// Words of whole directory paths, shared by the files of a directory.
@@ -397,7 +421,8 @@ mod tests {
             let stem = file_name
                 .rsplit_once('.')
                 .map_or(file_name, |(stem, _)| stem);
-            assert_eq!(terms.name, crate::select::terms::path_terms(stem), "{path}");
+            let name: Vec<&str> = terms.name.iter().map(|word| &**word).collect();
+            assert_eq!(name, crate::select::terms::path_terms(stem), "{path}");
         }
     }
 
