@@ -366,7 +366,11 @@ fn warm_up(state: &Arc<State>, dir: &Path, discover: bool) -> Option<PathBuf> {
         // Below the priority of other work: the client this project's first
         // request was handed back to compiles it meanwhile, and the user
         // waits for that answer, not for the index. Threads made from here
-        // (the pool's, the scan's git thread) start at the same priority.
+        // start at the same priority and cannot go back: the pool's, the
+        // scan's git thread, the snapshot's writer, and the project's file
+        // watcher, which lives on. The watcher does little work per event
+        // and a thread that mostly sleeps is woken promptly at nice 10, so
+        // events still arrive well inside the cookie's 500 ms.
         yield_to_clients();
         let pool = rayon::ThreadPoolBuilder::new()
             .thread_name(|index| format!("aic-index-{index}"))
