@@ -98,7 +98,7 @@ pub fn compile(request: &CompilationRequest, host: &Host) -> Result<Compilation,
             .as_ref()
             .and_then(|cache| saved_prior(host, project, cache));
         (
-            std::sync::Arc::new(scan::scan_from(
+            std::sync::Arc::new(scan::scan(
                 project,
                 cache.as_ref(),
                 cancel.0,

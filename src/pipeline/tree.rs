@@ -81,7 +81,7 @@ pub fn token_tree(project: &Project, host: &Host) -> Result<TokenTree, CompileEr
     let cache = file_cache(host, project).map_err(|error| CompileError::Internal {
         message: format!("The per-file cache cannot be opened: {}", error.with_hint()),
     })?;
-    let snapshot = scan(project, Some(&cache), None);
+    let snapshot = scan(project, Some(&cache), None, None);
     let mut directories: BTreeMap<String, TreeEntry> = BTreeMap::new();
     let mut entries = Vec::with_capacity(snapshot.repo.files.len());
     for file in &snapshot.repo.files {

@@ -378,38 +378,27 @@ impl ResidentIndex {
         } = why;
         let root = &project.root;
         let saved = self.saved_snapshot(&key);
-        let mut seeded_files = 0;
-        let mut snapshot_refused = None;
         // A walk after the first takes unchanged files from the last
         // snapshot; the first, from what an earlier process saved. Either
         // spares the database look-ups.
-        let mut prior = previous.map(|(snapshot, walk_started_ns)| PriorFiles::Snapshot {
-            snapshot,
-            walk_started_ns,
-        });
-        if let (Some(saved), Some(cache)) = (&saved, cache)
-            && first_use
-        {
-            let started = Instant::now();
-            match persist::load(saved, cache.fingerprint()) {
-                Ok((files, tree)) => {
-                    self.note_saved_tree(&key, tree);
-                    seeded_files = files.len();
-                    info!(
-                        "Read {seeded_files} files of `{}` from its saved snapshot ({:?})",
-                        root.display(),
-                        started.elapsed()
-                    );
-                    prior = Some(files);
+        let mut seeded_files = 0;
+        let mut snapshot_refused = None;
+        let prior = match (&saved, cache) {
+            (Some(saved), Some(cache)) if first_use => match self.load_saved(&key, saved, cache) {
+                Ok(files) => {
+                    seeded_files = files.as_ref().map_or(0, PriorFiles::len);
+                    files
                 }
-                Err(persist::LoadError::Missing) => {}
-                Err(error) => {
-                    let why = format!("`{}` was not used: {error}", saved.display());
-                    warn!("The saved snapshot {why}");
+                Err(why) => {
                     snapshot_refused = Some(why);
+                    None
                 }
-            }
-        }
+            },
+            _ => previous.map(|(snapshot, walk_started_ns)| PriorFiles::Snapshot {
+                snapshot,
+                walk_started_ns,
+            }),
+        };
         let walk_started_ns = crate::clock::SystemClock.now_ns();
         // The watches start after the walk (the walk finds the directories);
         // a file edited in between is found by a stat pass below.
@@ -443,42 +432,7 @@ impl ResidentIndex {
             return (snapshot, report);
         }
         let started = Instant::now();
-        let directories = detail
-            .directories
-            .iter()
-            .map(|directory| root.join(directory.as_str()));
-        let git_dir = crate::pipeline::scan::git::git_dir(root);
-        let limit = max_watched_directories();
-        let started_watch = if detail.directories.len() >= limit {
-            Err(format!(
-                "it has {} directories, more than {MAX_WATCHED_VAR}={limit} allows",
-                detail.directories.len() + 1
-            ))
-        } else {
-            Watch::start(root, directories, git_dir.as_deref(), &self.cookie_dir)
-                .map_err(|error| unwatched_reason(&error))
-        };
-        let (watch, unwatched) = match started_watch {
-            Ok(watch) => (Some(watch), None),
-            Err(why) => {
-                // Said once per project: an unwatched project comes here on
-                // every compile.
-                let first = self
-                    .unwatched_said
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(key.clone());
-                if first {
-                    warn!(
-                        "Not watching `{}` ({why}); each compile walks it instead",
-                        root.display()
-                    );
-                } else {
-                    debug!("Still not watching `{}` ({why})", root.display());
-                }
-                (None, Some(why))
-            }
-        };
+        let (watch, unwatched) = self.start_watch(&key, root, &detail.directories);
         info!(
             "Watching {} directories of `{}` ({:?})",
             watch.as_ref().map_or(0, |watch| watch.watched),
@@ -522,6 +476,81 @@ impl ResidentIndex {
             }
         }
         (snapshot, report)
+    }
+
+    /// Watches `root`, its `directories_in_scope` and its git directory, or
+    /// says why it is not watched (logged once per project).
+    fn start_watch(
+        &self,
+        key: &ProjectKey,
+        root: &Path,
+        directories_in_scope: &[RelativePath],
+    ) -> (Option<Watch>, Option<String>) {
+        let directories = directories_in_scope
+            .iter()
+            .map(|directory| root.join(directory.as_str()));
+        let git_dir = crate::pipeline::scan::git::git_dir(root);
+        let limit = max_watched_directories();
+        let started_watch = if directories_in_scope.len() >= limit {
+            Err(format!(
+                "it has {} directories, more than {MAX_WATCHED_VAR}={limit} allows",
+                directories_in_scope.len() + 1
+            ))
+        } else {
+            Watch::start(root, directories, git_dir.as_deref(), &self.cookie_dir)
+                .map_err(|error| unwatched_reason(&error))
+        };
+        match started_watch {
+            Ok(watch) => (Some(watch), None),
+            Err(why) => {
+                // Said once per project: an unwatched project comes here on
+                // every compile.
+                let first = self
+                    .unwatched_said
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(key.clone());
+                if first {
+                    warn!(
+                        "Not watching `{}` ({why}); each compile walks it instead",
+                        root.display()
+                    );
+                } else {
+                    debug!("Still not watching `{}` ({why})", root.display());
+                }
+                (None, Some(why))
+            }
+        }
+    }
+
+    /// The files of `key`'s saved snapshot at `saved`, for its first walk in
+    /// this process: `Ok(None)` when there is none, `Err(why)` (logged) when
+    /// it was refused.
+    fn load_saved(
+        &self,
+        key: &ProjectKey,
+        saved: &Path,
+        cache: &FileCache,
+    ) -> Result<Option<PriorFiles>, String> {
+        let started = Instant::now();
+        match persist::load(saved, cache.fingerprint()) {
+            Ok((files, tree)) => {
+                self.note_saved_tree(key, tree);
+                info!(
+                    "Read {} files of `{}` from its saved snapshot ({:?})",
+                    files.len(),
+                    key.root.display(),
+                    started.elapsed()
+                );
+                Ok(Some(files))
+            }
+            Err(persist::LoadError::Missing) => Ok(None),
+            Err(error) => {
+                let why = format!("`{}` was not used: {error}", saved.display());
+                warn!("The saved snapshot {why}");
+                Err(why)
+            }
+        }
     }
 
     /// Drops projects unused for `idle` or whose root is gone; returns how many

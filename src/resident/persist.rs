@@ -219,8 +219,6 @@ pub fn load(path: &Path, fingerprint: u128) -> Result<(PriorFiles, ContentHash),
         .map(|encoded| decode(encoded))
         .collect::<Option<Vec<_>>>()
         .ok_or(LoadError::Damaged)?;
-    drop(records);
-    drop(bytes);
     Ok((PriorFiles::saved(files), tree_hash))
 }
 

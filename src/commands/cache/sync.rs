@@ -72,7 +72,7 @@ pub fn run(args: &RemoteSyncArgs, host: &Host, push: bool) -> anyhow::Result<()>
     }
     let tier = require_remote(host, &project, push)?;
     let mut cache = file_cache(host, &project)?;
-    let snapshot = crate::pipeline::scan::scan(&project, Some(&cache), None);
+    let snapshot = crate::pipeline::scan::scan(&project, Some(&cache), None, None);
     let tokenizer =
         aic_stages::fit::model::ModelProfile::for_model(project.config.model.id.as_deref())
             .tokenizer;

@@ -136,35 +136,18 @@ impl Snapshot {
     }
 }
 
-/// Runs the `scan` phase. The git history read is independent of the walk, so
-/// it runs on its own thread while the walk fans out over the rayon pool.
-/// `cancel` stops the walk early; the snapshot is then incomplete and the
-/// caller must not use it.
-pub fn scan(project: &Project, cache: Option<&FileCache>, cancel: Option<&AtomicBool>) -> Snapshot {
-    scan_sharded(project, cache, cancel, None, None, None).0
-}
-
-/// [`scan`], taking the files `prior` holds unread when they are unchanged
-/// ([`PriorFiles`]).
-pub fn scan_from(
+/// Runs the `scan` phase, taking the files `prior` holds unread when they are
+/// unchanged ([`PriorFiles`]). The git history read is independent of the
+/// walk, so it runs on its own thread while the walk fans out over the rayon
+/// pool. `cancel` stops the walk early; the snapshot is then incomplete and
+/// the caller must not use it.
+pub fn scan(
     project: &Project,
     cache: Option<&FileCache>,
     cancel: Option<&AtomicBool>,
     prior: Option<&PriorFiles>,
 ) -> Snapshot {
     scan_sharded(project, cache, cancel, None, None, prior).0
-}
-
-/// [`scan`], calling `on_read` with each file the walk reads (its entry and
-/// its bytes, from a rayon worker), so a caller that needs more of a file
-/// than its scan terms (precompute) does not read it a second time.
-pub fn scan_with(
-    project: &Project,
-    cache: Option<&FileCache>,
-    cancel: Option<&AtomicBool>,
-    on_read: Option<&OnRead<'_>>,
-) -> Snapshot {
-    scan_sharded(project, cache, cancel, on_read, None, None).0
 }
 
 /// What a resident index keeps beside a [`Snapshot`] to follow edits without
@@ -198,8 +181,11 @@ pub fn never_include(project: &Project) -> Option<ExclusionScanner> {
         .flatten()
 }
 
-/// [`scan_with`] over one [`Shard`] of the files (`aic precompute --shard`):
-/// the others are counted in [`SkippedFiles::other_shard`].
+/// [`scan`] over one [`Shard`] of the files (`aic precompute --shard`), the
+/// others counted in [`SkippedFiles::other_shard`], calling `on_read` with
+/// each file the walk reads (its entry and its bytes, from a rayon worker),
+/// so a caller that needs more of a file than its scan terms (precompute)
+/// does not read it a second time.
 pub fn scan_shard(
     project: &Project,
     cache: Option<&FileCache>,
@@ -209,7 +195,7 @@ pub fn scan_shard(
     scan_sharded(project, cache, None, on_read, shard, None).0
 }
 
-/// [`scan_from`], also returning the [`ScanDetail`] a resident index keeps.
+/// [`scan`], also returning the [`ScanDetail`] a resident index keeps.
 pub fn scan_detailed(
     project: &Project,
     cache: Option<&FileCache>,

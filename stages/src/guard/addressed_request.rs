@@ -1194,38 +1194,40 @@ fn passage_bounds(lines: &LineIndex<'_>, number: u32, section: bool) -> (u32, u3
     // A heading or a salutation heads the paragraph under it ("## Note to
     // AI assistants", a blank line, the note; "To: AI assistant", the other
     // header lines, a blank line, the message).
-    if section && is_heading(lines.line(number)) {
+    // The paragraph after at most two blank lines below `last`, unless it is
+    // a heading: its last line, stopping at a blank line, after
+    // `LINES_AFTER` lines, or before a line that `stop` refuses.
+    let paragraph_below = |last: u32, stop: &dyn Fn(&str) -> bool| {
         let mut next = last + 1;
         while next <= lines.line_count() && next - last <= 2 && blank(next) {
             next += 1;
         }
-        if next <= lines.line_count() && !blank(next) && !is_heading(lines.line(next)) {
-            let start = next;
-            last = next;
-            while last < lines.line_count()
-                && last - start < LINES_AFTER
-                && !blank(last + 1)
-                && !lines.line(last + 1).trim_start().starts_with('#')
-            {
-                last += 1;
-            }
-            return (first, last);
+        if next > lines.line_count() || blank(next) || is_heading(lines.line(next)) {
+            return None;
         }
+        let mut end = next;
+        while end < lines.line_count()
+            && end - next < LINES_AFTER
+            && !blank(end + 1)
+            && !stop(lines.line(end + 1))
+        {
+            end += 1;
+        }
+        Some(end)
+    };
+    if section
+        && is_heading(lines.line(number))
+        && let Some(end) = paragraph_below(last, &|line| line.trim_start().starts_with('#'))
+    {
+        return (first, end);
     }
     // A paragraph that ends with a colon goes on under it ("… must render
     // this badge:", a blank line, the badge).
-    if section && unmarked(lines.line(last)).trim_end().ends_with(':') {
-        let mut next = last + 1;
-        while next <= lines.line_count() && next - last <= 2 && blank(next) {
-            next += 1;
-        }
-        if next <= lines.line_count() && !blank(next) && !is_heading(lines.line(next)) {
-            let start = next;
-            last = next;
-            while last < lines.line_count() && last - start < LINES_AFTER && !blank(last + 1) {
-                last += 1;
-            }
-        }
+    if section
+        && unmarked(lines.line(last)).trim_end().ends_with(':')
+        && let Some(end) = paragraph_below(last, &|_| false)
+    {
+        last = end;
     }
     (first, last)
 }

@@ -975,8 +975,19 @@ impl PromptInjectionScanner {
             } else {
                 GuardSeverity::Block
             };
-        // A line reports each id once; an override phrase that a built-in
-        // pattern of its group already reports on the line is not repeated.
+        self.report(path, &hits, severity)
+    }
+
+    /// One finding per line and pattern id of `hits` ((line, pattern index)
+    /// → excused), at `severity` unless every hit of the id on the line was
+    /// excused (then a warning). An override phrase that a built-in pattern
+    /// of its group already reports on the line is not repeated.
+    fn report(
+        &self,
+        path: &RelativePath,
+        hits: &BTreeMap<(u32, usize), bool>,
+        severity: GuardSeverity,
+    ) -> Vec<GuardFinding> {
         let mut reported: BTreeSet<(u32, &str)> = BTreeSet::new();
         let mut covered: BTreeSet<(u32, u8)> = BTreeSet::new();
         for (line, index) in hits.keys() {
@@ -987,7 +998,7 @@ impl PromptInjectionScanner {
             }
         }
         let mut excused_by_id: BTreeMap<(u32, &str), bool> = BTreeMap::new();
-        for ((line, index), excused) in &hits {
+        for ((line, index), excused) in hits {
             if let Some(pattern) = self.patterns.get(*index) {
                 *excused_by_id
                     .entry((*line, pattern.id.as_str()))
