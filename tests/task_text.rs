@@ -153,6 +153,100 @@ fn a_named_file_larger_than_the_budget_is_sliced_around_the_named_function() {
     assert!(!warnings.contains("slice"), "{warnings}");
 }
 
+/// `service.py`, whose long `build_report` the task names and calls
+/// `check_range`, and `validate.py`, whose `check_range` raises the error;
+/// with the line numbers of the call and of the raise.
+fn report_and_validation_modules() -> (String, String, usize, usize) {
+    let mut service = String::from(
+        "\"\"\"Invoice reports: totals, lines and summaries.\"\"\"\nfrom validate import check_range\n\n",
+    );
+    let mut call = 0;
+    for n in 0..40 {
+        let _ = write!(
+            service,
+            "\ndef invoice_report_section_{n}(invoice, report):\n    \"\"\"Invoice report section {n}: adds the invoice totals to the report.\"\"\"\n    report.lines.append(invoice.total * {n})\n    return report\n\n"
+        );
+        if n == 20 {
+            service.push_str("\ndef build_report(invoices):\n    \"\"\"Build the invoice report of all invoices.\"\"\"\n    report = Report()\n");
+            for k in 0..60 {
+                let _ = writeln!(
+                    service,
+                    "    report.add_invoice_total(\"section {k}\", sum(i.total for i in invoices if i.section == {k}))"
+                );
+            }
+            service.push_str("    lo, hi = min(invoices), max(invoices)\n");
+            call = service.lines().count() + 1;
+            service.push_str("    check_range(lo, hi)\n    return report\n\n");
+        }
+    }
+    let mut validate = String::from("\"\"\"Validation helpers.\"\"\"\n\n");
+    let mut raise = 0;
+    for n in 0..40 {
+        let _ = write!(
+            validate,
+            "\ndef check_field_{n}(value):\n    \"\"\"Check field {n}.\"\"\"\n    if value is None:\n        raise TypeError(\"field {n} missing\")\n    return value\n\n"
+        );
+        if n == 20 {
+            validate.push_str(
+                "\ndef check_range(lo, hi):\n    \"\"\"Check that a range is not empty.\"\"\"\n",
+            );
+            for k in 0..40 {
+                let _ = writeln!(validate, "    assert_bound_{k}(lo, hi)");
+            }
+            validate.push_str("    span = hi - lo\n    if span <= 0:\n");
+            raise = validate.lines().count() + 1;
+            validate.push_str("        raise ValueError(\"empty range: lo must be below hi\")\n    return span\n\n");
+        }
+    }
+    (service, validate, call, raise)
+}
+
+#[test]
+fn the_error_site_keeps_its_definition_at_a_hooks_budget_when_another_file_ranks_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let (service, validate, call, raise) = report_and_validation_modules();
+    fs_err::write(dir.path().join("service.py"), &service).unwrap();
+    fs_err::write(dir.path().join("validate.py"), &validate).unwrap();
+    let root = dir.path().to_str().unwrap();
+    let intent = format!(
+        "The invoice report from `build_report` fails when all invoices have the same total\n\n\
+        ```\n\
+        Traceback (most recent call last):\n  \
+        File \"/srv/app/service.py\", line {call}, in build_report\n    \
+        check_range(lo, hi)\n  \
+        File \"/srv/app/validate.py\", line {raise}, in check_range\n    \
+        raise ValueError(\"empty range: lo must be below hi\")\n\
+        ValueError: empty range: lo must be below hi\n\
+        ```\n"
+    );
+    let run = aic(
+        &[
+            "compile", &intent, "--root", root, "--budget", "2500", "--json",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let prompt = run.json()["compiledPrompt"].as_str().unwrap().to_owned();
+    // The named function's file ranks first and is sliced to its function.
+    assert_eq!(
+        prompt_headings(&prompt)[..2],
+        ["service.py", "validate.py"],
+        "{prompt}"
+    );
+    assert!(prompt.contains("def build_report(invoices):"), "{prompt}");
+    // The function the error is raised in is shown whole, not only the
+    // lines around the raise: its room was set aside before the first
+    // file took its share of the 2,500 tokens.
+    let check_range = validate
+        .split("def check_range")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+        .unwrap();
+    for line in check_range.lines().skip(1) {
+        assert!(prompt.contains(line), "`{line}` missing: {prompt}");
+    }
+}
+
 #[test]
 fn a_vague_intent_gets_the_orienting_context_and_a_warning() {
     let repo = fixture_repo("webapp", WEBAPP_MTIMES);

@@ -743,6 +743,10 @@ fn ladder_file(
 /// others. Less relevant files get a glimpse or their signatures, and files
 /// below [`SHOWN_RATIO`] are listed by path in the notes.
 pub const FOCUS_SHARES: [(f64, u32); 3] = [(0.85, 10_000), (0.6, 6_000), (0.5, 4_000)];
+/// The room set aside for the error site (a pasted trace's innermost
+/// project frame) when another file ranks above it: a share of the code
+/// budget and a token cap.
+pub const ERROR_SITE_SHARE: (f64, u32) = (0.35, 2_500);
 /// The allowance of the other files shown with their body: a share of what
 /// is left of the code budget and a token cap.
 pub const OTHER_SHARE: (f64, u32) = (0.25, 2_500);
@@ -866,7 +870,7 @@ fn place(
     let mut full = 0usize;
     // Tokens the files shown with their body take, in rank order.
     let mut used = 0u64;
-    for (rank, (file, facts)) in safe.iter().enumerate() {
+    let shown_with_body = |rank: usize, file: &ScoredFile, full: usize| {
         let relative = if file.target || best <= 0.0 {
             1.0
         } else {
@@ -882,7 +886,39 @@ fn place(
             && (file.penalized_by.iter().any(|p| p.starts_with(KIND_PRIOR))
                 || (!file.penalized_by.is_empty()
                     && FileKind::of(&file.path, file.language) != FileKind::Source));
-        let whole = file.target || (!demoted && full < MAX_FULL_FILES && relative >= FULL_RATIO);
+        file.target || (!demoted && full < MAX_FULL_FILES && relative >= FULL_RATIO)
+    };
+    // The error site: where a pasted trace's innermost project frame is.
+    // When it is not the first file, its room is set aside before the
+    // files above it take theirs, so a tight budget still shows the line
+    // the error is raised on.
+    let error_site = safe
+        .iter()
+        .enumerate()
+        .take(FOCUS_SHARES.len())
+        .skip(1)
+        .find(|(rank, (file, _))| file.signals.trace >= 1.0 && shown_with_body(*rank, file, *rank))
+        .and_then(|(rank, (file, facts))| {
+            let share = ((ERROR_SITE_SHARE.0 * f64::from(code_budget.0)) as u64)
+                .min(u64::from(ERROR_SITE_SHARE.1));
+            let cost = match facts.costs()[0] {
+                Some(l0) if l0.get() <= share => l0.get(),
+                _ => focus_slice(plan, snapshot, file, facts, TokenCount::from_u64(share))?
+                    .cost
+                    .get(),
+            };
+            Some((rank, cost))
+        });
+    if let Some((_, cost)) = error_site {
+        used += cost;
+    }
+    for (rank, (file, facts)) in safe.iter().enumerate() {
+        if let Some((site, cost)) = error_site
+            && site == rank
+        {
+            used -= cost;
+        }
+        let whole = shown_with_body(rank, file, full);
         // A file that defines a name the intent mentions is shown with that
         // definition or not at all: never as signatures without its body.
         let named = defines_a_named_name(plan, snapshot, file);
@@ -940,11 +976,16 @@ fn place(
         let (share, cap) = FOCUS_SHARES.get(index).copied().unwrap_or(OTHER_SHARE);
         let remaining = u64::from(code_budget.0).saturating_sub(used);
         let share = (share * remaining as f64) as u64;
-        let allowance = if file.target {
+        let mut allowance = if file.target {
             share
         } else {
             share.min(u64::from(cap))
         };
+        if let Some((site, cost)) = error_site
+            && site == rank
+        {
+            allowance = allowance.max(cost);
+        }
         placement.focus.push(file.path.clone());
         if l0 <= allowance {
             used += l0;
