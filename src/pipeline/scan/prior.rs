@@ -94,6 +94,36 @@ impl PriorFiles {
         self.len() == 0
     }
 
+    /// Where the earlier walk saw a file at `path`: the index to ask
+    /// [`PriorFiles::path_at`] and [`PriorFiles::unchanged_at`] with.
+    pub fn find(&self, path: &str) -> Option<usize> {
+        match self {
+            Self::Snapshot { snapshot, .. } => snapshot
+                .repo
+                .files
+                .binary_search_by(|file| file.path.as_str().cmp(path))
+                .ok(),
+            Self::Saved(files) => files
+                .binary_search_by(|file| file.path.as_str().cmp(path))
+                .ok(),
+        }
+    }
+
+    /// The earlier walk's own copy of the path at `index` (from
+    /// [`PriorFiles::find`]): a walk that names its files with it holds one
+    /// copy of each path, not two, while the earlier walk's files are alive
+    /// beside its own.
+    ///
+    /// # Panics
+    ///
+    /// When `index` is out of range.
+    pub fn path_at(&self, index: usize) -> RelativePath {
+        match self {
+            Self::Snapshot { snapshot, .. } => snapshot.repo.files[index].path.clone(),
+            Self::Saved(files) => files[index].path.clone(),
+        }
+    }
+
     /// The content hash and scan terms of the file at `path`, when the
     /// earlier walk saw it settled with this `size` (bytes), modification
     /// time (`mtime_ns`, ns since the epoch) and `language`.
@@ -104,16 +134,28 @@ impl PriorFiles {
         mtime_ns: i64,
         language: Language,
     ) -> Option<(ContentHash, EntryTerms)> {
+        self.unchanged_at(self.find(path.as_str())?, size, mtime_ns, language)
+    }
+
+    /// [`PriorFiles::unchanged`] for the file at `index` (from
+    /// [`PriorFiles::find`]).
+    ///
+    /// # Panics
+    ///
+    /// When `index` is out of range.
+    pub fn unchanged_at(
+        &self,
+        index: usize,
+        size: u64,
+        mtime_ns: i64,
+        language: Language,
+    ) -> Option<(ContentHash, EntryTerms)> {
         match self {
             Self::Snapshot {
                 snapshot,
                 walk_started_ns,
             } => {
-                let files = &snapshot.repo.files;
-                let file: &FileEntry = files
-                    .binary_search_by(|file| file.path.cmp(path))
-                    .ok()
-                    .map(|index| &files[index])?;
+                let file: &FileEntry = &snapshot.repo.files[index];
                 (file.size_bytes == size
                     && file.last_modified_ns == mtime_ns
                     && file.language == language
@@ -130,10 +172,7 @@ impl PriorFiles {
                     })
             }
             Self::Saved(files) => {
-                let file = files
-                    .binary_search_by(|file| file.path.cmp(path))
-                    .ok()
-                    .map(|index| &files[index])?;
+                let file = &files[index];
                 (file.size == size && file.mtime_ns == mtime_ns && file.language == language)
                     .then(|| (file.hash, file.terms.clone()))
             }

@@ -300,8 +300,18 @@ impl ClientState for ScanState {
 /// A path found by the walk, before it is read.
 struct Found {
     path: RelativePath,
-    absolute: PathBuf,
     is_symlink: bool,
+    /// Where the walk's prior ([`ScanOptions::prior`]) has this path.
+    prior: Option<u32>,
+}
+
+impl Found {
+    /// Its path below `root`, made when the file is opened rather than kept
+    /// for every file of the walk (a 1M-file walk would hold ~85 MiB of
+    /// them at its peak).
+    fn absolute(&self, root: &Path) -> PathBuf {
+        root.join(self.path.as_str())
+    }
 }
 
 enum FileOutcome {
@@ -386,8 +396,19 @@ fn read_directories(
         let Ok(relative) = absolute.strip_prefix(root) else {
             continue;
         };
-        let Some(path) = relative.to_str().and_then(RelativePath::new) else {
+        // A path the prior has is named with the prior's copy of it.
+        let Some(relative) = relative.to_str() else {
             // Non-UTF-8 names cannot be shown in a prompt.
+            walk_errors += 1;
+            continue;
+        };
+        let prior = options
+            .prior
+            .and_then(|prior| Some((prior, prior.find(relative)?)));
+        let Some(path) = prior
+            .map(|(prior, index)| prior.path_at(index))
+            .or_else(|| RelativePath::new(relative))
+        else {
             walk_errors += 1;
             continue;
         };
@@ -397,8 +418,8 @@ fn read_directories(
         }
         batch.push(Found {
             path,
-            absolute,
             is_symlink: entry.file_type.is_symlink(),
+            prior: prior.and_then(|(_, index)| u32::try_from(index).ok()),
         });
         if batch.len() == WALK_BATCH
             && sender
@@ -457,7 +478,7 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
         "Walked and scanned {total} files in {:?}",
         walk_started.elapsed()
     );
-    resolve_deferred(&mut scanned, options, cache);
+    resolve_deferred(root, &mut scanned, options, cache);
     let mut entries = Vec::with_capacity(total);
     let mut left_out = Vec::new();
     let mut other_shard = 0;
@@ -504,12 +525,15 @@ pub fn scan_path(
     }
     let found = Found {
         path: path.clone(),
-        absolute,
         is_symlink: metadata.file_type().is_symlink(),
+        prior: options
+            .prior
+            .and_then(|prior| prior.find(path.as_str()))
+            .and_then(|index| u32::try_from(index).ok()),
     };
     let outcome = scan_file(root, &found, options, cache);
     let mut scanned = [vec![(found, outcome)]];
-    resolve_deferred(&mut scanned, options, cache);
+    resolve_deferred(root, &mut scanned, options, cache);
     match scanned[0].pop() {
         Some((_, FileOutcome::Entry(entry))) => PathOutcome::Entry(entry),
         Some((_, FileOutcome::OtherShard)) => PathOutcome::Ignored,
@@ -563,8 +587,9 @@ fn scan_file(
     options: ScanOptions<'_>,
     cache: Option<&FileCache>,
 ) -> FileOutcome {
+    let absolute = file.absolute(root);
     if file.is_symlink {
-        match fs_err::canonicalize(&file.absolute) {
+        match fs_err::canonicalize(&absolute) {
             Ok(target) if target.starts_with(root) => {
                 if links_to_sensitive(root, &target, options.never_include) {
                     return FileOutcome::Symlink;
@@ -574,7 +599,7 @@ fn scan_file(
             Err(_) => return FileOutcome::Unreadable,
         }
     }
-    let Ok(metadata) = fs_err::metadata(&file.absolute) else {
+    let Ok(metadata) = fs_err::metadata(&absolute) else {
         return FileOutcome::Unreadable;
     };
     if metadata.is_dir() {
@@ -608,7 +633,10 @@ fn scan_file(
     if options.shard.is_none()
         && let Some((hash, facts)) = options
             .prior
-            .and_then(|prior| prior.unchanged(&file.path, metadata.len(), mtime_ns, stat.language))
+            .zip(file.prior)
+            .and_then(|(prior, index)| {
+                prior.unchanged_at(index as usize, metadata.len(), mtime_ns, stat.language)
+            })
     {
         if let Some(cache) = cache {
             cache.count_prior_hit();
@@ -646,7 +674,7 @@ fn scan_file(
     {
         return stat.entry(file, metadata.len(), hash, terms);
     }
-    let bytes = match read_bounded(&file.absolute, options.max_file_bytes) {
+    let bytes = match read_bounded(&absolute, options.max_file_bytes) {
         Ok(Bounded::Bytes(bytes)) => bytes,
         Ok(Bounded::TooLarge) => return FileOutcome::TooLarge,
         Ok(Bounded::NotRegular) | Err(_) => return FileOutcome::Unreadable,
@@ -779,6 +807,7 @@ fn compute_terms(
 /// bytes (read again when they were not held or its path index entry
 /// answered).
 fn resolve_deferred(
+    root: &Path,
     batches: &mut [Vec<(Found, FileOutcome)>],
     options: ScanOptions<'_>,
     cache: Option<&FileCache>,
@@ -808,7 +837,7 @@ fn resolve_deferred(
     batches.par_iter_mut().for_each(|batch| {
         for (file, outcome) in batch {
             *outcome = match std::mem::replace(outcome, FileOutcome::Unreadable) {
-                FileOutcome::Deferred(deferred) => resolve_one(file, deferred, options, cache),
+                FileOutcome::Deferred(deferred) => resolve_one(root, file, deferred, options, cache),
                 resolved => resolved,
             };
         }
@@ -818,6 +847,7 @@ fn resolve_deferred(
 /// Finishes one deferred file: from its fetched scan row, else computed from
 /// its bytes.
 fn resolve_one(
+    root: &Path,
     file: &Found,
     deferred: Deferred,
     options: ScanOptions<'_>,
@@ -840,7 +870,7 @@ fn resolve_one(
     }
     let bytes = match bytes {
         Some(bytes) => bytes,
-        None => match read_bounded(&file.absolute, options.max_file_bytes) {
+        None => match read_bounded(&file.absolute(root), options.max_file_bytes) {
             Ok(Bounded::Bytes(bytes)) => bytes,
             Ok(Bounded::TooLarge) => return FileOutcome::TooLarge,
             Ok(Bounded::NotRegular) | Err(_) => return FileOutcome::Unreadable,
