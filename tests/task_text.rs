@@ -248,6 +248,51 @@ fn the_error_site_keeps_its_definition_at_a_hooks_budget_when_another_file_ranks
 }
 
 #[test]
+fn a_failing_assertion_in_a_test_takes_no_room_from_the_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let (service, _, _, _) = report_and_validation_modules();
+    fs_err::write(dir.path().join("service.py"), &service).unwrap();
+    let mut test =
+        String::from("from service import build_report\n\n\ndef test_build_report_totals():\n");
+    for k in 0..40 {
+        let _ = writeln!(
+            test,
+            "    assert build_report([Invoice({k})]).section({k}) == {k}"
+        );
+    }
+    fs_err::create_dir_all(dir.path().join("tests")).unwrap();
+    fs_err::write(dir.path().join("tests/test_report.py"), &test).unwrap();
+    let root = dir.path().to_str().unwrap();
+    // pytest's report of a failed assertion: the only frame is the test's.
+    let intent = "The totals of `build_report` are wrong for one invoice\n\n\
+        ```\n\
+        Traceback (most recent call last):\n  \
+        File \"/srv/app/tests/test_report.py\", line 20, in test_build_report_totals\n    \
+        assert build_report([Invoice(16)]).section(16) == 16\n\
+        AssertionError\n\
+        ```\n";
+    let run = aic(
+        &[
+            "compile", intent, "--root", root, "--budget", "2500", "--json",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let prompt = run.json()["compiledPrompt"].as_str().unwrap().to_owned();
+    assert_eq!(prompt_headings(&prompt)[0], "service.py", "{prompt}");
+    // The test is not an error site: the function the task names keeps
+    // the first file's whole share and is shown whole.
+    let build_report = service
+        .split("def build_report")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+        .unwrap();
+    for line in build_report.lines().skip(1) {
+        assert!(prompt.contains(line), "`{line}` missing: {prompt}");
+    }
+}
+
+#[test]
 fn a_vague_intent_gets_the_orienting_context_and_a_warning() {
     let repo = fixture_repo("webapp", WEBAPP_MTIMES);
     let root = repo.path().to_str().unwrap();

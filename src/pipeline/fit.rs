@@ -888,16 +888,21 @@ fn place(
                     && FileKind::of(&file.path, file.language) != FileKind::Source));
         file.target || (!demoted && full < MAX_FULL_FILES && relative >= FULL_RATIO)
     };
-    // The error site: where a pasted trace's innermost project frame is.
-    // When it is not the first file, its room is set aside before the
-    // files above it take theirs, so a tight budget still shows the line
-    // the error is raised on.
+    // The error site: where a pasted trace's innermost project frame is,
+    // in source (an assertion failing in a test is where the test noticed,
+    // not where the fault is). When it is not the first file, its room is
+    // set aside before the files above it take theirs, so a tight budget
+    // still shows the line the error is raised on.
     let error_site = safe
         .iter()
         .enumerate()
         .take(FOCUS_SHARES.len())
         .skip(1)
-        .find(|(rank, (file, _))| file.signals.trace >= 1.0 && shown_with_body(*rank, file, *rank))
+        .find(|(rank, (file, _))| {
+            file.signals.trace >= 1.0
+                && FileKind::of(&file.path, file.language) == FileKind::Source
+                && shown_with_body(*rank, file, *rank)
+        })
         .and_then(|(rank, (file, facts))| {
             let share = ((ERROR_SITE_SHARE.0 * f64::from(code_budget.0)) as u64)
                 .min(u64::from(ERROR_SITE_SHARE.1));

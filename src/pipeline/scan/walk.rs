@@ -631,12 +631,9 @@ fn scan_file(
     }
     // Warmest path: a file an earlier walk saw, unchanged since.
     if options.shard.is_none()
-        && let Some((hash, facts)) = options
-            .prior
-            .zip(file.prior)
-            .and_then(|(prior, index)| {
-                prior.unchanged_at(index as usize, metadata.len(), mtime_ns, stat.language)
-            })
+        && let Some((hash, facts)) = options.prior.zip(file.prior).and_then(|(prior, index)| {
+            prior.unchanged_at(index as usize, metadata.len(), mtime_ns, stat.language)
+        })
     {
         if let Some(cache) = cache {
             cache.count_prior_hit();
@@ -837,7 +834,9 @@ fn resolve_deferred(
     batches.par_iter_mut().for_each(|batch| {
         for (file, outcome) in batch {
             *outcome = match std::mem::replace(outcome, FileOutcome::Unreadable) {
-                FileOutcome::Deferred(deferred) => resolve_one(root, file, deferred, options, cache),
+                FileOutcome::Deferred(deferred) => {
+                    resolve_one(root, file, deferred, options, cache)
+                }
                 resolved => resolved,
             };
         }
