@@ -19,7 +19,10 @@
 //! - **trace**: a frame's path is matched to the file whose path ends with
 //!   the longest run of the frame's trailing components, after dropping what
 //!   precedes `site-packages/`, `dist-packages/` or `node_modules/<name>/`
-//!   (an installed copy of the project is the project). Within each trace the
+//!   (an installed copy of the project is the project); a frame in an
+//!   installed package or in Python's own library (`lib/python3.11/`) maps
+//!   only with more than its file name in common (`site-packages/rich/utils.py`
+//!   is not the project's `click/utils.py`). Within each trace the
 //!   frames that map to files are counted from the innermost outwards: the
 //!   innermost scores 1.0 and each step out 0.2 less, down to 0.4. A frame
 //!   that names only a file name shared by several files is ambiguous and
@@ -220,11 +223,13 @@ pub fn mention_relevance(mentions: &[Mention], files: &[&FileEntry]) -> (Vec<f64
 
 /// The repository-relative tail of a frame's path: what follows an installed
 /// package directory, else the path itself; its components.
-fn frame_components(path: &str) -> Vec<&str> {
+fn frame_components(path: &str) -> FrameComponents<'_> {
     let mut tail = path;
+    let mut library = false;
     for marker in ["site-packages/", "dist-packages/"] {
         if let Some(at) = tail.rfind(marker) {
             tail = &tail[at + marker.len()..];
+            library = true;
         }
     }
     if let Some(at) = tail.rfind("node_modules/") {
@@ -232,16 +237,50 @@ fn frame_components(path: &str) -> Vec<&str> {
         // `node_modules/@scope/name/…` or `node_modules/name/…`.
         let skip = if rest.starts_with('@') { 2 } else { 1 };
         tail = rest.splitn(skip + 1, '/').nth(skip).unwrap_or(rest);
+        library = true;
     }
-    tail.split('/')
+    let components: Vec<&str> = tail
+        .split('/')
         .filter(|c| !c.is_empty() && *c != ".")
-        .collect()
+        .collect();
+    // Python's standard library (`/usr/lib/python3.11/pathlib.py`,
+    // `…/lib/python3.12/json/decoder.py`) outside any package directory.
+    library |= !library
+        && components
+            .windows(2)
+            .any(|pair| pair[0].starts_with("lib") && is_python_directory(pair[1]));
+    FrameComponents {
+        components,
+        library,
+    }
+}
+
+/// `python3.11`, `python3`, `python2.7`: a Python installation's library
+/// directory under `lib`.
+fn is_python_directory(component: &str) -> bool {
+    component
+        .strip_prefix("python")
+        .is_some_and(|version| version.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// A frame's path as the components that may match a repository path.
+struct FrameComponents<'a> {
+    /// The path's components after any installed-package prefix.
+    components: Vec<&'a str>,
+    /// The frame is in an installed package (after `site-packages/`,
+    /// `dist-packages/` or `node_modules/<name>/`) or in Python's own
+    /// library: a repository file matches it only with more than its file
+    /// name in common, or its whole remaining path.
+    library: bool,
 }
 
 /// The candidates a frame maps to: those whose path ends with the longest
 /// run of the frame's trailing components.
 fn frame_files(frame: &TraceFrame, files: &[&FileEntry], index: &FileIndex) -> Vec<usize> {
-    let components = frame_components(&frame.path);
+    let FrameComponents {
+        components,
+        library,
+    } = frame_components(&frame.path);
     let Some(name) = components.last() else {
         return Vec::new();
     };
@@ -271,6 +310,12 @@ fn frame_files(frame: &TraceFrame, files: &[&FileEntry], index: &FileIndex) -> V
     if best <= 1 && found.len() > 1 {
         return Vec::new();
     }
+    // Another package's or the standard library's file of the same name
+    // (`/usr/lib/python3.11/pathlib.py`, `site-packages/rich/utils.py`) is
+    // not the project's.
+    if library && best < 2 && best < components.len() {
+        return Vec::new();
+    }
     found
 }
 
@@ -284,7 +329,7 @@ pub fn trace_relevance(frames: &[TraceFrame], files: &[&FileEntry]) -> (Vec<f64>
     }
     let names: Vec<&str> = frames
         .iter()
-        .filter_map(|frame| frame_components(&frame.path).last().copied())
+        .filter_map(|frame| frame_components(&frame.path).components.last().copied())
         .collect();
     let index = FileIndex::new(files, &[], &names);
     // Mapped frames, by trace, innermost first.
@@ -422,6 +467,35 @@ mod tests {
         );
         assert_eq!(anchors[by_path("src/marshmallow/fields.py")].lines, [1117]);
         assert!(signals[by_path("tests/__init__.py")].abs() < 1e-12);
+    }
+
+    #[test]
+    fn library_files_sharing_a_project_file_name_are_not_the_project() {
+        let repo = repo(&[
+            ("src/_pytest/pathlib.py", ""),
+            ("src/_pytest/tmpdir.py", ""),
+            ("click/utils.py", ""),
+            ("six.py", ""),
+        ]);
+        let files: Vec<&FileEntry> = repo.files.iter().collect();
+        let frames = parse_frames(concat!(
+            "Traceback (most recent call last):\n",
+            "  File \"/venv/lib/python3.11/site-packages/_pytest/tmpdir.py\", line 202, in getbasetemp\n",
+            "    basetemp = make_numbered_dir_with_cleanup(\n",
+            "  File \"/venv/lib/python3.11/site-packages/six.py\", line 3, in reraise\n",
+            "    raise value\n",
+            "  File \"/venv/lib/python3.11/site-packages/rich/utils.py\", line 9, in wrap\n",
+            "    return f()\n",
+            "  File \"/usr/lib/python3.11/pathlib.py\", line 1146, in mkdir\n",
+            "    os.mkdir(self, mode)\n",
+            "FileExistsError: [Errno 17] File exists\n",
+        ));
+        let (signals, _) = trace_relevance(&frames, &files);
+        // The standard library's pathlib.py and rich's utils.py are not the
+        // project's files of those names; a one-file package installed whole
+        // (the innermost frame that maps) and pytest's tmpdir.py are. In
+        // path order: click/utils.py, six.py, pathlib.py, tmpdir.py.
+        assert_eq!(signals, [0.0, 1.0, 0.0, 0.8]);
     }
 
     #[test]
