@@ -4,7 +4,7 @@
 //!
 //! | format | frame line |
 //! | --- | --- |
-//! | Python | `File "pkg/mod.py", line 12, in func` |
+//! | Python | `File "pkg/mod.py", line 12, in func` (also behind pytest's `INTERNALERROR> `) |
 //! | pytest | `pkg/mod.py:12: in func`, `pkg/mod.py:12: AssertionError` |
 //! | JavaScript / Node | `at func (src/a.js:12:5)`, `at src/a.js:12:5`, `at file:///app/a.mjs:3:1` |
 //! | Java / Kotlin | `at com.acme.Foo.bar(Foo.java:12)` |
@@ -42,6 +42,9 @@ pub struct TraceFrame {
     /// was raised.
     pub depth: u16,
 }
+
+/// The prefix pytest puts before each line of an internal error's report.
+const INTERNAL_ERROR_PREFIX: &str = "INTERNALERROR> ";
 
 /// The most frames read from one intent; a pasted log can be long.
 pub const MAX_FRAMES: usize = 200;
@@ -249,6 +252,9 @@ pub fn parse_frames(text: &str) -> Vec<TraceFrame> {
             break;
         }
         let line = raw_line.trim_end_matches('\r');
+        // pytest prints a crash inside itself or a plugin with every line
+        // of the traceback behind `INTERNALERROR> `.
+        let line = line.strip_prefix(INTERNAL_ERROR_PREFIX).unwrap_or(line);
         let found = frame_on_line(p, line, &mut go_function);
         let Some((path, line_number, function, order)) = found else {
             let trimmed = line.trim_start();
@@ -361,6 +367,25 @@ mod tests {
         assert!(inner.path.ends_with("marshmallow/fields.py"), "{inner:?}");
         assert_eq!(inner.function.as_deref(), Some("_bind_to_schema"));
         assert_eq!(frames[0].depth, 3);
+    }
+
+    #[test]
+    fn a_pytest_internal_error_is_read_behind_its_prefix() {
+        let frames = parse_frames(concat!(
+            "INTERNALERROR> Traceback (most recent call last):\n",
+            "INTERNALERROR>   File \"/venv/lib/python3.11/site-packages/_pytest/main.py\", line 285, in wrap_session\n",
+            "INTERNALERROR>     session.exitstatus = doit(config, session) or 0\n",
+            "INTERNALERROR>   File \"/venv/lib/python3.11/site-packages/_pytest/reports.py\", line 196, in head_line\n",
+            "INTERNALERROR>     return domain\n",
+            "INTERNALERROR> UnboundLocalError: cannot access local variable 'domain'\n",
+        ));
+        assert_eq!(frames.len(), 2, "{frames:#?}");
+        let inner = innermost(&frames);
+        assert!(inner.path.ends_with("_pytest/reports.py"), "{inner:?}");
+        assert_eq!(
+            (inner.line, inner.function.as_deref()),
+            (Some(196), Some("head_line"))
+        );
     }
 
     #[test]
