@@ -346,6 +346,17 @@ const MAX_TRIED: usize = 48;
 /// anchors that is shown rather than marked, when it fits.
 const MAX_CLOSED_GAP: usize = 8;
 
+/// Brackets a line opens minus those it closes (`(`, `[`, `{` against `)`,
+/// `]`, `}`), strings and comments not told apart: enough to see that a line
+/// such as `throw new Error(` continues below.
+fn bracket_balance(line: &str) -> isize {
+    line.bytes().fold(0, |depth, byte| match byte {
+        b'(' | b'[' | b'{' => depth + 1,
+        b')' | b']' | b'}' => depth - 1,
+        _ => depth,
+    })
+}
+
 /// How many of the best definitions a slice places before the skeleton and
 /// the import block: the outline of the code around the best few tells an
 /// agent where a change goes (the method beside its siblings, the name to
@@ -685,6 +696,42 @@ impl Planner<'_> {
                 break;
             }
         }
+        // A window that ends inside a statement (a call or a literal over
+        // several lines: `throw new Error(`) ends where it closes when that
+        // is at most a few lines down, paid for by lines at its start (never
+        // the strongest anchor): a raise cut after its first line does not
+        // say what it raises.
+        // The line that closes what `lines` leave open, or their last line.
+        let statement_end = |lines: RangeInclusive<usize>| {
+            let last = *lines.end();
+            let mut depth: isize = lines.map(|line| bracket_balance(self.lines[line])).sum();
+            if depth <= 0 {
+                return last;
+            }
+            (last + 1..=(last + MAX_CLOSED_GAP).min(*body.end()))
+                .find(|&next| {
+                    depth += bracket_balance(self.lines[next]);
+                    depth <= 0
+                })
+                .unwrap_or(last)
+        };
+        let closer = statement_end(window.clone());
+        if closer > *window.end() {
+            let keep_from = strongest
+                .filter(|a| window.contains(a))
+                .unwrap_or(*window.end());
+            let mut start = *window.start();
+            while start < keep_from && cost(&(start..=closer)) > left {
+                start += 1;
+            }
+            if cost(&(start..=closer)) <= left {
+                window = start..=closer;
+            }
+        }
+        // What the end may be trimmed to: the strongest anchor's statement.
+        let keep_to = strongest
+            .filter(|a| window.contains(a))
+            .map(|a| statement_end(a..=a).min(*window.end()));
         // A window that starts inside a statement or block starts at the
         // line that opens it (`if (…) {`, `try:`, a call over several lines)
         // when that is at most a few lines up, paid for by lines at its end
@@ -698,7 +745,7 @@ impl Planner<'_> {
                     && indent(self.lines[line]) < indent(self.lines[first])
             });
         if let Some(opener) = opener {
-            let keep_to = strongest.filter(|a| window.contains(a)).unwrap_or(first);
+            let keep_to = keep_to.unwrap_or(first);
             let mut end = *window.end();
             while end > keep_to && cost(&(opener..=end)) > left {
                 end -= 1;
@@ -1968,6 +2015,46 @@ mod tests {
             .filter(|l| l.trim_start().starts_with('…'))
             .count();
         assert_eq!(markers, 2, "{text}");
+    }
+
+    #[test]
+    fn a_window_does_not_end_inside_the_statement_it_anchors_on() {
+        use std::fmt::Write as _;
+
+        // A long function raising inside an `if` near its middle, with a
+        // message over several lines: the window starts at the `if` and
+        // holds the raise to its closing line (before, moving its start up
+        // to the `if` cut its end back to the raise's first line).
+        let mut body = String::from("def check(request):\n");
+        for n in 1..120 {
+            writeln!(body, "    value_{n} = ordinary_step(request, {n})").unwrap();
+            if n == 60 {
+                body.push_str("    if value_60 is None:\n");
+                for k in 0..6 {
+                    writeln!(body, "        note_{k} = describe(request, {k})").unwrap();
+                }
+                body.push_str(
+                    "        raise PayloadError(\n            \"the payload could not be decoded: \"\n            \"its length is not a multiple of four\",\n            request,\n            value_60,\n        )\n",
+                );
+            }
+        }
+        let terms = vec![("payloaderror".to_owned(), 1.0)];
+        let focus = DefinitionFocus {
+            terms: &terms,
+            ..DefinitionFocus::default()
+        };
+        let sliced = slice_python(&body, focus, 150);
+        let text = &sliced.text;
+        assert!(sliced.tokens <= TokenCount(150), "{text}");
+        assert!(text.contains("        raise PayloadError("), "{text}");
+        assert!(
+            text.contains("its length is not a multiple of four"),
+            "{text}"
+        );
+        assert!(
+            text.contains("            value_60,\n        )\n"),
+            "{text}"
+        );
     }
 
     #[test]
