@@ -154,3 +154,23 @@ fn a_named_file_out_of_scope_is_explained_never_swapped() {
         run.stderr
     );
 }
+
+#[test]
+fn an_intent_that_starts_with_a_dash_is_told_to_go_after_double_dash() {
+    let dir = tempfile::tempdir().unwrap();
+    fs_err::write(dir.path().join("help.py"), "def show_help():\n    pass\n").unwrap();
+    let root = dir.path().to_str().unwrap();
+    let intent = "--help crashes when the name has = in it";
+    let run = aic(&["compile", intent, "--root", root], &[]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("an intent that starts with `-` goes after `--`"),
+        "{}",
+        run.stderr
+    );
+    // As the hint says: after `--` it is the intent.
+    let run = aic(&["compile", "--root", root, "--", intent], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("help.py"), "{}", run.stdout);
+}

@@ -27,12 +27,34 @@ use crate::args::{Cli, Command, DiagnosticsArgs, DiagnosticsCommand};
 use crate::error::ExitStatus;
 use crate::host::Host;
 
+/// The text of an unknown "option" that is an intent starting with `-`
+/// (`aic compile "--help crashes"`): it holds a space, which no option does.
+/// clap reports it up to its first `=`.
+fn intent_taken_for_a_flag(error: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if error.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    match error.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(argument)) if argument.trim().contains(char::is_whitespace) => {
+            Some(argument.trim_end().to_owned())
+        }
+        _ => None,
+    }
+}
+
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();
+            if let Some(intent) = intent_taken_for_a_flag(&error) {
+                let hint = format!(
+                    "\nhint: `{intent}…` looks like an intent, not an option: an intent that starts with `-` goes after `--`, e.g. `aic compile -- \"{intent}…\"`\n"
+                );
+                let _ = std::io::Write::write_all(&mut std::io::stderr(), hint.as_bytes());
+            }
             return if error.use_stderr() {
                 ExitStatus::Usage.into()
             } else {
