@@ -153,6 +153,22 @@ fn a_named_file_larger_than_the_budget_is_sliced_around_the_named_function() {
     assert!(!warnings.contains("slice"), "{warnings}");
 }
 
+/// Asserts that every line of the body of Python function `name` in
+/// `source` (up to its first blank line) is in `prompt`.
+fn assert_function_whole(prompt: &str, source: &str, name: &str) {
+    let body = source
+        .split(&format!("def {name}"))
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+        .unwrap_or_else(|| panic!("no `def {name}` in the fixture"));
+    for line in body.lines().skip(1) {
+        assert!(
+            prompt.contains(line),
+            "`{line}` of {name} missing: {prompt}"
+        );
+    }
+}
+
 /// `service.py`, whose long `build_report` the task names and calls
 /// `check_range`, and `validate.py`, whose `check_range` raises the error;
 /// with the line numbers of the call and of the raise.
@@ -237,14 +253,7 @@ fn the_error_site_keeps_its_definition_at_a_hooks_budget_when_another_file_ranks
     // The function the error is raised in is shown whole, not only the
     // lines around the raise: its room was set aside before the first
     // file took its share of the 2,500 tokens.
-    let check_range = validate
-        .split("def check_range")
-        .nth(1)
-        .and_then(|rest| rest.split("\n\n").next())
-        .unwrap();
-    for line in check_range.lines().skip(1) {
-        assert!(prompt.contains(line), "`{line}` missing: {prompt}");
-    }
+    assert_function_whole(&prompt, &validate, "check_range");
 }
 
 #[test]
@@ -282,14 +291,7 @@ fn a_failing_assertion_in_a_test_takes_no_room_from_the_source() {
     assert_eq!(prompt_headings(&prompt)[0], "service.py", "{prompt}");
     // The test is not an error site: the function the task names keeps
     // the first file's whole share and is shown whole.
-    let build_report = service
-        .split("def build_report")
-        .nth(1)
-        .and_then(|rest| rest.split("\n\n").next())
-        .unwrap();
-    for line in build_report.lines().skip(1) {
-        assert!(prompt.contains(line), "`{line}` missing: {prompt}");
-    }
+    assert_function_whole(&prompt, &service, "build_report");
 }
 
 #[test]

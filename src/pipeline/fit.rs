@@ -848,6 +848,129 @@ fn defines_a_named_name(plan: &Plan, snapshot: &Snapshot, file: &ScoredFile) -> 
     })
 }
 
+/// `share.0` of `tokens`, at most `share.1` tokens.
+fn capped_share(share: (f64, u32), tokens: u64) -> u64 {
+    ((share.0 * tokens as f64) as u64).min(u64::from(share.1))
+}
+
+/// Whether the file at `rank` may be shown with its body, `full` files
+/// being shown so already and `best` the best score of a file the intent
+/// does not name.
+fn shown_with_body(rank: usize, file: &ScoredFile, full: usize, best: f64) -> bool {
+    let relative = if file.target || best <= 0.0 {
+        1.0
+    } else {
+        file.score / best
+    };
+    // A test, doc, changelog or fixture the task did not ask for (the
+    // file-kind prior demoted it) is at most a glimpse, unless it ranks
+    // first: its body would take the room of the source that implements
+    // the behaviour.
+    // (A test a rule pack's pattern penalised is not penalised twice, but
+    // it is demoted all the same.)
+    let demoted = rank > 0
+        && (file.penalized_by.iter().any(|p| p.starts_with(KIND_PRIOR))
+            || (!file.penalized_by.is_empty()
+                && FileKind::of(&file.path, file.language) != FileKind::Source));
+    file.target || (!demoted && full < MAX_FULL_FILES && relative >= FULL_RATIO)
+}
+
+/// The room set aside for the error site ([`ERROR_SITE_SHARE`]).
+struct ErrorSite {
+    /// Its rank in `safe` order.
+    rank: usize,
+    /// The tokens set aside: its whole block, or its slice's within the
+    /// share. (Its slice is cut again within its final allowance: a slice
+    /// cut to a smaller room may cost less than that room.)
+    cost: u64,
+}
+
+/// The error site: where a pasted trace's innermost project frame is, in
+/// source (an assertion failing in a test is where the test noticed, not
+/// where the fault is), when it ranks second or third and is shown with its
+/// body. Its room is set aside before the files above it take theirs, so a
+/// tight budget still shows the line the error is raised on.
+fn error_site(
+    plan: &Plan,
+    snapshot: &Snapshot,
+    safe: &[(&ScoredFile, &FileFacts)],
+    best: f64,
+    code_budget: TokenCount,
+) -> Option<ErrorSite> {
+    let (rank, (file, facts)) = safe
+        .iter()
+        .enumerate()
+        .take(FOCUS_SHARES.len())
+        .skip(1)
+        .find(|(rank, (file, _))| {
+            file.signals.trace >= 1.0
+                && FileKind::of(&file.path, file.language) == FileKind::Source
+                && shown_with_body(*rank, file, *rank, best)
+        })?;
+    let share = capped_share(ERROR_SITE_SHARE, u64::from(code_budget.0));
+    let cost = match facts.costs()[0] {
+        Some(l0) if l0.get() <= share => l0.get(),
+        _ => focus_slice(plan, snapshot, file, facts, TokenCount::from_u64(share))?
+            .cost
+            .get(),
+    };
+    Some(ErrorSite { rank, cost })
+}
+
+/// Where a file not shown with its body goes: whole when small, a glimpse
+/// (an excerpt) within its allowance, its signatures, or listed in the
+/// notes when deep in the ranking. `used` is what the files shown with
+/// their body took of the code budget.
+#[allow(clippy::too_many_arguments)]
+fn place_glimpse(
+    placement: &mut Placement,
+    plan: &Plan,
+    snapshot: &Snapshot,
+    (rank, file, facts): (usize, &ScoredFile, &FileFacts),
+    named: bool,
+    listed_focus: DefinitionFocus<'_>,
+    code_budget: TokenCount,
+    used: u64,
+) {
+    let glimpse = (rank < GLIMPSE_RANKS || named)
+        .then(|| {
+            let allowance = if named {
+                capped_share(OTHER_SHARE, u64::from(code_budget.0).saturating_sub(used))
+            } else {
+                capped_share(GLIMPSE_SHARE, u64::from(code_budget.0))
+            };
+            let l0 = facts.costs()[0].map_or(u64::MAX, TokenCount::get);
+            if l0 <= allowance {
+                return Some(None);
+            }
+            focus_slice(plan, snapshot, file, facts, TokenCount::from_u64(allowance)).map(Some)
+        })
+        .flatten();
+    match glimpse {
+        Some(None) => placement.ceilings.push(Some(InclusionTier::L0)),
+        Some(Some(mut slice)) => {
+            slice.glimpse = true;
+            placement.slices.insert(file.path.clone(), slice);
+            placement.ceilings.push(Some(InclusionTier::L0));
+        }
+        None if rank >= SIGNATURE_RANKS && !file.target => {
+            // Deep in the ranking, signatures cost more than they tell: the
+            // file is listed instead.
+            placement.bodies_only.retain(|p| *p != file.path);
+            placement.ceilings.push(None);
+            placement.listed.push(file.path.clone());
+            let best = listed_names(listed_focus, facts);
+            if !best.is_empty() {
+                placement.listed_names.insert(file.path.clone(), best);
+            }
+        }
+        None => {
+            placement.bodies_only.retain(|p| *p != file.path);
+            placement.ceilings.push(Some(InclusionTier::L1));
+        }
+    }
+}
+
 fn place(
     plan: &Plan,
     snapshot: &Snapshot,
@@ -868,109 +991,32 @@ fn place(
     let listed_by = ListedFocus::of(plan);
     let listed_focus = listed_by.focus();
     let mut full = 0usize;
-    // Tokens the files shown with their body take, in rank order.
-    let mut used = 0u64;
-    let shown_with_body = |rank: usize, file: &ScoredFile, full: usize| {
-        let relative = if file.target || best <= 0.0 {
-            1.0
-        } else {
-            file.score / best
-        };
-        // A test, doc, changelog or fixture the task did not ask for (the
-        // file-kind prior demoted it) is at most a glimpse, unless it ranks
-        // first: its body would take the room of the source that implements
-        // the behaviour.
-        // (A test a rule pack's pattern penalised is not penalised twice,
-        // but it is demoted all the same.)
-        let demoted = rank > 0
-            && (file.penalized_by.iter().any(|p| p.starts_with(KIND_PRIOR))
-                || (!file.penalized_by.is_empty()
-                    && FileKind::of(&file.path, file.language) != FileKind::Source));
-        file.target || (!demoted && full < MAX_FULL_FILES && relative >= FULL_RATIO)
-    };
-    // The error site: where a pasted trace's innermost project frame is,
-    // in source (an assertion failing in a test is where the test noticed,
-    // not where the fault is). When it is not the first file, its room is
-    // set aside before the files above it take theirs, so a tight budget
-    // still shows the line the error is raised on.
-    let error_site = safe
-        .iter()
-        .enumerate()
-        .take(FOCUS_SHARES.len())
-        .skip(1)
-        .find(|(rank, (file, _))| {
-            file.signals.trace >= 1.0
-                && FileKind::of(&file.path, file.language) == FileKind::Source
-                && shown_with_body(*rank, file, *rank)
-        })
-        .and_then(|(rank, (file, facts))| {
-            let share = ((ERROR_SITE_SHARE.0 * f64::from(code_budget.0)) as u64)
-                .min(u64::from(ERROR_SITE_SHARE.1));
-            let cost = match facts.costs()[0] {
-                Some(l0) if l0.get() <= share => l0.get(),
-                _ => focus_slice(plan, snapshot, file, facts, TokenCount::from_u64(share))?
-                    .cost
-                    .get(),
-            };
-            Some((rank, cost))
-        });
-    if let Some((_, cost)) = error_site {
-        used += cost;
-    }
+    let mut error_site = error_site(plan, snapshot, safe, best, code_budget);
+    // Tokens the files shown with their body take, in rank order, the
+    // error site's room included from the start.
+    let mut used = error_site.as_ref().map_or(0, |site| site.cost);
     for (rank, (file, facts)) in safe.iter().enumerate() {
-        if let Some((site, cost)) = error_site
-            && site == rank
-        {
-            used -= cost;
+        let site = error_site.take_if(|site| site.rank == rank);
+        if let Some(site) = &site {
+            used -= site.cost;
         }
-        let whole = shown_with_body(rank, file, full);
         // A file that defines a name the intent mentions is shown with that
         // definition or not at all: never as signatures without its body.
         let named = defines_a_named_name(plan, snapshot, file);
         if named {
             placement.bodies_only.push(file.path.clone());
         }
-        if !whole {
-            let glimpse = (rank < GLIMPSE_RANKS || named)
-                .then(|| {
-                    let remaining = u64::from(code_budget.0).saturating_sub(used);
-                    let allowance = if named {
-                        ((OTHER_SHARE.0 * remaining as f64) as u64).min(u64::from(OTHER_SHARE.1))
-                    } else {
-                        ((GLIMPSE_SHARE.0 * f64::from(code_budget.0)) as u64)
-                            .min(u64::from(GLIMPSE_SHARE.1))
-                    };
-                    let l0 = facts.costs()[0].map_or(u64::MAX, TokenCount::get);
-                    if l0 <= allowance {
-                        return Some(None);
-                    }
-                    focus_slice(plan, snapshot, file, facts, TokenCount::from_u64(allowance))
-                        .map(Some)
-                })
-                .flatten();
-            match glimpse {
-                Some(None) => placement.ceilings.push(Some(InclusionTier::L0)),
-                Some(Some(mut slice)) => {
-                    slice.glimpse = true;
-                    placement.slices.insert(file.path.clone(), slice);
-                    placement.ceilings.push(Some(InclusionTier::L0));
-                }
-                None if rank >= SIGNATURE_RANKS && !file.target => {
-                    // Deep in the ranking, signatures cost more than they
-                    // tell: the file is listed instead.
-                    placement.bodies_only.retain(|p| *p != file.path);
-                    placement.ceilings.push(None);
-                    placement.listed.push(file.path.clone());
-                    let best = listed_names(listed_focus, facts);
-                    if !best.is_empty() {
-                        placement.listed_names.insert(file.path.clone(), best);
-                    }
-                }
-                None => {
-                    placement.bodies_only.retain(|p| *p != file.path);
-                    placement.ceilings.push(Some(InclusionTier::L1));
-                }
-            }
+        if !shown_with_body(rank, file, full, best) {
+            place_glimpse(
+                &mut placement,
+                plan,
+                snapshot,
+                (rank, file, facts),
+                named,
+                listed_focus,
+                code_budget,
+                used,
+            );
             continue;
         }
         if !file.target {
@@ -978,18 +1024,16 @@ fn place(
         }
         let l0 = facts.costs()[0].map_or(0, TokenCount::get);
         let index = placement.focus.len();
-        let (share, cap) = FOCUS_SHARES.get(index).copied().unwrap_or(OTHER_SHARE);
+        let share = FOCUS_SHARES.get(index).copied().unwrap_or(OTHER_SHARE);
         let remaining = u64::from(code_budget.0).saturating_sub(used);
-        let share = (share * remaining as f64) as u64;
         let mut allowance = if file.target {
-            share
+            (share.0 * remaining as f64) as u64
         } else {
-            share.min(u64::from(cap))
+            capped_share(share, remaining)
         };
-        if let Some((site, cost)) = error_site
-            && site == rank
-        {
-            allowance = allowance.max(cost);
+        // The error site has at least the room set aside for it.
+        if let Some(site) = site {
+            allowance = allowance.max(site.cost);
         }
         placement.focus.push(file.path.clone());
         if l0 <= allowance {
@@ -997,13 +1041,12 @@ fn place(
             placement.ceilings.push(Some(InclusionTier::L0));
             continue;
         }
-        if let Some(slice) =
+        if let Some(mut slice) =
             focus_slice(plan, snapshot, file, facts, TokenCount::from_u64(allowance))
         {
             used += slice.cost.get();
             // Past the focus files, a slice of a file the intent does not
             // name is an excerpt, noted in one line with the glimpses.
-            let mut slice = slice;
             slice.glimpse = index >= FOCUS_FLOORS && !file.target;
             placement.slices.insert(file.path.clone(), slice);
             placement.ceilings.push(Some(InclusionTier::L0));

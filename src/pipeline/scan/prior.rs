@@ -124,10 +124,10 @@ impl PriorFiles {
         }
     }
 
-    /// The content hash and scan terms of the file at `path`, when the
-    /// earlier walk saw it settled with this `size` (bytes), modification
-    /// time (`mtime_ns`, ns since the epoch) and `language`.
-    pub fn unchanged(
+    /// [`PriorFiles::unchanged_at`] for the file at `path` (tests; the walk
+    /// finds each file once and asks by index).
+    #[cfg(test)]
+    pub(crate) fn unchanged(
         &self,
         path: &RelativePath,
         size: u64,
@@ -137,8 +137,10 @@ impl PriorFiles {
         self.unchanged_at(self.find(path.as_str())?, size, mtime_ns, language)
     }
 
-    /// [`PriorFiles::unchanged`] for the file at `index` (from
-    /// [`PriorFiles::find`]).
+    /// The content hash and scan terms of the file at `index` (from
+    /// [`PriorFiles::find`]), when the earlier walk saw it settled with this
+    /// `size` (bytes), modification time (`mtime_ns`, ns since the epoch)
+    /// and `language`.
     ///
     /// # Panics
     ///

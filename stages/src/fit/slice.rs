@@ -696,64 +696,11 @@ impl Planner<'_> {
                 break;
             }
         }
-        // A window that ends inside a statement (a call or a literal over
-        // several lines: `throw new Error(`) ends where it closes when that
-        // is at most a few lines down, paid for by lines at its start (never
-        // the strongest anchor): a raise cut after its first line does not
-        // say what it raises.
-        // The line that closes what `lines` leave open, or their last line.
-        let statement_end = |lines: RangeInclusive<usize>| {
-            let last = *lines.end();
-            let mut depth: isize = lines.map(|line| bracket_balance(self.lines[line])).sum();
-            if depth <= 0 {
-                return last;
-            }
-            (last + 1..=(last + MAX_CLOSED_GAP).min(*body.end()))
-                .find(|&next| {
-                    depth += bracket_balance(self.lines[next]);
-                    depth <= 0
-                })
-                .unwrap_or(last)
-        };
-        let closer = statement_end(window.clone());
-        if closer > *window.end() {
-            let keep_from = strongest
-                .filter(|a| window.contains(a))
-                .unwrap_or(*window.end());
-            let mut start = *window.start();
-            while start < keep_from && cost(&(start..=closer)) > left {
-                start += 1;
-            }
-            if cost(&(start..=closer)) <= left {
-                window = start..=closer;
-            }
-        }
+        let strongest = strongest.filter(|a| window.contains(a));
+        let window = self.end_at_statement_close(window, strongest, &body, cost, left);
         // What the end may be trimmed to: the strongest anchor's statement.
-        let keep_to = strongest
-            .filter(|a| window.contains(a))
-            .map(|a| statement_end(a..=a).min(*window.end()));
-        // A window that starts inside a statement or block starts at the
-        // line that opens it (`if (…) {`, `try:`, a call over several lines)
-        // when that is at most a few lines up, paid for by lines at its end
-        // (never the strongest anchor): read from its start, a fragment
-        // reads right.
-        let first = *window.start();
-        let opener = (first.saturating_sub(MAX_CLOSED_GAP).max(*body.start())..first)
-            .rev()
-            .find(|&line| {
-                !self.lines[line].trim().is_empty()
-                    && indent(self.lines[line]) < indent(self.lines[first])
-            });
-        if let Some(opener) = opener {
-            let keep_to = keep_to.unwrap_or(first);
-            let mut end = *window.end();
-            while end > keep_to && cost(&(opener..=end)) > left {
-                end -= 1;
-            }
-            if cost(&(opener..=end)) <= left {
-                window = opener..=end;
-            }
-        }
+        let keep_to = strongest.map(|a| self.statement_end(a..=a, &body).min(*window.end()));
+        let mut window = self.start_at_block_opener(window, keep_to, &body, cost, left);
         // The estimate ignores lines already kept; the plan has the last word.
         while !self
             .plan
@@ -765,6 +712,85 @@ impl Planner<'_> {
             window = *window.start()..=window.end() - 1;
         }
         Some(window)
+    }
+
+    /// The line that closes what `lines` leave open (brackets, at most
+    /// [`MAX_CLOSED_GAP`] lines on and inside `body`), or their last line.
+    fn statement_end(&self, lines: RangeInclusive<usize>, body: &RangeInclusive<usize>) -> usize {
+        let last = *lines.end();
+        let mut depth: isize = lines.map(|line| bracket_balance(self.lines[line])).sum();
+        if depth <= 0 {
+            return last;
+        }
+        (last + 1..=(last + MAX_CLOSED_GAP).min(*body.end()))
+            .find(|&next| {
+                depth += bracket_balance(self.lines[next]);
+                depth <= 0
+            })
+            .unwrap_or(last)
+    }
+
+    /// A window that ends inside a statement (a call or a literal over
+    /// several lines: `throw new Error(`) ends where it closes when that is
+    /// at most a few lines down, paid for by lines at its start (never the
+    /// `strongest` anchor): a raise cut after its first line does not say
+    /// what it raises. `cost` is a run's tokens, `left` the room.
+    fn end_at_statement_close(
+        &self,
+        window: RangeInclusive<usize>,
+        strongest: Option<usize>,
+        body: &RangeInclusive<usize>,
+        cost: impl Fn(&RangeInclusive<usize>) -> usize,
+        left: usize,
+    ) -> RangeInclusive<usize> {
+        let closer = self.statement_end(window.clone(), body);
+        if closer <= *window.end() {
+            return window;
+        }
+        let keep_from = strongest.unwrap_or(*window.end());
+        let mut start = *window.start();
+        while start < keep_from && cost(&(start..=closer)) > left {
+            start += 1;
+        }
+        if cost(&(start..=closer)) <= left {
+            start..=closer
+        } else {
+            window
+        }
+    }
+
+    /// A window that starts inside a statement or block starts at the line
+    /// that opens it (`if (…) {`, `try:`, a call over several lines) when
+    /// that is at most a few lines up, paid for by lines at its end (never
+    /// past `keep_to`): read from its start, a fragment reads right.
+    fn start_at_block_opener(
+        &self,
+        window: RangeInclusive<usize>,
+        keep_to: Option<usize>,
+        body: &RangeInclusive<usize>,
+        cost: impl Fn(&RangeInclusive<usize>) -> usize,
+        left: usize,
+    ) -> RangeInclusive<usize> {
+        let first = *window.start();
+        let opener = (first.saturating_sub(MAX_CLOSED_GAP).max(*body.start())..first)
+            .rev()
+            .find(|&line| {
+                !self.lines[line].trim().is_empty()
+                    && indent(self.lines[line]) < indent(self.lines[first])
+            });
+        let Some(opener) = opener else {
+            return window;
+        };
+        let keep_to = keep_to.unwrap_or(first);
+        let mut end = *window.end();
+        while end > keep_to && cost(&(opener..=end)) > left {
+            end -= 1;
+        }
+        if cost(&(opener..=end)) <= left {
+            opener..=end
+        } else {
+            window
+        }
     }
 
     /// Shows the runs of at most [`MAX_CLOSED_GAP`] lines left out inside

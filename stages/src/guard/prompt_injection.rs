@@ -300,6 +300,16 @@ fn phrase_sources(text: &str) -> impl Iterator<Item = (String, bool)> + '_ {
         })
 }
 
+/// A finding the surroundings excuse (a test of the scanner, a doc about
+/// injection) warns; any other blocks.
+fn severity_unless(excused: bool) -> GuardSeverity {
+    if excused {
+        GuardSeverity::Warn
+    } else {
+        GuardSeverity::Block
+    }
+}
+
 impl PromptInjectionScanner {
     /// Compiles the patterns.
     ///
@@ -831,11 +841,7 @@ impl PromptInjectionScanner {
             let line = lines.line_number(run.start);
             let excused = surroundings.kind() == FileKind::Test
                 && surroundings.excuse(run.start, false).is_some();
-            let severity = if excused {
-                GuardSeverity::Warn
-            } else {
-                GuardSeverity::Block
-            };
+            let severity = severity_unless(excused);
             let message = match run.encoding {
                 encoded::Encoding::Base64 => "Instruction-override phrase encoded in base64",
                 encoded::Encoding::Percent => {
@@ -1074,11 +1080,7 @@ impl PromptInjectionScanner {
                 let excused =
                     addressed_request::excused(&request, &surroundings, language.is_code());
                 GuardFinding {
-                    severity: if excused {
-                        GuardSeverity::Warn
-                    } else {
-                        GuardSeverity::Block
-                    },
+                    severity: severity_unless(excused),
                     finding_type: GuardFindingType::PromptInjection,
                     file: path.clone(),
                     line: Some(request.line),
@@ -1282,11 +1284,7 @@ impl PromptInjectionScanner {
             request.start = (range.start + indent + within).min(range.end);
             let excused = addressed_request::excused(&request, &surroundings, true);
             findings.push(GuardFinding {
-                severity: if excused {
-                    GuardSeverity::Warn
-                } else {
-                    GuardSeverity::Block
-                },
+                severity: severity_unless(excused),
                 finding_type: GuardFindingType::PromptInjection,
                 file: path.clone(),
                 line: Some(line),
