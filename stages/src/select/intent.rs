@@ -188,6 +188,27 @@ pub struct TaskClassification {
     /// Frames of pasted stack traces ([`IntentText::frames`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub frames: Vec<TraceFrame>,
+    /// A short intent asked as a question ([`is_question`]): "how does the
+    /// cache expire entries?" looks for an explanation, which docs may hold.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub question: bool,
+}
+
+/// Words that open a question: an intent that starts with one (or ends with
+/// `?`) asks to understand, not to change.
+const QUESTION_OPENERS: &[&str] = &[
+    "are", "can", "could", "describe", "did", "do", "does", "explain", "how", "is", "should",
+    "what", "when", "where", "which", "who", "why", "would",
+];
+
+/// Whether `intent` is a question: it ends with `?` or opens with one of
+/// [`QUESTION_OPENERS`].
+pub fn is_question(intent: &str) -> bool {
+    let intent = intent.trim();
+    intent.ends_with('?')
+        || split_words(intent)
+            .first()
+            .is_some_and(|first| QUESTION_OPENERS.binary_search(&first.as_str()).is_ok())
 }
 
 /// The most subject tokens kept from a long intent (the strongest by section
@@ -233,6 +254,7 @@ impl IntentClassifier {
         if !text.is_long() {
             let mut classification = Self::classify_words(intent, None);
             classification.mentions = text.mentions;
+            classification.question = is_question(intent);
             return classification;
         }
         // A long intent: the class comes from the title and the prose only,
@@ -331,6 +353,7 @@ impl IntentClassifier {
                 subject_weights: Vec::new(),
                 mentions: Vec::new(),
                 frames: Vec::new(),
+                question: false,
             };
         };
         let mut matched_keywords: Vec<String> = Vec::new();
@@ -353,6 +376,7 @@ impl IntentClassifier {
             subject_weights: Vec::new(),
             mentions: Vec::new(),
             frames: Vec::new(),
+            question: false,
         }
     }
 }
@@ -521,6 +545,24 @@ mod tests {
     #[test_case("fix typo in the README", TaskClass::Docs)]
     fn classifies(intent: &str, expected: TaskClass) {
         assert_eq!(IntentClassifier.classify(intent).task_class, expected);
+    }
+
+    #[test]
+    fn a_question_is_told_from_a_request() {
+        assert!(is_question("how does the cache expire entries"));
+        assert!(is_question("Why is the lock held twice?"));
+        assert!(is_question("the lock held twice?"));
+        assert!(!is_question(
+            "prevent automatic environment variables from containing dashes"
+        ));
+        assert!(!is_question("show the default in the help text"));
+        let asked = IntentClassifier.classify("where are options parsed?");
+        assert!(asked.question);
+        assert!(
+            !IntentClassifier
+                .classify("handle empty commands list")
+                .question
+        );
     }
 
     #[test]
