@@ -188,24 +188,150 @@ pub struct TaskClassification {
     /// Frames of pasted stack traces ([`IntentText::frames`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub frames: Vec<TraceFrame>,
-    /// A short intent asked as a question ([`is_question`]): "how does the
-    /// cache expire entries?" looks for an explanation, which docs may hold.
+    /// A short intent that states a change in words no class keyword
+    /// knows ([`states_a_change`]): "prevent automatic environment variables
+    /// from containing dashes". Such a task is about behaviour, as a bug fix
+    /// or a feature is; a topic ("shell completion zsh script") or a question
+    /// is not.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub question: bool,
+    pub states_a_change: bool,
 }
 
-/// Words that open a question: an intent that starts with one (or ends with
+/// Verbs that open a statement of a change to the code's behaviour, besides
+/// the class keywords ([`KEYWORDS`]): the usual first words of commit
+/// subjects ("Handle empty commands list", "prevent …", "Use …",
+/// "Improved …"). Compared by stem, so any inflection counts. Not here:
+/// verbs that open requests for an explanation or for prose ("show",
+/// "help", "explain", "clarify", "mention", "describe") and "bump" (a
+/// release, not a behaviour).
+const CHANGE_VERBS: &[&str] = &[
+    "accept",
+    "adjust",
+    "annotate",
+    "apply",
+    "avoid",
+    "catch",
+    "change",
+    "check",
+    "convert",
+    "correct",
+    "defer",
+    "deprecate",
+    "detect",
+    "disable",
+    "drop",
+    "emit",
+    "ensure",
+    "escape",
+    "expose",
+    "forward",
+    "handle",
+    "hide",
+    "honor",
+    "honour",
+    "ignore",
+    "improve",
+    "include",
+    "infer",
+    "keep",
+    "limit",
+    "normalise",
+    "normalize",
+    "optimise",
+    "optimize",
+    "pass",
+    "preserve",
+    "prevent",
+    "propagate",
+    "raise",
+    "reduce",
+    "reject",
+    "remove",
+    "replace",
+    "reset",
+    "respect",
+    "restore",
+    "return",
+    "reuse",
+    "revert",
+    "rework",
+    "rewrite",
+    "skip",
+    "sort",
+    "speed",
+    "stop",
+    "strip",
+    "switch",
+    "throw",
+    "treat",
+    "trim",
+    "unify",
+    "update",
+    "use",
+    "validate",
+    "warn",
+    "wrap",
+];
+
+/// Whether a short `intent` states a change: it is not a question
+/// ([`is_question`]) and one of [`CHANGE_VERBS`], in any inflection, is its
+/// first word (past a conventional-commit prefix such as `perf:` or
+/// `fix(hmr):`, and adverbs such as `correctly`) or follows one of
+/// [`MODALS`].
+pub fn states_a_change(intent: &str) -> bool {
+    if is_question(intent) {
+        return false;
+    }
+    let intent = intent.trim();
+    // `type:` or `type(scope):` before the subject.
+    let subject = match intent.split_once(':') {
+        Some((head, rest))
+            if !head.is_empty()
+                && head.len() <= 24
+                && head.chars().all(|c| {
+                    c.is_alphanumeric() || matches!(c, '(' | ')' | '-' | '_' | '!' | '/')
+                }) =>
+        {
+            rest
+        }
+        _ => intent,
+    };
+    let verbs = CHANGE_VERB_STEMS.get_or_init(|| CHANGE_VERBS.iter().map(|v| stem(v)).collect());
+    // Adverbs ("correctly", "always") and the `t` of "shouldn't" are read
+    // past.
+    let words: Vec<String> = split_words(subject)
+        .into_iter()
+        .filter(|word| {
+            !(word.len() > 4 && word.ends_with("ly"))
+                && !matches!(word.as_str(), "t" | "always" | "never")
+        })
+        .collect();
+    let is_verb = |word: &String| verbs.contains(&stem(word));
+    // "Handle …", or "the Email field should reject …".
+    words.first().is_some_and(is_verb)
+        || words
+            .windows(2)
+            .any(|pair| MODALS.contains(&pair[0].as_str()) && is_verb(&pair[1]))
+}
+
+/// Words after which a verb of change states what the code must do ("the
+/// Email field should reject trailing whitespace").
+const MODALS: &[&str] = &["must", "mustn", "should", "shouldn"];
+
+/// [`CHANGE_VERBS`] stemmed, made once.
+static CHANGE_VERB_STEMS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+
+/// Words that open a question: an intent that starts with one (or holds a
 /// `?`) asks to understand, not to change.
 const QUESTION_OPENERS: &[&str] = &[
     "are", "can", "could", "describe", "did", "do", "does", "explain", "how", "is", "should",
     "what", "when", "where", "which", "who", "why", "would",
 ];
 
-/// Whether `intent` is a question: it ends with `?` or opens with one of
-/// [`QUESTION_OPENERS`].
+/// Whether `intent` is a question: it holds a `?` ("how does it work? thanks")
+/// or opens with one of [`QUESTION_OPENERS`].
 pub fn is_question(intent: &str) -> bool {
-    let intent = intent.trim();
-    intent.ends_with('?')
+    intent.contains('?')
         || split_words(intent)
             .first()
             .is_some_and(|first| QUESTION_OPENERS.binary_search(&first.as_str()).is_ok())
@@ -254,7 +380,7 @@ impl IntentClassifier {
         if !text.is_long() {
             let mut classification = Self::classify_words(intent, None);
             classification.mentions = text.mentions;
-            classification.question = is_question(intent);
+            classification.states_a_change = states_a_change(intent);
             return classification;
         }
         // A long intent: the class comes from the title and the prose only,
@@ -353,7 +479,7 @@ impl IntentClassifier {
                 subject_weights: Vec::new(),
                 mentions: Vec::new(),
                 frames: Vec::new(),
-                question: false,
+                states_a_change: false,
             };
         };
         let mut matched_keywords: Vec<String> = Vec::new();
@@ -376,7 +502,7 @@ impl IntentClassifier {
             subject_weights: Vec::new(),
             mentions: Vec::new(),
             frames: Vec::new(),
-            question: false,
+            states_a_change: false,
         }
     }
 }
@@ -548,20 +674,45 @@ mod tests {
     }
 
     #[test]
-    fn a_question_is_told_from_a_request() {
-        assert!(is_question("how does the cache expire entries"));
-        assert!(is_question("Why is the lock held twice?"));
-        assert!(is_question("the lock held twice?"));
-        assert!(!is_question(
-            "prevent automatic environment variables from containing dashes"
-        ));
-        assert!(!is_question("show the default in the help text"));
-        let asked = IntentClassifier.classify("where are options parsed?");
-        assert!(asked.question);
+    fn a_statement_of_a_change_is_told_from_a_topic_a_question_and_a_request_for_prose() {
+        for change in [
+            "prevent automatic environment variables from containing dashes",
+            "Handle empty commands list",
+            "Improved handling of dos/windows arguments greatly",
+            "perf: Use only one ps exec to find a Chromium browser",
+            "fix(hmr): respect the ignore setting",
+            "correctly annotate return type of @command(cls=XYZ)",
+            "Email field should reject trailing whitespace",
+            "the jinja templater shouldn't always ignore undefined variables",
+        ] {
+            assert!(states_a_change(change), "{change}");
+        }
+        for other in [
+            "shell completion zsh script",
+            "tsql merge statement",
+            "how does the cache expire entries",
+            "handle empty lists? thanks",
+            "please explain how environment variables are read for options",
+            "show me where the envvar prefix is applied to options",
+            "help me understand how shell completion works",
+            "clarify the envvar section of the options page",
+            "mention the hotUpdate hook on the plugin api page",
+            "wording in the config reference for server.proxy",
+            "bump version to 8.2.2 for release",
+            "the options page should explain envvars",
+        ] {
+            assert!(!states_a_change(other), "{other}");
+        }
+        assert!(
+            IntentClassifier
+                .classify("handle empty commands list")
+                .states_a_change
+        );
+        // Only a short intent is read so: a report is about behaviour anyway.
         assert!(
             !IntentClassifier
-                .classify("handle empty commands list")
-                .question
+                .classify("where are options parsed?")
+                .states_a_change
         );
     }
 

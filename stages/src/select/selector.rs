@@ -396,12 +396,6 @@ pub struct SelectorError {
 /// prior: `file kind: docs`.
 pub const KIND_PRIOR: &str = "file kind: ";
 
-/// The fewest subject words of a short unclassified intent that states a
-/// change rather than names a topic (see [`KindPrior`]). Measured on the
-/// commit dev set, where most subjects no verb keyword classifies: acc@1
-/// 0.711 → 0.733, hunk coverage at the default budget 0.903 → 0.913.
-const MIN_STATEMENT_WORDS: usize = 3;
-
 /// The file-kind prior of one task: which kinds it demotes. A task about
 /// behaviour (a bug, a feature, a refactor) is answered by source, so tests,
 /// fixtures, docs, changelogs, translations and generated files rank behind
@@ -416,12 +410,11 @@ impl KindPrior {
     fn of(task: &TaskClassification) -> Self {
         // A long intent (an issue report) that no verb classifies is still
         // about behaviour: it reports what the code does. So is a short one
-        // that states a change ("prevent automatic environment variables
-        // from containing dashes"): a sentence, not a bare topic ("user
-        // service") or a question ("how are commands parsed?").
-        let states_a_change = !task.question && task.subject_tokens.len() >= MIN_STATEMENT_WORDS;
+        // that opens with a verb of change no class keyword knows ("prevent
+        // automatic environment variables from containing dashes"), unlike
+        // a topic ("shell completion zsh script") or a question.
         let reports_behaviour = task.task_class == TaskClass::General
-            && (!task.subject_weights.is_empty() || states_a_change);
+            && (!task.subject_weights.is_empty() || task.states_a_change);
         let about_behaviour = reports_behaviour
             || matches!(
                 task.task_class,
@@ -1335,17 +1328,21 @@ mod tests {
         let short = IntentClassifier.classify("user service");
         assert_eq!(short.task_class, TaskClass::General);
         assert_eq!(demoted("user service"), Some(false));
-        // A short statement of a change that no verb keyword classifies is
-        // about behaviour; the same words asked as a question are not.
+        // A short statement of a change that no class keyword classifies is
+        // about behaviour; a longer topic, or a question, is not.
         let statement = "prevent user service lookups from containing dashes";
         let task = IntentClassifier.classify(statement);
         assert_eq!(task.task_class, TaskClass::General, "{task:?}");
         assert_eq!(demoted(statement), Some(true));
+        assert_eq!(demoted("user service lookup dashes"), Some(false));
         assert_eq!(
             demoted("how do user service lookups handle dashes"),
             Some(false)
         );
-        assert_eq!(demoted("user service lookups with dashes?"), Some(false));
+        assert_eq!(
+            demoted("handle dashes in user service lookups? thanks"),
+            Some(false)
+        );
         // A pasted report that no verb classifies is about behaviour too.
         let report = "User service and model disagree on names\n\nWhen the user service loads a user \
             whose model has a display name, the service shows the login name instead. The model \
