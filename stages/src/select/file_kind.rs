@@ -30,6 +30,7 @@ use serde::Serialize;
 
 use crate::language::Language;
 use crate::relative_path::RelativePath;
+use crate::select::terms::stem;
 
 /// What a file is for, by its path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -91,7 +92,10 @@ impl FileKind {
         {
             return Self::Fixture;
         }
-        let test_directory = directories.iter().any(|d| TEST_DIRECTORIES.contains(d));
+        // `__tests__`, and its variants (`__tests_dts__`, vite's type tests).
+        let test_directory = directories
+            .iter()
+            .any(|d| TEST_DIRECTORIES.contains(d) || d.starts_with("__tests"));
         let test_name = stem.starts_with("test_")
             || stem.ends_with("_test")
             || stem.ends_with("_tests")
@@ -119,6 +123,7 @@ impl FileKind {
         }
         if matches!(extension, "rst" | "md" | "mdx" | "adoc" | "txt")
             && !matches!(stem, "requirements" | "cmakelists")
+            || stem == "readme" && !language.is_code()
             || directories
                 .iter()
                 .any(|d| matches!(*d, "docs" | "doc" | "documentation"))
@@ -147,10 +152,14 @@ impl FileKind {
     /// this kind: it names tests, documentation, a changelog, translations
     /// or generated code.
     pub fn asked_for(self, words: &[String]) -> bool {
+        // The task's words come stemmed ("guide" as `guid`, "tutorial" as
+        // `tutori`): a word is an option's prefix or its stem. ("wording"
+        // is not an option: its stem is `word`, which "word wrap" has too.)
         let asks = |options: &[&str]| {
-            words
-                .iter()
-                .any(|w| options.iter().any(|o| w == o || w.starts_with(o)))
+            options.iter().any(|option| {
+                let stemmed = stem(option);
+                words.iter().any(|w| w.starts_with(option) || *w == stemmed)
+            })
         };
         match self {
             Self::Source => true,
@@ -158,8 +167,8 @@ impl FileKind {
                 asks(&["test", "spec", "fixture", "conftest", "snapshot"])
             }
             Self::Docs => asks(&[
-                "doc", "readme", "tutorial", "guide", "typo", "spelling", "wording", "rst",
-                "markdown", "sphinx",
+                "doc", "readme", "tutorial", "guide", "typo", "spelling", "rst", "markdown",
+                "sphinx",
             ]),
             Self::Changelog => asks(&["changelog", "release", "news", "changes"]),
             Self::Translation => asks(&["translat", "locale", "i18n", "l10n", "language"]),
@@ -236,12 +245,22 @@ mod tests {
         assert_eq!(kind("CHANGES.rst"), FileKind::Changelog);
         assert_eq!(kind("api/v1/service_pb2.py"), FileKind::Generated);
         assert_eq!(kind("pkg/server_test.go"), FileKind::Test);
+        assert_eq!(kind("examples/colors/README"), FileKind::Docs);
+        assert_eq!(
+            kind("packages/vite/src/node/__tests_dts__/plugin.ts"),
+            FileKind::Test
+        );
     }
 
     #[test]
     fn a_task_asks_for_a_kind_by_its_words() {
-        let words = |text: &str| text.split(' ').map(str::to_owned).collect::<Vec<_>>();
+        // As the selector passes them: stemmed subject words.
+        let words = |text: &str| text.split(' ').map(stem).collect::<Vec<_>>();
         assert!(FileKind::Docs.asked_for(&words("update the documentation of options")));
+        assert!(FileKind::Docs.asked_for(&words("the guide for plugins")));
+        assert!(!FileKind::Docs.asked_for(&words("word wrapping of help text")));
+        assert!(FileKind::Docs.asked_for(&words("a tutorial on options")));
+        assert!(FileKind::Test.asked_for(&words("snapshots of the output")));
         assert!(!FileKind::Docs.asked_for(&words("fix the crash in options")));
         assert!(FileKind::Test.asked_for(&words("the tests fail on windows")));
         assert!(FileKind::Translation.asked_for(&words("german translation is wrong")));
