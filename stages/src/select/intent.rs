@@ -302,8 +302,8 @@ pub fn states_a_change(intent: &str) -> bool {
     let words: Vec<String> = split_words(subject)
         .into_iter()
         .filter(|word| {
-            !(word.len() > 4 && word.ends_with("ly"))
-                && !matches!(word.as_str(), "t" | "always" | "never")
+            let adverb = word.len() > 4 && word.ends_with("ly");
+            !(adverb || matches!(word.as_str(), "t" | "always" | "never"))
         })
         .collect();
     let is_verb = |word: &String| verbs.contains(&stem(word));
