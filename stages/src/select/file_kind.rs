@@ -1,11 +1,11 @@
 //! FileKind: what a file is for — source, its tests, its documentation, a
-//! changelog, a translation, test data, generated output — read from its
-//! path alone.
+//! changelog, a translation, test data, generated output, examples of its
+//! use — read from its path alone.
 //!
 //! The selector's file-kind prior uses it: a task about behaviour (a bug, a
 //! feature, a refactor) is answered by the source that implements the
-//! behaviour, so tests, docs, changelogs, translations, fixtures and
-//! generated files rank behind that source unless the task asks for them
+//! behaviour, so tests, docs, changelogs, translations, fixtures,
+//! generated files and examples rank behind that source unless the task asks for them
 //! (`docs/selection.md`, "The file-kind prior").
 //!
 //! # Example
@@ -50,11 +50,14 @@ pub enum FileKind {
     Translation,
     /// Generated output (`*.generated.*`, `*_pb2.py`, `dist/…`).
     Generated,
+    /// Code that shows how to use the project rather than implementing it:
+    /// anything under `examples/`, `samples/`, `demo/` or `playground/`.
+    Example,
 }
 
 impl FileKind {
     /// Every kind, in declaration order (a kind's `as usize` is its index).
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::Source,
         Self::Test,
         Self::Fixture,
@@ -62,6 +65,7 @@ impl FileKind {
         Self::Changelog,
         Self::Translation,
         Self::Generated,
+        Self::Example,
     ];
 
     /// The kind of the file at `path` in `language`.
@@ -131,6 +135,9 @@ impl FileKind {
         {
             return Self::Docs;
         }
+        if directories.iter().any(|d| EXAMPLE_DIRECTORIES.contains(d)) {
+            return Self::Example;
+        }
         Self::Source
     }
 
@@ -145,6 +152,7 @@ impl FileKind {
             Self::Changelog => "changelog",
             Self::Translation => "translation",
             Self::Generated => "generated",
+            Self::Example => "example",
         }
     }
 
@@ -173,6 +181,7 @@ impl FileKind {
             Self::Changelog => asks(&["changelog", "release", "news", "changes"]),
             Self::Translation => asks(&["translat", "locale", "i18n", "l10n", "language"]),
             Self::Generated => asks(&["generat", "regenerat", "codegen", "protobuf", "proto"]),
+            Self::Example => asks(&["example", "sample", "demo", "playground"]),
         }
     }
 }
@@ -208,6 +217,17 @@ const FIXTURE_DIRECTORIES: [&str; 9] = [
     "test-data",
     "__mocks__",
     "mocks",
+];
+
+const EXAMPLE_DIRECTORIES: [&str; 8] = [
+    "examples",
+    "example",
+    "samples",
+    "sample",
+    "demo",
+    "demos",
+    "playground",
+    "playgrounds",
 ];
 
 const TEST_DIRECTORIES: [&str; 8] = [
@@ -246,6 +266,9 @@ mod tests {
         assert_eq!(kind("api/v1/service_pb2.py"), FileKind::Generated);
         assert_eq!(kind("pkg/server_test.go"), FileKind::Test);
         assert_eq!(kind("examples/colors/README"), FileKind::Docs);
+        assert_eq!(kind("examples/complex/complex/cli.py"), FileKind::Example);
+        assert_eq!(kind("playground/lib/vite.config.js"), FileKind::Example);
+        assert_eq!(kind("playground/hmr/__tests__/hmr.spec.ts"), FileKind::Test);
         assert_eq!(
             kind("packages/vite/src/node/__tests_dts__/plugin.ts"),
             FileKind::Test
@@ -261,6 +284,7 @@ mod tests {
         assert!(!FileKind::Docs.asked_for(&words("word wrapping of help text")));
         assert!(FileKind::Docs.asked_for(&words("a tutorial on options")));
         assert!(FileKind::Test.asked_for(&words("snapshots of the output")));
+        assert!(FileKind::Example.asked_for(&words("the complex example fails")));
         assert!(!FileKind::Docs.asked_for(&words("fix the crash in options")));
         assert!(FileKind::Test.asked_for(&words("the tests fail on windows")));
         assert!(FileKind::Translation.asked_for(&words("german translation is wrong")));
