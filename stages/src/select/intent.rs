@@ -198,13 +198,13 @@ pub struct TaskClassification {
 }
 
 /// Verbs that open a statement of a change to the code's behaviour, besides
-/// the class keywords ([`KEYWORDS`]): the usual first words of commit
+/// the class keywords: the usual first words of commit
 /// subjects ("Handle empty commands list", "prevent …", "Use …",
 /// "Improved …"). Compared by stem, so any inflection counts. Not here:
 /// verbs that open requests for an explanation or for prose ("show",
 /// "help", "explain", "clarify", "mention", "describe") and "bump" (a
 /// release, not a behaviour).
-const CHANGE_VERBS: &[&str] = &[
+pub const CHANGE_VERBS: &[&str] = &[
     "accept",
     "adjust",
     "annotate",
@@ -316,14 +316,14 @@ pub fn states_a_change(intent: &str) -> bool {
 
 /// Words after which a verb of change states what the code must do ("the
 /// Email field should reject trailing whitespace").
-const MODALS: &[&str] = &["must", "mustn", "should", "shouldn"];
+pub const MODALS: &[&str] = &["must", "mustn", "should", "shouldn"];
 
 /// [`CHANGE_VERBS`] stemmed, made once.
 static CHANGE_VERB_STEMS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
 
 /// Words that open a question: an intent that starts with one (or holds a
 /// `?`) asks to understand, not to change.
-const QUESTION_OPENERS: &[&str] = &[
+pub const QUESTION_OPENERS: &[&str] = &[
     "are", "can", "could", "describe", "did", "do", "does", "explain", "how", "is", "should",
     "what", "when", "where", "which", "who", "why", "would",
 ];
