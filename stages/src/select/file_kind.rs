@@ -135,7 +135,17 @@ impl FileKind {
         {
             return Self::Docs;
         }
-        if directories.iter().any(|d| EXAMPLE_DIRECTORIES.contains(d)) {
+        // Not a package's own module of that name (`src/pydicom/examples/`).
+        let in_source = |at: usize| {
+            directories[..at]
+                .iter()
+                .any(|d| matches!(*d, "src" | "lib"))
+        };
+        if directories
+            .iter()
+            .enumerate()
+            .any(|(at, d)| EXAMPLE_DIRECTORIES.contains(d) && !in_source(at))
+        {
             return Self::Example;
         }
         Self::Source
@@ -160,28 +170,41 @@ impl FileKind {
     /// this kind: it names tests, documentation, a changelog, translations
     /// or generated code.
     pub fn asked_for(self, words: &[String]) -> bool {
-        // The task's words come stemmed ("guide" as `guid`, "tutorial" as
-        // `tutori`): a word is an option's prefix or its stem. ("wording"
-        // is not an option: its stem is `word`, which "word wrap" has too.)
-        let asks = |options: &[&str]| {
+        // The task's words come stemmed: a word asks when an option is its
+        // prefix, or, for docs and examples, when it is the option's stem
+        // ("guide" is `guid`, "tutorial" `tutori`, "example" `exampl`).
+        // Not for the others: "changes" stems to `chang`, which every
+        // "change" has, and "release" to `releas` ("release the lock").
+        let asks = |options: &[&str], by_stem: bool| {
             options.iter().any(|option| {
                 let stemmed = stem(option);
-                words.iter().any(|w| w.starts_with(option) || *w == stemmed)
+                words
+                    .iter()
+                    .any(|w| w.starts_with(option) || by_stem && *w == stemmed)
             })
         };
         match self {
             Self::Source => true,
             Self::Test | Self::Fixture => {
-                asks(&["test", "spec", "fixture", "conftest", "snapshot"])
+                asks(&["test", "spec", "fixture", "conftest", "snapshot"], false)
             }
-            Self::Docs => asks(&[
-                "doc", "readme", "tutorial", "guide", "typo", "spelling", "rst", "markdown",
-                "sphinx",
-            ]),
-            Self::Changelog => asks(&["changelog", "release", "news", "changes"]),
-            Self::Translation => asks(&["translat", "locale", "i18n", "l10n", "language"]),
-            Self::Generated => asks(&["generat", "regenerat", "codegen", "protobuf", "proto"]),
-            Self::Example => asks(&["example", "sample", "demo", "playground"]),
+            Self::Docs => asks(
+                &[
+                    "doc", "readme", "tutorial", "guide", "typo", "spelling", "rst", "markdown",
+                    "sphinx",
+                ],
+                true,
+            ),
+            Self::Changelog => asks(&["changelog", "release", "news", "changes"], false),
+            Self::Translation => asks(&["translat", "locale", "i18n", "l10n", "language"], false),
+            Self::Generated => asks(
+                &["generat", "regenerat", "codegen", "protobuf", "proto"],
+                false,
+            ),
+            Self::Example => asks(
+                &["example", "sample", "demo", "playground", "gallery"],
+                true,
+            ),
         }
     }
 }
@@ -268,6 +291,11 @@ mod tests {
         assert_eq!(kind("examples/colors/README"), FileKind::Docs);
         assert_eq!(kind("examples/complex/complex/cli.py"), FileKind::Example);
         assert_eq!(kind("playground/lib/vite.config.js"), FileKind::Example);
+        assert_eq!(
+            kind("docs/examples/soiling/plot_greensboro.py"),
+            FileKind::Example
+        );
+        assert_eq!(kind("src/pydicom/examples/__init__.py"), FileKind::Source);
         assert_eq!(kind("playground/hmr/__tests__/hmr.spec.ts"), FileKind::Test);
         assert_eq!(
             kind("packages/vite/src/node/__tests_dts__/plugin.ts"),
@@ -285,6 +313,12 @@ mod tests {
         assert!(FileKind::Docs.asked_for(&words("a tutorial on options")));
         assert!(FileKind::Test.asked_for(&words("snapshots of the output")));
         assert!(FileKind::Example.asked_for(&words("the complex example fails")));
+        assert!(FileKind::Example.asked_for(&words("update the soiling gallery script")));
+        // "changes" and "release" ask by their prefix only: every "change"
+        // stems to `chang`.
+        assert!(!FileKind::Changelog.asked_for(&words("redraw when the label changes")));
+        assert!(!FileKind::Changelog.asked_for(&words("release the lock on exit")));
+        assert!(FileKind::Changelog.asked_for(&words("add a changelog entry")));
         assert!(!FileKind::Docs.asked_for(&words("fix the crash in options")));
         assert!(FileKind::Test.asked_for(&words("the tests fail on windows")));
         assert!(FileKind::Translation.asked_for(&words("german translation is wrong")));

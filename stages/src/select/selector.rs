@@ -396,6 +396,14 @@ pub struct SelectorError {
 /// prior: `file kind: docs`.
 pub const KIND_PRIOR: &str = "file kind: ";
 
+/// How many penalties the file-kind prior's demotion of `kind` counts as:
+/// one, but half for an example — code that shows the project's use, which
+/// may have to change with it, and which a task names in plain words ("the
+/// naval example") more often than by its path.
+fn demotion(kind: FileKind) -> f64 {
+    if kind == FileKind::Example { 0.5 } else { 1.0 }
+}
+
 /// The file-kind prior of one task: which kinds it demotes. A task about
 /// behaviour (a bug, a feature, a refactor) is answered by source, so tests,
 /// fixtures, docs, changelogs, translations and generated files rank behind
@@ -751,11 +759,11 @@ impl<'a> Scoring<'a> {
         let related = self.related[position];
         let boosts = usize::from(!modifiers.boosted_by.is_empty()) + usize::from(related);
         let penalties = if related {
-            0
+            0.0
         } else {
-            modifiers.penalized_by.len() + usize::from(modifiers.demoted.is_some())
+            modifiers.penalized_by.len() as f64 + modifiers.demoted.map_or(0.0, demotion)
         };
-        let modifier = 0.2 * (boosts as f64 - penalties as f64);
+        let modifier = 0.2 * (boosts as f64 - penalties);
         round_score(((base + modifier) / weights.total()).clamp(0.0, 1.0))
     }
 
