@@ -1363,6 +1363,43 @@ mod tests {
     }
 
     #[test]
+    fn an_example_is_demoted_by_half_a_penalty() {
+        // Three files alike in all but their kind: source, an example, a
+        // test (same size, same age, same words in their paths).
+        let repo = RepoMap::new(vec![
+            entry("src/user/service.ts", 1000, 5),
+            entry("examples/user/service.ts", 1000, 5),
+            entry("tests/user/service.ts", 1000, 5),
+        ]);
+        let task = IntentClassifier.classify("fix the user service lookup");
+        let selection = HeuristicSelector::new(&RulePack::default())
+            .unwrap()
+            .select(&repo, &task, 10, &[], None);
+        let file = |path: &str| {
+            selection
+                .files
+                .iter()
+                .find(|f| f.path.as_str() == path)
+                .unwrap_or_else(|| panic!("{path} selected: {:?}", paths(&selection)))
+        };
+        let (source, example, test) = (
+            file("src/user/service.ts"),
+            file("examples/user/service.ts"),
+            file("tests/user/service.ts"),
+        );
+        assert!(
+            example
+                .penalized_by
+                .iter()
+                .any(|p| p == "file kind: example"),
+            "{example:?}"
+        );
+        assert!(source.score > example.score && example.score > test.score);
+        let (half, whole) = (source.score - example.score, source.score - test.score);
+        assert!((whole - 2.0 * half).abs() < 1e-5, "{half} {whole}");
+    }
+
+    #[test]
     fn exclude_and_include_patterns_remove_candidates_with_reasons() {
         let pack = RulePack {
             include_patterns: vec!["src/**".to_owned()],
