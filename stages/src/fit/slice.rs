@@ -38,6 +38,13 @@ use crate::fit::tokens::TokenCount;
 use crate::fit::tokens::TokenCounter;
 use crate::select::definitions::{Definition, DefinitionKind, indent, is_import_line};
 
+/// The most windows a slice by words keeps (a file without definitions: a
+/// data table, a config, a notebook): a few readable runs around the lines
+/// with the most of the task's words, not one line per mention with a marker
+/// between each — a data table mentioning "type" on 70 lines is not 70
+/// places to look.
+const MAX_WINDOWS: usize = 6;
+
 /// Lines of context tried around each matching line, widest first; the
 /// first that fits the budget wins.
 const CONTEXT_LINES: [usize; 9] = [128, 64, 32, 16, 8, 4, 2, 1, 0];
@@ -65,11 +72,12 @@ pub struct Sliced {
 ///
 /// A line matches when it contains a term, compared case-insensitively as a
 /// substring (`config` matches `load_config` and `ConfigError`); empty terms
-/// are ignored. Each matching line is kept with the same number of context
-/// lines above and below — the widest of 128, 64, 32, … 1, 0 whose slice fits
-/// — and overlapping or adjacent windows merge. When even the matching lines
-/// alone are over the budget, the lines matching the most distinct terms are
-/// kept (earlier lines first among equals), as many as fit.
+/// are ignored. Of the matching lines, the [`MAX_WINDOWS`] with the most
+/// distinct terms (earlier lines first among equals) are kept, each with the
+/// same number of context lines above and below — the widest of 128, 64,
+/// 32, … 1, 0 whose slice fits — and overlapping or adjacent windows merge.
+/// When even those lines alone are over the budget, the best of them are
+/// kept, as many as fit.
 ///
 /// `budget` bounds the tokens of the whole [`Sliced::text`], note and
 /// separators included, counted with `tokens`. A body that fits whole comes
@@ -93,19 +101,7 @@ pub fn slice_to_fit(
     if terms.is_empty() {
         return None;
     }
-    // (line index, distinct terms on the line)
-    let hits: Vec<(usize, usize)> = lines
-        .iter()
-        .enumerate()
-        .filter_map(|(index, line)| {
-            let lower = line.to_lowercase();
-            let count = terms
-                .iter()
-                .filter(|term| lower.contains(term.as_str()))
-                .count();
-            (count > 0).then_some((index, count))
-        })
-        .collect();
+    let hits = term_hits(&lines, &terms);
     if hits.is_empty() {
         return None;
     }
@@ -114,15 +110,16 @@ pub fn slice_to_fit(
     if let Some(whole) = fit(vec![0..=lines.len() - 1]) {
         return Some(whole);
     }
-    let centres: Vec<usize> = hits.iter().map(|&(index, _)| index).collect();
+    let centres = best_centres(&hits);
     for context in CONTEXT_LINES {
         if let Some(sliced) = fit(windows(&centres, context, lines.len())) {
             return Some(sliced);
         }
     }
-    // Not even every matching line fits: keep the best ones, as many as fit.
+    // Not even those lines fit: keep the best ones, as many as fit.
     let mut ranked = hits;
     ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    ranked.truncate(MAX_WINDOWS);
     let chosen = |count: usize| {
         let mut centres: Vec<usize> = ranked[..count].iter().map(|&(index, _)| index).collect();
         centres.sort_unstable();
@@ -247,7 +244,7 @@ pub fn slice_focused(
     // Without a core, the term windows alone (with a size estimate from the
     // start, which `slice_to_fit` has not), then `slice_to_fit`'s best lines.
     if core.is_empty() {
-        let centres = term_lines(&lines, focus.terms);
+        let centres = best_centres(&term_hits(&lines, focus.terms));
         if centres.is_empty() {
             return None;
         }
@@ -1333,6 +1330,46 @@ fn term_lines(lines: &[&str], terms: &[String]) -> Vec<usize> {
         .collect()
 }
 
+/// The zero-based lines that contain one of `terms` (case-insensitive,
+/// substrings), in order, each with the number of distinct terms on it.
+fn term_hits(lines: &[&str], terms: &[String]) -> Vec<(usize, usize)> {
+    let terms: Vec<String> = terms
+        .iter()
+        .map(|t| t.trim().to_lowercase())
+        .filter(|t| !t.is_empty())
+        .collect();
+    if terms.is_empty() {
+        return Vec::new();
+    }
+    lines
+        .iter()
+        .enumerate()
+        .filter_map(|(index, line)| {
+            let lower = line.to_lowercase();
+            let count = terms
+                .iter()
+                .filter(|term| lower.contains(term.as_str()))
+                .count();
+            (count > 0).then_some((index, count))
+        })
+        .collect()
+}
+
+/// The lines windows of a slice by words go around: of `hits` (line,
+/// distinct terms), the [`MAX_WINDOWS`] with the most terms (earlier first
+/// among equals), in file order.
+fn best_centres(hits: &[(usize, usize)]) -> Vec<usize> {
+    let mut ranked = hits.to_vec();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut centres: Vec<usize> = ranked
+        .into_iter()
+        .take(MAX_WINDOWS)
+        .map(|(index, _)| index)
+        .collect();
+    centres.sort_unstable();
+    centres
+}
+
 /// [`definitions`] of a name that may be qualified: `Context.invoke` is the
 /// `invoke` defined inside `Context`'s definition (every one there, overloads
 /// included); when `Context` defines none, every `invoke`.
@@ -1911,7 +1948,42 @@ mod tests {
         .unwrap();
         assert!(sliced.tokens <= TokenCount(80));
         assert!(sliced.text.contains("load config and cache together"));
-        assert!(sliced.kept.iter().all(|range| range.start() == range.end()));
+        assert!(sliced.kept.len() <= MAX_WINDOWS);
+    }
+
+    #[test]
+    fn a_table_mentioning_a_word_on_many_lines_is_shown_by_a_few_windows() {
+        // A data table (no definitions): "type" on 70 of its rows.
+        let special: Vec<(usize, String)> = (0..70)
+            .map(|n| {
+                (
+                    20 + n * 30,
+                    format!("0x{n:04x}: ('CS', '1', \"Record Type {n}\"),"),
+                )
+            })
+            .chain([(
+                1000,
+                "0x9999: ('CS', '1', \"Directory Record Type\"),".to_owned(),
+            )])
+            .collect();
+        let special: Vec<(usize, &str)> = special.iter().map(|(n, t)| (*n, t.as_str())).collect();
+        let body = numbered(2200, &special);
+        let sliced = slice_to_fit(
+            &body,
+            &terms(&["type", "directory"]),
+            TokenCount(600),
+            TokenCounter::cl100k(),
+        )
+        .unwrap();
+        assert!(sliced.kept.len() <= MAX_WINDOWS, "{:?}", sliced.kept);
+        // The row with both words is among them, with rows around it.
+        let best = sliced
+            .kept
+            .iter()
+            .find(|range| range.contains(&1000))
+            .unwrap();
+        assert!(best.end() > best.start(), "{:?}", sliced.kept);
+        assert!(sliced.text.matches(" cut (").count() <= MAX_WINDOWS + 1);
     }
 
     #[test]
