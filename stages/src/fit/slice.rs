@@ -43,7 +43,7 @@ use crate::select::definitions::{Definition, DefinitionKind, indent, is_import_l
 /// with the most of the task's words, not one line per mention with a marker
 /// between each — a data table mentioning "type" on 70 lines is not 70
 /// places to look.
-const MAX_WINDOWS: usize = 6;
+pub const MAX_WINDOWS: usize = 6;
 
 /// Lines of context tried around each matching line, widest first; the
 /// first that fits the budget wins.
