@@ -122,6 +122,8 @@ impl FileKind {
             || directories
                 .first()
                 .is_some_and(|d| matches!(*d, "dist" | "build"))
+            // Jupyter's autosaved copies of notebooks.
+            || directories.contains(&".ipynb_checkpoints")
         {
             return Self::Generated;
         }
@@ -296,6 +298,10 @@ mod tests {
             FileKind::Example
         );
         assert_eq!(kind("src/pydicom/examples/__init__.py"), FileKind::Source);
+        assert_eq!(
+            kind("tutorial/.ipynb_checkpoints/Tutorial-checkpoint.ipynb"),
+            FileKind::Generated
+        );
         assert_eq!(kind("playground/hmr/__tests__/hmr.spec.ts"), FileKind::Test);
         assert_eq!(
             kind("packages/vite/src/node/__tests_dts__/plugin.ts"),
