@@ -93,16 +93,9 @@ pub fn slice_to_fit(
     map: &LineMap,
 ) -> Option<Sliced> {
     let lines: Vec<&str> = body.lines().collect();
-    let terms: Vec<String> = matched_terms
-        .iter()
-        .map(|term| term.trim().to_lowercase())
-        .filter(|term| !term.is_empty())
-        .collect();
-    if terms.is_empty() {
-        return None;
-    }
-    let hits = term_hits(&lines, &terms);
-    if hits.is_empty() {
+    // The best matching lines, strongest first.
+    let ranked = best_hits(term_hits(&lines, matched_terms));
+    if ranked.is_empty() {
         return None;
     }
     let counter = SliceCounter::new(tokens, budget, map, &[]);
@@ -110,21 +103,14 @@ pub fn slice_to_fit(
     if let Some(whole) = fit(vec![0..=lines.len() - 1]) {
         return Some(whole);
     }
-    let centres = best_centres(&hits);
+    let centres = in_file_order(&ranked);
     for context in CONTEXT_LINES {
         if let Some(sliced) = fit(windows(&centres, context, lines.len())) {
             return Some(sliced);
         }
     }
     // Not even those lines fit: keep the best ones, as many as fit.
-    let mut ranked = hits;
-    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    ranked.truncate(MAX_WINDOWS);
-    let chosen = |count: usize| {
-        let mut centres: Vec<usize> = ranked[..count].iter().map(|&(index, _)| index).collect();
-        centres.sort_unstable();
-        windows(&centres, 0, lines.len())
-    };
+    let chosen = |count: usize| windows(&in_file_order(&ranked[..count]), 0, lines.len());
     fit(chosen(1))?;
     // Invariant: the `low` best lines fit and the `high` best do not (all of
     // them at no context did not, above).
@@ -244,7 +230,7 @@ pub fn slice_focused(
     // Without a core, the term windows alone (with a size estimate from the
     // start, which `slice_to_fit` has not), then `slice_to_fit`'s best lines.
     if core.is_empty() {
-        let centres = best_centres(&term_hits(&lines, focus.terms));
+        let centres = in_file_order(&best_hits(term_hits(&lines, focus.terms)));
         if centres.is_empty() {
             return None;
         }
@@ -256,7 +242,10 @@ pub fn slice_focused(
         return slice_to_fit(body, focus.terms, budget, tokens, map);
     }
     if let Some(core_only) = fit(&core) {
-        let centres = term_lines(&lines, focus.terms);
+        let centres: Vec<usize> = term_hits(&lines, focus.terms)
+            .into_iter()
+            .map(|(index, _)| index)
+            .collect();
         if !centres.is_empty() {
             for context in CONTEXT_LINES {
                 let mut kept = core.clone();
@@ -1312,25 +1301,6 @@ impl<'a> KeptLines<'a> {
 }
 
 /// The zero-based lines that contain one of `terms` (case-insensitive,
-/// substrings), in order.
-fn term_lines(lines: &[&str], terms: &[String]) -> Vec<usize> {
-    let terms: Vec<String> = terms
-        .iter()
-        .map(|t| t.trim().to_lowercase())
-        .filter(|t| !t.is_empty())
-        .collect();
-    lines
-        .iter()
-        .enumerate()
-        .filter(|(_, line)| {
-            let lower = line.to_lowercase();
-            terms.iter().any(|term| lower.contains(term.as_str()))
-        })
-        .map(|(index, _)| index)
-        .collect()
-}
-
-/// The zero-based lines that contain one of `terms` (case-insensitive,
 /// substrings), in order, each with the number of distinct terms on it.
 fn term_hits(lines: &[&str], terms: &[String]) -> Vec<(usize, usize)> {
     let terms: Vec<String> = terms
@@ -1356,18 +1326,19 @@ fn term_hits(lines: &[&str], terms: &[String]) -> Vec<(usize, usize)> {
 }
 
 /// The lines windows of a slice by words go around: of `hits` (line,
-/// distinct terms), the [`MAX_WINDOWS`] with the most terms (earlier first
-/// among equals), in file order.
-fn best_centres(hits: &[(usize, usize)]) -> Vec<usize> {
-    let mut ranked = hits.to_vec();
-    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let mut centres: Vec<usize> = ranked
-        .into_iter()
-        .take(MAX_WINDOWS)
-        .map(|(index, _)| index)
-        .collect();
-    centres.sort_unstable();
-    centres
+/// distinct terms), the [`MAX_WINDOWS`] with the most terms, strongest first
+/// (earlier first among equals).
+fn best_hits(mut hits: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    hits.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    hits.truncate(MAX_WINDOWS);
+    hits
+}
+
+/// The lines of `hits`, in file order.
+fn in_file_order(hits: &[(usize, usize)]) -> Vec<usize> {
+    let mut lines: Vec<usize> = hits.iter().map(|&(index, _)| index).collect();
+    lines.sort_unstable();
+    lines
 }
 
 /// [`definitions`] of a name that may be qualified: `Context.invoke` is the

@@ -179,10 +179,10 @@ impl FileKind {
         // "change" has, and "release" to `releas` ("release the lock").
         let asks = |options: &[&str], by_stem: bool| {
             options.iter().any(|option| {
-                let stemmed = stem(option);
+                let stemmed = by_stem.then(|| stem(option));
                 words
                     .iter()
-                    .any(|w| w.starts_with(option) || by_stem && *w == stemmed)
+                    .any(|w| w.starts_with(option) || stemmed.as_ref() == Some(w))
             })
         };
         match self {

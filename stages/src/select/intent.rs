@@ -296,7 +296,6 @@ pub fn states_a_change(intent: &str) -> bool {
         }
         _ => intent,
     };
-    let verbs = CHANGE_VERB_STEMS.get_or_init(|| CHANGE_VERBS.iter().map(|v| stem(v)).collect());
     // Adverbs ("correctly", "always") and the `t` of "shouldn't" are read
     // past.
     let words: Vec<String> = split_words(subject)
@@ -306,7 +305,7 @@ pub fn states_a_change(intent: &str) -> bool {
             !(adverb || matches!(word.as_str(), "t" | "always" | "never"))
         })
         .collect();
-    let is_verb = |word: &String| verbs.contains(&stem(word));
+    let is_verb = |word: &String| CHANGE_VERB_STEMS.contains(&stem(word));
     // "Handle …", or "the Email field should reject …".
     words.first().is_some_and(is_verb)
         || words
@@ -319,7 +318,8 @@ pub fn states_a_change(intent: &str) -> bool {
 pub const MODALS: &[&str] = &["must", "mustn", "should", "shouldn"];
 
 /// [`CHANGE_VERBS`] stemmed, made once.
-static CHANGE_VERB_STEMS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+static CHANGE_VERB_STEMS: std::sync::LazyLock<Vec<String>> =
+    std::sync::LazyLock::new(|| CHANGE_VERBS.iter().map(|verb| stem(verb)).collect());
 
 /// Words that open a question: an intent that starts with one (or holds a
 /// `?`) asks to understand, not to change.
@@ -675,6 +675,8 @@ mod tests {
 
     #[test]
     fn a_statement_of_a_change_is_told_from_a_topic_a_question_and_a_request_for_prose() {
+        // `is_question` searches the openers by bisection.
+        assert!(QUESTION_OPENERS.is_sorted());
         for change in [
             "prevent automatic environment variables from containing dashes",
             "Handle empty commands list",

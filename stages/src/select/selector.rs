@@ -405,9 +405,10 @@ fn demotion(kind: FileKind) -> f64 {
 }
 
 /// The file-kind prior of one task: which kinds it demotes. A task about
-/// behaviour (a bug, a feature, a refactor) is answered by source, so tests,
-/// fixtures, docs, changelogs, translations and generated files rank behind
-/// it, unless the task's words ask for that kind. Decided once per task, so
+/// behaviour (a bug, a feature, a refactor, a pasted report, a short
+/// statement of a change) is answered by source, so tests, fixtures, docs,
+/// changelogs, translations, generated files and examples rank behind it,
+/// unless the task's words ask for that kind. Decided once per task, so
 /// a file costs a look-up, not a pass over the task's words.
 struct KindPrior {
     /// Per kind (indexed as [`FileKind::ALL`]): demoted by this task.
