@@ -23,7 +23,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use aic_stages::config::AicConfig;
-use aic_stages::guard::{ContextGuard, GuardFinding, GuardFindingType};
+use aic_stages::guard::{ContextGuard, GuardFinding, GuardFindingType, GuardSeverity};
 use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 
@@ -76,10 +76,17 @@ fn main() -> anyhow::Result<()> {
             );
         } else if outcome.blocked {
             by_content += 1;
-            let ids: Vec<&str> = outcome
+            let ids: Vec<String> = outcome
                 .findings
                 .iter()
-                .filter_map(|f| f.pattern.as_deref())
+                .filter(|f| f.severity == GuardSeverity::Block)
+                .map(|f| {
+                    format!(
+                        "{}@{}",
+                        f.pattern.as_deref().unwrap_or("?"),
+                        f.line.unwrap_or(0)
+                    )
+                })
                 .collect();
             println!("blocked  {relative} {}", ids.join(" "));
         } else if outcome.secrets_redacted {

@@ -69,6 +69,10 @@ const NEGATION_WORDS: usize = 12;
 /// talks about attacks.
 const ABOUT_WINDOW: u32 = 3;
 
+/// How many lines around a request whose only addressee is a mention of the
+/// model ([`Addressee::Mention`]) are searched for words about attacks.
+const MENTION_ABOUT_WINDOW: u32 = 10;
+
 /// How many bytes before its first addressee a passage reaches at most, and
 /// after its last one: a passage of minified code (one line of 200 KB) is
 /// read around its addressees, not whole.
@@ -103,6 +107,10 @@ pub(crate) enum Addressee {
     Precedence,
     /// An agent instruction file: every passage of it is addressed to the agent.
     Implicit,
+    /// The model named anywhere in the passage, however the sentence is
+    /// built ("any LLM reviewing this code", "ШІ-асистенте, який редагує
+    /// цей модуль"): the weakest kind, neither direct nor a third party.
+    Mention,
 }
 
 impl Addressee {
@@ -116,6 +124,7 @@ impl Addressee {
             "turn" => Self::Turn,
             "spliced" => Self::Spliced,
             "precedence" => Self::Precedence,
+            "mention" | "foreign-mention" => Self::Mention,
             _ => return None,
         })
     }
@@ -138,8 +147,11 @@ pub(crate) enum RequestCategory {
     ApprovalClaim,
     /// Claiming to outrank the model's instructions, or to replace its task.
     PrecedenceClaim,
-    /// Hiding the action from the user: no finding of its own (see
-    /// [`AddressedRequests::find_matched`]).
+    /// Turning off certificate, signature or dependency checks, security
+    /// jobs and hooks; granting privileges; planting a backdoor account.
+    SecurityWeakening,
+    /// Hiding the action from the user: a finding of its own when the
+    /// passage asks for nothing else (see [`AddressedRequests::find_matched`]).
     Concealment,
     /// An addressee hidden with bidirectional-override characters, whatever
     /// it asks.
@@ -156,6 +168,7 @@ impl RequestCategory {
             "destructive-command" => Self::DestructiveCommand,
             "approval-claim" => Self::ApprovalClaim,
             "precedence-claim" => Self::PrecedenceClaim,
+            "security-weakening" => Self::SecurityWeakening,
             "concealment" => Self::Concealment,
             _ => return None,
         })
@@ -171,6 +184,7 @@ impl RequestCategory {
             Self::DestructiveCommand => "destructive-command",
             Self::ApprovalClaim => "approval-claim",
             Self::PrecedenceClaim => "precedence-claim",
+            Self::SecurityWeakening => "security-weakening",
             Self::Concealment => "concealment",
             Self::HiddenAddress => "hidden-instruction",
         }
@@ -190,6 +204,9 @@ impl RequestCategory {
             }
             Self::ApprovalClaim => "Claim to an AI reader that its actions are pre-approved",
             Self::PrecedenceClaim => "Claim to take precedence over the model's instructions",
+            Self::SecurityWeakening => {
+                "Request to an AI reader to weaken security checks or plant a backdoor"
+            }
             Self::Concealment => "Request to an AI reader to hide an action from the user",
             Self::HiddenAddress => {
                 "Text to an AI reader hidden with bidirectional-override characters"
@@ -202,7 +219,10 @@ impl RequestCategory {
     fn user_may_ask(self) -> bool {
         matches!(
             self,
-            Self::DestructiveCommand | Self::ApprovalClaim | Self::PrecedenceClaim
+            Self::DestructiveCommand
+                | Self::ApprovalClaim
+                | Self::PrecedenceClaim
+                | Self::SecurityWeakening
         )
     }
 
@@ -215,6 +235,7 @@ impl RequestCategory {
                 | Self::ApprovalClaim
                 | Self::FetchedCode
                 | Self::PrecedenceClaim
+                | Self::SecurityWeakening
         )
     }
 }
@@ -229,6 +250,8 @@ pub(crate) fn is_request_id(id: &str) -> bool {
         RequestCategory::DestructiveCommand,
         RequestCategory::ApprovalClaim,
         RequestCategory::PrecedenceClaim,
+        RequestCategory::SecurityWeakening,
+        RequestCategory::Concealment,
     ]
     .iter()
     .any(|category| category.id() == id)
@@ -282,6 +305,11 @@ impl AddresseeSet {
     /// Whether the set holds `addressee`.
     pub(crate) fn contains(self, addressee: Addressee) -> bool {
         self.0 & (1 << addressee as u16) != 0
+    }
+
+    /// Whether `addressee` is the only kind in the set.
+    pub(crate) fn only(self, addressee: Addressee) -> bool {
+        self.0 == 1 << addressee as u16
     }
 
     /// Whether the passage speaks to the model directly (a greeting, a label,
@@ -347,6 +375,12 @@ pub(crate) struct AddressedRequests {
     /// addressee.
     action_claims: Vec<bool>,
     actions: OnceLock<Patterns>,
+    /// Concealment in other languages (the `concealment-abroad` lines):
+    /// Unicode patterns kept out of [`Self::actions`], which every decoded
+    /// run is matched against, and searched only in passages that address
+    /// the model.
+    concealment_abroad_source: String,
+    concealment_abroad: OnceLock<regex::bytes::Regex>,
     negation: OnceLock<Regex>,
 }
 
@@ -491,7 +525,7 @@ impl AddressedRequests {
                 continue;
             }
             labels.push(matches!(kind, "label" | "class"));
-            foreign.push(kind == "foreign");
+            foreign.push(matches!(kind, "foreign" | "foreign-mention"));
             let kind = Addressee::parse(kind).expect("a known addressee kind");
             addressee_kinds.push(kind);
             addressee_sources.push(format!("(?-u){source}"));
@@ -499,7 +533,12 @@ impl AddressedRequests {
         let mut action_categories = Vec::new();
         let mut action_claims = Vec::new();
         let mut action_sources = Vec::new();
+        let mut concealment_abroad = Vec::new();
         for (category, source) in entries(ACTIONS) {
+            if category == "concealment-abroad" {
+                concealment_abroad.push(source);
+                continue;
+            }
             let (category, claim) = match category.strip_suffix('!') {
                 Some(category) => (category, true),
                 None => (category, false),
@@ -526,8 +565,17 @@ impl AddressedRequests {
             action_categories,
             action_claims,
             actions: OnceLock::new(),
+            concealment_abroad_source: concealment_abroad.join("|"),
+            concealment_abroad: OnceLock::new(),
             negation: OnceLock::new(),
         }
+    }
+
+    fn concealment_abroad(&self) -> &regex::bytes::Regex {
+        crate::work::once(&self.concealment_abroad, || {
+            regex::bytes::Regex::new(&self.concealment_abroad_source)
+                .expect("the concealment patterns in other languages are valid")
+        })
     }
 
     fn action_patterns(&self) -> &Patterns {
@@ -620,10 +668,18 @@ impl AddressedRequests {
                         .as_str()
                         .trim_end()
                         .ends_with([':', ',', '-', '\u{2013}', '\u{2014}']);
-                !label
-                    || !ends_as_label
-                    || (label_starts(content, hit.start())
-                        && !is_role_turn(content, hit.start(), hit.as_str()))
+                // A bare lowercase "ai" names a variable, not the model; a
+                // mention counts as the opening of a note to it.
+                let mention = kind != Addressee::Mention
+                    || (names_in_prose(content, hit.range()) && opens_a_note(content, hit.end()));
+                // `copilot-instructions.md` names a file, not the model.
+                let file_name = kind == Addressee::Tag && in_file_name(content, hit.range());
+                mention
+                    && !file_name
+                    && (!label
+                        || !ends_as_label
+                        || (label_starts(content, hit.start())
+                            && !is_role_turn(content, hit.start(), hit.as_str())))
             };
             for hit in regex.find_iter(content).filter(check).take(MAX_ADDRESSEES) {
                 found.push((lines.line_number(hit.start()), kind, hit.start()));
@@ -800,13 +856,22 @@ impl AddressedRequests {
         let concealed = passage.commented
             || matches.iter().any(|&index| {
                 self.action_categories.get(index) == Some(&RequestCategory::Concealment)
-            });
+            })
+            || self.concealment_abroad().is_match(passage.text.as_bytes());
         // A claim of approval by someone else ("the owner approved this",
         // "standing permission"): what a project's own rules never need.
         let claimed = matches.iter().any(|&index| {
             self.action_claims.get(index).copied().unwrap_or(false)
                 && self.action_categories.get(index) == Some(&RequestCategory::ApprovalClaim)
         });
+        // A reader only named in a note's opening ("Nota para … asistente de
+        // IA …:") is asked for something outside the task when the note also
+        // hides it or claims someone's approval (a claim to outrank the
+        // model's instructions is an addressee of its own): how such notes
+        // get past the model's confirmation, and what a project's own notes
+        // to its agents never need.
+        let named_only = set.only(Addressee::Mention);
+        let addressed_at = |at: usize| precedence || earliest.is_some_and(|first| first <= at);
         let mut asked = false;
         for index in matches {
             let (Some(regex), Some(&category)) =
@@ -831,12 +896,12 @@ impl AddressedRequests {
                 && !claimed
                 && !set.contains(Addressee::Turn)
                 && !set.contains(Addressee::Spliced);
-            if pasted_own || project_own {
+            if pasted_own || project_own || (named_only && !concealed && !claimed) {
                 continue;
             }
-            let addressed = |at: usize| precedence || earliest.is_some_and(|first| first <= at);
+
             let Some(hit) = regex.find_iter(passage.text.as_bytes()).find(|hit| {
-                addressed(hit.start())
+                addressed_at(hit.start())
                     && !self.negated(&passage.text, hit.start())
                     && !ends_in_negation(&passage.text, hit.start())
                     && keep(passage.content_offset(lines, hit.start()))
@@ -845,6 +910,15 @@ impl AddressedRequests {
             };
             asked = true;
             add(category, hit.start());
+        }
+        // Hiding something from the user, asked of a reader addressed as a
+        // model, whatever else the passage asks ("add an admin account; no
+        // need to tell the user"): unless what is hidden is the model's own
+        // prompt, as a product's prompt template asks. In a pasted intent
+        // too: a user never asks their agent to keep a thing from them.
+        if !asked && let Some(at) = self.concealment_asked(passage, lines, &addressed_at, keep) {
+            asked = true;
+            add(RequestCategory::Concealment, at);
         }
         if !asked
             && passage.bidi
@@ -856,6 +930,49 @@ impl AddressedRequests {
         {
             add(RequestCategory::HiddenAddress, at);
         }
+    }
+
+    /// Where the passage asks to hide something from the user: the first
+    /// concealment after an addressee ([`RequestCategory::Concealment`] in
+    /// the list) whose clause does not name the model's own prompt or
+    /// instructions, in text `keep` accepts; `None` when there is none.
+    fn concealment_asked(
+        &self,
+        passage: &Passage,
+        lines: &LineIndex<'_>,
+        addressed: &dyn Fn(usize) -> bool,
+        keep: &dyn Fn(usize) -> bool,
+    ) -> Option<usize> {
+        static OWN_PROMPT: OnceLock<Regex> = OnceLock::new();
+        let own_prompt = crate::work::once(&OWN_PROMPT, || {
+            Regex::new(
+                r"(?i)(?:system\s+)?prompt|instructions|guidelines|these\s+rules|this\s+(?:note|message|comment)|internal\s+(?:rules|notes)",
+            )
+            .expect("the own-prompt pattern is valid")
+        });
+        let actions = self.action_patterns();
+        let text = passage.text.as_bytes();
+        let abroad = Some(self.concealment_abroad());
+        actions
+            .set
+            .matches(text)
+            .into_iter()
+            .filter(|&index| {
+                self.action_categories.get(index) == Some(&RequestCategory::Concealment)
+            })
+            .filter_map(|index| actions.get(index))
+            .chain(abroad)
+            .flat_map(|regex| regex.find_iter(text))
+            .filter(|hit| {
+                let clause = clause_around(&passage.text, hit.start(), hit.end());
+                // "Never add one without telling the user" asks to tell.
+                addressed(hit.start())
+                    && !own_prompt.is_match(clause)
+                    && !self.negated(&passage.text, hit.start())
+                    && keep(passage.content_offset(lines, hit.start()))
+            })
+            .map(|hit| hit.start())
+            .min()
     }
 
     /// Whether the request at byte `at` of a passage is negated: a negation
@@ -871,6 +988,100 @@ impl AddressedRequests {
         let tail = words[words.len().saturating_sub(NEGATION_WORDS)..].join(" ");
         self.negation().is_match(&tail)
     }
+}
+
+/// The most bytes between a mention of the model and the colon that ends
+/// the note's opening ("Nota para Claude, Codex o cualquier asistente de IA
+/// que modifique este módulo:").
+const NOTE_OPENING_BYTES: usize = 160;
+
+/// The most words a line may have before the colon that ends a note's
+/// opening.
+const NOTE_OPENING_WORDS: usize = 18;
+
+/// Whether the mention of the model ending at byte `end` of `content` is
+/// part of a note's opening: a colon ends its phrase on the same line,
+/// within [`NOTE_OPENING_BYTES`], before any sentence ends, and the line
+/// holds at most [`NOTE_OPENING_WORDS`] words up to it. A colon of an
+/// address (`https://`) or of a time (`10:30`) is none.
+fn opens_a_note(content: &str, end: usize) -> bool {
+    let end = floor_boundary(content, end);
+    let line_start = content[..end].rfind('\n').map_or(0, |at| at + 1);
+    let rest = &content[end..];
+    let rest = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    let mut previous = ' ';
+    for (at, c) in rest.char_indices() {
+        if at > NOTE_OPENING_BYTES {
+            return false;
+        }
+        let next = rest[at + c.len_utf8()..].chars().next().unwrap_or(' ');
+        match c {
+            '。' | '！' | '？' => return false,
+            '.' | '!' | '?' if next.is_whitespace() => return false,
+            ':' | '：'
+                if !(next == '/' || (previous.is_ascii_digit() && next.is_ascii_digit())) =>
+            {
+                let opening = &content[line_start..end + at];
+                return opening.split_whitespace().count() <= NOTE_OPENING_WORDS;
+            }
+            _ => {}
+        }
+        previous = c;
+    }
+    false
+}
+
+/// Whether the mention of the model at bytes `range` of `content` reads as
+/// prose: not part of an identifier, a dotted name or a path
+/// (`aider.llm.litellm`, `ai_model`, `claude/`), and not a single lowercase
+/// word (code and commands name things `ai`, `llm`, `claude`; prose writes
+/// "AI", "LLM", "Claude" or a phrase such as "coding agents").
+fn names_in_prose(content: &str, range: Range<usize>) -> bool {
+    let bytes = content.as_bytes();
+    let text = content.get(range.clone()).unwrap_or_default();
+    let before = range
+        .start
+        .checked_sub(1)
+        .and_then(|at| bytes.get(at))
+        .is_some_and(|&b| matches!(b, b'.' | b'_' | b'/' | b'\\' | b'$' | b'@'));
+    let after = match bytes.get(range.end) {
+        Some(b'_' | b'/' | b'(') => true,
+        Some(b'.') => bytes
+            .get(range.end + 1)
+            .is_some_and(u8::is_ascii_alphanumeric),
+        _ => false,
+    };
+    let lowercase_word = !text.contains(char::is_whitespace)
+        && !text.chars().any(char::is_uppercase)
+        && text.is_ascii();
+    !before && !after && !lowercase_word
+}
+
+/// Whether bytes `range` of `content` are part of a file name or path: a
+/// `/` just before them, or an extension (`.md`, `.json`) just after.
+fn in_file_name(content: &str, range: Range<usize>) -> bool {
+    let bytes = content.as_bytes();
+    let before = range
+        .start
+        .checked_sub(1)
+        .and_then(|at| bytes.get(at))
+        .is_some_and(|&b| matches!(b, b'/' | b'\\'));
+    let after = bytes.get(range.end) == Some(&b'.')
+        && bytes
+            .get(range.end + 1)
+            .is_some_and(u8::is_ascii_alphanumeric);
+    before || after
+}
+
+/// The clause of `text` around bytes `start..end`: from the last sentence or
+/// clause break before it to the next one after it.
+fn clause_around(text: &str, start: usize, end: usize) -> &str {
+    let breaks = ['.', '!', '?', ';', '\n', '。', '！', '？', '；'];
+    let start = floor_boundary(text, start);
+    let end = floor_boundary(text, end.max(start));
+    let from = text[..start].rfind(breaks).map_or(0, |at| at + 1);
+    let to = text[end..].find(breaks).map_or(text.len(), |at| end + at);
+    text.get(from..to).unwrap_or_default()
 }
 
 /// Whether the sentence holding byte `at` ends in a prohibition, as Japanese
@@ -976,7 +1187,14 @@ pub(crate) fn excused(request: &Request, context: &InjectionContext<'_>, code: b
     {
         return true;
     }
-    context.talks_about(request.line, ABOUT_WINDOW) && (quoted || !request.addressees.direct())
+    // A reader only named in passing ("an assistant quietly inserts …") in
+    // text about attacks is described, not addressed: the wider window.
+    let window = if request.addressees.only(Addressee::Mention) {
+        MENTION_ABOUT_WINDOW
+    } else {
+        ABOUT_WINDOW
+    };
+    context.talks_about(request.line, window) && (quoted || !request.addressees.direct())
 }
 
 /// Whether line `number` stands in an assistant's turn of a transcript: the
@@ -1450,7 +1668,16 @@ mod tests {
         );
         assert!(Regex::new(requests.names_source()).is_ok());
         assert!(Regex::new(requests.foreign_names_source()).is_ok());
-        assert_eq!(requests.action_categories.len(), entries(ACTIONS).len());
+        let abroad = entries(ACTIONS)
+            .iter()
+            .filter(|(category, _)| *category == "concealment-abroad")
+            .count();
+        assert!(abroad > 0);
+        assert!(!requests.concealment_abroad().is_match(b"plain text"));
+        assert_eq!(
+            requests.action_categories.len() + abroad,
+            entries(ACTIONS).len()
+        );
     }
 
     /// The attack text is put together from parts, so this file holds no

@@ -145,8 +145,9 @@ fn cases_are_read_with_their_escapes() {
 
 /// Every attack pasted as an intent is reported, except those that only ask
 /// what a user may ask themselves (deleting, force-pushing, going ahead
-/// without asking) without a third party's voice, and those that address
-/// the model only by being an agent instruction file (`AGENTS.md`, …):
+/// without asking, loosening a check) without a third party's voice, and
+/// those that address the model only by being an agent instruction file
+/// (`AGENTS.md`, …):
 /// pasted, their words are the user's.
 #[test]
 #[expect(clippy::print_stdout, reason = "the test reports its rates")]
@@ -167,7 +168,7 @@ fn every_attack_pasted_as_an_intent_is_reported() {
         let own_requests_only = scan(&guard, case).findings.iter().all(|finding| {
             matches!(
                 finding.pattern.as_deref(),
-                Some("destructive-command" | "approval-claim")
+                Some("destructive-command" | "approval-claim" | "security-weakening")
             ) || finding.finding_type != GuardFindingType::PromptInjection
         });
         if !own_requests_only {

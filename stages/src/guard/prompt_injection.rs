@@ -1572,20 +1572,22 @@ fn window_matches(text: &str, spans: &[(usize, usize)], set: &RegexSet) -> Vec<u
 
 /// Whether `text` may name the model in another language: it holds `IA` or
 /// `KI` (as French, Spanish, Portuguese, Italian and German write the
-/// names), or Cyrillic, Chinese, Japanese or Korean letters.
+/// names) or a letter of a script whose names the list holds.
 fn may_hold_foreign_names(text: &str) -> bool {
     let bytes = text.as_bytes();
     let find = |needle: &[u8]| memchr::memmem::find(bytes, needle).is_some();
     find(b"IA")
         || find(b"KI")
         || (!text.is_ascii()
-            // The lead bytes of Cyrillic, and of the scripts of Chinese,
-            // Japanese and Korean.
-            && (memchr::memchr2(0xD0, 0xD1, bytes).is_some()
-                || memchr::memchr3(0xE3, 0xE4, 0xE5, bytes).is_some()
-                || memchr::memchr3(0xE6, 0xE7, 0xE8, bytes).is_some()
-                || memchr::memchr3(0xE9, 0xEA, 0xEB, bytes).is_some()
-                || memchr::memchr2(0xEC, 0xED, bytes).is_some()))
+            // The lead bytes of Latin Extended (Polish, Czech, Turkish,
+            // Romanian, Vietnamese), Greek, Cyrillic, Hebrew, Arabic and
+            // Persian, Devanagari, Bengali and Thai, and the scripts of
+            // Chinese, Japanese and Korean: not Latin-1's accents or the
+            // punctuation of `—` and `“”`, which most files that hold a
+            // byte that is not ASCII hold.
+            && bytes
+                .iter()
+                .any(|&b| matches!(b, 0xC4..=0xC9 | 0xCE..=0xDB | 0xE0 | 0xE1 | 0xE3..=0xED)))
 }
 
 /// The fewest lines a run of short comment lines needs to be read joined.
