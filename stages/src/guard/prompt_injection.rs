@@ -1572,12 +1572,16 @@ fn window_matches(text: &str, spans: &[(usize, usize)], set: &RegexSet) -> Vec<u
 
 /// Whether `text` may name the model in another language: it holds `IA` or
 /// `KI` (as French, Spanish, Portuguese, Italian and German write the
-/// names) or a letter of a script whose names the list holds.
+/// names), Finnish `…äly` or Swedish `språk…` (artificial intelligence and
+/// language model, whose other letters are ASCII), or a letter of a script
+/// whose names the list holds.
 fn may_hold_foreign_names(text: &str) -> bool {
     let bytes = text.as_bytes();
     let find = |needle: &[u8]| memchr::memmem::find(bytes, needle).is_some();
     find(b"IA")
         || find(b"KI")
+        || find("äly".as_bytes())
+        || find("språk".as_bytes())
         || (!text.is_ascii()
             // The lead bytes of Latin Extended (Polish, Czech, Turkish,
             // Romanian, Vietnamese), Greek, Cyrillic, Hebrew, Arabic and
