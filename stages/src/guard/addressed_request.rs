@@ -125,6 +125,7 @@ impl Addressee {
             "spliced" => Self::Spliced,
             "precedence" => Self::Precedence,
             "mention" | "foreign-mention" => Self::Mention,
+            "situation" => Self::Reader,
             _ => return None,
         })
     }
@@ -360,6 +361,10 @@ pub(crate) struct AddressedRequests {
     /// Per addressee pattern: whether it names the model in another language
     /// (a `foreign` line), and so is searched only around such a name.
     foreign: Vec<bool>,
+    /// Per addressee pattern: whether it names the model, and so is searched
+    /// only around a name (every kind but a turn, a splice, a precedence
+    /// claim and a `situation`).
+    named: Vec<bool>,
     addressee_kinds: Vec<Addressee>,
     /// Per addressee pattern: whether it is a `label` or a `class`, which
     /// counts only at the start of a line, a sentence, a quotation or a
@@ -387,11 +392,14 @@ pub(crate) struct AddressedRequests {
     claim_abroad_source: String,
     claim_abroad: OnceLock<regex::bytes::Regex>,
     /// What is sensitive whatever the verb (the `object` lines: a credential
-    /// file, a secret's variable), in list order: credential files first.
+    /// file, a secret's variable, a security check), in list order.
     object_sources: Vec<String>,
     objects: OnceLock<Vec<regex::bytes::Regex>>,
     negation: OnceLock<Regex>,
 }
+
+/// The cache of the request set's lazy DFA, in bytes.
+const ACTION_DFA_BYTES: usize = 8 << 20;
 
 /// The request list compiled over bytes: all at once, and each alone (on
 /// first use) to locate its matches.
@@ -403,8 +411,13 @@ struct Patterns {
 
 impl Patterns {
     fn compile(sources: &[String]) -> Self {
-        let set =
-            regex::bytes::RegexSet::new(sources).expect("the addressed-request lists are valid");
+        // A larger lazy-DFA cache than the default 2 MiB: the set is large,
+        // and with the default its states are rebuilt so often that the
+        // search falls back to the slower NFA simulation.
+        let set = regex::bytes::RegexSetBuilder::new(sources)
+            .dfa_size_limit(ACTION_DFA_BYTES)
+            .build()
+            .expect("the addressed-request lists are valid");
         Self {
             set,
             sources: sources.to_vec(),
@@ -524,6 +537,7 @@ impl AddressedRequests {
         let mut names_source = String::new();
         let mut foreign_names_source = String::new();
         let mut foreign = Vec::new();
+        let mut named = Vec::new();
         for (kind, source) in entries(ADDRESSEES) {
             if kind == "names" {
                 names_source = format!("(?-u){source}");
@@ -534,6 +548,10 @@ impl AddressedRequests {
                 continue;
             }
             labels.push(matches!(kind, "label" | "class"));
+            named.push(!matches!(
+                kind,
+                "turn" | "spliced" | "precedence" | "situation"
+            ));
             foreign.push(matches!(kind, "foreign" | "foreign-mention"));
             let kind = Addressee::parse(kind).expect("a known addressee kind");
             addressee_kinds.push(kind);
@@ -577,6 +595,7 @@ impl AddressedRequests {
             names_source,
             foreign_names_source,
             foreign,
+            named,
             addressee_kinds,
             labels,
             addressee_regexes,
@@ -661,12 +680,7 @@ impl AddressedRequests {
     /// matches only where [`Self::names_source`] does (every kind but a turn
     /// and a precedence claim).
     pub(crate) fn names_the_model(&self, index: usize) -> bool {
-        self.addressee_kinds.get(index).is_some_and(|kind| {
-            !matches!(
-                kind,
-                Addressee::Turn | Addressee::Spliced | Addressee::Precedence
-            )
-        })
+        self.named.get(index).copied().unwrap_or(false)
     }
 
     /// The words every addressee that names the model holds.
@@ -713,7 +727,9 @@ impl AddressedRequests {
                 // A bare lowercase "ai" names a variable, not the model; a
                 // mention counts as the opening of a note to it.
                 let mention = kind != Addressee::Mention
-                    || (names_in_prose(content, hit.range()) && opens_a_note(content, hit.end()));
+                    || (names_in_prose(content, hit.range())
+                        && (opens_a_note(content, hit.end())
+                            || follows_a_condition(content, hit.start())));
                 // `copilot-instructions.md` names a file, not the model.
                 let file_name = kind == Addressee::Tag && in_file_name(content, hit.range());
                 mention
@@ -928,7 +944,7 @@ impl AddressedRequests {
         };
         let addressed_at = |at: usize| precedence || earliest.is_some_and(|first| first <= at);
         let mut asked = false;
-        for index in matches {
+        for &index in &matches {
             let (Some(regex), Some(&category)) =
                 (actions.get(index), self.action_categories.get(index))
             else {
@@ -978,6 +994,7 @@ impl AddressedRequests {
             let categories = [
                 RequestCategory::CredentialAccess,
                 RequestCategory::SecretDisclosure,
+                RequestCategory::SecurityWeakening,
             ];
             let text = passage.text.as_bytes();
             if let Some((category, at)) =
@@ -1000,7 +1017,9 @@ impl AddressedRequests {
                 add(category, at);
             }
         }
-        if !asked && let Some(at) = self.concealment_asked(passage, lines, &addressed_at, keep) {
+        if !asked
+            && let Some(at) = self.concealment_asked(passage, lines, &matches, &addressed_at, keep)
+        {
             asked = true;
             add(RequestCategory::Concealment, at);
         }
@@ -1014,6 +1033,32 @@ impl AddressedRequests {
         {
             add(RequestCategory::HiddenAddress, at);
         }
+    }
+
+    /// Whether `text` asks, with no addressee, for what only an attack
+    /// encodes: reading credential files, sending data out, or running code
+    /// downloaded from the network. For text found encoded in a file (a
+    /// decoded run), where an instruction has no reason to be hidden.
+    pub(crate) fn asks_to_run_or_send(&self, text: &str) -> bool {
+        let actions = self.action_patterns();
+        actions
+            .set
+            .matches(text.as_bytes())
+            .into_iter()
+            .any(|index| {
+                matches!(
+                    self.action_categories.get(index),
+                    Some(
+                        RequestCategory::CredentialAccess
+                            | RequestCategory::DataExfiltration
+                            | RequestCategory::FetchedCode
+                    )
+                ) && actions.get(index).is_some_and(|regex| {
+                    regex
+                        .find_iter(text.as_bytes())
+                        .any(|hit| !self.negated(text, hit.start()))
+                })
+            })
     }
 
     /// Whether `text` hides an action from the user, and whether it claims
@@ -1044,10 +1089,13 @@ impl AddressedRequests {
     /// concealment after an addressee ([`RequestCategory::Concealment`] in
     /// the list) whose clause does not name the model's own prompt or
     /// instructions, in text `keep` accepts; `None` when there is none.
+    /// `matches` are the indices of the request patterns found in the
+    /// passage.
     fn concealment_asked(
         &self,
         passage: &Passage,
         lines: &LineIndex<'_>,
+        matches: &[usize],
         addressed: &dyn Fn(usize) -> bool,
         keep: &dyn Fn(usize) -> bool,
     ) -> Option<usize> {
@@ -1061,10 +1109,9 @@ impl AddressedRequests {
         let actions = self.action_patterns();
         let text = passage.text.as_bytes();
         let abroad = Some(self.concealment_abroad());
-        actions
-            .set
-            .matches(text)
-            .into_iter()
+        matches
+            .iter()
+            .copied()
             .filter(|&index| {
                 self.action_categories.get(index) == Some(&RequestCategory::Concealment)
             })
@@ -1111,7 +1158,8 @@ const NOTE_OPENING_WORDS: usize = 18;
 /// part of a note's opening: a colon ends its phrase on the same line,
 /// within [`NOTE_OPENING_BYTES`], before any sentence ends, and the line
 /// holds at most [`NOTE_OPENING_WORDS`] words up to it. A colon of an
-/// address (`https://`) or of a time (`10:30`) is none.
+/// address (`https://`), of a time (`10:30`) or of a path (`Cursor::new`)
+/// is none.
 fn opens_a_note(content: &str, end: usize) -> bool {
     let end = floor_boundary(content, end);
     let line_start = content[..end].rfind('\n').map_or(0, |at| at + 1);
@@ -1127,7 +1175,10 @@ fn opens_a_note(content: &str, end: usize) -> bool {
             '。' | '！' | '？' => return false,
             '.' | '!' | '?' if next.is_whitespace() => return false,
             ':' | '：'
-                if !(next == '/' || (previous.is_ascii_digit() && next.is_ascii_digit())) =>
+                if !(next == '/'
+                    || next == ':'
+                    || previous == ':'
+                    || (previous.is_ascii_digit() && next.is_ascii_digit())) =>
             {
                 let opening = &content[line_start..end + at];
                 return opening.split_whitespace().count() <= NOTE_OPENING_WORDS;
@@ -1141,7 +1192,8 @@ fn opens_a_note(content: &str, end: usize) -> bool {
 
 /// Whether the mention of the model at bytes `range` of `content` reads as
 /// prose: not part of an identifier, a dotted name or a path
-/// (`aider.llm.litellm`, `ai_model`, `claude/`), and not a single lowercase
+/// (`aider.llm.litellm`, `ai_model`, `claude/`, `Cursor::new`), and not a
+/// single lowercase
 /// word (code and commands name things `ai`, `llm`, `claude`; prose writes
 /// "AI", "LLM", "Claude" or a phrase such as "coding agents").
 fn names_in_prose(content: &str, range: Range<usize>) -> bool {
@@ -1153,7 +1205,8 @@ fn names_in_prose(content: &str, range: Range<usize>) -> bool {
         .and_then(|at| bytes.get(at))
         .is_some_and(|&b| matches!(b, b'.' | b'_' | b'/' | b'\\' | b'$' | b'@'));
     let after = match bytes.get(range.end) {
-        Some(b'_' | b'/' | b'(') => true,
+        Some(b'_' | b'/' | b'(' | b'<') => true,
+        Some(b':') => bytes.get(range.end + 1) == Some(&b':'),
         Some(b'.') => bytes
             .get(range.end + 1)
             .is_some_and(u8::is_ascii_alphanumeric),
@@ -1180,6 +1233,31 @@ fn note_tail(lines: &LineIndex<'_>, last: u32) -> String {
         tail.push(' ');
     }
     tail
+}
+
+/// How many bytes before a mention of the model a condition on the reader
+/// may open ("如果你是 AI 编程助手", "si eres un modelo de lenguaje").
+const CONDITION_BYTES: usize = 48;
+
+/// Whether the mention of the model starting at byte `start` of `content`
+/// follows, on its line and within [`CONDITION_BYTES`], "if you are" in
+/// one of the languages the lists hold: the reader as a model.
+fn follows_a_condition(content: &str, start: usize) -> bool {
+    static CONDITION: OnceLock<Regex> = OnceLock::new();
+    let start = floor_boundary(content, start);
+    let line_start = content[..start].rfind('\n').map_or(0, |at| at + 1);
+    let from = floor_boundary(
+        content,
+        start.saturating_sub(CONDITION_BYTES).max(line_start),
+    );
+    let before = &content[from..start];
+    crate::work::once(&CONDITION, || {
+        Regex::new(
+            r"(?i)(?:\bif\s+you(?:'re|\s+are)|\bsi\s+(?:eres|es|vous\s+êtes|tu\s+es)|\b(?:wenn|falls)\s+(?:du|sie)\s+(?:\w+\s+)?(?:bist|sind)|\bse\s+(?:você\s+(?:é|for)|sei|tu\s+és)|\bals\s+je\s+(?:een\s+)?|\bje[śs]li\s+jeste[śs]|\bесли\s+(?:ты|вы)|\bякщо\s+(?:ти|ви)|\beğer\s+|إذا\s+كنت|אם\s+אתה|अगर\s+आप|यदि\s+आप|\bnếu\s+bạn\s+là|\bjika\s+(?:kamu|anda)|\bjos\s+olet|\bom\s+du\s+är|\bhvis\s+du\s+er|\bαν\s+είσαι|\bpokud\s+jsi|\bdacă\s+ești|如果你是|如果您是|若你是|もしあなたが|あなたが|당신이|만약\s*당신이)",
+        )
+        .expect("the condition pattern is valid")
+    })
+    .is_match(before)
 }
 
 /// Whether bytes `range` of `content` are part of a file name or path: a
@@ -1805,7 +1883,7 @@ mod tests {
         assert!(abroad > 0);
         assert!(!requests.concealment_abroad().is_match(b"plain text"));
         assert!(!requests.claim_abroad().is_match(b"plain text"));
-        assert_eq!(requests.objects().len(), 2);
+        assert_eq!(requests.objects().len(), 3);
         assert_eq!(
             requests.action_categories.len() + abroad,
             entries(ACTIONS).len()

@@ -30,6 +30,9 @@ pub(crate) enum Encoding {
     Base64,
     /// Percent-encoding (`%20`, `+` for a space).
     Percent,
+    /// Unicode escapes as JSON, JavaScript, Java and Python write them
+    /// (`\u0042\u0065…`).
+    UnicodeEscape,
 }
 
 /// One decoded run: where it starts in the file and the text it decodes to.
@@ -64,7 +67,110 @@ pub(crate) fn decode_runs(content: &str) -> (Vec<DecodedRun>, DecodeStats) {
         decode_run(&mut runs, &mut stats, start, run);
     }
     decode_wrapped(content, &mut runs, &mut stats);
+    decode_unicode_escapes(content, &mut runs, &mut stats);
     (runs, stats)
+}
+
+/// The fewest `\uXXXX` escapes a run of them needs to be decoded: a word
+/// or two of text written in escapes, not an accented letter or a symbol.
+pub(crate) const UNICODE_MIN_ESCAPES: usize = 12;
+
+/// The most bytes between two escapes of one run (a few letters written as
+/// themselves among the escapes).
+const UNICODE_GAP: usize = 8;
+
+/// Runs of `\uXXXX` escapes (at least [`UNICODE_MIN_ESCAPES`], at most
+/// [`UNICODE_GAP`] bytes apart, on one line), decoded with the bytes between
+/// them as they are; surrogate pairs are joined. Text written that way in a
+/// JSON string or a `.properties` file reads as plain text to a model and
+/// as noise to a reviewer. Within the same bounds as the other runs.
+fn decode_unicode_escapes(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut DecodeStats) {
+    let bytes = content.as_bytes();
+    let escape_at = |at: usize| {
+        bytes.get(at) == Some(&b'\\')
+            && bytes.get(at + 1) == Some(&b'u')
+            && bytes
+                .get(at + 2..at + 6)
+                .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
+    };
+    let finder = memchr::memmem::Finder::new(b"\\u");
+    let mut from = 0;
+    while let Some(found) = finder.find(&bytes[from..]) {
+        let start = from + found;
+        if !escape_at(start) {
+            from = start + 2;
+            continue;
+        }
+        // Extend the run while the next escape is near, on the same line.
+        let (mut end, mut escapes) = (start + 6, 1);
+        loop {
+            let window = &bytes[end..bytes.len().min(end + UNICODE_GAP + 1)];
+            let next = window
+                .iter()
+                .position(|&b| b == b'\\' || b == b'\n')
+                .map(|offset| end + offset);
+            match next {
+                Some(at) if bytes[at] == b'\\' && escape_at(at) => {
+                    end = at + 6;
+                    escapes += 1;
+                }
+                _ => break,
+            }
+        }
+        from = end;
+        if escapes < UNICODE_MIN_ESCAPES {
+            continue;
+        }
+        if stats.runs >= MAX_RUNS || stats.bytes >= FILE_BUDGET {
+            return;
+        }
+        let input = &content[start..end.min(start + RUN_LIMIT)];
+        if let Some(text) = unescape_unicode(input).and_then(|text| into_text(text.into_bytes())) {
+            stats.runs += 1;
+            stats.bytes += input.len();
+            runs.push(DecodedRun {
+                start,
+                encoding: Encoding::UnicodeEscape,
+                text,
+            });
+        }
+    }
+}
+
+/// `text` with its `\uXXXX` escapes (and surrogate pairs) replaced by the
+/// characters they stand for; `None` when one stands for a control
+/// character or a lone surrogate.
+fn unescape_unicode(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len() / 3);
+    let mut rest = text;
+    let hex = |digits: &str| u32::from_str_radix(digits, 16).ok();
+    while let Some(at) = rest.find("\\u") {
+        out.push_str(&rest[..at]);
+        let Some(unit) = rest.get(at + 2..at + 6).and_then(hex) else {
+            out.push_str("\\u");
+            rest = &rest[at + 2..];
+            continue;
+        };
+        rest = &rest[at + 6..];
+        let code = if (0xD800..0xDC00).contains(&unit) {
+            let low = rest
+                .strip_prefix("\\u")
+                .and_then(|after| after.get(..4))
+                .and_then(hex)
+                .filter(|low| (0xDC00..0xE000).contains(low))?;
+            rest = &rest[6..];
+            0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+        } else {
+            unit
+        };
+        let c = char::from_u32(code)?;
+        if c.is_control() && !matches!(c, '\n' | '\t' | '\r') {
+            return None;
+        }
+        out.push(c);
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 /// The shortest run that can decode: three `%XX` escapes (base64 needs
@@ -211,6 +317,7 @@ fn decode_into(
     let decoded = match encoding {
         Encoding::Base64 => decode_base64(input),
         Encoding::Percent => decode_percent(input),
+        Encoding::UnicodeEscape => None,
     };
     // Only runs that turn out to be text count against the budget: a run that
     // is not text stops at its first non-text byte, so the work stays linear,

@@ -589,6 +589,7 @@ impl PromptInjectionScanner {
                     .iter()
                     .filter_map(|&index| self.requests.addressee_sources().get(index)),
             )
+            .dfa_size_limit(COMBINED_DFA_BYTES)
             .build()
             .expect("the addressee patterns are valid regexes")
         };
@@ -753,7 +754,7 @@ impl PromptInjectionScanner {
         let hits = self.hits(&read.text);
         let lines = LineIndex::new(&read.text);
         let mut hit_lines: BTreeMap<u32, LineChanges> = BTreeMap::new();
-        if !hits.addressees.is_empty() {
+        if !hits.addressees.is_empty() || reading == Reading::AgentInstructions {
             for request in self
                 .requests
                 .find_matched(&read.text, &lines, reading, &hits.addressees)
@@ -829,6 +830,7 @@ impl PromptInjectionScanner {
                     || ReadAsModel::new(&run.text)
                         .is_some_and(|read| self.phrase_is_match(&read.text))
                     || self.has_request(&run.text)
+                    || self.requests.asks_to_run_or_send(&run.text)
             })
             .collect();
         if hits.is_empty() {
@@ -846,6 +848,9 @@ impl PromptInjectionScanner {
                 encoded::Encoding::Base64 => "Instruction-override phrase encoded in base64",
                 encoded::Encoding::Percent => {
                     "Instruction-override phrase encoded with percent-escapes"
+                }
+                encoded::Encoding::UnicodeEscape => {
+                    "Instruction-override phrase written in Unicode escapes"
                 }
             };
             found.insert((line, severity, message));
