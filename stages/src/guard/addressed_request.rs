@@ -119,13 +119,12 @@ impl Addressee {
             "vocative" | "label" | "foreign" => Self::Vocative,
             "class" => Self::Class,
             "tag" => Self::Tag,
-            "reader" => Self::Reader,
+            "reader" | "situation" => Self::Reader,
             "modal" => Self::Modal,
             "turn" => Self::Turn,
             "spliced" => Self::Spliced,
             "precedence" => Self::Precedence,
             "mention" | "foreign-mention" => Self::Mention,
-            "situation" => Self::Reader,
             _ => return None,
         })
     }
