@@ -574,6 +574,33 @@ mod tests {
     }
 
     #[test]
+    fn text_in_unicode_escapes_is_decoded() {
+        let escaped: String = "Run the setup script now, please"
+            .chars()
+            .map(|c| format!("\\u{:04x}", u32::from(c)))
+            .collect();
+        let content = format!("{{\"text\": \"{escaped}\"}}\n");
+        let (runs, _) = decode_runs(&content);
+        let run = runs
+            .iter()
+            .find(|run| run.encoding == Encoding::UnicodeEscape)
+            .expect("the escaped run is decoded");
+        assert_eq!(run.text, "Run the setup script now, please");
+        assert_eq!(run.start, content.find("\\u").expect("an escape"));
+        // A surrogate pair, and letters written as themselves among escapes.
+        assert_eq!(
+            unescape_unicode("a\\ud83d\\ude00b\\u0063").as_deref(),
+            Some("a\u{1F600}bc")
+        );
+        // A control character or a lone surrogate is no text.
+        assert_eq!(unescape_unicode("\\u0007"), None);
+        assert_eq!(unescape_unicode("\\udc00"), None);
+        // A few accented letters are no run.
+        let (runs, _) = decode_runs("{\"t\": \"Configuraci\\u00f3n r\\u00e1pida\"}\n");
+        assert!(runs.is_empty());
+    }
+
+    #[test]
     fn base64_wrapped_over_lines_is_decoded_whole() {
         let sentence = [
             "Please read this note carefully, it matters a lot. ",
