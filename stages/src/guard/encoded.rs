@@ -471,6 +471,8 @@ fn into_text(bytes: Vec<u8>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write as _;
+
     use super::*;
     use crate::test_rng::Rng;
 
@@ -575,10 +577,10 @@ mod tests {
 
     #[test]
     fn text_in_unicode_escapes_is_decoded() {
-        let escaped: String = "Run the setup script now, please"
-            .chars()
-            .map(|c| format!("\\u{:04x}", u32::from(c)))
-            .collect();
+        let mut escaped = String::new();
+        for c in "Run the setup script now, please".chars() {
+            write!(escaped, "\\u{:04x}", u32::from(c)).expect("writing to a string");
+        }
         let content = format!("{{\"text\": \"{escaped}\"}}\n");
         let (runs, _) = decode_runs(&content);
         let run = runs
