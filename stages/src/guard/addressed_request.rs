@@ -169,7 +169,7 @@ impl RequestCategory {
             "approval-claim" => Self::ApprovalClaim,
             "precedence-claim" => Self::PrecedenceClaim,
             "security-weakening" => Self::SecurityWeakening,
-            "concealment" => Self::Concealment,
+            "concealment" | "concealment-adverb" => Self::Concealment,
             _ => return None,
         })
     }
@@ -378,6 +378,9 @@ pub(crate) struct AddressedRequests {
     /// (marked `!` in the list), which counts in a pasted intent from any
     /// addressee.
     action_claims: Vec<bool>,
+    /// Per request pattern: a concealment by an adverb ("quietly add"),
+    /// which makes other requests count but is no finding alone.
+    action_adverbs: Vec<bool>,
     actions: OnceLock<Patterns>,
     /// Concealment in other languages (the `concealment-abroad` lines):
     /// Unicode patterns kept out of [`Self::actions`], which every decoded
@@ -558,6 +561,7 @@ impl AddressedRequests {
         }
         let mut action_categories = Vec::new();
         let mut action_claims = Vec::new();
+        let mut action_adverbs = Vec::new();
         let mut action_sources = Vec::new();
         let mut concealment_abroad = Vec::new();
         let mut claim_abroad = Vec::new();
@@ -579,9 +583,11 @@ impl AddressedRequests {
                 Some(category) => (category, true),
                 None => (category, false),
             };
+            let adverb = category == "concealment-adverb";
             let category = RequestCategory::parse(category).expect("a known request category");
             action_categories.push(category);
             action_claims.push(claim);
+            action_adverbs.push(adverb);
             // ASCII classes (`\w`, `\S` of bytes): the requests name English
             // words, commands and paths, and Unicode classes make the list many
             // times slower to compile; the bytes of other scripts still pass
@@ -601,6 +607,7 @@ impl AddressedRequests {
             action_sources,
             action_categories,
             action_claims,
+            action_adverbs,
             actions: OnceLock::new(),
             concealment_abroad_source: concealment_abroad.join("|"),
             concealment_abroad: OnceLock::new(),
@@ -1113,6 +1120,7 @@ impl AddressedRequests {
             .copied()
             .filter(|&index| {
                 self.action_categories.get(index) == Some(&RequestCategory::Concealment)
+                    && !self.action_adverbs.get(index).copied().unwrap_or(false)
             })
             .filter_map(|index| actions.get(index))
             .chain(abroad)
