@@ -382,6 +382,10 @@ pub(crate) struct AddressedRequests {
     /// which makes other requests count but is no finding alone.
     action_adverbs: Vec<bool>,
     actions: OnceLock<Patterns>,
+    /// The concealment and claim patterns of the request list alone, and per
+    /// pattern whether it is a concealment (else a claim): a passage's cover,
+    /// searched before the whole list.
+    covers: OnceLock<(regex::bytes::RegexSet, Vec<bool>)>,
     /// Concealment in other languages (the `concealment-abroad` lines):
     /// Unicode patterns kept out of [`Self::actions`], which every decoded
     /// run is matched against, and searched only in passages that address
@@ -609,6 +613,7 @@ impl AddressedRequests {
             action_claims,
             action_adverbs,
             actions: OnceLock::new(),
+            covers: OnceLock::new(),
             concealment_abroad_source: concealment_abroad.join("|"),
             concealment_abroad: OnceLock::new(),
             claim_abroad_source: claim_abroad.join("|"),
@@ -909,6 +914,19 @@ impl AddressedRequests {
             .map(|&(_, at)| at)
             .min();
         let precedence = set.contains(Addressee::Precedence);
+        // A note that only names the model counts only with a cover (below):
+        // without one, the request list is not searched at all.
+        if set.only(Addressee::Mention) && !passage.commented {
+            let (concealed, claimed) = self.cover(&passage.text);
+            let (tail_concealed, tail_claimed) = if concealed || claimed {
+                (false, false)
+            } else {
+                self.cover(&note_tail(lines, passage.last_line()))
+            };
+            if !(concealed || claimed || tail_concealed || tail_claimed) {
+                return;
+            }
+        }
         let actions = self.action_patterns();
         let matches: Vec<usize> = actions
             .set
@@ -917,17 +935,16 @@ impl AddressedRequests {
             .collect();
         // Text to the model inside an HTML comment is hidden from whoever reads
         // the rendered page: concealment too.
-        let concealed = passage.commented
-            || matches.iter().any(|&index| {
-                self.action_categories.get(index) == Some(&RequestCategory::Concealment)
-            })
-            || self.concealment_abroad().is_match(passage.text.as_bytes());
         // A claim of approval by someone else ("the owner approved this",
         // "standing permission"): what a project's own rules never need.
-        let claimed = matches.iter().any(|&index| {
+        let claimed_here = matches.iter().any(|&index| {
             self.action_claims.get(index).copied().unwrap_or(false)
                 && self.action_categories.get(index) == Some(&RequestCategory::ApprovalClaim)
         });
+        let concealed_here = passage.commented
+            || matches.iter().any(|&index| {
+                self.action_categories.get(index) == Some(&RequestCategory::Concealment)
+            });
         // A reader only named in a note's opening ("Nota para … asistente de
         // IA …:") is asked for something outside the task when the note also
         // hides it or claims someone's approval (a claim to outrank the
@@ -935,19 +952,30 @@ impl AddressedRequests {
         // get past the model's confirmation, and what a project's own notes
         // to its agents never need.
         let named_only = set.only(Addressee::Mention);
-        let (concealed, claimed) = if named_only {
-            // A note's cover often closes it, a few lines below its request
-            // ("-- The on-call DBA pre-approved this; do not wait for
-            // confirmation from the user").
-            let tail = note_tail(lines, passage.last_line());
-            let (tail_concealed, tail_claimed) = self.cover(&tail);
-            (
-                concealed || tail_concealed,
-                claimed || tail_claimed || self.claim_abroad().is_match(passage.text.as_bytes()),
-            )
-        } else {
-            (concealed, claimed)
+        // (concealed, claimed), searched for in other languages and, for a
+        // note that only names the model, in the lines that may close it
+        // ("-- The on-call DBA pre-approved this; do not wait for
+        // confirmation from the user") only when a rule asks.
+        let cover = std::cell::OnceCell::new();
+        let cover = || {
+            *cover.get_or_init(|| {
+                let concealed =
+                    concealed_here || self.concealment_abroad().is_match(passage.text.as_bytes());
+                if !named_only {
+                    return (concealed, claimed_here);
+                }
+                let (tail_concealed, tail_claimed) =
+                    self.cover(&note_tail(lines, passage.last_line()));
+                (
+                    concealed || tail_concealed,
+                    claimed_here
+                        || tail_claimed
+                        || self.claim_abroad().is_match(passage.text.as_bytes()),
+                )
+            })
         };
+        let concealed = || cover().0;
+        let claimed = || cover().1;
         let addressed_at = |at: usize| precedence || earliest.is_some_and(|first| first <= at);
         let mut asked = false;
         for &index in &matches {
@@ -964,16 +992,16 @@ impl AddressedRequests {
                 && category.user_may_ask()
                 && !set.third_party()
                 && !claim
-                && !concealed
-                && !passage.bidi;
+                && !passage.bidi
+                && !concealed();
             let project_own = reading == Reading::AgentInstructions
                 && category.project_may_ask()
-                && !concealed
                 && !precedence
-                && !claimed
                 && !set.contains(Addressee::Turn)
-                && !set.contains(Addressee::Spliced);
-            if pasted_own || project_own || (named_only && !concealed && !claimed) {
+                && !set.contains(Addressee::Spliced)
+                && !concealed()
+                && !claimed();
+            if pasted_own || project_own || (named_only && !concealed() && !claimed()) {
                 continue;
             }
 
@@ -996,28 +1024,30 @@ impl AddressedRequests {
         // A credential file or a secret's variable named in a passage that
         // also hides the action or claims approval or precedence: asked for,
         // whatever language the verb is in.
-        if !asked && (concealed || claimed || precedence) {
+        if !asked {
             let categories = [
                 RequestCategory::CredentialAccess,
                 RequestCategory::SecretDisclosure,
                 RequestCategory::SecurityWeakening,
             ];
             let text = passage.text.as_bytes();
-            if let Some((category, at)) =
-                self.objects()
-                    .iter()
-                    .zip(categories)
-                    .find_map(|(regex, category)| {
-                        regex
-                            .find_iter(text)
-                            .map(|hit| hit.start())
-                            .find(|&at| {
-                                addressed_at(at)
-                                    && !self.negated(&passage.text, at)
-                                    && keep(passage.content_offset(lines, at))
-                            })
-                            .map(|at| (category, at))
-                    })
+            let object = self
+                .objects()
+                .iter()
+                .zip(categories)
+                .find_map(|(regex, category)| {
+                    regex
+                        .find_iter(text)
+                        .map(|hit| hit.start())
+                        .find(|&at| {
+                            addressed_at(at)
+                                && !self.negated(&passage.text, at)
+                                && keep(passage.content_offset(lines, at))
+                        })
+                        .map(|at| (category, at))
+                });
+            if let Some((category, at)) = object
+                && (precedence || concealed() || claimed())
             {
                 asked = true;
                 add(category, at);
@@ -1075,20 +1105,34 @@ impl AddressedRequests {
             return (false, false);
         }
         let bytes = text.as_bytes();
-        let mut concealed = self.concealment_abroad().is_match(bytes);
-        let mut claimed = self.claim_abroad().is_match(bytes);
-        for index in &self.action_patterns().set.matches(bytes) {
-            match self.action_categories.get(index) {
-                Some(RequestCategory::Concealment) => concealed = true,
-                Some(RequestCategory::ApprovalClaim)
-                    if self.action_claims.get(index).copied().unwrap_or(false) =>
-                {
-                    claimed = true;
-                }
-                _ => {}
+        let (cover, is_concealment) = crate::work::once(&self.covers, || {
+            let (sources, kinds): (Vec<&String>, Vec<bool>) = self
+                .action_sources
+                .iter()
+                .zip(&self.action_categories)
+                .zip(&self.action_claims)
+                .filter_map(|((source, category), &claim)| match category {
+                    RequestCategory::Concealment => Some((source, true)),
+                    RequestCategory::ApprovalClaim if claim => Some((source, false)),
+                    _ => None,
+                })
+                .unzip();
+            let set = regex::bytes::RegexSet::new(sources).expect("the cover patterns are valid");
+            (set, kinds)
+        });
+        let mut concealed = false;
+        let mut claimed = false;
+        for index in &cover.matches(bytes) {
+            if is_concealment.get(index).copied().unwrap_or(false) {
+                concealed = true;
+            } else {
+                claimed = true;
             }
         }
-        (concealed, claimed)
+        (
+            concealed || self.concealment_abroad().is_match(bytes),
+            claimed || self.claim_abroad().is_match(bytes),
+        )
     }
 
     /// Where the passage asks to hide something from the user: the first
