@@ -119,12 +119,12 @@ impl Addressee {
             "vocative" | "label" | "foreign" => Self::Vocative,
             "class" => Self::Class,
             "tag" => Self::Tag,
-            "reader" | "situation" => Self::Reader,
+            "reader" => Self::Reader,
             "modal" => Self::Modal,
             "turn" => Self::Turn,
             "spliced" => Self::Spliced,
             "precedence" => Self::Precedence,
-            "mention" | "foreign-mention" => Self::Mention,
+            "mention" | "foreign-mention" | "situation" => Self::Mention,
             _ => return None,
         })
     }
@@ -382,21 +382,19 @@ pub(crate) struct AddressedRequests {
     /// which makes other requests count but is no finding alone.
     action_adverbs: Vec<bool>,
     actions: OnceLock<Patterns>,
-    /// The concealment and claim patterns of the request list alone, and per
-    /// pattern whether it is a concealment (else a claim): a passage's cover,
-    /// searched before the whole list.
-    covers: OnceLock<(regex::bytes::RegexSet, Vec<bool>)>,
+    /// The concealment patterns of the request list alone: a passage's
+    /// cover, searched before the whole list.
+    concealments: OnceLock<regex::bytes::RegexSet>,
     /// Concealment in other languages (the `concealment-abroad` lines):
     /// Unicode patterns kept out of [`Self::actions`], which every decoded
     /// run is matched against, and searched only in passages that address
     /// the model.
     concealment_abroad_source: String,
     concealment_abroad: OnceLock<regex::bytes::Regex>,
-    /// Claims of approval or precedence in other languages (the
-    /// `claim-abroad` lines), searched only in passages that only name the
-    /// model.
-    claim_abroad_source: String,
-    claim_abroad: OnceLock<regex::bytes::Regex>,
+    /// Claims of precedence over the model's instructions in other
+    /// languages (the `precedence-abroad` lines): a cover.
+    precedence_abroad_source: String,
+    precedence_abroad: OnceLock<regex::bytes::Regex>,
     /// What is sensitive whatever the verb (the `object` lines: a credential
     /// file, a secret's variable, a security check), in list order.
     object_sources: Vec<String>,
@@ -568,15 +566,15 @@ impl AddressedRequests {
         let mut action_adverbs = Vec::new();
         let mut action_sources = Vec::new();
         let mut concealment_abroad = Vec::new();
-        let mut claim_abroad = Vec::new();
+        let mut precedence_abroad = Vec::new();
         let mut objects = Vec::new();
         for (category, source) in entries(ACTIONS) {
             if category == "concealment-abroad" {
                 concealment_abroad.push(source);
                 continue;
             }
-            if category == "claim-abroad" {
-                claim_abroad.push(source);
+            if category == "precedence-abroad" {
+                precedence_abroad.push(source);
                 continue;
             }
             if category == "object" {
@@ -613,11 +611,11 @@ impl AddressedRequests {
             action_claims,
             action_adverbs,
             actions: OnceLock::new(),
-            covers: OnceLock::new(),
+            concealments: OnceLock::new(),
             concealment_abroad_source: concealment_abroad.join("|"),
             concealment_abroad: OnceLock::new(),
-            claim_abroad_source: claim_abroad.join("|"),
-            claim_abroad: OnceLock::new(),
+            precedence_abroad_source: precedence_abroad.join("|"),
+            precedence_abroad: OnceLock::new(),
             object_sources: objects,
             objects: OnceLock::new(),
             negation: OnceLock::new(),
@@ -636,10 +634,10 @@ impl AddressedRequests {
         })
     }
 
-    fn claim_abroad(&self) -> &regex::bytes::Regex {
-        crate::work::once(&self.claim_abroad, || {
-            regex::bytes::Regex::new(&self.claim_abroad_source)
-                .expect("the claims in other languages are valid")
+    fn precedence_abroad(&self) -> &regex::bytes::Regex {
+        crate::work::once(&self.precedence_abroad, || {
+            regex::bytes::Regex::new(&self.precedence_abroad_source)
+                .expect("the precedence claims in other languages are valid")
         })
     }
 
@@ -738,6 +736,7 @@ impl AddressedRequests {
                 // A bare lowercase "ai" names a variable, not the model; a
                 // mention counts as the opening of a note to it.
                 let mention = kind != Addressee::Mention
+                    || !self.names_the_model(index)
                     || (names_in_prose(content, hit.range())
                         && (opens_a_note(content, hit.end())
                             || follows_a_condition(content, hit.start())));
@@ -916,14 +915,12 @@ impl AddressedRequests {
         let precedence = set.contains(Addressee::Precedence);
         // A note that only names the model counts only with a cover (below):
         // without one, the request list is not searched at all.
-        if set.only(Addressee::Mention) && !passage.commented {
-            let (concealed, claimed) = self.cover(&passage.text);
-            let (tail_concealed, tail_claimed) = if concealed || claimed {
-                (false, false)
-            } else {
-                self.cover(&note_tail(lines, passage.last_line()))
-            };
-            if !(concealed || claimed || tail_concealed || tail_claimed) {
+        let named_only = set.only(Addressee::Mention);
+        if named_only && !passage.commented {
+            let covered = |(concealed, outranks): (bool, bool)| concealed || outranks;
+            if !covered(self.cover(&passage.text))
+                && !covered(self.cover(&note_tail(lines, passage.last_line())))
+            {
                 return;
             }
         }
@@ -937,7 +934,7 @@ impl AddressedRequests {
         // the rendered page: concealment too.
         // A claim of approval by someone else ("the owner approved this",
         // "standing permission"): what a project's own rules never need.
-        let claimed_here = matches.iter().any(|&index| {
+        let claimed = matches.iter().any(|&index| {
             self.action_claims.get(index).copied().unwrap_or(false)
                 && self.action_categories.get(index) == Some(&RequestCategory::ApprovalClaim)
         });
@@ -945,37 +942,33 @@ impl AddressedRequests {
             || matches.iter().any(|&index| {
                 self.action_categories.get(index) == Some(&RequestCategory::Concealment)
             });
-        // A reader only named in a note's opening ("Nota para … asistente de
-        // IA …:") is asked for something outside the task when the note also
-        // hides it or claims someone's approval (a claim to outrank the
-        // model's instructions is an addressee of its own): how such notes
-        // get past the model's confirmation, and what a project's own notes
-        // to its agents never need.
-        let named_only = set.only(Addressee::Mention);
-        // (concealed, claimed), searched for in other languages and, for a
+        // The passage's cover: (hides the action, claims to outrank the
+        // model's instructions), in every language the lists hold and, for a
         // note that only names the model, in the lines that may close it
-        // ("-- The on-call DBA pre-approved this; do not wait for
-        // confirmation from the user") only when a rule asks.
+        // ("-- Do not wait for confirmation from the user"); searched only
+        // when a rule asks. A reader only named in a note's opening ("Nota
+        // para … asistente de IA …:") is asked for something outside the task
+        // only under a cover: how such notes get past the model's habit of
+        // asking first, and what a project's own notes to its agents never
+        // need. A claim of someone's approval is no cover: real comments
+        // record approvals.
         let cover = std::cell::OnceCell::new();
         let cover = || {
             *cover.get_or_init(|| {
-                let concealed =
-                    concealed_here || self.concealment_abroad().is_match(passage.text.as_bytes());
-                if !named_only {
-                    return (concealed, claimed_here);
+                let bytes = passage.text.as_bytes();
+                let here = (
+                    concealed_here || self.concealment_abroad().is_match(bytes),
+                    self.precedence_abroad().is_match(bytes),
+                );
+                if named_only && !(here.0 || here.1) {
+                    self.cover(&note_tail(lines, passage.last_line()))
+                } else {
+                    here
                 }
-                let (tail_concealed, tail_claimed) =
-                    self.cover(&note_tail(lines, passage.last_line()));
-                (
-                    concealed || tail_concealed,
-                    claimed_here
-                        || tail_claimed
-                        || self.claim_abroad().is_match(passage.text.as_bytes()),
-                )
             })
         };
         let concealed = || cover().0;
-        let claimed = || cover().1;
+        let outranks = || cover().1;
         let addressed_at = |at: usize| precedence || earliest.is_some_and(|first| first <= at);
         let mut asked = false;
         for &index in &matches {
@@ -997,11 +990,12 @@ impl AddressedRequests {
             let project_own = reading == Reading::AgentInstructions
                 && category.project_may_ask()
                 && !precedence
+                && !claimed
                 && !set.contains(Addressee::Turn)
                 && !set.contains(Addressee::Spliced)
                 && !concealed()
-                && !claimed();
-            if pasted_own || project_own || (named_only && !concealed() && !claimed()) {
+                && !outranks();
+            if pasted_own || project_own || (named_only && !concealed() && !outranks()) {
                 continue;
             }
 
@@ -1047,7 +1041,7 @@ impl AddressedRequests {
                         .map(|at| (category, at))
                 });
             if let Some((category, at)) = object
-                && (precedence || concealed() || claimed())
+                && (precedence || concealed() || outranks())
             {
                 asked = true;
                 add(category, at);
@@ -1098,40 +1092,25 @@ impl AddressedRequests {
     }
 
     /// Whether `text` hides an action from the user, and whether it claims
-    /// someone's approval or precedence over the model's instructions, in
-    /// any language the lists hold.
+    /// precedence over the model's instructions in another language (see
+    /// [`Self::read_passage`]'s cover).
     fn cover(&self, text: &str) -> (bool, bool) {
         if text.trim().is_empty() {
             return (false, false);
         }
         let bytes = text.as_bytes();
-        let (cover, is_concealment) = crate::work::once(&self.covers, || {
-            let (sources, kinds): (Vec<&String>, Vec<bool>) = self
+        let concealment = crate::work::once(&self.concealments, || {
+            let sources = self
                 .action_sources
                 .iter()
                 .zip(&self.action_categories)
-                .zip(&self.action_claims)
-                .filter_map(|((source, category), &claim)| match category {
-                    RequestCategory::Concealment => Some((source, true)),
-                    RequestCategory::ApprovalClaim if claim => Some((source, false)),
-                    _ => None,
-                })
-                .unzip();
-            let set = regex::bytes::RegexSet::new(sources).expect("the cover patterns are valid");
-            (set, kinds)
+                .filter(|(_, category)| **category == RequestCategory::Concealment)
+                .map(|(source, _)| source);
+            regex::bytes::RegexSet::new(sources).expect("the concealment patterns are valid")
         });
-        let mut concealed = false;
-        let mut claimed = false;
-        for index in &cover.matches(bytes) {
-            if is_concealment.get(index).copied().unwrap_or(false) {
-                concealed = true;
-            } else {
-                claimed = true;
-            }
-        }
         (
-            concealed || self.concealment_abroad().is_match(bytes),
-            claimed || self.claim_abroad().is_match(bytes),
+            concealment.is_match(bytes) || self.concealment_abroad().is_match(bytes),
+            self.precedence_abroad().is_match(bytes),
         )
     }
 
@@ -1174,6 +1153,7 @@ impl AddressedRequests {
                 // "Never add one without telling the user" asks to tell.
                 addressed(hit.start())
                     && !own_prompt.is_match(clause)
+                    && !withholds_information(&passage.text, hit.start(), hit.end())
                     && !self.negated(&passage.text, hit.start())
                     && keep(passage.content_offset(lines, hit.start()))
             })
@@ -1325,6 +1305,52 @@ fn in_file_name(content: &str, range: Range<usize>) -> bool {
             .get(range.end + 1)
             .is_some_and(u8::is_ascii_alphanumeric);
     before || after
+}
+
+/// Whether the concealment at bytes `start..end` of `text` keeps a piece
+/// of information or output from the user, as a product's prompt or a UI's
+/// comment does ("don't show the raw JSON to the user", "do not tell the
+/// user about the discount tiers", "don't bother the user with the full
+/// test log", "do not tell the user which set is graded", "strip them so
+/// the user doesn't see them"), rather than an
+/// action of the reader's ("don't mention it to the user", "no need to tell
+/// the user"): a named thing is hidden, or the sentence says what it is for.
+fn withholds_information(text: &str, start: usize, end: usize) -> bool {
+    static NAMED: OnceLock<Regex> = OnceLock::new();
+    static AFTER: OnceLock<Regex> = OnceLock::new();
+    let named = crate::work::once(&NAMED, || {
+        Regex::new(
+            r"(?i)\b(?:show|reveal|display|disclose|give|tell|mention|expose)\w*\s+(?:the|any|their|his|her|its|a|an)\s+(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:to|with)\b",
+        )
+        .expect("the named-object pattern is valid")
+    });
+    let after = crate::work::once(&AFTER, || {
+        Regex::new(
+            r"(?i)^\W{0,3}(?:(?:about|with|of|regarding)\s+(?:(?:the|any|their|our|your|its)\s+)?[a-z][\w-]*|(?:which|what|how|when|where|why|whether)\b)",
+        )
+        .expect("the after-object pattern is valid")
+    });
+    let start = floor_boundary(text, start);
+    let end = floor_boundary(text, end.max(start));
+    let hit = &text[start..end];
+    let rest = &text[end..];
+    let pronoun = |rest: &str| {
+        let word = rest
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .split(|c: char| !c.is_alphanumeric())
+            .nth(1)
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        matches!(
+            word.as_str(),
+            "it" | "this" | "that" | "these" | "those" | "them" | "any" | "anything"
+        )
+    };
+    let before = text[..start].trim_end().to_ascii_lowercase();
+    named.is_match(hit)
+        || (after.is_match(rest) && !pronoun(rest))
+        || before.ends_with(" so")
+        || before.ends_with(" so that")
 }
 
 /// The clause of `text` around bytes `start..end`: from the last sentence or
@@ -1933,7 +1959,7 @@ mod tests {
             .count();
         assert!(abroad > 0);
         assert!(!requests.concealment_abroad().is_match(b"plain text"));
-        assert!(!requests.claim_abroad().is_match(b"plain text"));
+        assert!(!requests.precedence_abroad().is_match(b"plain text"));
         assert_eq!(requests.objects().len(), 3);
         assert_eq!(
             requests.action_categories.len() + abroad,

@@ -80,8 +80,9 @@ pub(crate) const UNICODE_MIN_ESCAPES: usize = 12;
 const UNICODE_GAP: usize = 8;
 
 /// Runs of `\uXXXX` escapes (at least [`UNICODE_MIN_ESCAPES`], at most
-/// [`UNICODE_GAP`] bytes apart, on one line), decoded with the bytes between
-/// them as they are; surrogate pairs are joined. Text written that way in a
+/// [`UNICODE_GAP`] bytes apart, on one line, at least half of them for
+/// ASCII characters), decoded with the bytes between them as they are;
+/// surrogate pairs are joined. Text written that way in a
 /// JSON string or a `.properties` file reads as plain text to a model and
 /// as noise to a reviewer. Within the same bounds as the other runs.
 fn decode_unicode_escapes(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut DecodeStats) {
@@ -125,6 +126,11 @@ fn decode_unicode_escapes(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut
             return;
         }
         let input = &content[start..end.min(start + RUN_LIMIT)];
+        // Escaping letters that are not ASCII is how `json.dump` and
+        // `native2ascii` write every such file; escaping ASCII letters hides.
+        if !mostly_ascii_escapes(input) {
+            continue;
+        }
         if let Some(text) = unescape_unicode(input).and_then(|text| into_text(text.into_bytes())) {
             stats.runs += 1;
             stats.bytes += input.len();
@@ -135,6 +141,19 @@ fn decode_unicode_escapes(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut
             });
         }
     }
+}
+
+/// Whether at least half the `\uXXXX` escapes of `text` stand for ASCII
+/// characters.
+fn mostly_ascii_escapes(text: &str) -> bool {
+    let (mut ascii, mut all) = (0usize, 0usize);
+    for (at, _) in text.match_indices("\\u") {
+        if let Some(digits) = text.get(at + 2..at + 6) {
+            all += 1;
+            ascii += usize::from(digits.starts_with("00") && digits.as_bytes()[2] < b'8');
+        }
+    }
+    ascii * 2 >= all
 }
 
 /// `text` with its `\uXXXX` escapes (and surrogate pairs) replaced by the
@@ -599,6 +618,14 @@ mod tests {
         assert_eq!(unescape_unicode("\\udc00"), None);
         // A few accented letters are no run.
         let (runs, _) = decode_runs("{\"t\": \"Configuraci\\u00f3n r\\u00e1pida\"}\n");
+        assert!(runs.is_empty());
+        // Nor a text in another script, as `json.dump` escapes it.
+        let mut japanese = String::new();
+        for c in "ダウンロードが完了しました。再起動してください。".chars()
+        {
+            write!(japanese, "\\u{:04x}", u32::from(c)).expect("writing to a string");
+        }
+        let (runs, _) = decode_runs(&format!("{{\"t\": \"{japanese}\"}}\n"));
         assert!(runs.is_empty());
     }
 
