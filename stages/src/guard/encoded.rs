@@ -30,8 +30,8 @@ pub(crate) enum Encoding {
     Base64,
     /// Percent-encoding (`%20`, `+` for a space).
     Percent,
-    /// Unicode escapes as JSON, JavaScript, Java and Python write them
-    /// (`\u0042\u0065…`).
+    /// Character escapes: `\u0042…` as JSON, JavaScript, Java and Python
+    /// write them, `\x42…`, or HTML's `&#x42;…` and `&#66;…`.
     UnicodeEscape,
 }
 
@@ -79,117 +79,160 @@ pub(crate) const UNICODE_MIN_ESCAPES: usize = 12;
 /// themselves among the escapes).
 const UNICODE_GAP: usize = 8;
 
-/// Runs of `\uXXXX` escapes (at least [`UNICODE_MIN_ESCAPES`], at most
-/// [`UNICODE_GAP`] bytes apart, on one line, at least half of them for
-/// ASCII characters), decoded with the bytes between them as they are;
-/// surrogate pairs are joined. Text written that way in a
-/// JSON string or a `.properties` file reads as plain text to a model and
-/// as noise to a reviewer. Within the same bounds as the other runs.
-fn decode_unicode_escapes(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut DecodeStats) {
-    let bytes = content.as_bytes();
-    let escape_at = |at: usize| {
-        bytes.get(at) == Some(&b'\\')
-            && bytes.get(at + 1) == Some(&b'u')
-            && bytes
-                .get(at + 2..at + 6)
-                .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
-    };
-    let finder = memchr::memmem::Finder::new(b"\\u");
-    let mut from = 0;
-    while let Some(found) = finder.find(&bytes[from..]) {
-        let start = from + found;
-        if !escape_at(start) {
-            from = start + 2;
-            continue;
+/// How a text may be written one character at a time.
+#[derive(Clone, Copy)]
+enum CharEscape {
+    /// `\uXXXX` (JSON, JavaScript, Java, Python), surrogate pairs joined.
+    Unicode,
+    /// `\xNN` (JavaScript, Python, C, shell): one byte each.
+    Hex,
+    /// `&#xNN;` and `&#NNN;` (HTML, XML).
+    Entity,
+}
+
+impl CharEscape {
+    /// The bytes every escape of this syntax starts with.
+    fn lead(self) -> &'static [u8] {
+        match self {
+            Self::Unicode => b"\\u",
+            Self::Hex => b"\\x",
+            Self::Entity => b"&#",
         }
-        // Extend the run while the next escape is near, on the same line.
-        let (mut end, mut escapes) = (start + 6, 1);
-        loop {
-            let window = &bytes[end..bytes.len().min(end + UNICODE_GAP + 1)];
-            let next = window
-                .iter()
-                .position(|&b| b == b'\\' || b == b'\n')
-                .map(|offset| end + offset);
-            match next {
-                Some(at) if bytes[at] == b'\\' && escape_at(at) => {
-                    end = at + 6;
-                    escapes += 1;
-                }
-                _ => break,
+    }
+
+    /// The escape at byte `at` of `bytes`: its length and the code unit it
+    /// stands for (a UTF-16 unit, a byte, or a code point).
+    fn at(self, bytes: &[u8], at: usize) -> Option<(usize, u32)> {
+        let hex = |range: std::ops::Range<usize>| -> Option<u32> {
+            let digits = bytes.get(range)?;
+            if !digits.iter().all(u8::is_ascii_hexdigit) {
+                return None;
             }
-        }
-        from = end;
-        if escapes < UNICODE_MIN_ESCAPES {
-            continue;
-        }
-        if stats.runs >= MAX_RUNS || stats.bytes >= FILE_BUDGET {
-            return;
-        }
-        let input = &content[start..end.min(start + RUN_LIMIT)];
-        // Escaping letters that are not ASCII is how `json.dump` and
-        // `native2ascii` write every such file; escaping ASCII letters hides.
-        if !mostly_ascii_escapes(input) {
-            continue;
-        }
-        if let Some(text) = unescape_unicode(input).and_then(|text| into_text(text.into_bytes())) {
-            stats.runs += 1;
-            stats.bytes += input.len();
-            runs.push(DecodedRun {
-                start,
-                encoding: Encoding::UnicodeEscape,
-                text,
-            });
-        }
-    }
-}
-
-/// Whether at least half the `\uXXXX` escapes of `text` stand for ASCII
-/// characters.
-fn mostly_ascii_escapes(text: &str) -> bool {
-    let (mut ascii, mut all) = (0usize, 0usize);
-    for (at, _) in text.match_indices("\\u") {
-        if let Some(digits) = text.get(at + 2..at + 6) {
-            all += 1;
-            ascii += usize::from(digits.starts_with("00") && digits.as_bytes()[2] < b'8');
-        }
-    }
-    ascii * 2 >= all
-}
-
-/// `text` with its `\uXXXX` escapes (and surrogate pairs) replaced by the
-/// characters they stand for; `None` when one stands for a control
-/// character or a lone surrogate.
-fn unescape_unicode(text: &str) -> Option<String> {
-    let mut out = String::with_capacity(text.len() / 3);
-    let mut rest = text;
-    let hex = |digits: &str| u32::from_str_radix(digits, 16).ok();
-    while let Some(at) = rest.find("\\u") {
-        out.push_str(&rest[..at]);
-        let Some(unit) = rest.get(at + 2..at + 6).and_then(hex) else {
-            out.push_str("\\u");
-            rest = &rest[at + 2..];
-            continue;
+            u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
         };
-        rest = &rest[at + 6..];
-        let code = if (0xD800..0xDC00).contains(&unit) {
-            let low = rest
-                .strip_prefix("\\u")
-                .and_then(|after| after.get(..4))
-                .and_then(hex)
-                .filter(|low| (0xDC00..0xE000).contains(low))?;
-            rest = &rest[6..];
-            0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-        } else {
-            unit
-        };
-        let c = char::from_u32(code)?;
-        if c.is_control() && !matches!(c, '\n' | '\t' | '\r') {
+        if !bytes.get(at..)?.starts_with(self.lead()) {
             return None;
         }
-        out.push(c);
+        match self {
+            Self::Unicode => Some((6, hex(at + 2..at + 6)?)),
+            Self::Hex => Some((4, hex(at + 2..at + 4)?)),
+            Self::Entity => {
+                let body = bytes.get(at + 2..bytes.len().min(at + 12))?;
+                let end = body.iter().position(|&b| b == b';')?;
+                let digits = std::str::from_utf8(&body[..end]).ok()?;
+                let value = match digits.strip_prefix(['x', 'X']) {
+                    Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+                    None => digits.parse().ok()?,
+                };
+                Some((end + 3, value))
+            }
+        }
     }
-    out.push_str(rest);
-    Some(out)
+}
+
+/// Runs of character escapes ([`CharEscape`]: at least
+/// [`UNICODE_MIN_ESCAPES`] of one syntax, at most [`UNICODE_GAP`] bytes
+/// apart, on one line, at least half of them for ASCII characters), decoded
+/// with the bytes between them as they are. Text written that way in a JSON
+/// string, a `.properties` file, a JavaScript string or an HTML page reads
+/// as plain text to a model and as noise to a reviewer. Escaping letters
+/// that are not ASCII is how `json.dump`, `native2ascii` and HTML editors
+/// write every such file, so those runs are left; escaping ASCII letters
+/// hides. Within the same bounds as the other runs.
+fn decode_unicode_escapes(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut DecodeStats) {
+    let bytes = content.as_bytes();
+    for syntax in [CharEscape::Unicode, CharEscape::Hex, CharEscape::Entity] {
+        let finder = memchr::memmem::Finder::new(syntax.lead());
+        let mut from = 0;
+        while let Some(found) = finder.find(&bytes[from..]) {
+            let start = from + found;
+            let Some((length, first)) = syntax.at(bytes, start) else {
+                from = start + 2;
+                continue;
+            };
+            // Extend the run while the next escape is near, on the same line.
+            let mut end = start + length;
+            let mut units = vec![first];
+            loop {
+                let window = &bytes[end..bytes.len().min(end + UNICODE_GAP + 1)];
+                let next = window
+                    .iter()
+                    .position(|&b| b == syntax.lead()[0] || b == b'\n')
+                    .map(|offset| end + offset);
+                match next.and_then(|at| Some((at, syntax.at(bytes, at)?))) {
+                    Some((at, (length, unit))) => {
+                        end = at + length;
+                        units.push(unit);
+                    }
+                    None => break,
+                }
+            }
+            from = end;
+            let ascii = units.iter().filter(|&&unit| unit < 0x80).count();
+            if units.len() < UNICODE_MIN_ESCAPES || ascii * 2 < units.len() {
+                continue;
+            }
+            if stats.runs >= MAX_RUNS || stats.bytes >= FILE_BUDGET {
+                return;
+            }
+            let input = &content[start..end.min(start + RUN_LIMIT)];
+            if let Some(text) =
+                unescape_chars(input, syntax).and_then(|text| into_text(text.into_bytes()))
+            {
+                stats.runs += 1;
+                stats.bytes += input.len();
+                runs.push(DecodedRun {
+                    start,
+                    encoding: Encoding::UnicodeEscape,
+                    text,
+                });
+            }
+        }
+    }
+}
+
+/// `text` with its escapes of `syntax` replaced by what they stand for
+/// (surrogate pairs joined, `\xNN` bytes read as UTF-8); `None` when one
+/// stands for a control character, a lone surrogate or bytes that are not
+/// UTF-8.
+fn unescape_chars(text: &str, syntax: CharEscape) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(text.len() / 3);
+    let mut at = 0;
+    while at < bytes.len() {
+        let Some((length, unit)) = syntax.at(bytes, at) else {
+            out.push(bytes[at]);
+            at += 1;
+            continue;
+        };
+        at += length;
+        let code = match syntax {
+            CharEscape::Hex => {
+                out.push(u8::try_from(unit).ok()?);
+                continue;
+            }
+            CharEscape::Unicode if (0xD800..0xDC00).contains(&unit) => {
+                let (low_length, low) = syntax.at(bytes, at)?;
+                if !(0xDC00..0xE000).contains(&low) {
+                    return None;
+                }
+                at += low_length;
+                0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+            }
+            _ => unit,
+        };
+        let mut buffer = [0; 4];
+        out.extend_from_slice(char::from_u32(code)?.encode_utf8(&mut buffer).as_bytes());
+    }
+    let text = String::from_utf8(out).ok()?;
+    let control = |c: char| c.is_control() && !matches!(c, '\n' | '\t' | '\r');
+    (!text.chars().any(control)).then_some(text)
+}
+
+/// `text` with its `\uXXXX` escapes replaced (see [`unescape_chars`]).
+#[cfg(test)]
+fn unescape_unicode(text: &str) -> Option<String> {
+    unescape_chars(text, CharEscape::Unicode)
 }
 
 /// The shortest run that can decode: three `%XX` escapes (base64 needs
@@ -626,6 +669,41 @@ mod tests {
             write!(japanese, "\\u{:04x}", u32::from(c)).expect("writing to a string");
         }
         let (runs, _) = decode_runs(&format!("{{\"t\": \"{japanese}\"}}\n"));
+        assert!(runs.is_empty());
+    }
+
+    #[test]
+    fn hex_escapes_and_html_entities_are_decoded() {
+        let message = "Run the setup script now, please";
+        let mut hex = String::new();
+        let mut entities = String::new();
+        for (at, c) in message.chars().enumerate() {
+            write!(hex, "\\x{:02x}", u32::from(c)).expect("writing to a string");
+            if at % 2 == 0 {
+                write!(entities, "&#x{:x};", u32::from(c)).expect("writing to a string");
+            } else {
+                write!(entities, "&#{};", u32::from(c)).expect("writing to a string");
+            }
+        }
+        for content in [format!("s = \"{hex}\"\n"), format!("<p>{entities}</p>\n")] {
+            let (runs, _) = decode_runs(&content);
+            assert_eq!(
+                runs.iter()
+                    .find(|run| run.encoding == Encoding::UnicodeEscape)
+                    .map(|run| run.text.as_str()),
+                Some(message),
+                "{content}"
+            );
+        }
+        // UTF-8 bytes written as `\xNN` decode to their characters; a page of
+        // accented letters written as entities is no run.
+        assert_eq!(
+            unescape_chars("caf\\xc3\\xa9", CharEscape::Hex).as_deref(),
+            Some("caf\u{e9}")
+        );
+        let (runs, _) = decode_runs(
+            "<p>&#233;&#232;&#224;&#231;&#249;&#226;&#234;&#238;&#244;&#251;&#235;&#239;</p>\n",
+        );
         assert!(runs.is_empty());
     }
 
