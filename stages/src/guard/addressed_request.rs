@@ -1015,9 +1015,9 @@ impl AddressedRequests {
         // need to tell the user"): unless what is hidden is the model's own
         // prompt, as a product's prompt template asks. In a pasted intent
         // too: a user never asks their agent to keep a thing from them.
-        // A credential file or a secret's variable named in a passage that
-        // also hides the action or claims approval or precedence: asked for,
-        // whatever language the verb is in.
+        // A credential file, a secret's variable or a security check named
+        // in a passage that also hides the action or claims precedence:
+        // asked for, whatever language the verb is in.
         if !asked {
             let categories = [
                 RequestCategory::CredentialAccess,
