@@ -65,8 +65,9 @@ def main():
     parser.add_argument("--bin", required=True, help="a target directory: BIN/aic, BIN/examples/guard_scan")
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args()
-    guard_scan = os.path.join(args.bin, "examples", "guard_scan")
-    aic = os.path.join(args.bin, "aic")
+    # Absolute: the intents are compiled from inside the scratch project.
+    guard_scan = os.path.abspath(os.path.join(args.bin, "examples", "guard_scan"))
+    aic = os.path.abspath(os.path.join(args.bin, "aic"))
     for tool in (guard_scan, aic):
         if not os.access(tool, os.X_OK):
             sys.exit(f"{tool} is missing: build it with `cargo build --release --example guard_scan --bin aic`")

@@ -913,62 +913,35 @@ impl AddressedRequests {
             .map(|&(_, at)| at)
             .min();
         let precedence = set.contains(Addressee::Precedence);
-        // A note that only names the model counts only with a cover (below):
-        // without one, the request list is not searched at all.
+        // A reader only named in a note's opening ("Nota para … asistente de
+        // IA …:") is asked for something outside the task only under a cover
+        // (see `passage_cover`): without one, the request list is not
+        // searched at all. Otherwise the cover is searched only when a rule
+        // asks.
         let named_only = set.only(Addressee::Mention);
-        if named_only && !passage.commented {
-            let covered = |(concealed, outranks): (bool, bool)| concealed || outranks;
-            if !covered(self.cover(&passage.text))
-                && !covered(self.cover(&note_tail(lines, passage.last_line())))
-            {
+        let cover = std::cell::OnceCell::new();
+        if named_only {
+            let found = self.passage_cover(passage, lines, true);
+            if !(found.0 || found.1) {
                 return;
             }
+            cover.get_or_init(|| found);
         }
+        let cover = || *cover.get_or_init(|| self.passage_cover(passage, lines, named_only));
+        let concealed = || cover().0;
+        let outranks = || cover().1;
         let actions = self.action_patterns();
         let matches: Vec<usize> = actions
             .set
             .matches(passage.text.as_bytes())
             .into_iter()
             .collect();
-        // Text to the model inside an HTML comment is hidden from whoever reads
-        // the rendered page: concealment too.
         // A claim of approval by someone else ("the owner approved this",
         // "standing permission"): what a project's own rules never need.
         let claimed = matches.iter().any(|&index| {
             self.action_claims.get(index).copied().unwrap_or(false)
                 && self.action_categories.get(index) == Some(&RequestCategory::ApprovalClaim)
         });
-        let concealed_here = passage.commented
-            || matches.iter().any(|&index| {
-                self.action_categories.get(index) == Some(&RequestCategory::Concealment)
-            });
-        // The passage's cover: (hides the action, claims to outrank the
-        // model's instructions), in every language the lists hold and, for a
-        // note that only names the model, in the lines that may close it
-        // ("-- Do not wait for confirmation from the user"); searched only
-        // when a rule asks. A reader only named in a note's opening ("Nota
-        // para … asistente de IA …:") is asked for something outside the task
-        // only under a cover: how such notes get past the model's habit of
-        // asking first, and what a project's own notes to its agents never
-        // need. A claim of someone's approval is no cover: real comments
-        // record approvals.
-        let cover = std::cell::OnceCell::new();
-        let cover = || {
-            *cover.get_or_init(|| {
-                let bytes = passage.text.as_bytes();
-                let here = (
-                    concealed_here || self.concealment_abroad().is_match(bytes),
-                    self.precedence_abroad().is_match(bytes),
-                );
-                if named_only && !(here.0 || here.1) {
-                    self.cover(&note_tail(lines, passage.last_line()))
-                } else {
-                    here
-                }
-            })
-        };
-        let concealed = || cover().0;
-        let outranks = || cover().1;
         let addressed_at = |at: usize| precedence || earliest.is_some_and(|first| first <= at);
         let mut asked = false;
         for &index in &matches {
@@ -1010,43 +983,21 @@ impl AddressedRequests {
             asked = true;
             add(category, hit.start());
         }
+        // A credential file, a secret's variable or a security check named
+        // in a passage that also hides the action or claims precedence:
+        // asked for, whatever language the verb is in.
+        if !asked
+            && let Some((category, at)) = self.named_object(passage, lines, &addressed_at, keep)
+            && (precedence || concealed() || outranks())
+        {
+            asked = true;
+            add(category, at);
+        }
         // Hiding something from the user, asked of a reader addressed as a
         // model, whatever else the passage asks ("add an admin account; no
         // need to tell the user"): unless what is hidden is the model's own
         // prompt, as a product's prompt template asks. In a pasted intent
         // too: a user never asks their agent to keep a thing from them.
-        // A credential file, a secret's variable or a security check named
-        // in a passage that also hides the action or claims precedence:
-        // asked for, whatever language the verb is in.
-        if !asked {
-            let categories = [
-                RequestCategory::CredentialAccess,
-                RequestCategory::SecretDisclosure,
-                RequestCategory::SecurityWeakening,
-            ];
-            let text = passage.text.as_bytes();
-            let object = self
-                .objects()
-                .iter()
-                .zip(categories)
-                .find_map(|(regex, category)| {
-                    regex
-                        .find_iter(text)
-                        .map(|hit| hit.start())
-                        .find(|&at| {
-                            addressed_at(at)
-                                && !self.negated(&passage.text, at)
-                                && keep(passage.content_offset(lines, at))
-                        })
-                        .map(|at| (category, at))
-                });
-            if let Some((category, at)) = object
-                && (precedence || concealed() || outranks())
-            {
-                asked = true;
-                add(category, at);
-            }
-        }
         if !asked
             && let Some(at) = self.concealment_asked(passage, lines, &matches, &addressed_at, keep)
         {
@@ -1063,6 +1014,57 @@ impl AddressedRequests {
         {
             add(RequestCategory::HiddenAddress, at);
         }
+    }
+
+    /// The passage's cover: whether it hides the action from the user (a
+    /// concealment in any language the lists hold, or text inside an HTML
+    /// comment, hidden from whoever reads the rendered page), and whether it
+    /// claims to outrank the model's instructions in another language. For
+    /// a note that only names the model (`note`), the lines that may close
+    /// it are read too when the passage has neither ("-- Do not wait for
+    /// confirmation from the user"). A claim of someone's approval is no
+    /// cover: real comments record approvals.
+    fn passage_cover(&self, passage: &Passage, lines: &LineIndex<'_>, note: bool) -> (bool, bool) {
+        let (concealed, outranks) = self.cover(&passage.text);
+        let concealed = concealed || passage.commented;
+        if note && !(concealed || outranks) {
+            self.cover(&note_tail(lines, passage.last_line()))
+        } else {
+            (concealed, outranks)
+        }
+    }
+
+    /// The first credential file, secret's variable or security check (the
+    /// `object` lines, in that order) the passage names after an addressee,
+    /// not negated, in text `keep` accepts, with the request category it
+    /// stands for.
+    fn named_object(
+        &self,
+        passage: &Passage,
+        lines: &LineIndex<'_>,
+        addressed: &dyn Fn(usize) -> bool,
+        keep: &dyn Fn(usize) -> bool,
+    ) -> Option<(RequestCategory, usize)> {
+        let categories = [
+            RequestCategory::CredentialAccess,
+            RequestCategory::SecretDisclosure,
+            RequestCategory::SecurityWeakening,
+        ];
+        let text = passage.text.as_bytes();
+        self.objects()
+            .iter()
+            .zip(categories)
+            .find_map(|(regex, category)| {
+                regex
+                    .find_iter(text)
+                    .map(|hit| hit.start())
+                    .find(|&at| {
+                        addressed(at)
+                            && !self.negated(&passage.text, at)
+                            && keep(passage.content_offset(lines, at))
+                    })
+                    .map(|at| (category, at))
+            })
     }
 
     /// Whether `text` asks, with no addressee, for what only an attack
