@@ -67,17 +67,18 @@ pub(crate) fn decode_runs(content: &str) -> (Vec<DecodedRun>, DecodeStats) {
         decode_run(&mut runs, &mut stats, start, run);
     }
     decode_wrapped(content, &mut runs, &mut stats);
-    decode_unicode_escapes(content, &mut runs, &mut stats);
+    decode_char_escapes(content, &mut runs, &mut stats);
     (runs, stats)
 }
 
-/// The fewest `\uXXXX` escapes a run of them needs to be decoded: a word
-/// or two of text written in escapes, not an accented letter or a symbol.
-pub(crate) const UNICODE_MIN_ESCAPES: usize = 12;
+/// The fewest character escapes ([`CharEscape`]) a run of them needs to be
+/// decoded: a word or two of text written in escapes, not an accented letter
+/// or a symbol.
+pub(crate) const CHAR_ESCAPE_MIN: usize = 12;
 
 /// The most bytes between two escapes of one run (a few letters written as
 /// themselves among the escapes).
-const UNICODE_GAP: usize = 8;
+const CHAR_ESCAPE_GAP: usize = 8;
 
 /// How a text may be written one character at a time.
 #[derive(Clone, Copy)]
@@ -131,7 +132,7 @@ impl CharEscape {
 }
 
 /// Runs of character escapes ([`CharEscape`]: at least
-/// [`UNICODE_MIN_ESCAPES`] of one syntax, at most [`UNICODE_GAP`] bytes
+/// [`CHAR_ESCAPE_MIN`] of one syntax, at most [`CHAR_ESCAPE_GAP`] bytes
 /// apart, on one line, at least half of them for ASCII characters), decoded
 /// with the bytes between them as they are. Text written that way in a JSON
 /// string, a `.properties` file, a JavaScript string or an HTML page reads
@@ -139,7 +140,7 @@ impl CharEscape {
 /// that are not ASCII is how `json.dump`, `native2ascii` and HTML editors
 /// write every such file, so those runs are left; escaping ASCII letters
 /// hides. Within the same bounds as the other runs.
-fn decode_unicode_escapes(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut DecodeStats) {
+fn decode_char_escapes(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut DecodeStats) {
     let bytes = content.as_bytes();
     for syntax in [CharEscape::Unicode, CharEscape::Hex, CharEscape::Entity] {
         let finder = memchr::memmem::Finder::new(syntax.lead());
@@ -154,7 +155,7 @@ fn decode_unicode_escapes(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut
             let mut end = start + length;
             let mut units = vec![first];
             loop {
-                let window = &bytes[end..bytes.len().min(end + UNICODE_GAP + 1)];
+                let window = &bytes[end..bytes.len().min(end + CHAR_ESCAPE_GAP + 1)];
                 let next = window
                     .iter()
                     .position(|&b| b == syntax.lead()[0] || b == b'\n')
@@ -169,7 +170,7 @@ fn decode_unicode_escapes(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut
             }
             from = end;
             let ascii = units.iter().filter(|&&unit| unit < 0x80).count();
-            if units.len() < UNICODE_MIN_ESCAPES || ascii * 2 < units.len() {
+            if units.len() < CHAR_ESCAPE_MIN || ascii * 2 < units.len() {
                 continue;
             }
             if stats.runs >= MAX_RUNS || stats.bytes >= FILE_BUDGET {
