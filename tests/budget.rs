@@ -294,13 +294,27 @@ fn edit_candidates_keep_their_comments_and_the_rest_are_stripped() {
             "def {name}_invoice_total(items):\n    # Sum the invoice lines before tax for {name}.\n    total = 0\n    for item in items:\n        total += item.price  # {name} price per line\n    return total{extra}\n"
         )
     };
-    // Four files about invoice totals; `billing.py` mentions the words most.
+    // Files about invoice totals, one more than the edit candidates;
+    // `billing.py` mentions the words most.
+    const OTHERS: [&str; aic::pipeline::facts::EDIT_CANDIDATES] = [
+        "ledger",
+        "receipts",
+        "statements",
+        "refunds",
+        "payouts",
+        "rebates",
+    ];
     fs_err::write(
         dir.path().join("billing.py"),
         module("billing", " + invoice_total_tax(items)\n\ndef invoice_total_tax(items):\n    # invoice total tax\n    return 0\n"),
     )
     .unwrap();
-    for name in ["ledger", "receipts", "statements"] {
+    // Unrelated files, so the automatic file count (the square root of the
+    // project's) leaves room for them all.
+    for n in 0..60 {
+        fs_err::write(dir.path().join(format!("notes_{n}.txt")), "weather log\n").unwrap();
+    }
+    for name in OTHERS {
         fs_err::write(dir.path().join(format!("{name}.py")), module(name, "")).unwrap();
     }
     let compilation = compile(&request(
@@ -314,19 +328,66 @@ fn edit_candidates_keep_their_comments_and_the_rest_are_stripped() {
         prompt.contains("# Sum the invoice lines before tax for billing."),
         "the best file keeps its comments:\n{prompt}"
     );
-    let kept = ["ledger", "receipts", "statements"]
+    let kept = OTHERS
         .iter()
         .filter(|name| prompt.contains(&format!("# Sum the invoice lines before tax for {name}.")))
         .count();
-    let shown = ["ledger", "receipts", "statements"]
+    let shown = OTHERS
         .iter()
         .filter(|name| prompt.contains(&format!("def {name}_invoice_total(items):")))
         .count();
-    assert_eq!(shown, 3, "every file is shown:\n{prompt}");
+    assert_eq!(shown, OTHERS.len(), "every file is shown:\n{prompt}");
     assert_eq!(
-        kept, 2,
-        "two more edit candidates keep their comments, the fourth file loses them:\n{prompt}"
+        kept,
+        OTHERS.len() - 1,
+        "the other edit candidates keep their comments, the last file loses them:\n{prompt}"
     );
+}
+
+/// With an ample budget, a prompt whose best files are small shows the
+/// files ranked after them whole (up to the prompt floor), where a tight
+/// budget shows the same file as an excerpt.
+#[test]
+fn a_small_prompt_shows_its_glimpses_whole_at_an_ample_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    fs_err::create_dir_all(dir.path().join("src")).unwrap();
+    fs_err::create_dir_all(dir.path().join("docs")).unwrap();
+    fs_err::write(
+        dir.path().join("src/invoice.py"),
+        "def invoice_total(items):\n    \"\"\"The invoice total before tax.\"\"\"\n    return sum(item.price for item in items)\n",
+    )
+    .unwrap();
+    let mut doc = String::from("# Invoices\n\n");
+    for n in 0..60 {
+        writeln!(
+            doc,
+            "## Part {n}\n\nThe invoice total adds the price of every item; taxes come later, part {n}.\n"
+        )
+        .unwrap();
+    }
+    fs_err::write(dir.path().join("docs/invoice.md"), &doc).unwrap();
+    let ample = compile(&request(
+        dir.path().to_path_buf(),
+        "fix the invoice total",
+        0,
+    ))
+    .unwrap();
+    let prompt = &ample.prompt;
+    assert!(prompt.contains("### docs/invoice.md [full]"), "{prompt}");
+    assert!(prompt.contains("taxes come later, part 59."), "{prompt}");
+    assert!(!prompt.contains("Shown as excerpts"), "{prompt}");
+    let tight = compile(&request(
+        dir.path().to_path_buf(),
+        "fix the invoice total",
+        3_000,
+    ))
+    .unwrap();
+    let prompt = &tight.prompt;
+    assert!(
+        prompt.contains("- Shown as excerpts around the task's words: `docs/invoice.md`"),
+        "{prompt}"
+    );
+    assert!(prompt.contains("### docs/invoice.md [sliced]"), "{prompt}");
 }
 
 /// A doc the file-kind prior demoted is shown as a glimpse (an excerpt

@@ -30,7 +30,7 @@ const BYPASS_SCORE: f64 = 0.90;
 /// their comments and every other lossy transform is bypassed, because an
 /// agent edits a file by its exact lines (`docs/budget.md`, "Edit
 /// candidates keep their text").
-pub const EDIT_CANDIDATES: usize = 3;
+pub const EDIT_CANDIDATES: usize = 6;
 
 /// The files whose lossy transforms are bypassed: the targets, files scoring
 /// above [`BYPASS_SCORE`], and the first [`EDIT_CANDIDATES`] shown source

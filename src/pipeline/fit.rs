@@ -848,6 +848,19 @@ fn defines_a_named_name(plan: &Plan, snapshot: &Snapshot, file: &ScoredFile) -> 
     })
 }
 
+/// The code a prompt may show before its glimpses are held to
+/// [`GLIMPSE_SHARE`]: with an ample budget, a task whose best files are
+/// small (or few) leaves most of it unused, and the files ranked after them
+/// are then shown whole or by a larger excerpt, each within
+/// [`OTHER_SHARE`] of what is left below this floor. Half the code budget
+/// at most, so a tight budget is not touched.
+pub const PROMPT_FLOOR: u32 = 16_000;
+
+/// [`PROMPT_FLOOR`] within `code_budget`: see there.
+fn prompt_floor(code_budget: TokenCount) -> u64 {
+    u64::from(PROMPT_FLOOR.min(code_budget.0 / 2))
+}
+
 /// `share.0` of `tokens`, at most `share.1` tokens.
 fn capped_share(share: (f64, u32), tokens: u64) -> u64 {
     ((share.0 * tokens as f64) as u64).min(u64::from(share.1))
@@ -930,17 +943,20 @@ fn place_glimpse(
     named: bool,
     listed_focus: DefinitionFocus<'_>,
     code_budget: TokenCount,
-    used: u64,
-) {
+    (used, floor_room): (u64, u64),
+) -> u64 {
+    let mut spent = 0;
     let glimpse = (rank < GLIMPSE_RANKS || named)
         .then(|| {
             let allowance = if named {
                 capped_share(OTHER_SHARE, u64::from(code_budget.0).saturating_sub(used))
             } else {
                 capped_share(GLIMPSE_SHARE, u64::from(code_budget.0))
+                    .max(capped_share(OTHER_SHARE, floor_room))
             };
             let l0 = facts.costs()[0].map_or(u64::MAX, TokenCount::get);
             if l0 <= allowance {
+                spent = l0;
                 return Some(None);
             }
             focus_slice(plan, snapshot, file, facts, TokenCount::from_u64(allowance)).map(Some)
@@ -949,6 +965,7 @@ fn place_glimpse(
     match glimpse {
         Some(None) => placement.ceilings.push(Some(InclusionTier::L0)),
         Some(Some(mut slice)) => {
+            spent = slice.cost.get();
             slice.glimpse = true;
             placement.slices.insert(file.path.clone(), slice);
             placement.ceilings.push(Some(InclusionTier::L0));
@@ -969,6 +986,7 @@ fn place_glimpse(
             placement.ceilings.push(Some(InclusionTier::L1));
         }
     }
+    spent
 }
 
 fn place(
@@ -995,6 +1013,8 @@ fn place(
     // Tokens the files shown with their body take, in rank order, the
     // error site's room included from the start.
     let mut used = error_site.as_ref().map_or(0, |site| site.cost);
+    // Tokens the glimpses take.
+    let mut glimpsed = 0u64;
     for (rank, (file, facts)) in safe.iter().enumerate() {
         let site = error_site.take_if(|site| site.rank == rank);
         if let Some(site) = &site {
@@ -1007,7 +1027,8 @@ fn place(
             placement.bodies_only.push(file.path.clone());
         }
         if !shown_with_body(rank, file, full, best) {
-            place_glimpse(
+            let floor_room = prompt_floor(code_budget).saturating_sub(used + glimpsed);
+            glimpsed += place_glimpse(
                 &mut placement,
                 plan,
                 snapshot,
@@ -1015,7 +1036,7 @@ fn place(
                 named,
                 listed_focus,
                 code_budget,
-                used,
+                (used, floor_room),
             );
             continue;
         }
