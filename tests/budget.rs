@@ -288,12 +288,6 @@ fn a_gpt_4o_compile_fits_an_exact_o200k_budget() {
 /// its comments stripped.
 #[test]
 fn edit_candidates_keep_their_comments_and_the_rest_are_stripped() {
-    let dir = tempfile::tempdir().unwrap();
-    let module = |name: &str, extra: &str| {
-        format!(
-            "def {name}_invoice_total(items):\n    # Sum the invoice lines before tax for {name}.\n    total = 0\n    for item in items:\n        total += item.price  # {name} price per line\n    return total{extra}\n"
-        )
-    };
     // Files about invoice totals, one more than the edit candidates;
     // `billing.py` mentions the words most.
     const OTHERS: [&str; aic::pipeline::facts::EDIT_CANDIDATES] = [
@@ -304,6 +298,12 @@ fn edit_candidates_keep_their_comments_and_the_rest_are_stripped() {
         "payouts",
         "rebates",
     ];
+    let dir = tempfile::tempdir().unwrap();
+    let module = |name: &str, extra: &str| {
+        format!(
+            "def {name}_invoice_total(items):\n    # Sum the invoice lines before tax for {name}.\n    total = 0\n    for item in items:\n        total += item.price  # {name} price per line\n    return total{extra}\n"
+        )
+    };
     fs_err::write(
         dir.path().join("billing.py"),
         module("billing", " + invoice_total_tax(items)\n\ndef invoice_total_tax(items):\n    # invoice total tax\n    return 0\n"),
