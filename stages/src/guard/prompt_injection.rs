@@ -852,6 +852,7 @@ impl PromptInjectionScanner {
                 encoded::Encoding::UnicodeEscape => {
                     "Instruction-override phrase written in Unicode escapes"
                 }
+                encoded::Encoding::CharCodes => "Instruction written as a list of character codes",
             };
             found.insert((line, severity, message));
         }
