@@ -317,31 +317,39 @@ fn edit_candidates_keep_their_comments_and_the_rest_are_stripped() {
     for name in OTHERS {
         fs_err::write(dir.path().join(format!("{name}.py")), module(name, "")).unwrap();
     }
-    let compilation = compile(&request(
-        dir.path().to_path_buf(),
-        "fix the invoice total computed by billing",
-        20_000,
-    ))
-    .unwrap();
-    let prompt = &compilation.prompt;
-    assert!(
-        prompt.contains("# Sum the invoice lines before tax for billing."),
-        "the best file keeps its comments:\n{prompt}"
-    );
-    let kept = OTHERS
-        .iter()
-        .filter(|name| prompt.contains(&format!("# Sum the invoice lines before tax for {name}.")))
-        .count();
-    let shown = OTHERS
-        .iter()
-        .filter(|name| prompt.contains(&format!("def {name}_invoice_total(items):")))
-        .count();
-    assert_eq!(shown, OTHERS.len(), "every file is shown:\n{prompt}");
-    assert_eq!(
-        kept,
-        OTHERS.len() - 1,
-        "the other edit candidates keep their comments, the last file loses them:\n{prompt}"
-    );
+    // An ample budget (0: automatic) and a tight one.
+    for (budget, candidates) in [
+        (0, aic::pipeline::facts::EDIT_CANDIDATES),
+        (20_000, aic::pipeline::facts::TIGHT_EDIT_CANDIDATES),
+    ] {
+        let compilation = compile(&request(
+            dir.path().to_path_buf(),
+            "fix the invoice total computed by billing",
+            budget,
+        ))
+        .unwrap();
+        let prompt = &compilation.prompt;
+        assert!(
+            prompt.contains("# Sum the invoice lines before tax for billing."),
+            "the best file keeps its comments:\n{prompt}"
+        );
+        let kept = OTHERS
+            .iter()
+            .filter(|name| {
+                prompt.contains(&format!("# Sum the invoice lines before tax for {name}."))
+            })
+            .count();
+        let shown = OTHERS
+            .iter()
+            .filter(|name| prompt.contains(&format!("def {name}_invoice_total(items):")))
+            .count();
+        assert_eq!(shown, OTHERS.len(), "every file is shown:\n{prompt}");
+        assert_eq!(
+            kept,
+            candidates - 1,
+            "at budget {budget}, the other edit candidates keep their comments and the rest lose them:\n{prompt}"
+        );
+    }
 }
 
 /// With an ample budget, a prompt whose best files are small shows the

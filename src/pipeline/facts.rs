@@ -26,16 +26,30 @@ use crate::pipeline::{Cancel, isolate};
 /// transforms are bypassed for them, as for the files the intent names.
 const BYPASS_SCORE: f64 = 0.90;
 
-/// How many of the best-ranked source files are edit candidates: they keep
-/// their comments and every other lossy transform is bypassed, because an
-/// agent edits a file by its exact lines (`docs/budget.md`, "Edit
-/// candidates keep their text").
+/// How many of the best-ranked source files are edit candidates at an
+/// ample budget ([`crate::pipeline::fit::AMPLE_BUDGET`]): they keep their
+/// comments and every other lossy transform is bypassed, because an agent
+/// edits a file by its exact lines (`docs/budget.md`, "Edit candidates keep
+/// their text").
 pub const EDIT_CANDIDATES: usize = 6;
 
+/// How many are edit candidates at a tight budget: there a comment takes
+/// the room of code, so fewer files keep them.
+pub const TIGHT_EDIT_CANDIDATES: usize = 3;
+
+/// The edit candidates of a prompt of `total` tokens.
+pub fn edit_candidates(total: aic_stages::fit::tokens::TokenCount) -> usize {
+    if total.0 >= crate::pipeline::fit::AMPLE_BUDGET {
+        EDIT_CANDIDATES
+    } else {
+        TIGHT_EDIT_CANDIDATES
+    }
+}
+
 /// The files whose lossy transforms are bypassed: the targets, files scoring
-/// above [`BYPASS_SCORE`], and the first [`EDIT_CANDIDATES`] shown source
-/// files in rank order.
-fn bypassed(selection: &Selection) -> std::collections::HashSet<RelativePath> {
+/// above [`BYPASS_SCORE`], and the first `candidates` shown source files in
+/// rank order ([`edit_candidates`]).
+fn bypassed(selection: &Selection, candidates: usize) -> std::collections::HashSet<RelativePath> {
     let shown = selection
         .ranked
         .files
@@ -46,7 +60,7 @@ fn bypassed(selection: &Selection) -> std::collections::HashSet<RelativePath> {
         .filter(|file| {
             may_be_edit_candidate(file.language, FileKind::of(&file.path, file.language))
         })
-        .take(EDIT_CANDIDATES);
+        .take(candidates);
     shown
         .filter(|file| file.target || file.score > BYPASS_SCORE)
         .chain(edit_candidates)
@@ -117,7 +131,7 @@ pub fn facts(
     let repo = &snapshot.repo;
     let context = plan.project.facts_context(plan.raw, plan.tokens());
     let tokenizer = plan.tokens().tokenizer();
-    let bypassed = bypassed(selection);
+    let bypassed = bypassed(selection, edit_candidates(plan.budget.total));
     if let Some(cache) = cache.filter(|cache| cache.remote().is_some()) {
         let shown = selection.ranked.files.iter();
         let shown = shown.filter(|file| !selection.listed.contains(&file.path));

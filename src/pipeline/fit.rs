@@ -848,17 +848,27 @@ fn defines_a_named_name(plan: &Plan, snapshot: &Snapshot, file: &ScoredFile) -> 
     })
 }
 
-/// The code a prompt may show before its glimpses are held to
-/// [`GLIMPSE_SHARE`]: with an ample budget, a task whose best files are
-/// small (or few) leaves most of it unused, and the files ranked after them
-/// are then shown whole or by a larger excerpt, each within
-/// [`OTHER_SHARE`] of what is left below this floor. Half the code budget
-/// at most, so a tight budget is not touched.
+/// The tokens of code a prompt may grow to by its glimpses: with an ample
+/// budget ([`AMPLE_BUDGET`]), a task whose files leave the prompt under
+/// this floor gives the room below it to the glimpses shown as excerpts,
+/// best ranked first, each within [`OTHER_SHARE`] of what is left
+/// ([`raise_to_floor`]). A prompt already past it is unchanged.
 pub const PROMPT_FLOOR: u32 = 16_000;
 
-/// [`PROMPT_FLOOR`] within `code_budget`: see there.
-fn prompt_floor(code_budget: TokenCount) -> u64 {
-    u64::from(PROMPT_FLOOR.min(code_budget.0 / 2))
+/// A total budget at least this large is ample: the prompt floor applies
+/// and more source files keep their exact text
+/// ([`crate::pipeline::facts::EDIT_CANDIDATES`]). A hook's 2,500 tokens or
+/// an 8,000-token request are tight: every token there goes by relevance.
+pub const AMPLE_BUDGET: u32 = 2 * PROMPT_FLOOR;
+
+/// [`PROMPT_FLOOR`] for a prompt of `total` tokens: none below
+/// [`AMPLE_BUDGET`].
+fn prompt_floor(total: TokenCount) -> u64 {
+    if total.0 >= AMPLE_BUDGET {
+        u64::from(PROMPT_FLOOR)
+    } else {
+        0
+    }
 }
 
 /// `share.0` of `tokens`, at most `share.1` tokens.
@@ -943,7 +953,7 @@ fn place_glimpse(
     named: bool,
     listed_focus: DefinitionFocus<'_>,
     code_budget: TokenCount,
-    (used, floor_room): (u64, u64),
+    used: u64,
 ) -> u64 {
     let mut spent = 0;
     let glimpse = (rank < GLIMPSE_RANKS || named)
@@ -952,7 +962,6 @@ fn place_glimpse(
                 capped_share(OTHER_SHARE, u64::from(code_budget.0).saturating_sub(used))
             } else {
                 capped_share(GLIMPSE_SHARE, u64::from(code_budget.0))
-                    .max(capped_share(OTHER_SHARE, floor_room))
             };
             let l0 = facts.costs()[0].map_or(u64::MAX, TokenCount::get);
             if l0 <= allowance {
@@ -1013,8 +1022,10 @@ fn place(
     // Tokens the files shown with their body take, in rank order, the
     // error site's room included from the start.
     let mut used = error_site.as_ref().map_or(0, |site| site.cost);
-    // Tokens the glimpses take.
+    // Tokens the glimpses take, and the glimpses shown as excerpts (rank,
+    // tokens).
     let mut glimpsed = 0u64;
+    let mut excerpts: Vec<(usize, u64)> = Vec::new();
     for (rank, (file, facts)) in safe.iter().enumerate() {
         let site = error_site.take_if(|site| site.rank == rank);
         if let Some(site) = &site {
@@ -1027,8 +1038,7 @@ fn place(
             placement.bodies_only.push(file.path.clone());
         }
         if !shown_with_body(rank, file, full, best) {
-            let floor_room = prompt_floor(code_budget).saturating_sub(used + glimpsed);
-            glimpsed += place_glimpse(
+            let spent = place_glimpse(
                 &mut placement,
                 plan,
                 snapshot,
@@ -1036,8 +1046,12 @@ fn place(
                 named,
                 listed_focus,
                 code_budget,
-                (used, floor_room),
+                used,
             );
+            glimpsed += spent;
+            if placement.slices.contains_key(&file.path) {
+                excerpts.push((rank, spent));
+            }
             continue;
         }
         if !file.target {
@@ -1077,7 +1091,53 @@ fn place(
             placement.ceilings.push(Some(InclusionTier::L1));
         }
     }
+    raise_to_floor(
+        &mut placement,
+        plan,
+        snapshot,
+        safe,
+        &excerpts,
+        used + glimpsed,
+    );
     placement
+}
+
+/// The prompt floor ([`PROMPT_FLOOR`]): a prompt of `spent` tokens of code
+/// under it gives what is left below it to the glimpses shown as
+/// `excerpts` (rank in `safe`, tokens), in rank order: each may take
+/// [`OTHER_SHARE`] of the room left, and is shown whole when that fits.
+fn raise_to_floor(
+    placement: &mut Placement,
+    plan: &Plan,
+    snapshot: &Snapshot,
+    safe: &[(&ScoredFile, &FileFacts)],
+    excerpts: &[(usize, u64)],
+    spent: u64,
+) {
+    let floor = prompt_floor(plan.budget.total);
+    let mut spent = spent;
+    for &(rank, cost) in excerpts {
+        if spent >= floor {
+            break;
+        }
+        let allowance = capped_share(OTHER_SHARE, floor - spent);
+        if allowance <= cost {
+            continue;
+        }
+        let (file, facts) = safe[rank];
+        let l0 = facts.costs()[0].map_or(u64::MAX, TokenCount::get);
+        if l0 <= allowance {
+            placement.slices.remove(&file.path);
+            spent += l0.saturating_sub(cost);
+        } else if let Some(mut slice) =
+            focus_slice(plan, snapshot, file, facts, TokenCount::from_u64(allowance))
+            && slice.cost.get() > cost
+        {
+            slice.glimpse = true;
+            spent += slice.cost.get() - cost;
+            placement.slices.insert(file.path.clone(), slice);
+        }
+    }
 }
 
 /// The slice of a focus file that fits `allowance` tokens (block included):
