@@ -852,7 +852,7 @@ fn defines_a_named_name(plan: &Plan, snapshot: &Snapshot, file: &ScoredFile) -> 
 /// budget ([`AMPLE_BUDGET`]), a task whose files leave the prompt under
 /// this floor gives the room below it to the glimpses shown as excerpts,
 /// best ranked first, each within [`OTHER_SHARE`] of what is left
-/// ([`raise_to_floor`]). A prompt already past it is unchanged.
+/// (a second pass after every file is placed). A prompt already past it is unchanged.
 pub const PROMPT_FLOOR: u32 = 16_000;
 
 /// A total budget at least this large is ample: the prompt floor applies
