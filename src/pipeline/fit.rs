@@ -850,9 +850,9 @@ fn defines_a_named_name(plan: &Plan, snapshot: &Snapshot, file: &ScoredFile) -> 
 
 /// The tokens of code a prompt may grow to by its glimpses: with an ample
 /// budget ([`AMPLE_BUDGET`]), a task whose files leave the prompt under
-/// this floor gives the room below it to the glimpses shown as excerpts,
-/// best ranked first, each within [`OTHER_SHARE`] of what is left
-/// (a second pass after every file is placed). A prompt already past it is unchanged.
+/// this floor shows its glimpses whole instead of as excerpts, best ranked
+/// first, each when it fits in [`OTHER_SHARE`] of the room left (a second
+/// pass after every file is placed). A prompt already past it is unchanged.
 pub const PROMPT_FLOOR: u32 = 16_000;
 
 /// A total budget at least this large is ample: the prompt floor applies
@@ -1091,25 +1091,19 @@ fn place(
             placement.ceilings.push(Some(InclusionTier::L1));
         }
     }
-    raise_to_floor(
-        &mut placement,
-        plan,
-        snapshot,
-        safe,
-        &excerpts,
-        used + glimpsed,
-    );
+    raise_to_floor(&mut placement, plan, safe, &excerpts, used + glimpsed);
     placement
 }
 
 /// The prompt floor ([`PROMPT_FLOOR`]): a prompt of `spent` tokens of code
 /// under it gives what is left below it to the glimpses shown as
-/// `excerpts` (rank in `safe`, tokens), in rank order: each may take
-/// [`OTHER_SHARE`] of the room left, and is shown whole when that fits.
+/// `excerpts` (rank in `safe`, tokens), in rank order: each is shown whole
+/// when it fits in [`OTHER_SHARE`] of the room left. An excerpt is not
+/// made larger: a wider cut of a file is more of its scattered lines, not
+/// more of what the task is about.
 fn raise_to_floor(
     placement: &mut Placement,
     plan: &Plan,
-    snapshot: &Snapshot,
     safe: &[(&ScoredFile, &FileFacts)],
     excerpts: &[(usize, u64)],
     spent: u64,
@@ -1129,13 +1123,6 @@ fn raise_to_floor(
         if l0 <= allowance {
             placement.slices.remove(&file.path);
             spent += l0.saturating_sub(cost);
-        } else if let Some(mut slice) =
-            focus_slice(plan, snapshot, file, facts, TokenCount::from_u64(allowance))
-            && slice.cost.get() > cost
-        {
-            slice.glimpse = true;
-            spent += slice.cost.get() - cost;
-            placement.slices.insert(file.path.clone(), slice);
         }
     }
 }

@@ -550,14 +550,15 @@ fn span(lines: &[&str], index: usize, python: bool) -> (u32, u32) {
             }
             continue;
         }
-        if trimmed.starts_with([')', '}', ']']) {
+        if trimmed.starts_with([')', '}', ']']) || (!body_started && trimmed.starts_with('>')) {
             end = next;
             // The end of a parameter list over several lines (`) -> Config:`,
-            // `) {`): the body follows, indented deeper.
-            if !body_started && trimmed.starts_with([')', ']']) {
+            // `) {`): the body follows, indented deeper. A return type may
+            // go on below it (`): Promise<` … `> {`, `) -> Dict[` … `]:`).
+            if !body_started && trimmed.starts_with([')', ']', '>']) {
                 header_end = next;
                 body_started = opens_body(text);
-                if body_started || trimmed.ends_with(',') {
+                if body_started || trimmed.ends_with([',', '<', '(', '[', '|', '&']) {
                     continue;
                 }
             }
@@ -969,6 +970,22 @@ mod tests {
         let text = "export async function resolveBuildPlugins(config: ResolvedConfig): Promise<{\n  pre: Plugin[]\n  post: Plugin[]\n}> {\n  return { pre: [], post: [] }\n}\n\nexport function other() {}\n";
         let index = definition_index(text, Language::TypeScript);
         assert_eq!((index[0].header_end, index[0].end), (3, 5), "{index:?}");
+    }
+
+    /// A return type that goes on below the parameter list (`): Promise<` …
+    /// `> {`, `) -> Dict[` … `]:`) belongs to the header, and the body to
+    /// the definition.
+    #[test]
+    fn a_return_type_below_the_parameters_is_part_of_the_header() {
+        let ts = "async function tryBind(\n  port: number,\n): Promise<\n  { ok: true } | { ok: false }\n> {\n  return listen(port)\n}\n\nexport function other() {}\n";
+        let index = definition_index(ts, Language::TypeScript);
+        assert_eq!(
+            (index[0].name.as_str(), index[0].header_end, index[0].end),
+            ("tryBind", 4, 6),
+            "{index:?}"
+        );
+        let python = "def load(\n    path,\n) -> Dict[\n    str, int\n]:\n    return {}\n\nx = 1\n";
+        assert_eq!(names(python, Language::Python), owned(&[("load", 0, 5)]));
     }
 
     #[test]
