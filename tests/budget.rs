@@ -352,11 +352,9 @@ fn edit_candidates_keep_their_comments_and_the_rest_are_stripped() {
     }
 }
 
-/// With an ample budget, a prompt whose best files are small shows the
-/// files ranked after them whole (up to the prompt floor), where a tight
-/// budget shows the same file as an excerpt.
-#[test]
-fn a_small_prompt_shows_its_glimpses_whole_at_an_ample_budget() {
+/// A project of a small source file, `src/invoice.py`, and a doc about it,
+/// `docs/invoice.md`, of `parts` sections.
+fn invoice_project(parts: usize) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     fs_err::create_dir_all(dir.path().join("src")).unwrap();
     fs_err::create_dir_all(dir.path().join("docs")).unwrap();
@@ -366,14 +364,23 @@ fn a_small_prompt_shows_its_glimpses_whole_at_an_ample_budget() {
     )
     .unwrap();
     let mut doc = String::from("# Invoices\n\n");
-    for n in 0..60 {
+    for n in 0..parts {
         writeln!(
             doc,
             "## Part {n}\n\nThe invoice total adds the price of every item; taxes come later, part {n}.\n"
         )
         .unwrap();
     }
-    fs_err::write(dir.path().join("docs/invoice.md"), &doc).unwrap();
+    fs_err::write(dir.path().join("docs/invoice.md"), doc).unwrap();
+    dir
+}
+
+/// With an ample budget, a prompt whose best files are small shows the
+/// files ranked after them whole (up to the prompt floor), where a tight
+/// budget shows the same file as an excerpt.
+#[test]
+fn a_small_prompt_shows_its_glimpses_whole_at_an_ample_budget() {
+    let dir = invoice_project(60);
     let ample = compile(&request(
         dir.path().to_path_buf(),
         "fix the invoice total",
@@ -403,23 +410,7 @@ fn a_small_prompt_shows_its_glimpses_whole_at_an_ample_budget() {
 /// own, beside the source it documents.
 #[test]
 fn a_demoted_doc_is_a_glimpse_beside_the_source() {
-    let dir = tempfile::tempdir().unwrap();
-    fs_err::create_dir_all(dir.path().join("src")).unwrap();
-    fs_err::create_dir_all(dir.path().join("docs")).unwrap();
-    fs_err::write(
-        dir.path().join("src/invoice.py"),
-        "def invoice_total(items):\n    \"\"\"The invoice total before tax.\"\"\"\n    return sum(item.price for item in items)\n",
-    )
-    .unwrap();
-    let mut doc = String::from("# Invoices\n\n");
-    for n in 0..200 {
-        writeln!(
-            doc,
-            "## Part {n}\n\nThe invoice total adds the price of every item; taxes come later, part {n}.\n"
-        )
-        .unwrap();
-    }
-    fs_err::write(dir.path().join("docs/invoice.md"), doc).unwrap();
+    let dir = invoice_project(200);
     let compilation = compile(&request(
         dir.path().to_path_buf(),
         "fix the invoice total",

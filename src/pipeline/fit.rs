@@ -1106,10 +1106,9 @@ fn raise_to_floor(
     plan: &Plan,
     safe: &[(&ScoredFile, &FileFacts)],
     excerpts: &[(usize, u64)],
-    spent: u64,
+    mut spent: u64,
 ) {
     let floor = prompt_floor(plan.budget.total);
-    let mut spent = spent;
     for &(rank, cost) in excerpts {
         if spent >= floor {
             break;

@@ -1356,6 +1356,15 @@ fn note_tail(lines: &LineIndex<'_>, last: u32) -> String {
     tail
 }
 
+/// The text of `content` before byte `start` on its line, at most `bytes`
+/// of it (cut at character boundaries).
+fn line_before(content: &str, start: usize, bytes: usize) -> &str {
+    let start = floor_boundary(content, start);
+    let line_start = content[..start].rfind('\n').map_or(0, |at| at + 1);
+    let from = floor_boundary(content, start.saturating_sub(bytes).max(line_start));
+    &content[from..start]
+}
+
 /// How many bytes before a mention of the model a condition on the reader
 /// may open ("如果你是 AI 编程助手", "si eres un modelo de lenguaje").
 const CONDITION_BYTES: usize = 48;
@@ -1365,13 +1374,7 @@ const CONDITION_BYTES: usize = 48;
 /// one of the languages the lists hold: the reader as a model.
 fn follows_a_condition(content: &str, start: usize) -> bool {
     static CONDITION: OnceLock<Regex> = OnceLock::new();
-    let start = floor_boundary(content, start);
-    let line_start = content[..start].rfind('\n').map_or(0, |at| at + 1);
-    let from = floor_boundary(
-        content,
-        start.saturating_sub(CONDITION_BYTES).max(line_start),
-    );
-    let before = &content[from..start];
+    let before = line_before(content, start, CONDITION_BYTES);
     crate::work::once(&CONDITION, || {
         Regex::new(
             r"(?i)(?:\bif\s+you(?:'re|\s+are)|\bsi\s+(?:eres|es|vous\s+êtes|tu\s+es)|\b(?:wenn|falls)\s+(?:du|sie)\s+(?:\w+\s+)?(?:bist|sind)|\bse\s+(?:você\s+(?:é|for)|sei|tu\s+és)|\bals\s+je\s+(?:een\s+)?|\bje[śs]li\s+jeste[śs]|\bесли\s+(?:ты|вы)|\bякщо\s+(?:ти|ви)|\beğer\s+|إذا\s+كنت|אם\s+אתה|अगर\s+आप|यदि\s+आप|\bnếu\s+bạn\s+là|\bjika\s+(?:kamu|anda)|\bjos\s+olet|\bom\s+du\s+är|\bhvis\s+du\s+er|\bαν\s+είσαι|\bpokud\s+jsi|\bdacă\s+ești|如果你是|如果您是|若你是|もしあなたが|あなたが|당신이|만약\s*당신이)",
@@ -1393,13 +1396,7 @@ const NOTE_FOR_BYTES: usize = 40;
 /// colon after.
 fn follows_a_note_for(content: &str, start: usize) -> bool {
     static NOTE_FOR: OnceLock<Regex> = OnceLock::new();
-    let start = floor_boundary(content, start);
-    let line_start = content[..start].rfind('\n').map_or(0, |at| at + 1);
-    let from = floor_boundary(
-        content,
-        start.saturating_sub(NOTE_FOR_BYTES).max(line_start),
-    );
-    let before = &content[from..start];
+    let before = line_before(content, start, NOTE_FOR_BYTES);
     crate::work::once(&NOTE_FOR, || {
         Regex::new(
             r"(?i)(?:\b(?:notes?|instructions?|message|memo|guidance|reminder|directions|a\s+word)\s+(?:for|to)|\battention|\bnota\s+(?:para|per)|\bhinweis(?:e)?\s+(?:für|an)|\b(?:note|remarque|consigne)s?\s+(?:pour|aux?|à)|\bopmerking\s+voor|\buwaga\s+dla|\b(?:примечание|заметка|указания?)\s+для|\bпримітка\s+для)\s*[,:-]?\s+(?:(?:all|any|the|our|every|automated|autonomous)\s+){0,2}$",

@@ -208,6 +208,13 @@ fn decode_char_codes(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut Deco
     let bytes = content.as_bytes();
     let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
     let word_byte = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_');
+    // The first byte at or after `from` that is not a space.
+    let skip_spaces = |from: usize| {
+        from + bytes[from.min(bytes.len())..]
+            .iter()
+            .take_while(|&&b| is_space(b))
+            .count()
+    };
     // The number ending right before byte `end`, when one does: its start.
     let number_before = |end: usize| {
         let mut start = end;
@@ -249,18 +256,11 @@ fn decode_char_codes(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut Deco
             }
             units.push(code);
             last_end = after;
-            let mut next = after;
-            while next < bytes.len() && is_space(bytes[next]) {
-                next += 1;
-            }
-            if bytes.get(next) != Some(&b',') || next - start > RUN_LIMIT {
+            let comma = skip_spaces(after);
+            if bytes.get(comma) != Some(&b',') || comma - start > RUN_LIMIT {
                 break;
             }
-            next += 1;
-            while next < bytes.len() && is_space(bytes[next]) {
-                next += 1;
-            }
-            at = next;
+            at = skip_spaces(comma + 1);
         }
         resume = last_end.max(comma + 1);
         if units.len() < CHAR_ESCAPE_MIN {
