@@ -37,6 +37,7 @@ use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::RepoMap;
 use aic_stages::row_codec::EntryTerms;
+use aic_stages::select::term_list::TermList;
 use aic_stages::select::terms::{TermCount, TermStats};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -130,7 +131,7 @@ fn write_to(
             hash: file.content_hash.0,
             symbol_ids: (&file.symbol_ids[..]).into(),
             name_ids: (&file.name_ids[..]).into(),
-            terms: (&file.term_stats.terms[..]).into(),
+            terms: file.term_stats.terms.to_term_counts().into(),
             length: file.term_stats.length,
         };
         let encoded = postcard::to_stdvec(&saved).map_err(std::io::Error::other)?;
@@ -236,7 +237,7 @@ fn decode(encoded: &[u8]) -> Option<PriorFile> {
             symbol_ids: saved.symbol_ids.into_owned().into(),
             name_ids: saved.name_ids.into_owned().into(),
             term_stats: TermStats {
-                terms: saved.terms.into_owned().into(),
+                terms: TermList::new(&saved.terms),
                 length: saved.length,
             },
         },

@@ -148,7 +148,7 @@ pub fn encode_scan(facts: &ScanTerms) -> Vec<u8> {
     encode(&ScanWire {
         symbol_terms: facts.symbol_terms.to_vec(),
         name_ids: facts.name_ids.to_vec(),
-        terms: facts.term_stats.terms.to_vec(),
+        terms: facts.term_stats.terms.to_term_counts(),
         length: facts.term_stats.length,
     })
 }
@@ -164,7 +164,7 @@ pub fn decode_scan(bytes: &[u8]) -> Result<ScanTerms, DecodeError> {
         symbol_terms: wire.symbol_terms.into(),
         name_ids: wire.name_ids.into(),
         term_stats: TermStats {
-            terms: wire.terms.into(),
+            terms: crate::select::term_list::TermList::new(&wire.terms),
             length: wire.length,
         },
     })

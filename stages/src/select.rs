@@ -17,4 +17,5 @@ pub mod selector;
 pub mod stack_trace;
 pub mod symbols;
 pub mod targets;
+pub mod term_list;
 pub mod terms;

@@ -186,6 +186,7 @@ impl PriorFiles {
 mod tests {
     use aic_stages::fit::tokens::TokenCount;
     use aic_stages::repo_map::RepoMap;
+    use aic_stages::select::term_list::TermList;
     use aic_stages::select::terms::{TermCount, TermStats};
 
     use super::*;
@@ -198,7 +199,7 @@ mod tests {
             symbol_ids: vec![id].into(),
             name_ids: vec![id + 1].into(),
             term_stats: TermStats {
-                terms: vec![TermCount { id, count: 2 }].into(),
+                terms: TermList::new(&[TermCount { id, count: 2 }]),
                 length: 2,
             },
         }

@@ -85,11 +85,16 @@ pub fn possible_importers(repo: &RepoMap, files: &[RelativePath]) -> Vec<usize> 
     if ids.is_empty() {
         return Vec::new();
     }
+    let query = aic_stages::select::term_list::TermQuery::new(&ids);
     repo.files
         .iter()
         .enumerate()
         .filter(|(_, f)| {
-            f.language.is_code() && ids.iter().any(|&id| f.term_stats.frequency(id) > 0)
+            let mut found = false;
+            if f.language.is_code() {
+                f.term_stats.terms.for_each_hit(&query, |_, _| found = true);
+            }
+            found
         })
         .map(|(i, _)| i)
         .take(IMPORT_PARSE_CANDIDATES)

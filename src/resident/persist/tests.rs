@@ -23,7 +23,13 @@ fn entry(path: &str, mtime_ns: i64, words: &[(u32, u16)]) -> FileEntry {
         symbol_ids: vec![3, 9].into(),
         name_ids: vec![7].into(),
         term_stats: TermStats {
-            terms: words.iter().copied().map(TermCount::from).collect(),
+            terms: TermList::new(
+                &words
+                    .iter()
+                    .copied()
+                    .map(TermCount::from)
+                    .collect::<Vec<_>>(),
+            ),
             length: words.iter().map(|(_, n)| u32::from(*n)).sum(),
         },
         path_terms: std::sync::OnceLock::new(),

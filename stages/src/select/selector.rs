@@ -25,8 +25,6 @@
 //! excluded (`zero_semantic_signal`). The rest are ordered by score descending,
 //! then path ascending, and cut at `maxFiles`; named targets come first.
 
-use std::collections::HashMap;
-
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -41,6 +39,7 @@ use crate::select::evidence::{mention_relevance, trace_relevance};
 use crate::select::file_kind::FileKind;
 use crate::select::import_graph::ImportGraph;
 use crate::select::intent::{TaskClass, TaskClassification};
+use crate::select::term_list::TermQuery;
 use crate::select::terms::term_id;
 
 /// The boost entry recorded for a related file in [`ScoredFile::boosted_by`].
@@ -998,10 +997,8 @@ impl Query {
 
     fn weighted(tokens: &[String], section_weights: &[f64], files: &[&FileEntry]) -> Self {
         let ids: Vec<u32> = tokens.iter().map(|t| term_id(t)).collect();
-        let mut position: HashMap<u32, usize> = HashMap::with_capacity(ids.len());
-        for (index, id) in ids.iter().enumerate() {
-            position.entry(*id).or_insert(index);
-        }
+        // Each id at its first token's place.
+        let query = TermQuery::new(&ids);
         // Document frequencies: integer counts, so the parallel sum is the
         // sequential one.
         let df = files
@@ -1009,11 +1006,9 @@ impl Query {
             .fold(
                 || vec![0u32; ids.len()],
                 |mut df, file| {
-                    for term in file.term_stats.terms.iter() {
-                        if let Some(&index) = position.get(&{ term.id }) {
-                            df[index] += 1;
-                        }
-                    }
+                    file.term_stats
+                        .terms
+                        .for_each_hit(&query, |index, _| df[index] += 1);
                     df
                 },
             )
@@ -1152,27 +1147,15 @@ fn content_relevance(query: &Query, candidates: &[&FileEntry]) -> Vec<f64> {
     // frequencies and the scores are both read from this table (candidates ×
     // terms, row by row).
     let width = ids.len();
+    let query = TermQuery::new(&ids.iter().map(|&(id, _)| id).collect::<Vec<_>>());
     let mut frequencies = vec![0_u16; candidates.len() * width];
     frequencies
         .par_chunks_exact_mut(width)
         .zip(candidates)
         .for_each(|(row, file)| {
-            // Both lists are sorted by id: each search starts where the
-            // last one ended, and stops at the end of the file's terms.
-            let terms = &*file.term_stats.terms;
-            let mut from = 0;
-            for (cell, &(id, _)) in row.iter_mut().zip(&ids) {
-                match terms[from..].binary_search_by_key(&id, |term| term.id) {
-                    Ok(found) => {
-                        *cell = terms[from + found].count;
-                        from += found + 1;
-                    }
-                    Err(missing) => from += missing,
-                }
-                if from == terms.len() {
-                    break;
-                }
-            }
+            file.term_stats
+                .terms
+                .for_each_hit(&query, |column, count| row[column] = count);
         });
     let mut df = vec![0_u32; width];
     for row in frequencies.chunks_exact(width) {

@@ -14,6 +14,8 @@ use std::sync::OnceLock;
 use rust_stemmers::{Algorithm, Stemmer};
 use rustc_hash::FxHashMap;
 
+use super::term_list::TermList;
+
 /// Words that carry no subject in an intent (English function words and question
 /// words). Compared against lower-cased, unstemmed words.
 pub const STOPWORDS: &[&str] = &[
@@ -171,15 +173,15 @@ impl std::fmt::Debug for TermCount {
 ///
 /// Terms are the words of the content (identifiers split as [`split_words`]
 /// does, lower-cased and stemmed, stop words and one-letter words left out) plus
-/// the words of the path. Held as sorted [`TermCount`]s of 6 bytes each: a
+/// the words of the path. Held as a [`TermList`] of 2–4 bytes a term: a
 /// 10 KiB source file has a few hundred distinct terms, so a 10,000-file
-/// repository needs a few tens of MiB.
+/// repository needs a few MiB.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TermStats {
-    /// Distinct terms, sorted by id.
+    /// Distinct terms with their counts.
     /// Shared: the long-lived process's memo of decoded rows and the
     /// resident snapshot's entry hold one copy.
-    pub terms: std::sync::Arc<[TermCount]>,
+    pub terms: TermList,
     /// Number of term occurrences in the file (the BM25 document length).
     pub length: u32,
 }
@@ -247,16 +249,14 @@ impl TermStats {
             });
         }
         Self {
-            terms: terms.into(),
+            terms: TermList::new(&terms),
             length,
         }
     }
 
     /// Occurrences of a term (0 when absent).
     pub fn frequency(&self, id: u32) -> u16 {
-        self.terms
-            .binary_search_by_key(&id, |term| term.id)
-            .map_or(0, |index| self.terms[index].count)
+        self.terms.frequency(id)
     }
 }
 
@@ -429,7 +429,7 @@ mod tests {
             .collect();
         terms.sort_unstable();
         TermStats {
-            terms: terms.into_iter().map(TermCount::from).collect(),
+            terms: TermList::new(&terms.into_iter().map(TermCount::from).collect::<Vec<_>>()),
             length,
         }
     }
@@ -480,7 +480,13 @@ mod tests {
             text.push_str(if i % 3 == 0 { "ing " } else { " " });
         }
         let stats = TermStats::of("src/many_words.txt", &text);
-        assert!(stats.terms.iter().any(|term| term.count >= 2));
+        assert!(
+            stats
+                .terms
+                .to_term_counts()
+                .iter()
+                .any(|term| term.count >= 2)
+        );
         assert_eq!(stats, reference_term_stats("src/many_words.txt", &text));
     }
 
@@ -522,7 +528,8 @@ mod tests {
         assert_eq!(stats.frequency(term_id(&stem("parser"))), 2);
         assert_eq!(stats.frequency(term_id("return")), 1);
         assert_eq!(stats.frequency(term_id("missing")), 0);
-        assert!(stats.terms.windows(2).all(|w| w[0].id < w[1].id));
+        let terms = stats.terms.to_term_counts();
+        assert!(terms.windows(2).all(|w| w[0].id < w[1].id));
     }
 
     #[test]

@@ -18,17 +18,10 @@ pub(super) fn resolve(index: &FileIndex, layout: &ProjectLayout, source: &str) -
         return Vec::new();
     };
     index
-        .directories
-        .get(package.as_str())
-        .map(|files| {
-            files
-                .iter()
-                .copied()
-                .filter(|&i| {
-                    let path = index.all[i].as_str();
-                    has_extension(path, "go") && !path.ends_with("_test.go")
-                })
-                .collect()
+        .in_directory(package.as_str())
+        .filter(|&i| {
+            let path = index.all[i].as_str();
+            has_extension(path, "go") && !path.ends_with("_test.go")
         })
-        .unwrap_or_default()
+        .collect()
 }

@@ -9,12 +9,11 @@ pub(super) fn resolve(index: &FileIndex, source: &str) -> Vec<usize> {
     if let Some(package) = source.strip_suffix(".*") {
         let suffix = package.replace('.', "/");
         return index
-            .directories
-            .iter()
+            .directories()
             .filter(|(directory, _)| {
-                &***directory == suffix.as_str() || directory.ends_with(&format!("/{suffix}"))
+                *directory == suffix.as_str() || directory.ends_with(&format!("/{suffix}"))
             })
-            .flat_map(|(_, files)| files.iter().copied())
+            .flat_map(|(_, files)| files.iter().map(|&i| i as usize))
             .filter(|&i| has_extension(index.all[i].as_str(), "java"))
             .collect::<HashSet<usize>>()
             .into_iter()
