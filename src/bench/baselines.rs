@@ -20,7 +20,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
-use aic_stages::relative_path::RelativePath;
+use aic_stages::path_table::PathTable;
 
 /// BM25's term-frequency saturation.
 const K1: f64 = 1.2;
@@ -222,10 +222,7 @@ pub fn path_keywords(files: &[String], intent: &str) -> Vec<String> {
 }
 
 /// The `recency` ranking of `files`, from the last commit time per path.
-pub fn recency<S: std::hash::BuildHasher>(
-    files: &[String],
-    last_commit: &HashMap<RelativePath, i64, S>,
-) -> Vec<String> {
+pub fn recency(files: &[String], last_commit: &PathTable<i64>) -> Vec<String> {
     let mut scored: Vec<(Option<i64>, &str)> = files
         .iter()
         .map(|path| (last_commit.get(path.as_str()).copied(), path.as_str()))
@@ -274,10 +271,18 @@ mod tests {
     #[test]
     fn recency_puts_unknown_last() {
         let files = strings(&["a", "b", "c"]);
-        let times = HashMap::from([
-            (RelativePath::new("b").unwrap(), 5),
-            (RelativePath::new("c").unwrap(), 9),
-        ]);
+        let times: PathTable<i64> = [
+            (
+                aic_stages::relative_path::RelativePath::new("b").unwrap(),
+                5,
+            ),
+            (
+                aic_stages::relative_path::RelativePath::new("c").unwrap(),
+                9,
+            ),
+        ]
+        .into_iter()
+        .collect();
         assert_eq!(recency(&files, &times), strings(&["c", "b", "a"]));
     }
 

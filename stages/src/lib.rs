@@ -32,6 +32,7 @@ pub mod fit;
 pub mod guard;
 pub mod lang;
 pub mod language;
+pub mod path_table;
 pub mod pattern;
 pub mod relative_path;
 pub mod repo_map;

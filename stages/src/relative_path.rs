@@ -61,6 +61,12 @@ impl RelativePath {
         }
     }
 
+    /// Whether both paths hold one shared text (one allocation), not two
+    /// equal copies: what structures that share a RepoMap's paths promise.
+    pub fn shares_text_with(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// The path as a `/`-separated string.
     pub fn as_str(&self) -> &str {
         &self.0

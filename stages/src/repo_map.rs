@@ -234,8 +234,48 @@ pub struct RepoMap {
 #[derive(Debug, Default)]
 struct MatchMemo(Mutex<Vec<(Vec<String>, Arc<MatchTable>)>>);
 
-/// Per file (by index), the indices of the matching patterns.
-type MatchTable = Vec<Box<[u16]>>;
+/// Per file (by index), the indices of the matching patterns: every file's
+/// list, one after the other, and where each file's list ends. Four bytes a
+/// file and two a match, where a list of boxed slices took sixteen a file.
+#[derive(Debug, Default)]
+struct MatchTable {
+    /// `ends[i]`: the end of file `i`'s matches in `matches`.
+    ends: Vec<u32>,
+    /// The matching patterns' indices, file after file.
+    matches: Vec<u16>,
+}
+
+impl MatchTable {
+    /// The table of `files`' paths matched against `set`.
+    fn of(files: &[FileEntry], set: &PatternSet) -> Self {
+        let mut table = Self {
+            ends: Vec::with_capacity(files.len()),
+            matches: Vec::new(),
+        };
+        for file in files {
+            table.matches.extend(set.matching_indices(&file.path));
+            table
+                .ends
+                .push(u32::try_from(table.matches.len()).unwrap_or(u32::MAX));
+        }
+        table.matches.shrink_to_fit();
+        table
+    }
+
+    /// Files in the table.
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The matches of the file at `index` (none past the end).
+    fn get(&self, index: usize) -> &[u16] {
+        let Some(&end) = self.ends.get(index) else {
+            return &[];
+        };
+        let start = index.checked_sub(1).map_or(0, |before| self.ends[before]);
+        &self.matches[start as usize..end as usize]
+    }
+}
 
 /// Pattern sets a map remembers (rule packs differ by task class).
 const MATCH_SETS_KEPT: usize = 16;
@@ -254,8 +294,9 @@ impl<'p> PatternMatches<'p> {
     pub fn of(&self, index: usize) -> Vec<&'p str> {
         self.table
             .get(index)
-            .map(|indices| indices.iter().map(|&i| self.set.pattern(i)).collect())
-            .unwrap_or_default()
+            .iter()
+            .map(|&i| self.set.pattern(i))
+            .collect()
     }
 }
 
@@ -330,12 +371,7 @@ impl RepoMap {
             })
             .map(|(_, table)| table.clone());
         let table = found.unwrap_or_else(|| {
-            let table: Arc<MatchTable> = Arc::new(
-                self.files
-                    .iter()
-                    .map(|file| set.matching_indices(&file.path).into_boxed_slice())
-                    .collect(),
-            );
+            let table = Arc::new(MatchTable::of(&self.files, set));
             if memo.len() == MATCH_SETS_KEPT {
                 memo.remove(0);
             }

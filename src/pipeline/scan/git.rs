@@ -17,11 +17,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use aic_stages::path_table::PathTable;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::RepoMap;
 use gix::bstr::ByteSlice;
 use gix::prelude::ObjectIdExt;
-use rustc_hash::FxHashMap;
 use tracing::debug;
 
 use super::Shard;
@@ -85,7 +85,7 @@ pub struct GitRecency {
     /// Last commit time (seconds since the epoch) per path relative to the project
     /// root, for paths changed in the commits read. A resident index keys it
     /// by its RepoMap's own paths ([`GitRecency::share_paths`]).
-    pub last_commit: FxHashMap<RelativePath, i64>,
+    pub last_commit: PathTable<i64>,
     /// The index, when it could be read (when not, no file is reported dirty).
     index: Option<Arc<BlobIndex>>,
     /// Commits read.
@@ -105,9 +105,9 @@ impl GitRecency {
     /// outside the RepoMap keep their own text; the index is shared only when
     /// nothing else holds it.
     pub fn share_paths(&mut self, repo: &RepoMap) {
-        share_keys(&mut self.last_commit, repo);
+        self.last_commit.share_paths(repo);
         if let Some(index) = self.index.as_mut().and_then(Arc::get_mut) {
-            share_keys(&mut index.entries, repo);
+            index.entries.share_paths(repo);
         }
     }
 
@@ -146,16 +146,6 @@ impl GitRecency {
     }
 }
 
-/// Replaces each key of `table` that names a file of `repo` by that file's
-/// own path (the same text, shared).
-fn share_keys<V>(table: &mut FxHashMap<RelativePath, V>, repo: &RepoMap) {
-    for file in &repo.files {
-        if let Some((_, value)) = table.remove_entry(file.path.as_str()) {
-            table.insert(file.path.clone(), value);
-        }
-    }
-}
-
 /// The path of `root` inside `repo`'s work tree, with a trailing `/` (empty
 /// at the work tree's top): what index paths start with.
 fn root_prefix(repo: &gix::Repository, root: &Path) -> Option<String> {
@@ -183,7 +173,7 @@ fn root_prefix(repo: &gix::Repository, root: &Path) -> Option<String> {
 pub struct BlobIndex {
     /// Entries by path relative to the project root (paths that are not a
     /// [`RelativePath`] name no file aic reads and are left out).
-    entries: FxHashMap<RelativePath, IndexEntry>,
+    entries: PathTable<IndexEntry>,
     /// The repository's object hash (SHA-1, or SHA-256 in a repository made
     /// with it).
     kind: gix::hash::Kind,
