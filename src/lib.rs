@@ -56,6 +56,7 @@ pub mod hook;
 pub mod host;
 pub mod logging;
 pub mod mcp;
+pub mod memory;
 pub mod pipeline;
 pub mod printer;
 pub mod resident;

@@ -66,7 +66,28 @@ mod parser_allocator {
     }
 }
 
+/// mimalloc's `mi_collect`, from the library `libmimalloc-sys` builds and
+/// links (its Rust declaration needs that crate's `extended` feature).
+#[allow(unsafe_code)]
+mod collect {
+    unsafe extern "C" {
+        /// Frees the calling thread's empty pages and, with `force`, returns
+        /// what is free to the system now.
+        pub(super) fn mi_collect(force: bool);
+    }
+}
+
+/// Returns the calling thread's freed pages to the system now, not after
+/// mimalloc's purge delay ([`aic::memory`]).
+#[allow(unsafe_code)]
+fn release_free_memory() {
+    // SAFETY: `mi_collect` takes no pointer and may be called from any
+    // thread at any time.
+    unsafe { collect::mi_collect(true) }
+}
+
 fn main() -> ExitCode {
     parser_allocator::install();
+    aic::memory::set_release(release_free_memory);
     aic::commands::main()
 }

@@ -376,9 +376,16 @@ fn warm_up(state: &Arc<State>, dir: &Path, discover: bool) -> Option<PathBuf> {
             .thread_name(|index| format!("aic-index-{index}"))
             .build();
         let compiled = match pool {
-            Ok(pool) => pool.install(compile),
+            Ok(pool) => {
+                let compiled = pool.install(compile);
+                // The pool's threads end with the pool: each hands back
+                // what it freed first.
+                pool.broadcast(|_| crate::memory::release_free_memory());
+                compiled
+            }
             Err(_) => compile(),
         };
+        crate::memory::release_free_memory();
         match compiled {
             Ok(_) => info!(
                 "Indexed `{}` in {:.0} ms",
