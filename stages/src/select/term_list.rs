@@ -4,7 +4,7 @@
 //! A [`term_id`](super::terms::term_id) is a 32-bit hash, so a file's sorted
 //! ids are spread over the whole range and their gaps need four bytes each.
 //! The process therefore numbers each id it meets, in order of first sight
-//! (the [`Vocabulary`]): a repository's few hundred thousand words get small
+//! (its vocabulary): a repository's few hundred thousand words get small
 //! numbers, and a file's numbers, sorted, have small gaps. A [`TermList`] is
 //! those gaps and the counts as LEB128 variable-length integers: a gap under
 //! 128 and a count under 128 take a byte each, so a term takes 2–4 bytes

@@ -1,7 +1,5 @@
 //! Java: `a.b.C` to a file ending `a/b/C.java`, `a.b.*` to the directory.
 
-use std::collections::HashSet;
-
 use crate::select::import_graph::index::{FileIndex, has_extension};
 
 pub(super) fn resolve(index: &FileIndex, source: &str) -> Vec<usize> {
@@ -14,9 +12,8 @@ pub(super) fn resolve(index: &FileIndex, source: &str) -> Vec<usize> {
                 *directory == suffix.as_str() || directory.ends_with(&format!("/{suffix}"))
             })
             .flat_map(|(_, files)| files.iter().map(|&i| i as usize))
+            // Each file is in one directory: no repeats, in directory order.
             .filter(|&i| has_extension(index.all[i].as_str(), "java"))
-            .collect::<HashSet<usize>>()
-            .into_iter()
             .collect();
     }
     // `a.b.C` or `a.b.C.member` (static imports): try the longest class path.
