@@ -97,16 +97,28 @@ fn exe() -> PathBuf {
 /// Runs `exe` with `AIC_HOME=home` and `AIC_DAEMON=mode`, optionally with
 /// stdin.
 fn run_exe(exe: &Path, args: &[&str], home: &Path, mode: &str, stdin: Option<&str>) -> Run {
-    let mut child = Command::new(exe)
+    let mut command = Command::new(exe);
+    command
         .args(args)
         .env_remove("RUST_LOG")
         .env("AIC_HOME", home)
         .env("AIC_DAEMON", mode)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("aic runs");
+        .stderr(Stdio::piped());
+    // A binary a test has just copied can be "busy" for a moment: another
+    // test's child, forked while the copy was open for writing, holds that
+    // descriptor until it runs its own program. Wait that out.
+    let mut tries = 0;
+    let mut child = loop {
+        match command.spawn() {
+            Err(error) if error.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            spawned => break spawned.expect("aic runs"),
+        }
+    };
     if let Some(stdin) = stdin {
         child
             .stdin
