@@ -375,28 +375,28 @@ fn invoice_project(parts: usize) -> tempfile::TempDir {
     dir
 }
 
+/// The task every test of [`invoice_project`] asks, at `budget`.
+fn invoice_prompt(dir: &tempfile::TempDir, budget: u32) -> Compilation {
+    compile(&request(
+        dir.path().to_path_buf(),
+        "fix the invoice total",
+        budget,
+    ))
+    .unwrap()
+}
+
 /// With an ample budget, a prompt whose best files are small shows the
 /// files ranked after them whole (up to the prompt floor), where a tight
 /// budget shows the same file as an excerpt.
 #[test]
 fn a_small_prompt_shows_its_glimpses_whole_at_an_ample_budget() {
     let dir = invoice_project(60);
-    let ample = compile(&request(
-        dir.path().to_path_buf(),
-        "fix the invoice total",
-        0,
-    ))
-    .unwrap();
+    let ample = invoice_prompt(&dir, 0);
     let prompt = &ample.prompt;
     assert!(prompt.contains("### docs/invoice.md [full]"), "{prompt}");
     assert!(prompt.contains("taxes come later, part 59."), "{prompt}");
     assert!(!prompt.contains("Shown as excerpts"), "{prompt}");
-    let tight = compile(&request(
-        dir.path().to_path_buf(),
-        "fix the invoice total",
-        3_000,
-    ))
-    .unwrap();
+    let tight = invoice_prompt(&dir, 3_000);
     let prompt = &tight.prompt;
     assert!(
         prompt.contains("- Shown as excerpts around the task's words: `docs/invoice.md`"),
@@ -411,12 +411,7 @@ fn a_small_prompt_shows_its_glimpses_whole_at_an_ample_budget() {
 #[test]
 fn a_demoted_doc_is_a_glimpse_beside_the_source() {
     let dir = invoice_project(200);
-    let compilation = compile(&request(
-        dir.path().to_path_buf(),
-        "fix the invoice total",
-        3_000,
-    ))
-    .unwrap();
+    let compilation = invoice_prompt(&dir, 3_000);
     let prompt = &compilation.prompt;
     assert!(
         prompt.contains("    return sum(item.price for item in items)\n"),

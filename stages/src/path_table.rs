@@ -49,8 +49,9 @@ impl<V> PathTable<V> {
         })
     }
 
-    /// The row number of `path`.
-    fn row(&self, path: &str) -> Option<usize> {
+    /// The row number of `path`: its place among the paths in the order
+    /// they were first given.
+    pub fn row(&self, path: &str) -> Option<usize> {
         self.index
             .find(hash(path), |&row| {
                 self.rows[row as usize].0.as_str() == path
@@ -61,16 +62,28 @@ impl<V> PathTable<V> {
     /// Sets `path`'s value (a path already in the table keeps its row and
     /// takes the new value).
     pub fn insert(&mut self, path: RelativePath, value: V) {
-        if let Some(row) = self.row(path.as_str()) {
-            self.rows[row].1 = value;
-            return;
-        }
-        let row = u32::try_from(self.rows.len()).unwrap_or(u32::MAX);
+        let next = u32::try_from(self.rows.len()).unwrap_or(u32::MAX);
         let rows = &self.rows;
-        self.index.insert_unique(hash(path.as_str()), row, |&r| {
-            hash(rows[r as usize].0.as_str())
-        });
-        self.rows.push((path, value));
+        match self.index.entry(
+            hash(path.as_str()),
+            |&row| rows[row as usize].0.as_str() == path.as_str(),
+            |&row| hash(rows[row as usize].0.as_str()),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(row) => self.rows[*row.get() as usize].1 = value,
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(next);
+                self.rows.push((path, value));
+            }
+        }
+    }
+
+    /// The path of row `row`.
+    ///
+    /// # Panics
+    ///
+    /// When `row` is not below [`PathTable::len`].
+    pub fn path(&self, row: usize) -> &RelativePath {
+        &self.rows[row].0
     }
 
     /// Paths in the table.

@@ -1374,14 +1374,13 @@ const CONDITION_BYTES: usize = 48;
 /// one of the languages the lists hold: the reader as a model.
 fn follows_a_condition(content: &str, start: usize) -> bool {
     static CONDITION: OnceLock<Regex> = OnceLock::new();
-    let before = line_before(content, start, CONDITION_BYTES);
-    crate::work::once(&CONDITION, || {
-        Regex::new(
-            r"(?i)(?:\bif\s+you(?:'re|\s+are)|\bsi\s+(?:eres|es|vous\s+êtes|tu\s+es)|\b(?:wenn|falls)\s+(?:du|sie)\s+(?:\w+\s+)?(?:bist|sind)|\bse\s+(?:você\s+(?:é|for)|sei|tu\s+és)|\bals\s+je\s+(?:een\s+)?|\bje[śs]li\s+jeste[śs]|\bесли\s+(?:ты|вы)|\bякщо\s+(?:ти|ви)|\beğer\s+|إذا\s+كنت|אם\s+אתה|अगर\s+आप|यदि\s+आप|\bnếu\s+bạn\s+là|\bjika\s+(?:kamu|anda)|\bjos\s+olet|\bom\s+du\s+är|\bhvis\s+du\s+er|\bαν\s+είσαι|\bpokud\s+jsi|\bdacă\s+ești|如果你是|如果您是|若你是|もしあなたが|あなたが|당신이|만약\s*당신이)",
-        )
-        .expect("the condition pattern is valid")
-    })
-    .is_match(before)
+    line_before_matches(
+        content,
+        start,
+        CONDITION_BYTES,
+        &CONDITION,
+        r"(?i)(?:\bif\s+you(?:'re|\s+are)|\bsi\s+(?:eres|es|vous\s+êtes|tu\s+es)|\b(?:wenn|falls)\s+(?:du|sie)\s+(?:\w+\s+)?(?:bist|sind)|\bse\s+(?:você\s+(?:é|for)|sei|tu\s+és)|\bals\s+je\s+(?:een\s+)?|\bje[śs]li\s+jeste[śs]|\bесли\s+(?:ты|вы)|\bякщо\s+(?:ти|ви)|\beğer\s+|إذا\s+كنت|אם\s+אתה|अगर\s+आप|यदि\s+आप|\bnếu\s+bạn\s+là|\bjika\s+(?:kamu|anda)|\bjos\s+olet|\bom\s+du\s+är|\bhvis\s+du\s+er|\bαν\s+είσαι|\bpokud\s+jsi|\bdacă\s+ești|如果你是|如果您是|若你是|もしあなたが|あなたが|당신이|만약\s*당신이)",
+    )
 }
 
 /// How many bytes before a mention of the model "Note for" may end.
@@ -1396,14 +1395,29 @@ const NOTE_FOR_BYTES: usize = 40;
 /// colon after.
 fn follows_a_note_for(content: &str, start: usize) -> bool {
     static NOTE_FOR: OnceLock<Regex> = OnceLock::new();
-    let before = line_before(content, start, NOTE_FOR_BYTES);
-    crate::work::once(&NOTE_FOR, || {
-        Regex::new(
-            r"(?i)(?:\b(?:notes?|instructions?|message|memo|guidance|reminder|directions|a\s+word)\s+(?:for|to)|\battention|\bnota\s+(?:para|per)|\bhinweis(?:e)?\s+(?:für|an)|\b(?:note|remarque|consigne)s?\s+(?:pour|aux?|à)|\bopmerking\s+voor|\buwaga\s+dla|\b(?:примечание|заметка|указания?)\s+для|\bпримітка\s+для)\s*[,:-]?\s+(?:(?:all|any|the|our|every|automated|autonomous)\s+){0,2}$",
-        )
-        .expect("the note-for pattern is valid")
+    line_before_matches(
+        content,
+        start,
+        NOTE_FOR_BYTES,
+        &NOTE_FOR,
+        r"(?i)(?:\b(?:notes?|instructions?|message|memo|guidance|reminder|directions|a\s+word)\s+(?:for|to)|\battention|\bnota\s+(?:para|per)|\bhinweis(?:e)?\s+(?:für|an)|\b(?:note|remarque|consigne)s?\s+(?:pour|aux?|à)|\bopmerking\s+voor|\buwaga\s+dla|\b(?:примечание|заметка|указания?)\s+для|\bпримітка\s+для)\s*[,:-]?\s+(?:(?:all|any|the|our|every|automated|autonomous)\s+){0,2}$",
+    )
+}
+
+/// Whether `pattern` (compiled once into `cell`) matches the text before
+/// byte `start` of `content` on its line, at most `bytes` of it
+/// ([`line_before`]).
+fn line_before_matches(
+    content: &str,
+    start: usize,
+    bytes: usize,
+    cell: &'static OnceLock<Regex>,
+    pattern: &str,
+) -> bool {
+    crate::work::once(cell, || {
+        Regex::new(pattern).expect("the patterns before a mention are valid")
     })
-    .is_match(before)
+    .is_match(line_before(content, start, bytes))
 }
 
 /// Whether bytes `range` of `content` are part of a file name or path: a

@@ -20,7 +20,7 @@ pub(super) fn resolve(index: &FileIndex, layout: &ProjectLayout, source: &str) -
     index
         .in_directory(package.as_str())
         .filter(|&i| {
-            let path = index.all[i].as_str();
+            let path = index.path(i);
             has_extension(path, "go") && !path.ends_with("_test.go")
         })
         .collect()

@@ -13,7 +13,7 @@ pub(super) fn resolve(index: &FileIndex, source: &str) -> Vec<usize> {
             })
             .flat_map(|(_, files)| files.iter().map(|&i| i as usize))
             // Each file is in one directory: no repeats, in directory order.
-            .filter(|&i| has_extension(index.all[i].as_str(), "java"))
+            .filter(|&i| has_extension(index.path(i), "java"))
             .collect();
     }
     // `a.b.C` or `a.b.C.member` (static imports): try the longest class path.

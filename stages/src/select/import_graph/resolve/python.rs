@@ -54,13 +54,13 @@ pub(super) fn resolve(index: &FileIndex, directory: &str, import: &ImportRef) ->
     for suffix in module_files(&path) {
         let found = index.by_suffix(&suffix);
         if let Some(&first) = found.first() {
-            let depth = index.all[first].as_str().matches('/').count();
+            let depth = index.path(first).matches('/').count();
             let mut out: Vec<usize> = found
                 .into_iter()
-                .filter(|&i| index.all[i].as_str().matches('/').count() == depth)
+                .filter(|&i| index.path(i).matches('/').count() == depth)
                 .collect();
             for symbol in &import.symbols {
-                let parent_dir = parent(index.all[out[0]].as_str());
+                let parent_dir = parent(index.path(out[0]));
                 if let Some(i) =
                     index.first(module_files(&join(parent_dir, symbol).unwrap_or_default()))
                 {
