@@ -8,8 +8,10 @@
 # the first answer while the daemon indexes), waits until `aic daemon status`
 # lists the project, prints its RSS, compiles the first N lines of INTENTS
 # (default /work/perf-work/synth-intents.txt; each with a fresh suffix, so
-# every one is a new intent) through the daemon, prints RSS again and stops
-# the daemon. An empty HOME measures a cold index, a used one a warm restart.
+# every one is a new intent) through the daemon, prints RSS again at once
+# and after 3 s without a request (the daemon hands back what the answers
+# freed once it is quiet) with the peak (VmHWM), and stops the daemon. An
+# empty HOME measures a cold index, a used one a warm restart.
 set -euo pipefail
 BIN=$1; HOME_DIR=$2; REPO=$3; N=${4:-18}; INTENTS=${5:-/work/perf-work/synth-intents.txt}
 export AIC_HOME=$HOME_DIR AIC_DAEMON=running
@@ -28,4 +30,7 @@ rss() { "$BIN" daemon status --json | python3 -c 'import json,sys; d=json.load(s
 echo "indexed after ${ready}s; files $files; RSS $(rss)"
 head -"$N" "$INTENTS" | while read -r intent; do "$BIN" compile "$intent x$RANDOM" > /dev/null 2>&1 || true; done
 echo "after $N intents: RSS $(rss)"
+sleep 3
+pid=$("$BIN" daemon status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["daemon"]["pid"])')
+echo "3 s later: RSS $(rss); peak $(awk '/VmHWM/ {print int($2/1024) " MiB"}' "/proc/$pid/status")"
 "$BIN" daemon stop > /dev/null 2>&1

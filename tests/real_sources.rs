@@ -86,13 +86,25 @@ fn agree_on_files(
     min_items: usize,
     check: impl Fn(&str) -> Option<(usize, Option<String>)> + Sync,
 ) {
+    agree_on_paths(files, what, 2_000, min_items, |_, text| check(text));
+}
+
+/// [`agree_on_files`] with the file's path passed to `check` and at least
+/// `min_files` files compared.
+fn agree_on_paths(
+    files: &[std::path::PathBuf],
+    what: &str,
+    min_files: usize,
+    min_items: usize,
+    check: impl Fn(&std::path::Path, &str) -> Option<(usize, Option<String>)> + Sync,
+) {
     use rayon::prelude::*;
 
     let (compared, items, mut differences) = files
         .par_iter()
         .filter_map(|path| {
             let text = String::from_utf8(fs_err::read(path).ok()?).ok()?;
-            let (items, difference) = check(&text)?;
+            let (items, difference) = check(path, &text)?;
             let difference = difference.map(|d| format!("{}: {d}", path.display()));
             Some((1_usize, items, difference.into_iter().collect::<Vec<_>>()))
         })
@@ -101,15 +113,21 @@ fn agree_on_files(
             |a, b| (a.0 + b.0, a.1 + b.1, [a.2, b.2].concat()),
         );
     differences.sort();
+    eprintln!("compared {compared} files, {items} {what}");
     assert!(
-        compared > 2_000 && items > min_items,
+        compared > min_files && items > min_items,
         "too small a corpus: {compared} files, {items} {what}"
     );
     assert!(
         differences.is_empty(),
-        "{} of {compared} files differ, first: {}",
+        "{} of {compared} files differ, the first ones:\n{}",
         differences.len(),
-        differences.first().map_or("", |d| d.as_str())
+        differences
+            .iter()
+            .take(20)
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 
@@ -201,4 +219,59 @@ fn rust_imports_from_tokens_agree_with_the_query() {
     // checkout of a Rust repository) to the comparison.
     let extra = std::env::var_os("AIC_EXTRA_RUST_CORPUS").map(std::path::PathBuf::from);
     agree_on_files(&source_files(extra, Some("rs")), "imports", 20_000, check);
+}
+
+/// TypeScript and JavaScript imports are read from the tokens, without a
+/// parse; the imports query over a tree-sitter parse is the reference. On
+/// every such file of the dependency sources that parses without a syntax
+/// error both must give the same imports in the same order, and on lines
+/// made to probe the edges. The dependency sources hold few such files:
+/// `AIC_EXTRA_SCRIPT_CORPUS=DIR` adds those of a checkout (babel's 20,000
+/// and vite's 2,000 agree).
+#[test]
+fn script_imports_from_tokens_agree_with_the_query() {
+    use aic_stages::relative_path::RelativePath;
+
+    let check = |path: &std::path::Path, text: &str| -> Option<(usize, Option<String>)> {
+        let name = path.file_name()?.to_str()?;
+        let path = RelativePath::new(name)?;
+        let expected = aic_stages::lang::script_imports_by_query(&path, text)?;
+        let found = aic_stages::lang::script_imports(&path, text)?;
+        let difference =
+            (found != expected).then(|| format!("{found:?}\nvs the query's\n{expected:?}"));
+        Some((found.len(), difference))
+    };
+    let probes = [
+        ("a.js", "import a from './a';\nimport b, { c, d as e } from \"./b\";\nimport * as f from 'f';\nimport 'side';\nimport g, * as h from 'g';\n"),
+        ("b.js", "export * from './x';\nexport * as n from './y';\nexport { p, q as r } from 'z';\nexport { s };\nexport const t = 1;\nexport default u;\n"),
+        ("c.js", "const { a, b: c, d = 1, ...e } = require('./a');\nconst f = require('f').g;\nlet { h } = require(\"h\")\nvar x = require(`t`), y = require('a' + b);\nrequire('./side', 1);\nnew require('no');\nobj.require('no');\n"),
+        ("d.js", "const s = 'import x from \"no\"';\n// import y from 'no';\n/* require('no') */\nconst r = /import z from 'no'/g;\nconst t = `${require('./in-template')} import q from 'no'`;\nconst m = import.meta.url;\nconst n = await import('./lazy');\nconst o = a / 2 / require('./div');\n"),
+        ("e.ts", "import type { A, B as C } from './types';\nimport type D from 'd';\nimport { type E, F } from './ef';\n"),
+        ("e2.ts", "import G = require('g');\nimport H = I.J;\n"),
+        ("e3.ts", "export type { K } from './k';\n"),
+        ("e5.ts", "import type from './named-type';\n"),
+        ("f.tsx", "import React from 'react';\nexport function App() { return <div title=\"import x from 'no'\">{require('./icon')}</div>; }\n"),
+        ("g.js", "#!/usr/bin/env node\nimport a from './a\\u0062c';\nimport {} from './empty';\nimport { default as z, \"str\" as w } from './named';\nif (x) { import('./nested').then(f); }\nconst k = { import: 1, require: 2 };\n"),
+    ];
+    for (name, probe) in probes {
+        let path = std::path::Path::new(name);
+        // Every probe parses cleanly, so each is compared.
+        assert_eq!(
+            check(path, probe).map(|(_, d)| d),
+            Some(None),
+            "on {name}: {probe:?}"
+        );
+    }
+    let extra = std::env::var_os("AIC_EXTRA_SCRIPT_CORPUS").map(std::path::PathBuf::from);
+    let files: Vec<_> = source_files(extra, None)
+        .into_iter()
+        .filter(|path| {
+            path.extension().is_some_and(|e| {
+                ["js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx"]
+                    .iter()
+                    .any(|x| e == *x)
+            })
+        })
+        .collect();
+    agree_on_paths(&files, "imports", 10, 10, check);
 }

@@ -263,7 +263,33 @@ pub fn rust_imports(content: &str) -> Vec<ImportRef> {
 /// the parse fails or holds a syntax error (where the parse's error recovery,
 /// not the language, decides what the query sees).
 pub fn rust_imports_by_query(content: &str) -> Option<Vec<ImportRef>> {
-    imports::rust_imports_by_query(content)
+    imports::imports_by_query(grammar::Grammar::Rust, content)
+}
+
+/// The imports of a TypeScript, TSX or JavaScript file as `aic` reads them:
+/// from its tokens, without a parse (`import` and `export … from`
+/// statements, `require("x")` and `import("x")` calls anywhere). `None` when
+/// `path` is not such a file (by its extension, as [`Language::detect`]
+/// reads it).
+pub fn script_imports(path: &RelativePath, content: &str) -> Option<Vec<ImportRef>> {
+    let grammar = script_grammar(path)?;
+    Some(imports::script_imports(grammar, content))
+}
+
+/// The imports the TypeScript, TSX or JavaScript imports query finds in a
+/// tree-sitter parse of `content`, the reference [`script_imports`] is
+/// tested against; `None` when `path` is not such a file, or when the parse
+/// fails or holds a syntax error.
+pub fn script_imports_by_query(path: &RelativePath, content: &str) -> Option<Vec<ImportRef>> {
+    let grammar = script_grammar(path)?;
+    if !imports::may_import(grammar, content) {
+        return Some(Vec::new());
+    }
+    imports::imports_by_query(grammar, content)
+}
+
+fn script_grammar(path: &RelativePath) -> Option<grammar::Grammar> {
+    grammar::Grammar::for_file(path, Language::detect(path)).filter(|&g| imports::is_script(g))
 }
 
 /// Analyses one file with its provider ([`provider_for`] then

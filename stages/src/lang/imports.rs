@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Tree};
 
+mod js_lexer;
 mod rust_lexer;
 
 use super::grammar::{Grammar, MAX_PARSE_BYTES, Purpose, Role};
@@ -32,6 +33,9 @@ pub(crate) fn extract(grammar: Grammar, tree: &Tree, content: &str) -> Vec<Impor
     if grammar == Grammar::Rust {
         return rust_imports(content);
     }
+    if is_script(grammar) {
+        return script_imports(grammar, content);
+    }
     if !may_import(grammar, content) {
         return Vec::new();
     }
@@ -48,15 +52,33 @@ pub(crate) fn rust_imports(content: &str) -> Vec<ImportRef> {
     rust_lexer::extract(content)
 }
 
-/// The imports the Rust imports query finds in a parse of `content`; `None`
-/// when the parse fails or has syntax errors. The reference the token reader
-/// is tested against.
-pub(crate) fn rust_imports_by_query(content: &str) -> Option<Vec<ImportRef>> {
-    let tree = super::grammar::parse_fresh(Grammar::Rust, content)?;
+/// Whether `grammar` is TypeScript's, TSX's or JavaScript's.
+pub(crate) fn is_script(grammar: Grammar) -> bool {
+    matches!(
+        grammar,
+        Grammar::TypeScript | Grammar::Tsx | Grammar::JavaScript
+    )
+}
+
+/// The imports of a TypeScript, TSX or JavaScript file (`grammar`), read
+/// from its tokens without a parse (see [`js_lexer`]); none for a file over
+/// [`MAX_PARSE_BYTES`], as a parse would give none.
+pub(crate) fn script_imports(grammar: Grammar, content: &str) -> Vec<ImportRef> {
+    if content.len() > MAX_PARSE_BYTES || !may_import(grammar, content) {
+        return Vec::new();
+    }
+    js_lexer::extract(grammar, content)
+}
+
+/// The imports the imports query of `grammar` finds in a parse of
+/// `content`; `None` when the parse fails or has syntax errors. The
+/// reference the token readers are tested against.
+pub(crate) fn imports_by_query(grammar: Grammar, content: &str) -> Option<Vec<ImportRef>> {
+    let tree = super::grammar::parse_fresh(grammar, content)?;
     if tree.root_node().has_error() {
         return None;
     }
-    Some(extract_matches(Grammar::Rust, &tree, content))
+    Some(extract_matches(grammar, &tree, content))
 }
 
 /// Whether `content` holds a word that every import pattern of `grammar`

@@ -48,9 +48,13 @@ impl LanguageProvider for TreeSitterProvider {
     }
 
     fn parse_imports(&self, content: &str, _path: &RelativePath) -> Vec<ImportRef> {
-        // Rust's imports come from its tokens: no parse.
+        // Rust's, TypeScript's and JavaScript's imports come from their
+        // tokens: no parse.
         if self.grammar == Grammar::Rust {
             return imports::rust_imports(content);
+        }
+        if imports::is_script(self.grammar) {
+            return imports::script_imports(self.grammar, content);
         }
         if !imports::may_import(self.grammar, content) {
             return Vec::new();
@@ -80,6 +84,8 @@ impl LanguageProvider for TreeSitterProvider {
             let mut analysis = GenericProvider.analyze(path, content);
             if self.grammar == Grammar::Rust {
                 analysis.imports = imports::rust_imports(content);
+            } else if imports::is_script(self.grammar) {
+                analysis.imports = imports::script_imports(self.grammar, content);
             }
             return analysis;
         };
