@@ -113,7 +113,13 @@ fn agree_on_paths(
             |a, b| (a.0 + b.0, a.1 + b.1, [a.2, b.2].concat()),
         );
     differences.sort();
-    eprintln!("compared {compared} files, {items} {what}");
+    #[expect(
+        clippy::print_stderr,
+        reason = "with `--nocapture`, says how much a corpus given by a variable added"
+    )]
+    {
+        eprintln!("compared {compared} files, {items} {what}");
+    }
     assert!(
         compared > min_files && items > min_items,
         "too small a corpus: {compared} files, {items} {what}"
@@ -242,16 +248,37 @@ fn script_imports_from_tokens_agree_with_the_query() {
         Some((found.len(), difference))
     };
     let probes = [
-        ("a.js", "import a from './a';\nimport b, { c, d as e } from \"./b\";\nimport * as f from 'f';\nimport 'side';\nimport g, * as h from 'g';\n"),
-        ("b.js", "export * from './x';\nexport * as n from './y';\nexport { p, q as r } from 'z';\nexport { s };\nexport const t = 1;\nexport default u;\n"),
-        ("c.js", "const { a, b: c, d = 1, ...e } = require('./a');\nconst f = require('f').g;\nlet { h } = require(\"h\")\nvar x = require(`t`), y = require('a' + b);\nrequire('./side', 1);\nnew require('no');\nobj.require('no');\n"),
-        ("d.js", "const s = 'import x from \"no\"';\n// import y from 'no';\n/* require('no') */\nconst r = /import z from 'no'/g;\nconst t = `${require('./in-template')} import q from 'no'`;\nconst m = import.meta.url;\nconst n = await import('./lazy');\nconst o = a / 2 / require('./div');\n"),
-        ("e.ts", "import type { A, B as C } from './types';\nimport type D from 'd';\nimport { type E, F } from './ef';\n"),
+        (
+            "a.js",
+            "import a from './a';\nimport b, { c, d as e } from \"./b\";\nimport * as f from 'f';\nimport 'side';\nimport g, * as h from 'g';\n",
+        ),
+        (
+            "b.js",
+            "export * from './x';\nexport * as n from './y';\nexport { p, q as r } from 'z';\nexport { s };\nexport const t = 1;\nexport default u;\n",
+        ),
+        (
+            "c.js",
+            "const { a, b: c, d = 1, ...e } = require('./a');\nconst f = require('f').g;\nlet { h } = require(\"h\")\nvar x = require(`t`), y = require('a' + b);\nrequire('./side', 1);\nnew require('no');\nobj.require('no');\n",
+        ),
+        (
+            "d.js",
+            "const s = 'import x from \"no\"';\n// import y from 'no';\n/* require('no') */\nconst r = /import z from 'no'/g;\nconst t = `${require('./in-template')} import q from 'no'`;\nconst m = import.meta.url;\nconst n = await import('./lazy');\nconst o = a / 2 / require('./div');\n",
+        ),
+        (
+            "e.ts",
+            "import type { A, B as C } from './types';\nimport type D from 'd';\nimport { type E, F } from './ef';\n",
+        ),
         ("e2.ts", "import G = require('g');\nimport H = I.J;\n"),
         ("e3.ts", "export type { K } from './k';\n"),
         ("e5.ts", "import type from './named-type';\n"),
-        ("f.tsx", "import React from 'react';\nexport function App() { return <div title=\"import x from 'no'\">{require('./icon')}</div>; }\n"),
-        ("g.js", "#!/usr/bin/env node\nimport a from './a\\u0062c';\nimport {} from './empty';\nimport { default as z, \"str\" as w } from './named';\nif (x) { import('./nested').then(f); }\nconst k = { import: 1, require: 2 };\n"),
+        (
+            "f.tsx",
+            "import React from 'react';\nexport function App() { return <div title=\"import x from 'no'\">{require('./icon')}</div>; }\n",
+        ),
+        (
+            "g.js",
+            "#!/usr/bin/env node\nimport a from './a\\u0062c';\nimport {} from './empty';\nimport { default as z, \"str\" as w } from './named';\nif (x) { import('./nested').then(f); }\nconst k = { import: 1, require: 2 };\n",
+        ),
     ];
     for (name, probe) in probes {
         let path = std::path::Path::new(name);

@@ -439,7 +439,9 @@ impl<'a> Reader<'a> {
             at = match (token.kind, self.text(token)) {
                 (Kind::Word, "import") if !property => self.import(at),
                 (Kind::Word, "export") if !property => self.export(at),
-                (Kind::Word, "require") if !property && !self.is_word(at.wrapping_sub(1), "new") => {
+                (Kind::Word, "require")
+                    if !property && !self.is_word(at.wrapping_sub(1), "new") =>
+                {
                     self.require(at)
                 }
                 _ => at + 1,
@@ -453,7 +455,9 @@ impl<'a> Reader<'a> {
             return;
         };
         let text = self.text(token);
-        let body = text.get(1..text.len().saturating_sub(1)).unwrap_or_default();
+        let body = text
+            .get(1..text.len().saturating_sub(1))
+            .unwrap_or_default();
         for source in fragments(body) {
             self.imports.push(ImportRef {
                 is_relative: is_relative(Grammar::JavaScript, &source),
@@ -646,7 +650,10 @@ impl<'a> Reader<'a> {
                 Kind::Word | Kind::Str | Kind::Punct(b';' | b',' | b'}' | b')')
             ),
         };
-        if !whole_value || call < 3 || !self.is_punct(call - 1, b'=') || !self.is_punct(call - 2, b'}')
+        if !whole_value
+            || call < 3
+            || !self.is_punct(call - 1, b'=')
+            || !self.is_punct(call - 2, b'}')
         {
             return None;
         }
@@ -676,7 +683,9 @@ impl<'a> Reader<'a> {
             at = at.checked_sub(1)?;
         }
         let declared = at > 0
-            && (self.is_word(at - 1, "const") || self.is_word(at - 1, "let") || self.is_word(at - 1, "var"));
+            && (self.is_word(at - 1, "const")
+                || self.is_word(at - 1, "let")
+                || self.is_word(at - 1, "var"));
         if !declared {
             return None;
         }
