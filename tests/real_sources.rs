@@ -276,6 +276,38 @@ fn script_imports_from_tokens_agree_with_the_query() {
             "import React from 'react';\nexport function App() { return <div title=\"import x from 'no'\">{require('./icon')}</div>; }\n",
         ),
         (
+            "multi.js",
+            "const path = require('path'),\n  { promisify } = require('util');\nf(a, { b } = require('./not-declared'));\n",
+        ),
+        (
+            "rn.jsx",
+            "export const Logo = () => <View><Text>Logo</Text><Image source={require('./logo.png')} /></View>;\n",
+        ),
+        (
+            "rn2.jsx",
+            "export const Icon = ({ ok }) => (ok ? <Spinner size={20} /> : <Image source={require('./ok.png')} />);\n",
+        ),
+        (
+            "prop.js",
+            "function rate(bytes) {\n  return `${(bytes.in / 1024).toFixed(1)} kB/s`;\n}\nx = a.new\nrequire('./asi')\nexport const load = () => import('./chart');\n",
+        ),
+        (
+            "nonnull.ts",
+            "function half(size?: number) {\n  return `${size! / 2}px` + (i++ / 2);\n}\nconst ok = !/x/.test(s);\nexport const load = () => import('./lazy');\n",
+        ),
+        (
+            "as.ts",
+            "const { readFile } = require('fs') as typeof import('fs');\nconst { b } = require('./b') satisfies object;\n",
+        ),
+        (
+            "optcall.js",
+            "const m = require?.('./m');\nconst { n } = require?.('./n');\n",
+        ),
+        (
+            "ends.js",
+            "// header\rconst a = require('./cr');\r// note\u{2028}const b = require('./ls');\n\u{200B}import c from './zwsp';\n",
+        ),
+        (
             "g.js",
             "#!/usr/bin/env node\nimport a from './a\\u0062c';\nimport {} from './empty';\nimport { default as z, \"str\" as w } from './named';\nif (x) { import('./nested').then(f); }\nconst k = { import: 1, require: 2 };\n",
         ),

@@ -30,7 +30,7 @@ enum Kind {
     Word,
     /// A `'…'` or `"…"` string, quotes included.
     Str,
-    /// One of `( ) { } [ ] ; , . = : *`; `?.` is a `.`.
+    /// One of `( ) { } [ ] ; , . = : *`, or `?` for `?.`.
     Punct(u8),
     /// Another operator (`+`, `=>`, `&&`, `...`): an operand may follow.
     Operator,
@@ -84,7 +84,8 @@ fn space_length(content: &str, at: usize) -> Option<usize> {
         return None;
     }
     let c = content.get(at..)?.chars().next()?;
-    (c.is_whitespace() || c == '\u{feff}').then(|| c.len_utf8())
+    // The grammar also skips the zero-width space and the word joiner.
+    (c.is_whitespace() || matches!(c, '\u{feff}' | '\u{200b}' | '\u{2060}')).then(|| c.len_utf8())
 }
 
 /// Keywords after which an operand, so a pattern, may start.
@@ -130,7 +131,7 @@ fn tokens(content: &str) -> Vec<Token> {
         let next = bytes.get(at + 1).copied();
         let kind = match byte {
             b'/' if next == Some(b'/') => {
-                at = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |end| at + end);
+                at = line_end(bytes, at);
                 after_comment = true;
                 continue;
             }
@@ -140,7 +141,7 @@ fn tokens(content: &str) -> Vec<Token> {
                 after_comment = true;
                 continue;
             }
-            b'/' if operand_may_start(content, tokens.last()) => {
+            b'/' if operand_may_start(content, &tokens, next) => {
                 at = pattern_end(bytes, at + 1);
                 Kind::Other
             }
@@ -205,7 +206,7 @@ fn tokens(content: &str) -> Vec<Token> {
             }
             b'?' if next == Some(b'.') && !bytes.get(at + 2).is_some_and(u8::is_ascii_digit) => {
                 at += 2;
-                Kind::Punct(b'.')
+                Kind::Punct(b'?')
             }
             b'0'..=b'9' => {
                 at = number_end(bytes, at + 1);
@@ -245,19 +246,57 @@ fn tokens(content: &str) -> Vec<Token> {
     tokens
 }
 
-/// Whether a `/` after `previous` starts a pattern rather than dividing: at
-/// the start, after an operator, an opening bracket, `, ; : = }`, a keyword
-/// that takes an operand, or a template's `${`.
-fn operand_may_start(content: &str, previous: Option<&Token>) -> bool {
-    let Some(previous) = previous else {
+/// Whether a `/` (followed by `next`) after `tokens` starts a pattern
+/// rather than dividing: at the start, after an operator, an opening
+/// bracket, `, ; : = }`, a keyword that takes an operand (not a property
+/// named like one, `x.in`), or a template's `${`. JSX's `</` and `} />` are
+/// no pattern, nor is a `/` after TypeScript's non-null `x!` or a postfix
+/// `x++`.
+fn operand_may_start(content: &str, tokens: &[Token], next: Option<u8>) -> bool {
+    let Some(&previous) = tokens.last() else {
         return true;
     };
+    let before = tokens.len().checked_sub(2).map(|at| tokens[at]);
+    let text = |token: Token| content.get(token.start..token.end).unwrap_or("");
     match previous.kind {
-        Kind::Operator | Kind::TemplateOpen => true,
-        Kind::Punct(punct) => !matches!(punct, b')' | b']' | b'.'),
-        Kind::Word => precedes_operand(content.get(previous.start..previous.end).unwrap_or("")),
+        Kind::TemplateOpen => true,
+        Kind::Operator => match text(previous) {
+            "<" => false,
+            // `x!`, `x++`, `x--`: the operator is glued to an operand.
+            "!" | "+" | "-" => !before.is_some_and(|before| {
+                before.end == previous.start
+                    && match before.kind {
+                        Kind::Word => !precedes_operand(text(before)),
+                        Kind::Punct(punct) => matches!(punct, b')' | b']'),
+                        Kind::Operator => text(previous) != "!" && text(before) == text(previous),
+                        Kind::Str | Kind::Other => true,
+                        Kind::TemplateOpen => false,
+                    }
+            }),
+            _ => true,
+        },
+        Kind::Punct(b'}') => next != Some(b'>'),
+        Kind::Punct(punct) => !matches!(punct, b')' | b']' | b'.' | b'?'),
+        Kind::Word => {
+            precedes_operand(text(previous))
+                && !before.is_some_and(|before| matches!(before.kind, Kind::Punct(b'.' | b'?')))
+        }
         Kind::Str | Kind::Other => false,
     }
+}
+
+/// The end of a `//` comment starting at `at`: the next line break (`\n`,
+/// `\r`, U+2028 or U+2029) or the text's end.
+fn line_end(bytes: &[u8], at: usize) -> usize {
+    let mut from = at;
+    while let Some(offset) = memchr::memchr3(b'\n', b'\r', 0xe2, &bytes[from..]) {
+        let end = from + offset;
+        if bytes[end] != 0xe2 || matches!(bytes.get(end + 1..end + 3), Some([0x80, 0xa8 | 0xa9])) {
+            return end;
+        }
+        from = end + 1;
+    }
+    bytes.len()
 }
 
 /// The end of a number starting before `at` (digits, letters for bases,
@@ -429,21 +468,26 @@ impl<'a> Reader<'a> {
         self.token(at).is_some_and(|token| token.kind == kind)
     }
 
+    /// Whether the word at `at` follows `.` or `?.`: a property, never a
+    /// keyword.
+    fn is_property(&self, at: usize) -> bool {
+        at > 0 && (self.is_punct(at - 1, b'.') || self.is_punct(at - 1, b'?'))
+    }
+
     /// Every statement's imports, in the order the statements start.
     fn statements(&mut self) {
         let mut at = 0;
         while let Some(token) = self.token(at) {
             // A word after `.` or `?.` is a property (`import.meta` is read
             // at `import`).
-            let property = at > 0 && self.is_punct(at - 1, b'.');
+            let property = self.is_property(at);
+            // `new require("x")` constructs, it calls nothing (`a.new` is a
+            // property).
+            let constructed = at > 0 && self.is_word(at - 1, "new") && !self.is_property(at - 1);
             at = match (token.kind, self.text(token)) {
                 (Kind::Word, "import") if !property => self.import(at),
                 (Kind::Word, "export") if !property => self.export(at),
-                (Kind::Word, "require")
-                    if !property && !self.is_word(at.wrapping_sub(1), "new") =>
-                {
-                    self.require(at)
-                }
+                (Kind::Word, "require") if !property && !constructed => self.require(at),
                 _ => at + 1,
             };
         }
@@ -630,24 +674,34 @@ impl<'a> Reader<'a> {
     /// whole value of (`const { a, b } = require("x")`). Returns where
     /// reading goes on.
     fn require(&mut self, at: usize) -> usize {
-        if !self.is_punct(at + 1, b'(') || !self.string_argument(at + 2) {
+        // `require("x")` or `require?.("x")`.
+        let open = if self.is_punct(at + 1, b'?') {
+            at + 2
+        } else {
+            at + 1
+        };
+        if !self.is_punct(open, b'(') || !self.string_argument(open + 1) {
             return at + 1;
         }
-        let symbols = self.destructured(at).unwrap_or_default();
-        self.push(at + 2, &symbols, ImportKind::Import);
+        let symbols = self.destructured(at, open).unwrap_or_default();
+        self.push(open + 1, &symbols, ImportKind::Import);
         at + 1
     }
 
     /// The shorthand names of `const|let|var { a, b: c, d = 1, ...e } = ` just
-    /// before the `require` call at `call` (`a` only), when the call is the
-    /// declaration's whole value.
-    fn destructured(&self, call: usize) -> Option<Vec<String>> {
-        let close = self.call_end(call + 1)?;
+    /// before the `require` call at `call` whose arguments open at `open`
+    /// (`a` only), when the call is the declarator's whole value (not
+    /// `require("x").y`, nor `… as T` or `… satisfies T`).
+    fn destructured(&self, call: usize, open: usize) -> Option<Vec<String>> {
+        let close = self.call_end(open)?;
         let whole_value = match self.token(close + 1) {
             None => true,
+            Some(token) if token.kind == Kind::Word => {
+                !matches!(self.text(token), "as" | "satisfies")
+            }
             Some(token) => matches!(
                 token.kind,
-                Kind::Word | Kind::Str | Kind::Punct(b';' | b',' | b'}' | b')')
+                Kind::Str | Kind::Punct(b';' | b',' | b'}' | b')')
             ),
         };
         if !whole_value
@@ -673,7 +727,8 @@ impl<'a> Reader<'a> {
                 }
                 Kind::Word
                     if depth == 1
-                        && (self.is_punct(at - 1, b'{') || self.is_punct(at - 1, b','))
+                        && (self.is_punct(at.wrapping_sub(1), b'{')
+                            || self.is_punct(at.wrapping_sub(1), b','))
                         && (self.is_punct(at + 1, b'}') || self.is_punct(at + 1, b',')) =>
                 {
                     names.push(self.text(token).to_owned());
@@ -682,11 +737,7 @@ impl<'a> Reader<'a> {
             }
             at = at.checked_sub(1)?;
         }
-        let declared = at > 0
-            && (self.is_word(at - 1, "const")
-                || self.is_word(at - 1, "let")
-                || self.is_word(at - 1, "var"));
-        if !declared {
+        if at == 0 || !self.declarator_starts(at - 1) {
             return None;
         }
         names.reverse();
@@ -695,6 +746,37 @@ impl<'a> Reader<'a> {
             symbols.push(name);
         }
         Some(symbols.values)
+    }
+
+    /// Whether the token at `at`, just before a pattern, makes it a
+    /// declarator: `const`, `let` or `var`, or a `,` after an earlier
+    /// declarator of the same declaration (`const a = f(1, 2), { b } = …`).
+    fn declarator_starts(&self, at: usize) -> bool {
+        let declares = |at: usize| {
+            self.is_word(at, "const") || self.is_word(at, "let") || self.is_word(at, "var")
+        };
+        if declares(at) {
+            return true;
+        }
+        if !self.is_punct(at, b',') {
+            return false;
+        }
+        // Back to the declaration's keyword over whole brackets; a `;` or an
+        // opening bracket of its own first means a list of another kind.
+        let mut depth = 0_usize;
+        for before in (0..at).rev() {
+            match self.tokens[before].kind {
+                Kind::Punct(b')' | b']' | b'}') => depth += 1,
+                Kind::Punct(b'(' | b'[' | b'{') => match depth.checked_sub(1) {
+                    Some(outer) => depth = outer,
+                    None => return false,
+                },
+                Kind::Punct(b';') if depth == 0 => return false,
+                Kind::Word if depth == 0 && declares(before) => return true,
+                _ => {}
+            }
+        }
+        false
     }
 
     /// The index of the `)` that closes the `(` at `open`.
@@ -713,5 +795,66 @@ impl<'a> Reader<'a> {
             }
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sources(grammar: Grammar, content: &str) -> Vec<(String, Vec<String>)> {
+        extract(grammar, content)
+            .into_iter()
+            .map(|import| (import.source, import.symbols))
+            .collect()
+    }
+
+    #[test]
+    fn broken_text_ends_the_reading_without_a_panic() {
+        // Unbalanced brackets, unclosed strings, templates and patterns, a
+        // lone escape and a multi-byte character after a backslash: the
+        // reader reads what it can and never indexes out of bounds.
+        let broken = [
+            "a} = require('x')",
+            "}} = require('x')",
+            "require(",
+            "import {",
+            "import { a as",
+            "export {",
+            "export * as",
+            "'unterminated\nimport a from './a'",
+            "`${ require('./t') ",
+            "x = /[/; import b from './b'",
+            "\\",
+            "import c from '\\",
+            "import d from '\\é'",
+            "const { e } = require('./e'",
+            "import(",
+            "#!",
+        ];
+        for text in broken {
+            for grammar in [Grammar::JavaScript, Grammar::TypeScript] {
+                let _ = extract(grammar, text);
+            }
+        }
+        // A string left open at the line's end does not hide the next line.
+        assert_eq!(
+            sources(Grammar::JavaScript, "'unterminated\nimport a from './a'"),
+            [("./a".to_owned(), vec!["a".to_owned()])]
+        );
+    }
+
+    #[test]
+    fn patterns_and_templates_hide_their_text() {
+        // After `(`, `=` or `return` a `/` starts a pattern; after a name or
+        // `)` it divides. A template's `${ … }` is code, its text is not.
+        let text = "const a = x.replace(/import b from 'no'/, '');\n\
+                    const c = y / 2; const d = require('./d') / 3;\n\
+                    function f() { return /require('no')/.test(z); }\n\
+                    const t = `import e from 'no' ${ `${require('./nested')}` }`;\n";
+        assert_eq!(
+            sources(Grammar::JavaScript, text),
+            [("./d".to_owned(), vec![]), ("./nested".to_owned(), vec![])]
+        );
     }
 }
