@@ -13,9 +13,18 @@
 # freed once it is quiet) with the peak (VmHWM), and stops the daemon. An
 # empty HOME measures a cold index, a used one a warm restart.
 set -euo pipefail
-BIN=$1; HOME_DIR=$2; REPO=$3; N=${4:-18}; INTENTS=${5:-/work/perf-work/synth-intents.txt}
+if [ $# -lt 3 ]; then
+  echo "usage: perf/daemon_rss.sh BIN HOME REPO [N] [INTENTS]" >&2
+  exit 2
+fi
+# Paths are taken as given from the current directory, before the script
+# moves into REPO.
+BIN=$(realpath "$1"); HOME_DIR=$(realpath -m "$2"); REPO=$3; N=${4:-18}
+INTENTS=$(realpath "${5:-/work/perf-work/synth-intents.txt}")
 export AIC_HOME=$HOME_DIR AIC_DAEMON=running
 cd "$REPO"
+# The daemon is stopped however the script ends.
+trap '"$BIN" daemon stop > /dev/null 2>&1 || true' EXIT
 "$BIN" daemon start > /dev/null 2>&1
 start=$(date +%s.%N)
 "$BIN" compile "warm up the session cache" > /dev/null 2>&1 || true
@@ -32,5 +41,4 @@ head -"$N" "$INTENTS" | while read -r intent; do "$BIN" compile "$intent x$RANDO
 echo "after $N intents: RSS $(rss)"
 sleep 3
 pid=$("$BIN" daemon status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["daemon"]["pid"])')
-echo "3 s later: RSS $(rss); peak $(awk '/VmHWM/ {print int($2/1024) " MiB"}' "/proc/$pid/status")"
-"$BIN" daemon stop > /dev/null 2>&1
+echo "3 s later: RSS $(rss); peak $(awk '/VmHWM/ {printf "%.0f MiB", $2/1024}' "/proc/$pid/status")"

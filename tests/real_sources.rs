@@ -276,6 +276,10 @@ fn script_imports_from_tokens_agree_with_the_query() {
             "import React from 'react';\nexport function App() { return <div title=\"import x from 'no'\">{require('./icon')}</div>; }\n",
         ),
         (
+            "cond.js",
+            "if (ok) /`/.test(s);\nwhile (f(x)) /a/g.exec(s);\nconst n = (a) / 2;\nconst after = require('./after');\n",
+        ),
+        (
             "multi.js",
             "const path = require('path'),\n  { promisify } = require('util');\nf(a, { b } = require('./not-declared'));\n",
         ),

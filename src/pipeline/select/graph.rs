@@ -188,7 +188,7 @@ pub fn build(
         }
         drop(known);
         debug!(
-            "imports: round {round} parsed at {:?}: {} files, {} bytes",
+            "imports: round {round} read at {:?}: {} files, {} bytes",
             started.elapsed(),
             wanted.len(),
             wanted

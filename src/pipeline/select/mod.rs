@@ -102,7 +102,7 @@ pub fn select(
     );
     let graph_at = started.elapsed();
     info!(
-        "imports: {} files parsed, {} imports, {} resolved to repository files, {} edges",
+        "imports: {} files read, {} imports, {} resolved to repository files, {} edges",
         built.parsed, built.stats.imports, built.stats.resolved, built.stats.edges
     );
     let mut related: Vec<RelativePath> = Vec::new();

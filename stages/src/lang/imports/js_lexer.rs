@@ -47,6 +47,9 @@ struct Token {
     end: usize,
     /// A comment lies between the token before and this one.
     after_comment: bool,
+    /// A `)` that closes the condition of `if`, `while`, `for` or `with`:
+    /// a statement, so perhaps a pattern, follows.
+    ends_condition: bool,
 }
 
 /// The imports of a TypeScript, TSX or JavaScript file (`grammar`), as the
@@ -122,6 +125,9 @@ fn tokens(content: &str) -> Vec<Token> {
         0
     };
     let mut after_comment = false;
+    // For each open `(`: whether it opens a statement's condition.
+    let mut parens: Vec<bool> = Vec::new();
+    let mut ends_condition = false;
     while let Some(&byte) = bytes.get(at) {
         let start = at;
         if let Some(length) = space_length(content, at) {
@@ -188,7 +194,24 @@ fn tokens(content: &str) -> Vec<Token> {
                 at += 2;
                 Kind::Operator
             }
-            b'(' | b')' | b'[' | b']' | b';' | b',' | b':' | b'=' | b'*' => {
+            b'(' => {
+                let condition = tokens.last().is_some_and(|token| {
+                    token.kind == Kind::Word
+                        && matches!(
+                            content.get(token.start..token.end),
+                            Some("if" | "while" | "for" | "with")
+                        )
+                });
+                parens.push(condition);
+                at += 1;
+                Kind::Punct(byte)
+            }
+            b')' => {
+                ends_condition = parens.pop().unwrap_or(false);
+                at += 1;
+                Kind::Punct(byte)
+            }
+            b'[' | b']' | b';' | b',' | b':' | b'=' | b'*' => {
                 at += 1;
                 Kind::Punct(byte)
             }
@@ -240,16 +263,19 @@ fn tokens(content: &str) -> Vec<Token> {
             start,
             end: at.min(bytes.len()),
             after_comment,
+            ends_condition,
         });
         after_comment = false;
+        ends_condition = false;
     }
     tokens
 }
 
 /// Whether a `/` (followed by `next`) after `tokens` starts a pattern
 /// rather than dividing: at the start, after an operator, an opening
-/// bracket, `, ; : = }`, a keyword that takes an operand (not a property
-/// named like one, `x.in`), or a template's `${`. JSX's `</` and `} />` are
+/// bracket, `, ; : = }`, the `)` of an `if`, `while`, `for` or `with`
+/// condition, a keyword that takes an operand (not a property named like
+/// one, `x.in`), or a template's `${`. JSX's `</` and `} />` are
 /// no pattern, nor is a `/` after TypeScript's non-null `x!` or a postfix
 /// `x++`.
 fn operand_may_start(content: &str, tokens: &[Token], next: Option<u8>) -> bool {
@@ -276,6 +302,7 @@ fn operand_may_start(content: &str, tokens: &[Token], next: Option<u8>) -> bool 
             _ => true,
         },
         Kind::Punct(b'}') => next != Some(b'>'),
+        Kind::Punct(b')') => previous.ends_condition,
         Kind::Punct(punct) => !matches!(punct, b')' | b']' | b'.' | b'?'),
         Kind::Word => {
             precedes_operand(text(previous))
