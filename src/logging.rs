@@ -40,6 +40,10 @@ pub fn init(verbose: u8, quiet: u8) {
         .with_env_filter(filter)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr)
+        // A closed stderr (`aic compile -v 2>&1 | head`) loses the trail, not
+        // the compile: reporting the failed write would print to the same
+        // closed stderr, and printing there panics.
+        .log_internal_errors(false)
         .event_format(PlainFormat)
         .try_init();
 }

@@ -526,3 +526,35 @@ fn a_budget_of_zero_is_automatic_as_help_says() {
     let words = help.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(words.contains("0 means automatic"), "{}", help.stdout);
 }
+
+/// A verbose compile whose stderr reader went away (`aic compile -v 2>&1 |
+/// head -1`) still compiles, exits 0 and is logged: the trail lines it could
+/// not write are not reported on the same closed stderr, where reporting
+/// them panicked (exit 101) before the compile was logged.
+#[test]
+fn a_closed_stderr_loses_the_trail_not_the_compile() {
+    use std::process::{Command, Stdio};
+
+    let repo = crate::support::fixture_repo("webapp", MTIMES);
+    let root = repo.path().to_str().unwrap();
+    let home = crate::support::private_tempdir();
+    let home_path = home.path().to_str().unwrap();
+    let intent = "fix the null check in the user service";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_aic"))
+        .args(["compile", intent, "--root", root, "-v"])
+        .env_remove("RUST_LOG")
+        .env("AIC_DAEMON", "off")
+        .env("AIC_HOME", home_path)
+        .env("HOME", crate::support::shared_user_home())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the aic binary runs");
+    // The reader goes away before the trail's first line.
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{status}");
+    let last = crate::support::aic(&["last", "--root", root], &[("AIC_HOME", home_path)]);
+    assert_eq!(last.code, 0, "{}", last.stderr);
+    assert!(last.stdout.contains(intent), "{}", last.stdout);
+}
