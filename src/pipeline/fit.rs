@@ -304,7 +304,7 @@ pub fn fit<'a>(
     }
     if dropped > 0 {
         warnings.push(format!(
-            "Heavy truncation: {dropped} of {} selected files did not fit the budget of {} tokens even as names; raise the budget or narrow the intent",
+            "Heavy truncation: {dropped} of the {} ranked candidate files did not fit the budget of {} tokens even as names; raise the budget or narrow the intent",
             safe.len(),
             total
         ));
