@@ -30,11 +30,8 @@ struct Statement<'tree> {
 /// (Python `import a, b`) gives one [`ImportRef`] per source, each with the
 /// statement's symbols. Matches without a statement capture are ignored.
 pub(crate) fn extract(grammar: Grammar, tree: &Tree, content: &str) -> Vec<ImportRef> {
-    if grammar == Grammar::Rust {
-        return rust_imports(content);
-    }
-    if is_script(grammar) {
-        return script_imports(grammar, content);
+    if let Some(imports) = from_tokens(grammar, content) {
+        return imports;
     }
     if !may_import(grammar, content) {
         return Vec::new();
@@ -50,6 +47,19 @@ pub(crate) fn rust_imports(content: &str) -> Vec<ImportRef> {
         return Vec::new();
     }
     rust_lexer::extract(content)
+}
+
+/// The imports of a file whose language has a token reader (Rust,
+/// TypeScript, TSX, JavaScript), read without a parse; `None` for the other
+/// languages, whose imports come from a parse.
+pub(crate) fn from_tokens(grammar: Grammar, content: &str) -> Option<Vec<ImportRef>> {
+    if grammar == Grammar::Rust {
+        Some(rust_imports(content))
+    } else if is_script(grammar) {
+        Some(script_imports(grammar, content))
+    } else {
+        None
+    }
 }
 
 /// Whether `grammar` is TypeScript's, TSX's or JavaScript's.

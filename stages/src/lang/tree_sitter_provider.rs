@@ -50,11 +50,8 @@ impl LanguageProvider for TreeSitterProvider {
     fn parse_imports(&self, content: &str, _path: &RelativePath) -> Vec<ImportRef> {
         // Rust's, TypeScript's and JavaScript's imports come from their
         // tokens: no parse.
-        if self.grammar == Grammar::Rust {
-            return imports::rust_imports(content);
-        }
-        if imports::is_script(self.grammar) {
-            return imports::script_imports(self.grammar, content);
+        if let Some(imports) = imports::from_tokens(self.grammar, content) {
+            return imports;
         }
         if !imports::may_import(self.grammar, content) {
             return Vec::new();
@@ -82,10 +79,8 @@ impl LanguageProvider for TreeSitterProvider {
     fn analyze(&self, path: &RelativePath, content: &str) -> FileAnalysis {
         let Some(tree) = self.parse(content) else {
             let mut analysis = GenericProvider.analyze(path, content);
-            if self.grammar == Grammar::Rust {
-                analysis.imports = imports::rust_imports(content);
-            } else if imports::is_script(self.grammar) {
-                analysis.imports = imports::script_imports(self.grammar, content);
+            if let Some(imports) = imports::from_tokens(self.grammar, content) {
+                analysis.imports = imports;
             }
             return analysis;
         };

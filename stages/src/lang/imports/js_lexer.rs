@@ -155,26 +155,10 @@ fn tokens(content: &str) -> Vec<Token> {
                 at = string_end(bytes, at + 1, byte);
                 Kind::Str
             }
-            b'`' => {
-                let (end, opens) = template_end(bytes, at + 1);
-                at = end;
-                if opens {
-                    templates.push(depth);
-                    Kind::TemplateOpen
-                } else {
-                    Kind::Other
-                }
-            }
+            b'`' => template_text(bytes, &mut at, depth, &mut templates),
             b'}' if templates.last() == Some(&depth) => {
                 templates.pop();
-                let (end, opens) = template_end(bytes, at + 1);
-                at = end;
-                if opens {
-                    templates.push(depth);
-                    Kind::TemplateOpen
-                } else {
-                    Kind::Other
-                }
+                template_text(bytes, &mut at, depth, &mut templates)
             }
             b'{' => {
                 depth += 1;
@@ -195,14 +179,7 @@ fn tokens(content: &str) -> Vec<Token> {
                 Kind::Operator
             }
             b'(' => {
-                let condition = tokens.last().is_some_and(|token| {
-                    token.kind == Kind::Word
-                        && matches!(
-                            content.get(token.start..token.end),
-                            Some("if" | "while" | "for" | "with")
-                        )
-                });
-                parens.push(condition);
+                parens.push(opens_condition(content, tokens.last()));
                 at += 1;
                 Kind::Punct(byte)
             }
@@ -235,22 +212,13 @@ fn tokens(content: &str) -> Vec<Token> {
                 at = number_end(bytes, at + 1);
                 Kind::Other
             }
+            // A private name, `#x`.
             b'#' => {
-                at += 1;
-                while bytes.get(at).is_some_and(|&b| continues_word(b))
-                    && space_length(content, at).is_none()
-                {
-                    at += 1;
-                }
+                at = word_end(content, at + 1);
                 Kind::Other
             }
             _ if starts_word(byte) => {
-                while bytes.get(at).is_some_and(|&b| continues_word(b))
-                    && space_length(content, at).is_none()
-                {
-                    // `\u0041`: an escaped letter, one word.
-                    at += if bytes[at] == b'\\' { 2 } else { 1 };
-                }
+                at = word_end(content, at);
                 Kind::Word
             }
             _ => {
@@ -269,6 +237,42 @@ fn tokens(content: &str) -> Vec<Token> {
         ends_condition = false;
     }
     tokens
+}
+
+/// Template text from `*at` (past a backtick or a substitution's `}`), with
+/// `*at` moved past it: [`Kind::TemplateOpen`], with `depth` pushed on
+/// `templates`, when it ends in `${`.
+fn template_text(bytes: &[u8], at: &mut usize, depth: usize, templates: &mut Vec<usize>) -> Kind {
+    let (end, opens) = template_end(bytes, *at + 1);
+    *at = end;
+    if opens {
+        templates.push(depth);
+        Kind::TemplateOpen
+    } else {
+        Kind::Other
+    }
+}
+
+/// The end of the word whose characters start at `at` (`\u0041`, an escaped
+/// letter, inside it).
+fn word_end(content: &str, mut at: usize) -> usize {
+    let bytes = content.as_bytes();
+    while bytes.get(at).is_some_and(|&b| continues_word(b)) && space_length(content, at).is_none() {
+        at += if bytes[at] == b'\\' { 2 } else { 1 };
+    }
+    at
+}
+
+/// Whether a `(` after `previous` opens the condition of `if`, `while`,
+/// `for` or `with`.
+fn opens_condition(content: &str, previous: Option<&Token>) -> bool {
+    previous.is_some_and(|token| {
+        token.kind == Kind::Word
+            && matches!(
+                content.get(token.start..token.end),
+                Some("if" | "while" | "for" | "with")
+            )
+    })
 }
 
 /// Whether a `/` (followed by `next`) after `tokens` starts a pattern
@@ -520,6 +524,11 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Whether `from "x"` starts at `at`.
+    fn is_from_source(&self, at: usize) -> bool {
+        self.is_word(at, "from") && self.is_kind(at + 1, Kind::Str)
+    }
+
     /// Records one import per fragment of the string at `source`.
     fn push(&mut self, source: usize, symbols: &[String], kind: ImportKind) {
         let Some(token) = self.token(source) else {
@@ -609,7 +618,7 @@ impl<'a> Reader<'a> {
             };
             next = end;
         }
-        if !self.is_word(next, "from") || !self.is_kind(next + 1, Kind::Str) {
+        if !self.is_from_source(next) {
             return at + 1;
         }
         self.push(next + 1, &symbols.values, ImportKind::Import);
@@ -644,7 +653,7 @@ impl<'a> Reader<'a> {
         } else {
             return at + 1;
         }
-        if !self.is_word(next, "from") || !self.is_kind(next + 1, Kind::Str) {
+        if !self.is_from_source(next) {
             return at + 1;
         }
         self.push(next + 1, &symbols.values, ImportKind::Reexport);
