@@ -381,6 +381,19 @@ enum WriteOp {
     Remove { key: FactsKey },
 }
 
+impl WriteOp {
+    /// The table the operation writes (0: facts, 1: path index) and its key,
+    /// the order [`apply`] writes a batch in.
+    fn table_key(&self) -> (u8, &[u8]) {
+        match self {
+            Self::Facts { key, .. } | Self::Touch { key } | Self::Remove { key } => {
+                (0, key.0.as_slice())
+            }
+            Self::Path { key, .. } => (1, key.as_slice()),
+        }
+    }
+}
+
 /// Settings of a [`CacheWriter`].
 #[derive(Clone, Copy, Debug)]
 pub struct WriterOptions {
@@ -557,6 +570,11 @@ fn apply(
             .get("entries")
             .map_err(storage)?
             .map_or(0, |v| v.value());
+        // Keys are hashes: in arrival order each insert lands on another
+        // leaf of the B-tree. In key order consecutive inserts share their
+        // path. The sort is stable, so operations on one key keep their order
+        // and the batch leaves the same tables.
+        batch.sort_by(|a, b| a.table_key().cmp(&b.table_key()));
         for op in batch.drain(..) {
             match op {
                 WriteOp::Facts { key, envelope } => {

@@ -910,18 +910,21 @@ pub enum Bounded {
 /// Reads a regular file of at most `cap` bytes. The cap applies to the bytes
 /// read, not to the size the file system reports (procfs and sysfs files
 /// report 0 and produce any amount): at most `cap + 1` bytes are ever held.
-/// A path that is not a regular file once links are followed is not opened,
-/// so a FIFO never blocks the read.
+/// A path that is not a regular file once links are followed is not read, and
+/// a FIFO never blocks: on Unix the file is opened non-blocking and judged by
+/// the opened file's own metadata (one path look-up, not a stat and then an
+/// open: a scan reads every file of the tree); elsewhere a stat comes first.
 ///
 /// # Errors
 ///
 /// The I/O error of the stat, the open or the read, naming the path.
 pub fn read_bounded(path: &Path, cap: u64) -> std::io::Result<Bounded> {
     use std::io::Read as _;
+    #[cfg(not(unix))]
     if !fs_err::metadata(path)?.is_file() {
         return Ok(Bounded::NotRegular);
     }
-    let file = fs_err::File::open(path)?;
+    let file = open_without_blocking(path)?;
     let metadata = file.metadata()?;
     if !metadata.is_file() {
         return Ok(Bounded::NotRegular);
@@ -933,6 +936,20 @@ pub fn read_bounded(path: &Path, cap: u64) -> std::io::Result<Bounded> {
         return Ok(Bounded::TooLarge);
     }
     Ok(Bounded::Bytes(bytes))
+}
+
+/// Opens `path` for reading; on Unix with `O_NONBLOCK`, so that opening a
+/// FIFO (which would wait for a writer) returns at once. Reads of a regular
+/// file are never affected by the flag.
+fn open_without_blocking(path: &Path) -> std::io::Result<fs_err::File> {
+    let mut options = fs_err::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use fs_err::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits());
+    }
+    options.open(path)
 }
 
 /// What the scan computes from a file's bytes: the identifier terms of its

@@ -205,12 +205,12 @@ impl TermStats {
         let mut counts: Vec<(u32, u32)> = Vec::new();
         let mut length = 0u32;
         WORD_MEMO.with_borrow_mut(|memo| {
-            let file = memo.next_file();
+            memo.next_file();
             let mut add = |word: &str| {
                 if word.len() < 2 {
                     return;
                 }
-                if let Some(slot) = memo.slot(word, file, &mut counts) {
+                if let Some(slot) = memo.slot(word, &mut counts) {
                     counts[slot].1 += 1;
                     length = length.saturating_add(1);
                 }
@@ -273,62 +273,68 @@ thread_local! {
 }
 
 /// Each lower-case word's term id after stemming (`None` for a stop word),
-/// keyed by the word's xxh3-64, with where the file being counted keeps the
+/// keyed by the word's xxh3-64, and where the file being counted keeps each
 /// word's count: source repeats the same identifiers, and stemming costs more
 /// than a hash look-up.
 ///
-/// Keying by the hash keeps the table free of pointers to chase and strings
+/// The file's own table is small (a file's distinct words), so the look-up
+/// of each occurrence stays in the nearest caches; the thread's table of all
+/// words seen (up to [`WORD_IDS_CAP`], megabytes) is consulted once per
+/// distinct word of a file.
+///
+/// Keying by the hash keeps the tables free of pointers to chase and strings
 /// to allocate; two words sharing a 64-bit hash would share a term, which,
 /// as with [`term_id`], can only add a little relevance.
 #[derive(Default)]
 struct WordMemo {
-    words: FxHashMap<u64, WordSlot>,
-    /// The number of the file being counted (from 1; 0 marks no file).
-    file: u32,
+    /// Every word's term id.
+    ids: FxHashMap<u64, Option<u32>>,
+    /// The current file's words: the index of each one's entry in the file's
+    /// counts, [`STOP_WORD`] for a stop word.
+    slots: FxHashMap<u64, u32>,
 }
 
-#[derive(Clone, Copy)]
-struct WordSlot {
-    id: Option<u32>,
-    /// The file that last counted this word, and its index in that file's counts.
-    file: u32,
-    slot: u32,
-}
+/// The slot of a stop word in [`WordMemo::slots`]: it is not counted.
+const STOP_WORD: u32 = u32::MAX;
+
+/// The most distinct words a file's slot table keeps its room for: a larger
+/// one is dropped after its file, so clearing stays cheap.
+const FILE_SLOTS_KEPT: usize = 1 << 14;
 
 impl WordMemo {
-    /// Starts counting a new file; returns its number.
-    fn next_file(&mut self) -> u32 {
-        self.file = self.file.wrapping_add(1);
-        if self.file == 0 {
-            // Numbers are about to repeat: forget the slots of earlier files.
-            self.words.clear();
-            self.file = 1;
+    /// Starts counting a new file.
+    fn next_file(&mut self) {
+        if self.slots.capacity() > FILE_SLOTS_KEPT {
+            self.slots = FxHashMap::default();
+        } else {
+            self.slots.clear();
         }
-        self.file
     }
 
-    /// The index in `counts` of a lower-case word of two or more bytes for
-    /// `file` (pushed as `(id, 0)` on its first sight in the file), `None`
-    /// for a stop word.
-    fn slot(&mut self, word: &str, file: u32, counts: &mut Vec<(u32, u32)>) -> Option<usize> {
+    /// The index in `counts` of a lower-case word of two or more bytes in
+    /// the current file (pushed as `(id, 0)` on its first sight in the
+    /// file), `None` for a stop word.
+    fn slot(&mut self, word: &str, counts: &mut Vec<(u32, u32)>) -> Option<usize> {
         let key = xxhash_rust::xxh3::xxh3_64(word.as_bytes());
-        if self.words.len() >= WORD_IDS_CAP && !self.words.contains_key(&key) {
-            // Slots already handed out stay valid in `counts`; a word seen
-            // again gets a second entry, merged with the first at the end.
-            self.words.clear();
-        }
-        let entry = self.words.entry(key).or_insert_with(|| WordSlot {
-            id: (!is_stopword(word)).then(|| term_id(&stem(word))),
-            file: 0,
-            slot: 0,
-        });
-        let id = entry.id?;
-        if entry.file != file {
-            entry.file = file;
-            entry.slot = u32::try_from(counts.len()).unwrap_or(u32::MAX);
-            counts.push((id, 0));
-        }
-        Some(entry.slot as usize)
+        let slot = match self.slots.get(&key) {
+            Some(&slot) => slot,
+            None => {
+                if self.ids.len() >= WORD_IDS_CAP && !self.ids.contains_key(&key) {
+                    self.ids.clear();
+                }
+                let id = *self
+                    .ids
+                    .entry(key)
+                    .or_insert_with(|| (!is_stopword(word)).then(|| term_id(&stem(word))));
+                let slot = id.map_or(STOP_WORD, |id| {
+                    counts.push((id, 0));
+                    u32::try_from(counts.len() - 1).unwrap_or(STOP_WORD)
+                });
+                self.slots.insert(key, slot);
+                slot
+            }
+        };
+        (slot != STOP_WORD).then_some(slot as usize)
     }
 }
 
@@ -461,9 +467,9 @@ mod tests {
         }
     }
 
-    /// A file with more distinct words than the memo holds: the memo starts
-    /// over in the middle of it, words seen before and after that get two
-    /// entries, and the counts still come out merged and exact.
+    /// A file with more distinct words than the memo holds: the thread's
+    /// table of term ids starts over in the middle of it, and the counts
+    /// still come out exact.
     #[test]
     fn term_stats_stay_exact_when_the_memo_starts_over_mid_file() {
         let word = |mut i: usize| {

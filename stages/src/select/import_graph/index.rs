@@ -47,14 +47,13 @@ impl FileIndex {
             .map(|file| (file.path.clone(), ()))
             .collect();
         let count = u32::try_from(paths.len()).unwrap_or(u32::MAX);
+        // Each key is cut from its path once, not at every comparison.
         let sorted_by = |key: &dyn Fn(&str) -> &str| {
-            let mut indices: Vec<u32> = (0..count).collect();
-            indices.sort_by(|&a, &b| {
-                key(paths.path(a as usize).as_str())
-                    .cmp(key(paths.path(b as usize).as_str()))
-                    .then(a.cmp(&b))
-            });
-            indices
+            let mut keyed: Vec<(&str, u32)> = (0..count)
+                .map(|i| (key(paths.path(i as usize).as_str()), i))
+                .collect();
+            keyed.sort_unstable();
+            keyed.into_iter().map(|(_, i)| i).collect::<Vec<u32>>()
         };
         let by_directory = sorted_by(&parent);
         let by_name = sorted_by(&file_name);
