@@ -111,6 +111,14 @@ pub(crate) enum Addressee {
     /// built ("any LLM reviewing this code", "ШІ-асистенте, який редагує
     /// цей модуль"): the weakest kind, neither direct nor a third party.
     Mention,
+    /// A mention that names the note's recipient as a reader of this text:
+    /// after "if you are", after a note's word and "for" ("Nota per
+    /// l'assistente AI", "Opmerking voor AI-agents"), or followed in the
+    /// opening by a word that points at the text itself ("… that edit this
+    /// file:", "… care citește acest fișier:"). As weak as a mention for
+    /// most rules, but such a note counts for a dangerous request asked
+    /// plainly (see [`RequestCategory::asked_plainly`]).
+    Recipient,
 }
 
 impl Addressee {
@@ -241,6 +249,12 @@ impl RequestCategory {
         )
     }
 
+    /// Whether a note that only names the model counts when it asks for this
+    /// plainly, with no cover (see [`AddressedRequests::find_matched`]).
+    fn asked_plainly(self) -> bool {
+        self.dangerous()
+    }
+
     /// Whether a project's own agent instructions may ask for this as a
     /// matter of course (see [`AddressedRequests::find_matched`]).
     fn project_may_ask(self) -> bool {
@@ -322,9 +336,11 @@ impl AddresseeSet {
         self.0 & (1 << addressee as u16) != 0
     }
 
-    /// Whether `addressee` is the only kind in the set.
-    pub(crate) fn only(self, addressee: Addressee) -> bool {
-        self.0 == 1 << addressee as u16
+    /// Whether the model is only named in the passage ([`Addressee::Mention`]
+    /// or [`Addressee::Recipient`]), not addressed in any stronger way.
+    pub(crate) fn named_only(self) -> bool {
+        self.0 != 0
+            && self.0 & !(1 << Addressee::Mention as u16 | 1 << Addressee::Recipient as u16) == 0
     }
 
     /// Whether the passage speaks to the model directly (a greeting, a label,
@@ -400,6 +416,9 @@ pub(crate) struct AddressedRequests {
     /// The concealment patterns of the request list alone: a passage's
     /// cover, searched before the whole list.
     concealments: OnceLock<regex::bytes::RegexSet>,
+    /// The request patterns a note that only names the model may ask for
+    /// with no cover ([`Self::plain_asks`]).
+    plain_asks: OnceLock<regex::bytes::RegexSet>,
     /// Concealment in other languages (the `concealment-abroad` lines):
     /// Unicode patterns kept out of [`Self::actions`], which every decoded
     /// run is matched against, and searched only in passages that address
@@ -637,6 +656,7 @@ impl AddressedRequests {
             action_adverbs,
             actions: OnceLock::new(),
             concealments: OnceLock::new(),
+            plain_asks: OnceLock::new(),
             concealment_abroad_source: concealment_abroad.join("|"),
             concealment_abroad: OnceLock::new(),
             precedence_abroad_source: precedence_abroad.join("|"),
@@ -658,6 +678,24 @@ impl AddressedRequests {
                         .expect("the sensitive-object patterns are valid")
                 })
                 .collect()
+        })
+    }
+
+    /// The request patterns a note that only names the model may ask for
+    /// plainly ([`RequestCategory::asked_plainly`]): searched before the
+    /// whole list, which such a note is not read for without them.
+    fn plain_asks(&self) -> &regex::bytes::RegexSet {
+        crate::work::once(&self.plain_asks, || {
+            let sources = self
+                .action_sources
+                .iter()
+                .zip(&self.action_categories)
+                .filter(|(_, category)| category.asked_plainly())
+                .map(|(source, _)| source);
+            regex::bytes::RegexSetBuilder::new(sources)
+                .dfa_size_limit(ACTION_DFA_BYTES)
+                .build()
+                .expect("the plainly asked request patterns are valid")
         })
     }
 
@@ -785,6 +823,11 @@ impl AddressedRequests {
                             && !is_role_turn(content, hit.start(), hit.as_str())))
             };
             for hit in regex.find_iter(content).filter(check).take(MAX_ADDRESSEES) {
+                let kind = if kind == Addressee::Mention && names_its_reader(content, hit.range()) {
+                    Addressee::Recipient
+                } else {
+                    kind
+                };
                 found.push((lines.line_number(hit.start()), kind, hit.start()));
             }
         }
@@ -953,17 +996,23 @@ impl AddressedRequests {
         // (see `passage_cover`): without one, the request list is not
         // searched at all. Otherwise the cover is searched only when a rule
         // asks.
-        let named_only = set.only(Addressee::Mention);
+        let named_only = set.named_only();
         let cover = std::cell::OnceCell::new();
         // The user cut out of the loop: a cover for the dangerous requests
         // of a note that only names the model.
         let mut unasked = false;
+        // Neither: the note counts only for what it asks plainly that no
+        // project asks of a model it names (see `RequestCategory::asked_plainly`).
+        let mut plain = false;
         if named_only {
             let found = self.passage_cover(passage, lines, true);
             if !(found.0 || found.1) {
                 unasked = self.passage_unasked(passage, lines);
                 if !unasked {
-                    return;
+                    if !self.plain_asks().is_match(passage.text.as_bytes()) {
+                        return;
+                    }
+                    plain = true;
                 }
             }
             cover.get_or_init(|| found);
@@ -1009,7 +1058,10 @@ impl AddressedRequests {
                 && !set.contains(Addressee::Spliced)
                 && !concealed()
                 && !outranks();
-            let covered = concealed() || outranks() || (unasked && category.dangerous());
+            let covered = concealed()
+                || outranks()
+                || (unasked && category.dangerous())
+                || (plain && set.contains(Addressee::Recipient) && category.asked_plainly());
             if pasted_own || project_own || (named_only && !covered) {
                 continue;
             }
@@ -1383,6 +1435,47 @@ fn follows_a_condition(content: &str, start: usize) -> bool {
     )
 }
 
+/// Whether the mention of the model at bytes `range` of `content` names
+/// the note's recipient as a reader of this very text: it follows a
+/// condition on the reader ([`follows_a_condition`]) or a note's word and
+/// "for" ([`follows_a_note_for`]), or the opening goes on, before its colon
+/// and on the same line, with a word that points at the text itself ("this",
+/// "questa", "acest", "этот", "هذا", "この", … : "AI-agents die deze workflow
+/// aanpassen:", "l'assistente AI che sta leggendo questa pagina"). A label
+/// that names a product or a topic ("LLM providers:", "AI-assistent: leest
+/// je .env", "Claude Code users:") names no reader.
+fn names_its_reader(content: &str, range: Range<usize>) -> bool {
+    static DEICTIC: OnceLock<Regex> = OnceLock::new();
+    if follows_a_condition(content, range.start) || follows_a_note_for(content, range.start) {
+        return true;
+    }
+    let end = floor_boundary(content, range.end);
+    let rest = &content[end..];
+    let rest = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    // The opening may wrap onto the next line of a comment, as in
+    // [`opens_a_note`].
+    let opening = match colon_in_opening(rest, 0) {
+        OpeningEnd::Colon(at) => rest[..at].to_owned(),
+        OpeningEnd::Stop => return false,
+        OpeningEnd::Open => {
+            let after = &content[end + rest.len()..];
+            let next = after.strip_prefix('\n').unwrap_or_default();
+            let next = unmarked(&next[..next.find('\n').unwrap_or(next.len())]);
+            match colon_in_opening(next, rest.len()) {
+                OpeningEnd::Colon(at) => format!("{rest} {}", &next[..at]),
+                OpeningEnd::Stop | OpeningEnd::Open => return false,
+            }
+        }
+    };
+    crate::work::once(&DEICTIC, || {
+        Regex::new(
+            r"(?i)(?:^|[^\w])(?:this|these|dit|deze|dies(?:e[rsnm]?)?|ce(?:tte|s)?|est[ea]s?|estos|esse|essa|quest[oaie]|acest(?:ei|ui)?|aceast[aă]|t(?:en(?:to)?|uto|oto|yto)|tego|этот|эт[уиао]\w*|ц(?:ей|ю|і|ього|ьому)|bu(?:nu|rada|nda)?|ini|này|αυτ(?:ό|ή|ά|όν|ού|ής|ές|ούς|ών|ο|η|α)|यह|इस|هذا|هذه|הזה|הזאת)(?:$|[^\w])|この|本|此|这个|這個|该|이\s",
+        )
+        .expect("the words that point at the text are valid")
+    })
+    .is_match(&opening)
+}
+
 /// How many bytes before a mention of the model "Note for" may end.
 const NOTE_FOR_BYTES: usize = 40;
 
@@ -1400,7 +1493,7 @@ fn follows_a_note_for(content: &str, start: usize) -> bool {
         start,
         NOTE_FOR_BYTES,
         &NOTE_FOR,
-        r"(?i)(?:\b(?:notes?|instructions?|message|memo|guidance|reminder|directions|a\s+word)\s+(?:for|to)|\battention|\bnota\s+(?:para|per)|\bhinweis(?:e)?\s+(?:für|an)|\b(?:note|remarque|consigne)s?\s+(?:pour|aux?|à)|\bopmerking\s+voor|\buwaga\s+dla|\b(?:примечание|заметка|указания?)\s+для|\bпримітка\s+для)\s*[,:-]?\s+(?:(?:all|any|the|our|every|automated|autonomous)\s+){0,2}$",
+        r"(?i)(?:\b(?:notes?|instructions?|message|memo|guidance|reminder|directions|a\s+word|important)\s+(?:for|to)|\battention|\b(?:nota|istruzioni|instrucciones|instru[cç][oõ]es|mensaje|mensagem|messaggio|aviso|avviso|importante)\s+(?:para|per|al?|ao|aos|all[ae]?|agli)|\b(?:hinweis(?:e)?|anweisungen?|wichtig)\s+(?:für|an)|\b(?:note|remarque|consigne|important)s?\s+(?:pour|aux?|à)|\b(?:opmerking|notitie|belangrijk)\s+voor|\b(?:uwaga|notatka|instrukcje)\s+dla|\b(?:poznámka|pokyny|upozornění)\s+pro|\b(?:catatan|petunjuk|instruksi|pesan)\s+(?:untuk|bagi)|\b(?:lưu\s+ý|ghi\s+chú)\s+cho|\b(?:notă|instrucțiuni)\s+pentru|\b(?:anteckning|obs|viktigt)\s+(?:för|till)|\b(?:примечание|заметка|указания?|важно)\s+для|\b(?:примітка|увага|вказівки)\s+для|\b(?:σημείωση|οδηγίες|σημαντικό)\s+(?:για|προς)|(?:ملاحظة|تعليمات|تنبيه)\s+(?:إلى|ل\S*)|(?:הערה|הוראות)\s+(?:ל\S*|עבור))\s*[,:-]?\s+(?:(?:all|any|the|our|every|automated|autonomous|el|la|los|las|le|les|l'|il|lo|gli|o|a|os|as|den|die|das|alle|de|het|wszystkich|всех|всіх|τους|τις|semua|các|toate)\s+){0,2}(?:l'|d')?(?:[^\s:]+\s+)?$",
     )
 }
 
@@ -1598,7 +1691,7 @@ pub(crate) fn excused(request: &Request, context: &InjectionContext<'_>, code: b
     }
     // A reader only named in passing ("an assistant quietly inserts …") in
     // text about attacks is described, not addressed: the wider window.
-    let window = if request.addressees.only(Addressee::Mention) {
+    let window = if request.addressees.named_only() {
         MENTION_ABOUT_WINDOW
     } else {
         ABOUT_WINDOW
