@@ -249,10 +249,14 @@ impl RequestCategory {
         )
     }
 
-    /// Whether a note that only names the model counts when it asks for this
-    /// plainly, with no cover (see [`AddressedRequests::find_matched`]).
+    /// Whether a note that names the model as its recipient
+    /// ([`Addressee::Recipient`]) counts when it asks for this plainly, with
+    /// no cover: what is dangerous in itself, but not an installer piped
+    /// into a shell, which a project's notes tell every reader who builds
+    /// it ("Maintainers, and coding agents that build this crate: run the
+    /// installer first").
     fn asked_plainly(self) -> bool {
-        self.dangerous()
+        self.dangerous() && self != Self::FetchedCode
     }
 
     /// Whether a project's own agent instructions may ask for this as a
@@ -1442,8 +1446,8 @@ fn follows_a_condition(content: &str, start: usize) -> bool {
 /// and on the same line, with a word that points at the text itself ("this",
 /// "questa", "acest", "этот", "هذا", "この", … : "AI-agents die deze workflow
 /// aanpassen:", "l'assistente AI che sta leggendo questa pagina"). A label
-/// that names a product or a topic ("LLM providers:", "AI-assistent: leest
-/// je .env", "Claude Code users:") names no reader.
+/// that names a product or a topic ("LLM providers:", "AI platform:",
+/// "Claude Code users:") names no reader.
 fn names_its_reader(content: &str, range: Range<usize>) -> bool {
     static DEICTIC: OnceLock<Regex> = OnceLock::new();
     if follows_a_condition(content, range.start) || follows_a_note_for(content, range.start) {
