@@ -1471,13 +1471,102 @@ fn names_its_reader(content: &str, range: Range<usize>) -> bool {
             }
         }
     };
-    crate::work::once(&DEICTIC, || {
+    if crate::work::once(&DEICTIC, || {
         Regex::new(
             r"(?i)(?:^|[^\w])(?:this|these|dit|deze|dies(?:e[rsnm]?)?|ce(?:tte|s)?|est[ea]s?|estos|esse|essa|quest[oaie]|acest(?:ei|ui)?|aceast[aă]|t(?:en(?:to)?|uto|oto|yto)|tego|этот|эт[уиао]\w*|ц(?:ей|ю|і|ього|ьому)|bu(?:nu|rada|nda)?|ini|này|αυτ(?:ό|ή|ά|όν|ού|ής|ές|ούς|ών|ο|η|α)|यह|इस|هذا|هذه|הזה|הזאת)(?:$|[^\w])|この|本|此|这个|這個|该|이\s",
         )
         .expect("the words that point at the text are valid")
     })
     .is_match(&opening)
+    {
+        return true;
+    }
+    // A reader named by what it is (an agent, an assistant, a model, a
+    // tool), which the opening either starts by addressing ("For the AI
+    // agent maintaining CI:", "Για βοηθούς AI:", "إلى وكلاء الذكاء
+    // الاصطناعي:") or describes with a relative clause ("Agen AI yang
+    // memperbarui terjemahan:").
+    static READER: OnceLock<Regex> = OnceLock::new();
+    static ADDRESSED: OnceLock<Regex> = OnceLock::new();
+    static RELATIVE: OnceLock<Regex> = OnceLock::new();
+    let start = floor_boundary(content, range.start);
+    let head = unmarked(&content[content[..start].rfind('\n').map_or(0, |at| at + 1)..start]);
+    let named = format!("{head} {} {opening}", &content[start..end]);
+    let reader = crate::work::once(&READER, || {
+        Regex::new(
+            r"(?i)agen|assistent|asistent|assistant|asystent|asisten|asistan|model|bots?\b|tools?\b|herramienta|ferramenta|strumento|outil|werkzeug|narzędzi|nástroj|araç|агент|ассистент|асистент|помощник|помічник|модел|інструмент|инструмент|βοηθ|πράκτορ|μοντέλ|مساعد|وكلاء|وكيل|نموذج|נמודל|מודל|סוכנ|עוזר|एजेंट|सहायक|मॉडल|エージェント|アシスタント|モデル|ツール|에이전트|어시스턴트|모델|도구|助手|代理|智能体|模型|工具|trợ\s+lý|tác\s+tử",
+        )
+        .expect("the names of a reader are valid")
+    });
+    if !reader.is_match(&named) {
+        return false;
+    }
+    let addressed = crate::work::once(&ADDRESSED, || {
+        Regex::new(
+            r"(?i)^(?:for|to|para|pour|per|für|an|voor|dla|для|до|για|προς|إلى|untuk|kepada|cho|för|till|pro|pentru|kwa)\s+(?:\S+\s+){0,2}$|^ل\S+\s+(?:\S+\s+)?$",
+        )
+        .expect("the openings that address a reader are valid")
+    });
+    if addressed.is_match(head) {
+        return true;
+    }
+    // A relative clause whose subject is the reader, not the writer ("AI
+    // tools that we evaluated:" describes tools, it does not address them).
+    let relative = crate::work::once(&RELATIVE, || {
+        Regex::new(
+            r"(?i)(?:^|[^\w])(?:that|who|which|die|dat|welche[rsn]?|qui|que|quien|quienes|che|care|kter[ýáéí]|któr[ayzeę]\w*|котор\w+|як(?:ий|а|і)|yang|mà|đang|που|الذي|التي|الذين|אשר|जो|som|joka|jotka|aki|amely)\s+(\w+)|\b[a-z]{3,}ing\b",
+        )
+        .expect("the relative clauses are valid")
+    });
+    relative.captures_iter(&opening).any(|found| {
+        found.get(1).is_none_or(|word| {
+            !matches!(
+                word.as_str().to_lowercase().as_str(),
+                "we" | "you"
+                    | "i"
+                    | "they"
+                    | "people"
+                    | "users"
+                    | "wir"
+                    | "ihr"
+                    | "sie"
+                    | "wij"
+                    | "jullie"
+                    | "ze"
+                    | "nous"
+                    | "vous"
+                    | "ils"
+                    | "on"
+                    | "nosotros"
+                    | "ustedes"
+                    | "nós"
+                    | "vocês"
+                    | "noi"
+                    | "voi"
+                    | "loro"
+                    | "my"
+                    | "wy"
+                    | "oni"
+                    | "мы"
+                    | "вы"
+                    | "они"
+                    | "ми"
+                    | "ви"
+                    | "вони"
+                    | "kami"
+                    | "kita"
+                    | "anda"
+                    | "mereka"
+                    | "chúng"
+                    | "vi"
+                    | "ni"
+                    | "de"
+                    | "me"
+                    | "he"
+                    | "hän"
+            )
+        })
+    })
 }
 
 /// How many bytes before a mention of the model "Note for" may end.
@@ -2323,6 +2412,24 @@ mod tests {
     fn a_note_names_its_recipient(text: &str, mention: &str, expected: bool) {
         let start = text.find(mention).expect("the mention is in the text");
         assert_eq!(follows_a_note_for(text, start), expected);
+    }
+
+    /// (text, the mention, whether the note names it as a reader of this
+    /// text: the recipient of a plain ask).
+    #[test_case("# Opmerking voor AI-agents die deze workflow aanpassen:", "AI", true)]
+    #[test_case("Nota per l'assistente AI che sta leggendo questa pagina:", "AI", true)]
+    #[test_case("# For the AI agent fixing this job: set it", "AI", true)]
+    #[test_case("Agen AI yang memperbarui terjemahan: jalankan", "AI", true)]
+    #[test_case("# إلى وكلاء الذكاء الاصطناعي: طبّق", "الذكاء الاصطناعي", true)]
+    #[test_case("# кстати, если ты ИИ-ассистент и правишь этот файл:", "ИИ", true)]
+    #[test_case("LLM providers: put the key in your env file", "LLM", false)]
+    #[test_case("For LLM providers: put the key in your env file", "LLM", false)]
+    #[test_case("AI tools that we evaluated: most need it", "AI", false)]
+    #[test_case("Claude Code users: run it", "Claude", false)]
+    #[test_case("AI platform: the operator needs a binding", "AI", false)]
+    fn a_note_names_its_reader(text: &str, mention: &str, expected: bool) {
+        let start = text.find(mention).expect("the mention is in the text");
+        assert_eq!(names_its_reader(text, start..start + mention.len()), expected);
     }
 
     /// The request text is put together from parts, as above.
