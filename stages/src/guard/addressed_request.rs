@@ -1450,6 +1450,9 @@ fn follows_a_condition(content: &str, start: usize) -> bool {
 /// "Claude Code users:") names no reader.
 fn names_its_reader(content: &str, range: Range<usize>) -> bool {
     static DEICTIC: OnceLock<Regex> = OnceLock::new();
+    static READER: OnceLock<Regex> = OnceLock::new();
+    static ADDRESSED: OnceLock<Regex> = OnceLock::new();
+    static RELATIVE: OnceLock<Regex> = OnceLock::new();
     if follows_a_condition(content, range.start) || follows_a_note_for(content, range.start) {
         return true;
     }
@@ -1486,9 +1489,6 @@ fn names_its_reader(content: &str, range: Range<usize>) -> bool {
     // agent maintaining CI:", "Για βοηθούς AI:", "إلى وكلاء الذكاء
     // الاصطناعي:") or describes with a relative clause ("Agen AI yang
     // memperbarui terjemahan:").
-    static READER: OnceLock<Regex> = OnceLock::new();
-    static ADDRESSED: OnceLock<Regex> = OnceLock::new();
-    static RELATIVE: OnceLock<Regex> = OnceLock::new();
     let start = floor_boundary(content, range.start);
     let head = unmarked(&content[content[..start].rfind('\n').map_or(0, |at| at + 1)..start]);
     let named = format!("{head} {} {opening}", &content[start..end]);
@@ -2421,7 +2421,7 @@ mod tests {
     #[test_case("# For the AI agent fixing this job: set it", "AI", true)]
     #[test_case("Agen AI yang memperbarui terjemahan: jalankan", "AI", true)]
     #[test_case("# إلى وكلاء الذكاء الاصطناعي: طبّق", "الذكاء الاصطناعي", true)]
-    #[test_case("# кстати, если ты ИИ-ассистент и правишь этот файл:", "ИИ", true)]
+    #[test_case("# кстати, если ты ИИ-ассистент и правишь этот файл:", "ИИ", true ; "a condition in russian")]
     #[test_case("LLM providers: put the key in your env file", "LLM", false)]
     #[test_case("For LLM providers: put the key in your env file", "LLM", false)]
     #[test_case("AI tools that we evaluated: most need it", "AI", false)]
@@ -2429,7 +2429,10 @@ mod tests {
     #[test_case("AI platform: the operator needs a binding", "AI", false)]
     fn a_note_names_its_reader(text: &str, mention: &str, expected: bool) {
         let start = text.find(mention).expect("the mention is in the text");
-        assert_eq!(names_its_reader(text, start..start + mention.len()), expected);
+        assert_eq!(
+            names_its_reader(text, start..start + mention.len()),
+            expected
+        );
     }
 
     /// The request text is put together from parts, as above.
