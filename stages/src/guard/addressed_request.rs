@@ -413,6 +413,11 @@ pub(crate) struct AddressedRequests {
     /// (marked `!` in the list), which counts in a pasted intent from any
     /// addressee.
     action_claims: Vec<bool>,
+    /// Per request pattern: an action beyond what a project's own agent
+    /// rules ever ask (marked `+` in the list: the remote's branches
+    /// overwritten, the production database or the backups destroyed), which
+    /// counts in an agent instruction file with no cover.
+    action_beyond: Vec<bool>,
     /// Per request pattern: a concealment by an adverb ("quietly add"),
     /// which makes other requests count but is no finding alone.
     action_adverbs: Vec<bool>,
@@ -606,6 +611,7 @@ impl AddressedRequests {
         }
         let mut action_categories = Vec::new();
         let mut action_claims = Vec::new();
+        let mut action_beyond = Vec::new();
         let mut action_adverbs = Vec::new();
         let mut action_sources = Vec::new();
         let mut concealment_abroad = Vec::new();
@@ -629,6 +635,10 @@ impl AddressedRequests {
                 unasked.push(source);
                 continue;
             }
+            let (category, beyond) = match category.strip_suffix('+') {
+                Some(category) => (category, true),
+                None => (category, false),
+            };
             let (category, claim) = match category.strip_suffix('!') {
                 Some(category) => (category, true),
                 None => (category, false),
@@ -637,6 +647,7 @@ impl AddressedRequests {
             let category = RequestCategory::parse(category).expect("a known request category");
             action_categories.push(category);
             action_claims.push(claim);
+            action_beyond.push(beyond);
             action_adverbs.push(adverb);
             // ASCII classes (`\w`, `\S` of bytes): the requests name English
             // words, commands and paths, and Unicode classes make the list many
@@ -657,6 +668,7 @@ impl AddressedRequests {
             action_sources,
             action_categories,
             action_claims,
+            action_beyond,
             action_adverbs,
             actions: OnceLock::new(),
             concealments: OnceLock::new(),
@@ -1054,8 +1066,10 @@ impl AddressedRequests {
                 && !claim
                 && !passage.bidi
                 && !concealed();
+            let beyond = self.action_beyond.get(index).copied().unwrap_or(false);
             let project_own = reading == Reading::AgentInstructions
                 && category.project_may_ask()
+                && !beyond
                 && !precedence
                 && !claimed
                 && !set.contains(Addressee::Turn)
