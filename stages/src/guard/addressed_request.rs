@@ -2024,12 +2024,26 @@ fn passage_bounds(lines: &LineIndex<'_>, number: u32, section: bool) -> (u32, u3
     // The paragraph after at most two blank lines below `last`, unless it is
     // a heading: its last line, stopping at a blank line, after
     // `LINES_AFTER` lines, or before a line that `stop` refuses.
+    // In a passage of `#` comments (a shell script, YAML, an INI file), a
+    // `#` line below is a comment, not a Markdown heading: "add the
+    // following:", a blank `#` line, then the settings.
+    let hash_comments = number < last
+        && (number..=last).all(|at| {
+            let line = lines.line(at).trim_start();
+            line.starts_with('#') && !line.starts_with("##") && !line.starts_with("#!")
+        });
     let paragraph_below = |last: u32, stop: &dyn Fn(&str) -> bool| {
         let mut next = last + 1;
         while next <= lines.line_count() && next - last <= 2 && blank(next) {
             next += 1;
         }
-        if next > lines.line_count() || blank(next) || is_heading(lines.line(next)) {
+        let below = lines.line(next);
+        let heading = if hash_comments {
+            is_heading(unmarked(below))
+        } else {
+            is_heading(below)
+        };
+        if next > lines.line_count() || blank(next) || heading {
             return None;
         }
         let mut end = next;
@@ -2044,7 +2058,13 @@ fn passage_bounds(lines: &LineIndex<'_>, number: u32, section: bool) -> (u32, u3
     };
     if section
         && is_heading(lines.line(number))
-        && let Some(end) = paragraph_below(last, &|line| line.trim_start().starts_with('#'))
+        && let Some(end) = paragraph_below(last, &|line| {
+            if hash_comments {
+                is_heading(unmarked(line))
+            } else {
+                line.trim_start().starts_with('#')
+            }
+        })
     {
         return (first, end);
     }
