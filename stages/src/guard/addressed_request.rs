@@ -827,8 +827,8 @@ impl AddressedRequests {
                     || !self.names_the_model(index)
                     || (names_in_prose(content, hit.range())
                         && (opens_a_note(content, hit.end())
-                            || follows_a_condition(content, hit.start())
-                            || follows_a_note_for(content, hit.start())));
+                            || follows_a_condition(content, name_start(hit))
+                            || follows_a_note_for(content, name_start(hit))));
                 // `copilot-instructions.md` names a file, not the model.
                 let file_name = kind == Addressee::Tag && in_file_name(content, hit.range());
                 mention
@@ -839,7 +839,9 @@ impl AddressedRequests {
                             && !is_role_turn(content, hit.start(), hit.as_str())))
             };
             for hit in regex.find_iter(content).filter(check).take(MAX_ADDRESSEES) {
-                let kind = if kind == Addressee::Mention && names_its_reader(content, hit.range()) {
+                let kind = if kind == Addressee::Mention
+                    && names_its_reader(content, name_start(&hit)..hit.end())
+                {
                     Addressee::Recipient
                 } else {
                     kind
@@ -1451,6 +1453,17 @@ fn follows_a_condition(content: &str, start: usize) -> bool {
         &CONDITION,
         r"(?i)(?:\bif\s+you(?:'re|\s+are)|\bsi\s+(?:eres|es|vous\s+êtes|tu\s+es)|\b(?:wenn|falls)\s+(?:du|sie)\s+(?:\w+\s+)?(?:bist|sind)|\bse\s+(?:você\s+(?:é|for)|sei|tu\s+és)|\bals\s+je\s+(?:een\s+)?|\bje[śs]li\s+jeste[śs]|\bесли\s+(?:ты|вы)|\bякщо\s+(?:ти|ви)|\beğer\s+|إذا\s+كنت|אם\s+אתה|अगर\s+आप|यदि\s+आप|\bnếu\s+bạn\s+là|\bjika\s+(?:kamu|anda)|\bjos\s+olet|\bom\s+du\s+är|\bhvis\s+du\s+er|\bαν\s+είσαι|\bpokud\s+jsi|\bdacă\s+ești|如果你是|如果您是|若你是|もしあなたが|あなたが|당신이|만약\s*당신이)",
     )
+}
+
+/// Where the name in an addressee's match starts: after the space or the
+/// punctuation a pattern matches before a name it cannot bound with `\b`
+/// (" ИИ-агентов", "(ШІ").
+fn name_start(hit: &regex::Match<'_>) -> usize {
+    let text = hit.as_str();
+    hit.start() + text.len()
+        - text
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .len()
 }
 
 /// Whether the mention of the model at bytes `range` of `content` names
