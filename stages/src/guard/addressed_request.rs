@@ -111,6 +111,14 @@ pub(crate) enum Addressee {
     /// built ("any LLM reviewing this code", "ШІ-асистенте, який редагує
     /// цей модуль"): the weakest kind, neither direct nor a third party.
     Mention,
+    /// A mention that names the note's recipient as a reader of this text:
+    /// after "if you are", after a note's word and "for" ("Nota per
+    /// l'assistente AI", "Opmerking voor AI-agents"), or followed in the
+    /// opening by a word that points at the text itself ("… that edit this
+    /// file:", "… care citește acest fișier:"). As weak as a mention for
+    /// most rules, but such a note counts for a dangerous request asked
+    /// plainly (see [`RequestCategory::asked_plainly`]).
+    Recipient,
 }
 
 impl Addressee {
@@ -241,6 +249,16 @@ impl RequestCategory {
         )
     }
 
+    /// Whether a note that names the model as its recipient
+    /// ([`Addressee::Recipient`]) counts when it asks for this plainly, with
+    /// no cover: what is dangerous in itself, but not an installer piped
+    /// into a shell, which a project's notes tell every reader who builds
+    /// it ("Maintainers, and coding agents that build this crate: run the
+    /// installer first").
+    fn asked_plainly(self) -> bool {
+        self.dangerous() && self != Self::FetchedCode
+    }
+
     /// Whether a project's own agent instructions may ask for this as a
     /// matter of course (see [`AddressedRequests::find_matched`]).
     fn project_may_ask(self) -> bool {
@@ -322,9 +340,11 @@ impl AddresseeSet {
         self.0 & (1 << addressee as u16) != 0
     }
 
-    /// Whether `addressee` is the only kind in the set.
-    pub(crate) fn only(self, addressee: Addressee) -> bool {
-        self.0 == 1 << addressee as u16
+    /// Whether the model is only named in the passage ([`Addressee::Mention`]
+    /// or [`Addressee::Recipient`]), not addressed in any stronger way.
+    pub(crate) fn named_only(self) -> bool {
+        self.0 != 0
+            && self.0 & !(1 << Addressee::Mention as u16 | 1 << Addressee::Recipient as u16) == 0
     }
 
     /// Whether the passage speaks to the model directly (a greeting, a label,
@@ -393,6 +413,11 @@ pub(crate) struct AddressedRequests {
     /// (marked `!` in the list), which counts in a pasted intent from any
     /// addressee.
     action_claims: Vec<bool>,
+    /// Per request pattern: an action beyond what a project's own agent
+    /// rules ever ask (marked `+` in the list: the remote's branches
+    /// overwritten, the production database or the backups destroyed), which
+    /// counts in an agent instruction file with no cover.
+    action_beyond: Vec<bool>,
     /// Per request pattern: a concealment by an adverb ("quietly add"),
     /// which makes other requests count but is no finding alone.
     action_adverbs: Vec<bool>,
@@ -400,6 +425,9 @@ pub(crate) struct AddressedRequests {
     /// The concealment patterns of the request list alone: a passage's
     /// cover, searched before the whole list.
     concealments: OnceLock<regex::bytes::RegexSet>,
+    /// The request patterns a note that only names the model may ask for
+    /// with no cover ([`Self::plain_asks`]).
+    plain_asks: OnceLock<regex::bytes::RegexSet>,
     /// Concealment in other languages (the `concealment-abroad` lines):
     /// Unicode patterns kept out of [`Self::actions`], which every decoded
     /// run is matched against, and searched only in passages that address
@@ -583,6 +611,7 @@ impl AddressedRequests {
         }
         let mut action_categories = Vec::new();
         let mut action_claims = Vec::new();
+        let mut action_beyond = Vec::new();
         let mut action_adverbs = Vec::new();
         let mut action_sources = Vec::new();
         let mut concealment_abroad = Vec::new();
@@ -606,6 +635,10 @@ impl AddressedRequests {
                 unasked.push(source);
                 continue;
             }
+            let (category, beyond) = match category.strip_suffix('+') {
+                Some(category) => (category, true),
+                None => (category, false),
+            };
             let (category, claim) = match category.strip_suffix('!') {
                 Some(category) => (category, true),
                 None => (category, false),
@@ -614,6 +647,7 @@ impl AddressedRequests {
             let category = RequestCategory::parse(category).expect("a known request category");
             action_categories.push(category);
             action_claims.push(claim);
+            action_beyond.push(beyond);
             action_adverbs.push(adverb);
             // ASCII classes (`\w`, `\S` of bytes): the requests name English
             // words, commands and paths, and Unicode classes make the list many
@@ -634,9 +668,11 @@ impl AddressedRequests {
             action_sources,
             action_categories,
             action_claims,
+            action_beyond,
             action_adverbs,
             actions: OnceLock::new(),
             concealments: OnceLock::new(),
+            plain_asks: OnceLock::new(),
             concealment_abroad_source: concealment_abroad.join("|"),
             concealment_abroad: OnceLock::new(),
             precedence_abroad_source: precedence_abroad.join("|"),
@@ -658,6 +694,24 @@ impl AddressedRequests {
                         .expect("the sensitive-object patterns are valid")
                 })
                 .collect()
+        })
+    }
+
+    /// The request patterns a note that only names the model may ask for
+    /// plainly ([`RequestCategory::asked_plainly`]): searched before the
+    /// whole list, which such a note is not read for without them.
+    fn plain_asks(&self) -> &regex::bytes::RegexSet {
+        crate::work::once(&self.plain_asks, || {
+            let sources = self
+                .action_sources
+                .iter()
+                .zip(&self.action_categories)
+                .filter(|(_, category)| category.asked_plainly())
+                .map(|(source, _)| source);
+            regex::bytes::RegexSetBuilder::new(sources)
+                .dfa_size_limit(ACTION_DFA_BYTES)
+                .build()
+                .expect("the plainly asked request patterns are valid")
         })
     }
 
@@ -773,8 +827,8 @@ impl AddressedRequests {
                     || !self.names_the_model(index)
                     || (names_in_prose(content, hit.range())
                         && (opens_a_note(content, hit.end())
-                            || follows_a_condition(content, hit.start())
-                            || follows_a_note_for(content, hit.start())));
+                            || follows_a_condition(content, name_start(hit))
+                            || follows_a_note_for(content, name_start(hit))));
                 // `copilot-instructions.md` names a file, not the model.
                 let file_name = kind == Addressee::Tag && in_file_name(content, hit.range());
                 mention
@@ -785,6 +839,13 @@ impl AddressedRequests {
                             && !is_role_turn(content, hit.start(), hit.as_str())))
             };
             for hit in regex.find_iter(content).filter(check).take(MAX_ADDRESSEES) {
+                let kind = if kind == Addressee::Mention
+                    && names_its_reader(content, name_start(&hit)..hit.end())
+                {
+                    Addressee::Recipient
+                } else {
+                    kind
+                };
                 found.push((lines.line_number(hit.start()), kind, hit.start()));
             }
         }
@@ -953,17 +1014,23 @@ impl AddressedRequests {
         // (see `passage_cover`): without one, the request list is not
         // searched at all. Otherwise the cover is searched only when a rule
         // asks.
-        let named_only = set.only(Addressee::Mention);
+        let named_only = set.named_only();
         let cover = std::cell::OnceCell::new();
         // The user cut out of the loop: a cover for the dangerous requests
         // of a note that only names the model.
         let mut unasked = false;
+        // Neither: the note counts only for what it asks plainly that no
+        // project asks of a model it names (see `RequestCategory::asked_plainly`).
+        let mut plain = false;
         if named_only {
             let found = self.passage_cover(passage, lines, true);
             if !(found.0 || found.1) {
                 unasked = self.passage_unasked(passage, lines);
                 if !unasked {
-                    return;
+                    if !self.plain_asks().is_match(passage.text.as_bytes()) {
+                        return;
+                    }
+                    plain = true;
                 }
             }
             cover.get_or_init(|| found);
@@ -1001,15 +1068,20 @@ impl AddressedRequests {
                 && !claim
                 && !passage.bidi
                 && !concealed();
+            let beyond = self.action_beyond.get(index).copied().unwrap_or(false);
             let project_own = reading == Reading::AgentInstructions
                 && category.project_may_ask()
+                && !beyond
                 && !precedence
                 && !claimed
                 && !set.contains(Addressee::Turn)
                 && !set.contains(Addressee::Spliced)
                 && !concealed()
                 && !outranks();
-            let covered = concealed() || outranks() || (unasked && category.dangerous());
+            let covered = concealed()
+                || outranks()
+                || (unasked && category.dangerous())
+                || (plain && set.contains(Addressee::Recipient) && category.asked_plainly());
             if pasted_own || project_own || (named_only && !covered) {
                 continue;
             }
@@ -1383,6 +1455,147 @@ fn follows_a_condition(content: &str, start: usize) -> bool {
     )
 }
 
+/// Where the name in an addressee's match starts: after the space or the
+/// punctuation a pattern matches before a name it cannot bound with `\b`
+/// (" ИИ-агентов", "(ШІ").
+fn name_start(hit: &regex::Match<'_>) -> usize {
+    let text = hit.as_str();
+    hit.start() + text.len()
+        - text
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .len()
+}
+
+/// Whether the mention of the model at bytes `range` of `content` names
+/// the note's recipient as a reader of this very text: it follows a
+/// condition on the reader ([`follows_a_condition`]) or a note's word and
+/// "for" ([`follows_a_note_for`]), or the opening goes on, before its colon
+/// and on the same line, with a word that points at the text itself ("this",
+/// "questa", "acest", "этот", "هذا", "この", … : "AI-agents die deze workflow
+/// aanpassen:", "l'assistente AI che sta leggendo questa pagina"). A label
+/// that names a product or a topic ("LLM providers:", "AI platform:",
+/// "Claude Code users:") names no reader.
+fn names_its_reader(content: &str, range: Range<usize>) -> bool {
+    static DEICTIC: OnceLock<Regex> = OnceLock::new();
+    static READER: OnceLock<Regex> = OnceLock::new();
+    static ADDRESSED: OnceLock<Regex> = OnceLock::new();
+    static RELATIVE: OnceLock<Regex> = OnceLock::new();
+    if follows_a_condition(content, range.start) || follows_a_note_for(content, range.start) {
+        return true;
+    }
+    let end = floor_boundary(content, range.end);
+    let rest = &content[end..];
+    let rest = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    // The opening may wrap onto the next line of a comment, as in
+    // [`opens_a_note`].
+    let opening = match colon_in_opening(rest, 0) {
+        OpeningEnd::Colon(at) => rest[..at].to_owned(),
+        OpeningEnd::Stop => return false,
+        OpeningEnd::Open => {
+            let after = &content[end + rest.len()..];
+            let next = after.strip_prefix('\n').unwrap_or_default();
+            let next = unmarked(&next[..next.find('\n').unwrap_or(next.len())]);
+            match colon_in_opening(next, rest.len()) {
+                OpeningEnd::Colon(at) => format!("{rest} {}", &next[..at]),
+                OpeningEnd::Stop | OpeningEnd::Open => return false,
+            }
+        }
+    };
+    if crate::work::once(&DEICTIC, || {
+        Regex::new(
+            r"(?i)(?:^|[^\w])(?:this|these|dit|deze|dies(?:e[rsnm]?)?|ce(?:tte|s)?|est[ea]s?|estos|esse|essa|quest[oaie]|acest(?:ei|ui)?|aceast[aă]|t(?:en(?:to)?|uto|oto|yto)|tego|этот|эт[уиао]\w*|ц(?:ей|ю|і|ього|ьому)|bu(?:nu|rada|nda)?|ini|này|αυτ(?:ό|ή|ά|όν|ού|ής|ές|ούς|ών|ο|η|α)|यह|इस|هذا|هذه|הזה|הזאת)(?:$|[^\w])|この|本|此|这个|這個|该|이\s",
+        )
+        .expect("the words that point at the text are valid")
+    })
+    .is_match(&opening)
+    {
+        return true;
+    }
+    // A reader named by what it is (an agent, an assistant, a model, a
+    // tool), which the opening either starts by addressing ("For the AI
+    // agent maintaining CI:", "Για βοηθούς AI:", "إلى وكلاء الذكاء
+    // الاصطناعي:") or describes with a relative clause ("Agen AI yang
+    // memperbarui terjemahan:").
+    let start = floor_boundary(content, range.start);
+    let head = unmarked(&content[content[..start].rfind('\n').map_or(0, |at| at + 1)..start]);
+    let named = format!("{head} {} {opening}", &content[start..end]);
+    let reader = crate::work::once(&READER, || {
+        Regex::new(
+            r"(?i)agen|assistent|asistent|assistant|asystent|asisten|asistan|model|bots?\b|tools?\b|herramienta|ferramenta|strumento|outil|werkzeug|narzędzi|nástroj|araç|агент|ассистент|асистент|помощник|помічник|модел|інструмент|инструмент|βοηθ|πράκτορ|μοντέλ|مساعد|وكلاء|وكيل|نموذج|נמודל|מודל|סוכנ|עוזר|एजेंट|सहायक|मॉडल|エージェント|アシスタント|モデル|ツール|에이전트|어시스턴트|모델|도구|助手|代理|智能体|模型|工具|trợ\s+lý|tác\s+tử",
+        )
+        .expect("the names of a reader are valid")
+    });
+    if !reader.is_match(&named) {
+        return false;
+    }
+    let addressed = crate::work::once(&ADDRESSED, || {
+        Regex::new(
+            r"(?i)^(?:for|to|para|pour|per|für|an|voor|dla|для|до|για|προς|إلى|untuk|kepada|cho|för|till|pro|pentru|kwa)\s+(?:\S+\s+){0,2}$|^ل\S+\s+(?:\S+\s+)?$",
+        )
+        .expect("the openings that address a reader are valid")
+    });
+    if addressed.is_match(head) {
+        return true;
+    }
+    // A relative clause whose subject is the reader, not the writer ("AI
+    // tools that we evaluated:" describes tools, it does not address them).
+    let relative = crate::work::once(&RELATIVE, || {
+        Regex::new(
+            r"(?i)(?:^|[^\w])(?:that|who|which|die|dat|welche[rsn]?|qui|que|quien|quienes|che|care|kter[ýáéí]|któr[ayzeę]\w*|котор\w+|як(?:ий|а|і)|yang|mà|đang|που|الذي|التي|الذين|אשר|जो|som|joka|jotka|aki|amely)\s+(\w+)|\b[a-z]{3,}ing\b",
+        )
+        .expect("the relative clauses are valid")
+    });
+    relative.captures_iter(&opening).any(|found| {
+        found.get(1).is_none_or(|word| {
+            !matches!(
+                word.as_str().to_lowercase().as_str(),
+                "we" | "you"
+                    | "i"
+                    | "they"
+                    | "people"
+                    | "users"
+                    | "wir"
+                    | "ihr"
+                    | "sie"
+                    | "wij"
+                    | "jullie"
+                    | "ze"
+                    | "nous"
+                    | "vous"
+                    | "ils"
+                    | "on"
+                    | "nosotros"
+                    | "ustedes"
+                    | "nós"
+                    | "vocês"
+                    | "noi"
+                    | "voi"
+                    | "loro"
+                    | "my"
+                    | "wy"
+                    | "oni"
+                    | "мы"
+                    | "вы"
+                    | "они"
+                    | "ми"
+                    | "ви"
+                    | "вони"
+                    | "kami"
+                    | "kita"
+                    | "anda"
+                    | "mereka"
+                    | "chúng"
+                    | "vi"
+                    | "ni"
+                    | "de"
+                    | "me"
+                    | "he"
+                    | "hän"
+            )
+        })
+    })
+}
+
 /// How many bytes before a mention of the model "Note for" may end.
 const NOTE_FOR_BYTES: usize = 40;
 
@@ -1400,7 +1613,7 @@ fn follows_a_note_for(content: &str, start: usize) -> bool {
         start,
         NOTE_FOR_BYTES,
         &NOTE_FOR,
-        r"(?i)(?:\b(?:notes?|instructions?|message|memo|guidance|reminder|directions|a\s+word)\s+(?:for|to)|\battention|\bnota\s+(?:para|per)|\bhinweis(?:e)?\s+(?:für|an)|\b(?:note|remarque|consigne)s?\s+(?:pour|aux?|à)|\bopmerking\s+voor|\buwaga\s+dla|\b(?:примечание|заметка|указания?)\s+для|\bпримітка\s+для)\s*[,:-]?\s+(?:(?:all|any|the|our|every|automated|autonomous)\s+){0,2}$",
+        r"(?i)(?:\b(?:notes?|instructions?|message|memo|guidance|reminder|directions|a\s+word|important)\s+(?:for|to)|\battention|\b(?:nota|istruzioni|instrucciones|instru[cç][oõ]es|mensaje|mensagem|messaggio|aviso|avviso|importante)\s+(?:para|per|al?|ao|aos|all[ae]?|agli)|\b(?:hinweis(?:e)?|anweisungen?|wichtig)\s+(?:für|an)|\b(?:note|remarque|consigne|important)s?\s+(?:pour|aux?|à)|\b(?:opmerking|notitie|belangrijk)\s+voor|\b(?:uwaga|notatka|instrukcje)\s+dla|\b(?:poznámka|pokyny|upozornění)\s+pro|\b(?:catatan|petunjuk|instruksi|pesan)\s+(?:untuk|bagi)|\b(?:lưu\s+ý|ghi\s+chú)\s+cho|\b(?:notă|instrucțiuni)\s+pentru|\b(?:anteckning|obs|viktigt)\s+(?:för|till)|\b(?:примечание|заметка|указания?|важно)\s+для|\b(?:примітка|увага|вказівки)\s+для|\b(?:σημείωση|οδηγίες|σημαντικό)\s+(?:για|προς)|(?:ملاحظة|تعليمات|تنبيه)\s+(?:إلى|ل\S*)|(?:הערה|הוראות)\s+(?:ל\S*|עבור))\s*[,:-]?\s+(?:(?:all|any|the|our|every|automated|autonomous|el|la|los|las|le|les|l'|il|lo|gli|o|a|os|as|den|die|das|alle|de|het|wszystkich|всех|всіх|τους|τις|semua|các|toate)\s+){0,2}(?:l'|d')?(?:[^\s:]+\s+)?$",
     )
 }
 
@@ -1598,7 +1811,7 @@ pub(crate) fn excused(request: &Request, context: &InjectionContext<'_>, code: b
     }
     // A reader only named in passing ("an assistant quietly inserts …") in
     // text about attacks is described, not addressed: the wider window.
-    let window = if request.addressees.only(Addressee::Mention) {
+    let window = if request.addressees.named_only() {
         MENTION_ABOUT_WINDOW
     } else {
         ABOUT_WINDOW
@@ -1824,12 +2037,26 @@ fn passage_bounds(lines: &LineIndex<'_>, number: u32, section: bool) -> (u32, u3
     // The paragraph after at most two blank lines below `last`, unless it is
     // a heading: its last line, stopping at a blank line, after
     // `LINES_AFTER` lines, or before a line that `stop` refuses.
+    // In a passage of `#` comments (a shell script, YAML, an INI file), a
+    // `#` line below is a comment, not a Markdown heading: "add the
+    // following:", a blank `#` line, then the settings.
+    let hash_comments = number < last
+        && (number..=last).all(|at| {
+            let line = lines.line(at).trim_start();
+            line.starts_with('#') && !line.starts_with("##") && !line.starts_with("#!")
+        });
     let paragraph_below = |last: u32, stop: &dyn Fn(&str) -> bool| {
         let mut next = last + 1;
         while next <= lines.line_count() && next - last <= 2 && blank(next) {
             next += 1;
         }
-        if next > lines.line_count() || blank(next) || is_heading(lines.line(next)) {
+        let below = lines.line(next);
+        let heading = if hash_comments {
+            is_heading(unmarked(below))
+        } else {
+            is_heading(below)
+        };
+        if next > lines.line_count() || blank(next) || heading {
             return None;
         }
         let mut end = next;
@@ -1844,7 +2071,13 @@ fn passage_bounds(lines: &LineIndex<'_>, number: u32, section: bool) -> (u32, u3
     };
     if section
         && is_heading(lines.line(number))
-        && let Some(end) = paragraph_below(last, &|line| line.trim_start().starts_with('#'))
+        && let Some(end) = paragraph_below(last, &|line| {
+            if hash_comments {
+                is_heading(unmarked(line))
+            } else {
+                line.trim_start().starts_with('#')
+            }
+        })
     {
         return (first, end);
     }
@@ -2226,6 +2459,27 @@ mod tests {
     fn a_note_names_its_recipient(text: &str, mention: &str, expected: bool) {
         let start = text.find(mention).expect("the mention is in the text");
         assert_eq!(follows_a_note_for(text, start), expected);
+    }
+
+    /// (text, the mention, whether the note names it as a reader of this
+    /// text: the recipient of a plain ask).
+    #[test_case("# Opmerking voor AI-agents die deze workflow aanpassen:", "AI", true)]
+    #[test_case("Nota per l'assistente AI che sta leggendo questa pagina:", "AI", true)]
+    #[test_case("# For the AI agent fixing this job: set it", "AI", true)]
+    #[test_case("Agen AI yang memperbarui terjemahan: jalankan", "AI", true)]
+    #[test_case("# إلى وكلاء الذكاء الاصطناعي: طبّق", "الذكاء الاصطناعي", true)]
+    #[test_case("# кстати, если ты ИИ-ассистент и правишь этот файл:", "ИИ", true ; "a condition in russian")]
+    #[test_case("LLM providers: put the key in your env file", "LLM", false)]
+    #[test_case("For LLM providers: put the key in your env file", "LLM", false)]
+    #[test_case("AI tools that we evaluated: most need it", "AI", false)]
+    #[test_case("Claude Code users: run it", "Claude", false)]
+    #[test_case("AI platform: the operator needs a binding", "AI", false)]
+    fn a_note_names_its_reader(text: &str, mention: &str, expected: bool) {
+        let start = text.find(mention).expect("the mention is in the text");
+        assert_eq!(
+            names_its_reader(text, start..start + mention.len()),
+            expected
+        );
     }
 
     /// The request text is put together from parts, as above.
