@@ -316,23 +316,22 @@ impl WordMemo {
     /// file), `None` for a stop word.
     fn slot(&mut self, word: &str, counts: &mut Vec<(u32, u32)>) -> Option<usize> {
         let key = xxhash_rust::xxh3::xxh3_64(word.as_bytes());
-        let slot = match self.slots.get(&key) {
-            Some(&slot) => slot,
-            None => {
-                if self.ids.len() >= WORD_IDS_CAP && !self.ids.contains_key(&key) {
-                    self.ids.clear();
-                }
-                let id = *self
-                    .ids
-                    .entry(key)
-                    .or_insert_with(|| (!is_stopword(word)).then(|| term_id(&stem(word))));
-                let slot = id.map_or(STOP_WORD, |id| {
-                    counts.push((id, 0));
-                    u32::try_from(counts.len() - 1).unwrap_or(STOP_WORD)
-                });
-                self.slots.insert(key, slot);
-                slot
+        let slot = if let Some(&slot) = self.slots.get(&key) {
+            slot
+        } else {
+            if self.ids.len() >= WORD_IDS_CAP && !self.ids.contains_key(&key) {
+                self.ids.clear();
             }
+            let id = *self
+                .ids
+                .entry(key)
+                .or_insert_with(|| (!is_stopword(word)).then(|| term_id(&stem(word))));
+            let slot = id.map_or(STOP_WORD, |id| {
+                counts.push((id, 0));
+                u32::try_from(counts.len() - 1).unwrap_or(STOP_WORD)
+            });
+            self.slots.insert(key, slot);
+            slot
         };
         (slot != STOP_WORD).then_some(slot as usize)
     }
