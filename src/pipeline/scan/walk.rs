@@ -671,7 +671,7 @@ fn scan_file(
     {
         return stat.entry(file, metadata.len(), hash, terms);
     }
-    let bytes = match read_bounded(&absolute, options.max_file_bytes) {
+    let bytes = match read_seen_regular(&absolute, options.max_file_bytes) {
         Ok(Bounded::Bytes(bytes)) => bytes,
         Ok(Bounded::TooLarge) => return FileOutcome::TooLarge,
         Ok(Bounded::NotRegular) | Err(_) => return FileOutcome::Unreadable,
@@ -910,20 +910,30 @@ pub enum Bounded {
 /// Reads a regular file of at most `cap` bytes. The cap applies to the bytes
 /// read, not to the size the file system reports (procfs and sysfs files
 /// report 0 and produce any amount): at most `cap + 1` bytes are ever held.
-/// A path that is not a regular file once links are followed is not read, and
-/// a FIFO never blocks: on Unix the file is opened non-blocking and judged by
-/// the opened file's own metadata (one path look-up, not a stat and then an
-/// open: a scan reads every file of the tree); elsewhere a stat comes first.
+/// A path that is not a regular file once links are followed is not opened,
+/// so a FIFO never blocks the read and a device is never opened.
 ///
 /// # Errors
 ///
 /// The I/O error of the stat, the open or the read, naming the path.
 pub fn read_bounded(path: &Path, cap: u64) -> std::io::Result<Bounded> {
-    use std::io::Read as _;
-    #[cfg(not(unix))]
     if !fs_err::metadata(path)?.is_file() {
         return Ok(Bounded::NotRegular);
     }
+    read_seen_regular(path, cap)
+}
+
+/// [`read_bounded`] for a path the caller has just stat'ed and found a
+/// regular file (the walk, which reads every file of the tree): no second
+/// stat by path. Should the path have become something else since, it is
+/// opened non-blocking and judged by the opened file's metadata, so a FIFO
+/// still neither blocks nor is read.
+///
+/// # Errors
+///
+/// The I/O error of the open or the read, naming the path.
+fn read_seen_regular(path: &Path, cap: u64) -> std::io::Result<Bounded> {
+    use std::io::Read as _;
     let file = open_without_blocking(path)?;
     let metadata = file.metadata()?;
     if !metadata.is_file() {

@@ -853,6 +853,9 @@ impl PromptInjectionScanner {
                     "Instruction-override phrase written in Unicode escapes"
                 }
                 encoded::Encoding::CharCodes => "Instruction written as a list of character codes",
+                encoded::Encoding::Reversed => {
+                    "Instruction written backwards, turned around when run"
+                }
             };
             found.insert((line, severity, message));
         }

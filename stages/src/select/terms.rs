@@ -298,7 +298,8 @@ struct WordMemo {
 const STOP_WORD: u32 = u32::MAX;
 
 /// The most distinct words a file's slot table keeps its room for: a larger
-/// one is dropped after its file, so clearing stays cheap.
+/// one is dropped when its thread starts the next file, so clearing stays
+/// cheap.
 const FILE_SLOTS_KEPT: usize = 1 << 14;
 
 impl WordMemo {
