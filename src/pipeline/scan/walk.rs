@@ -1278,9 +1278,16 @@ mod tests {
         );
         std::os::unix::fs::symlink(&fifo, root.join("pipe-link")).unwrap();
         assert_eq!(read_bounded(&fifo, 16).unwrap(), Bounded::NotRegular);
+        // A socket cannot be opened at all; its stat says what it is first.
+        let socket = root.join("socket");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        assert_eq!(read_bounded(&socket, 16).unwrap(), Bounded::NotRegular);
+        // The walk's own read (after its stat) judges by the opened file: a
+        // path that became a FIFO since is not read and does not block.
+        assert_eq!(read_seen_regular(&fifo, 16).unwrap(), Bounded::NotRegular);
         let output = scan_dir(root);
         assert_eq!(paths(&output), ["src/lib.rs"]);
-        assert_eq!(output.skipped.unreadable, 2);
+        assert_eq!(output.skipped.unreadable, 3);
     }
 
     #[test]

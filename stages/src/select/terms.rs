@@ -467,6 +467,35 @@ mod tests {
         }
     }
 
+    /// A file with more distinct words than a file's slot table keeps room
+    /// for, then small files on the same thread: the table is replaced, and
+    /// every count stays exact.
+    #[test]
+    fn term_stats_stay_exact_after_a_file_of_many_words() {
+        let mut large = String::new();
+        for mut i in 0..(FILE_SLOTS_KEPT + 5_000) {
+            large.push('z');
+            for _ in 0..4 {
+                large.push(char::from(b'a' + (i % 26) as u8));
+                i /= 26;
+            }
+            large.push(' ');
+        }
+        let small = "fn find_user(users: &[User]) -> User { users[0] }";
+        for (path, text) in [
+            ("src/small.rs", small),
+            ("data/words.txt", large.as_str()),
+            ("src/small.rs", small),
+            ("src/again.rs", "zabaa zabaa users"),
+        ] {
+            assert_eq!(
+                TermStats::of(path, text),
+                reference_term_stats(path, text),
+                "{path}"
+            );
+        }
+    }
+
     /// A file with more distinct words than the memo holds: the thread's
     /// table of term ids starts over in the middle of it, and the counts
     /// still come out exact.
