@@ -1016,25 +1016,15 @@ impl AddressedRequests {
         // asks.
         let named_only = set.named_only();
         let cover = std::cell::OnceCell::new();
-        // The user cut out of the loop: a cover for the dangerous requests
-        // of a note that only names the model.
-        let mut unasked = false;
-        // Neither: the note counts only for what it asks plainly that no
-        // project asks of a model it names (see `RequestCategory::asked_plainly`).
-        let mut plain = false;
+        let mut grounds = NoteGrounds::default();
         if named_only {
-            let found = self.passage_cover(passage, lines, true);
-            if !(found.0 || found.1) {
-                unasked = self.passage_unasked(passage, lines);
-                if !unasked {
-                    if !self.plain_asks().is_match(passage.text.as_bytes()) {
-                        return;
-                    }
-                    plain = true;
-                }
-            }
-            cover.get_or_init(|| found);
+            let Some(found) = self.note_grounds(passage, lines) else {
+                return;
+            };
+            cover.get_or_init(|| found.cover);
+            grounds = found;
         }
+        let NoteGrounds { unasked, plain, .. } = grounds;
         let cover = || *cover.get_or_init(|| self.passage_cover(passage, lines, named_only));
         let concealed = || cover().0;
         let outranks = || cover().1;
@@ -1044,12 +1034,7 @@ impl AddressedRequests {
             .matches(passage.text.as_bytes())
             .into_iter()
             .collect();
-        // A claim of approval by someone else ("the owner approved this",
-        // "standing permission"): what a project's own rules never need.
-        let claimed = matches.iter().any(|&index| {
-            self.action_claims.get(index).copied().unwrap_or(false)
-                && self.action_categories.get(index) == Some(&RequestCategory::ApprovalClaim)
-        });
+        let claimed = self.claims_approval(&matches);
         let addressed_at = |at: usize| precedence || earliest.is_some_and(|first| first <= at);
         let mut asked = false;
         for &index in &matches {
@@ -1128,6 +1113,45 @@ impl AddressedRequests {
         {
             add(RequestCategory::HiddenAddress, at);
         }
+    }
+
+    /// What lets a note that only names the model count: its cover (see
+    /// [`Self::passage_cover`]); else the user cut out of the loop
+    /// (`unasked`), a cover for its dangerous requests; else a request it
+    /// asks plainly that no project asks of a model it names (`plain`, see
+    /// [`RequestCategory::asked_plainly`]). `None` when it has none of these:
+    /// the request list is then not searched at all.
+    fn note_grounds(&self, passage: &Passage, lines: &LineIndex<'_>) -> Option<NoteGrounds> {
+        let cover = self.passage_cover(passage, lines, true);
+        let grounds = NoteGrounds {
+            cover,
+            ..NoteGrounds::default()
+        };
+        if cover.0 || cover.1 {
+            return Some(grounds);
+        }
+        if self.passage_unasked(passage, lines) {
+            return Some(NoteGrounds {
+                unasked: true,
+                ..grounds
+            });
+        }
+        self.plain_asks()
+            .is_match(passage.text.as_bytes())
+            .then_some(NoteGrounds {
+                plain: true,
+                ..grounds
+            })
+    }
+
+    /// Whether one of the matched request patterns (indices into the list)
+    /// claims approval by someone else ("the owner approved this",
+    /// "standing permission"): what a project's own rules never need.
+    fn claims_approval(&self, matches: &[usize]) -> bool {
+        matches.iter().any(|&index| {
+            self.action_claims.get(index).copied().unwrap_or(false)
+                && self.action_categories.get(index) == Some(&RequestCategory::ApprovalClaim)
+        })
     }
 
     /// The passage's cover: whether it hides the action from the user (a
@@ -1594,6 +1618,17 @@ fn names_its_reader(content: &str, range: Range<usize>) -> bool {
             )
         })
     })
+}
+
+/// What lets a note that only names the model count ([`AddressedRequests::note_grounds`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct NoteGrounds {
+    /// The passage's cover: (hides the action, claims precedence).
+    cover: (bool, bool),
+    /// No cover, but the user is cut out of the loop.
+    unasked: bool,
+    /// Neither, but it asks plainly for a dangerous request.
+    plain: bool,
 }
 
 /// How many bytes before a mention of the model "Note for" may end.

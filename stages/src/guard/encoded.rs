@@ -62,13 +62,44 @@ pub(crate) struct DecodeStats {
     pub(crate) bytes: usize,
 }
 
+impl DecodeStats {
+    /// Whether the file's decoding budget ([`MAX_RUNS`] runs, [`FILE_BUDGET`]
+    /// input bytes) is used up.
+    fn spent(&self) -> bool {
+        self.runs >= MAX_RUNS || self.bytes >= FILE_BUDGET
+    }
+
+    /// Keeps `decoded` as a run of `encoding` at byte `start` when it is text
+    /// ([`into_text`]), counting its `input_bytes` against the budget: only
+    /// runs that turn out to be text count, so a file full of hashes does not
+    /// use up the budget before an encoded instruction further down.
+    fn keep(
+        &mut self,
+        runs: &mut Vec<DecodedRun>,
+        start: usize,
+        encoding: Encoding,
+        input_bytes: usize,
+        decoded: Option<Vec<u8>>,
+    ) {
+        if let Some(text) = decoded.and_then(into_text) {
+            self.runs += 1;
+            self.bytes += input_bytes;
+            runs.push(DecodedRun {
+                start,
+                encoding,
+                text,
+            });
+        }
+    }
+}
+
 /// The decoded text of the encoded runs of `content`, in file order, and what
 /// decoding cost. Runs that do not decode to printable text are left out.
 pub(crate) fn decode_runs(content: &str) -> (Vec<DecodedRun>, DecodeStats) {
     let mut stats = DecodeStats::default();
     let mut runs = Vec::new();
     for (start, run) in long_runs(content.as_bytes()) {
-        if stats.runs >= MAX_RUNS || stats.bytes >= FILE_BUDGET {
+        if stats.spent() {
             break;
         }
         decode_run(&mut runs, &mut stats, start, run);
@@ -148,19 +179,17 @@ fn decode_reversed(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut Decode
     ranges.sort_unstable();
     ranges.dedup();
     for (start, end) in ranges {
-        if stats.runs >= MAX_RUNS || stats.bytes >= FILE_BUDGET {
+        if stats.spent() {
             return;
         }
         let text: String = content[start..end].chars().rev().collect();
-        if let Some(text) = into_text(text.into_bytes()) {
-            stats.runs += 1;
-            stats.bytes += end - start;
-            runs.push(DecodedRun {
-                start,
-                encoding: Encoding::Reversed,
-                text,
-            });
-        }
+        stats.keep(
+            runs,
+            start,
+            Encoding::Reversed,
+            end - start,
+            Some(text.into_bytes()),
+        );
     }
 }
 
@@ -354,21 +383,12 @@ fn decode_char_escapes(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut De
             if units.len() < CHAR_ESCAPE_MIN || ascii * 2 < units.len() {
                 continue;
             }
-            if stats.runs >= MAX_RUNS || stats.bytes >= FILE_BUDGET {
+            if stats.spent() {
                 return;
             }
             let input = &content[start..end.min(start + RUN_LIMIT)];
-            if let Some(text) =
-                unescape_chars(input, syntax).and_then(|text| into_text(text.into_bytes()))
-            {
-                stats.runs += 1;
-                stats.bytes += input.len();
-                runs.push(DecodedRun {
-                    start,
-                    encoding: Encoding::UnicodeEscape,
-                    text,
-                });
-            }
+            let decoded = unescape_chars(input, syntax).map(String::into_bytes);
+            stats.keep(runs, start, Encoding::UnicodeEscape, input.len(), decoded);
         }
     }
 }
@@ -442,18 +462,16 @@ fn decode_char_codes(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut Deco
         if units.len() < CHAR_ESCAPE_MIN {
             continue;
         }
-        if stats.runs >= MAX_RUNS || stats.bytes >= FILE_BUDGET {
+        if stats.spent() {
             return;
         }
-        if let Some(text) = into_text(units) {
-            stats.runs += 1;
-            stats.bytes += last_end - start;
-            runs.push(DecodedRun {
-                start,
-                encoding: Encoding::CharCodes,
-                text,
-            });
-        }
+        stats.keep(
+            runs,
+            start,
+            Encoding::CharCodes,
+            last_end - start,
+            Some(units),
+        );
     }
 }
 
@@ -637,7 +655,7 @@ fn decode_into(
     run: &[u8],
     encoding: Encoding,
 ) {
-    if stats.runs >= MAX_RUNS || stats.bytes >= FILE_BUDGET {
+    if stats.spent() {
         return;
     }
     let budget = RUN_LIMIT.min(FILE_BUDGET - stats.bytes);
@@ -647,19 +665,9 @@ fn decode_into(
         Encoding::Percent => decode_percent(input),
         Encoding::UnicodeEscape | Encoding::CharCodes | Encoding::Reversed => None,
     };
-    // Only runs that turn out to be text count against the budget: a run that
-    // is not text stops at its first non-text byte, so the work stays linear,
-    // and a lockfile full of hashes does not use up the budget before an
-    // encoded instruction further down.
-    if let Some(text) = decoded.and_then(into_text) {
-        stats.runs += 1;
-        stats.bytes += input.len();
-        runs.push(DecodedRun {
-            start,
-            encoding,
-            text,
-        });
-    }
+    // A run that is not text stops at its first non-text byte, so the work
+    // stays linear.
+    stats.keep(runs, start, encoding, input.len(), decoded);
 }
 
 /// Bytes a run may hold: the base64 alphabets, padding and the characters of a
