@@ -618,50 +618,45 @@ impl HeuristicSelector {
             .zip(recency)
             .zip(content)
             .enumerate()
-            .map_init(
-                DirectoryHits::default,
-                |directories, (index, ((file, recency), content_relevance))| {
-                    let size_penalty = if max_tokens > min_tokens {
-                        f64::from(max_tokens - file.estimated_tokens.0)
-                            / f64::from(max_tokens - min_tokens)
-                    } else {
-                        1.0
-                    };
-                    let signals = SelectionSignals {
-                        path_relevance: query.path_relevance(file.path_terms(), directories),
-                        import_proximity: 0.0,
-                        symbol_relevance: query.symbol_relevance(&file.symbol_ids),
-                        content_relevance,
-                        recency,
-                        size_penalty,
-                        mention: round_score(mentions[index]),
-                        trace: round_score(traces[index]),
-                    };
-                    let boosted_by: Vec<String> = boost
-                        .of(candidates[index])
-                        .into_iter()
-                        .map(str::to_owned)
-                        .collect();
-                    let penalized_by: Vec<String> = penalize
-                        .of(candidates[index])
-                        .into_iter()
-                        .map(str::to_owned)
-                        .collect();
-                    let demoted = prior.demoted(file, penalized_by.is_empty()).filter(|_| {
-                        mentions[index] == 0.0
-                            && traces[index] == 0.0
-                            && !targets.contains(&file.path)
-                    });
-                    (
-                        signals,
-                        Modifiers {
-                            boosted_by,
-                            penalized_by,
-                            demoted,
-                        },
-                    )
-                },
-            )
+            .map(|(index, ((file, recency), content_relevance))| {
+                let size_penalty = if max_tokens > min_tokens {
+                    f64::from(max_tokens - file.estimated_tokens.0)
+                        / f64::from(max_tokens - min_tokens)
+                } else {
+                    1.0
+                };
+                let signals = SelectionSignals {
+                    path_relevance: query.path_relevance(file.path_terms()),
+                    import_proximity: 0.0,
+                    symbol_relevance: query.symbol_relevance(&file.symbol_ids),
+                    content_relevance,
+                    recency,
+                    size_penalty,
+                    mention: round_score(mentions[index]),
+                    trace: round_score(traces[index]),
+                };
+                let boosted_by: Vec<String> = boost
+                    .of(candidates[index])
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect();
+                let penalized_by: Vec<String> = penalize
+                    .of(candidates[index])
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect();
+                let demoted = prior.demoted(file, penalized_by.is_empty()).filter(|_| {
+                    mentions[index] == 0.0 && traces[index] == 0.0 && !targets.contains(&file.path)
+                });
+                (
+                    signals,
+                    Modifiers {
+                        boosted_by,
+                        penalized_by,
+                        demoted,
+                    },
+                )
+            })
             .unzip();
         FirstPass {
             weights,
@@ -945,8 +940,7 @@ fn round_score(score: f64) -> f64 {
 /// assert!((score - 0.8).abs() < 1e-9);
 /// ```
 pub fn path_relevance(subject_tokens: &[String], path: &RelativePath) -> f64 {
-    Query::uniform(subject_tokens)
-        .path_relevance(&PathTerms::of(path), &mut DirectoryHits::default())
+    Query::uniform(subject_tokens).path_relevance(&PathTerms::of(path))
 }
 
 /// Each distinct token of `tokens` with its indices.
@@ -981,28 +975,6 @@ struct Query {
     /// Each distinct token and where it stands in `tokens`, so a path's few
     /// words are looked up instead of every token compared with every word.
     positions: FxHashMap<String, Vec<usize>>,
-}
-
-/// The token positions each directory's words hold, for one [`Query`]:
-/// keyed by the address of the directory's shared word list
-/// ([`PathTerms::directory`]), which the files of one directory share and
-/// which outlives the selection that asks.
-#[derive(Default)]
-struct DirectoryHits(FxHashMap<usize, Box<[usize]>>);
-
-impl DirectoryHits {
-    /// The positions of `query`'s tokens among `directory`'s words, in the
-    /// words' order (a position once per word that holds it).
-    fn of(&mut self, query: &Query, directory: &std::sync::Arc<[String]>) -> &[usize] {
-        let key = std::sync::Arc::as_ptr(directory).cast::<String>() as usize;
-        self.0.entry(key).or_insert_with(|| {
-            directory
-                .iter()
-                .flat_map(|word| query.positions_of(word))
-                .copied()
-                .collect()
-        })
-    }
 }
 
 /// The most tokens of a long intent the signals use.
@@ -1078,33 +1050,31 @@ impl Query {
     /// token scores 1.0 when it is a word of the file name (extension
     /// aside), 0.6 of a directory, 0.5 the extension, weighted and divided by
     /// the denominator, capped at 1.
-    ///
-    /// `directories` remembers which tokens each directory's words hold, so
-    /// the files of one directory look its words up once.
-    fn path_relevance(&self, terms: &PathTerms, directories: &mut DirectoryHits) -> f64 {
+    fn path_relevance(&self, terms: &PathTerms) -> f64 {
         if self.tokens.is_empty() || self.denominator <= 0.0 {
             return 0.0;
         }
         // Each token's level: the first of name, directory and extension
         // that holds it. Most paths hold none of the tokens: no allocation.
         let mut levels: Option<Vec<f64>> = None;
-        let mut mark = |indices: &[usize], level: f64| {
-            if indices.is_empty() {
-                return;
-            }
-            let levels = levels.get_or_insert_with(|| vec![0.0; self.tokens.len()]);
-            for &index in indices {
-                if levels[index] == 0.0 {
-                    levels[index] = level;
+        let mut mark = |word: &str, level: f64| {
+            if let Some(indices) = self.positions.get(word) {
+                let levels = levels.get_or_insert_with(|| vec![0.0; self.tokens.len()]);
+                for &index in indices {
+                    if levels[index] == 0.0 {
+                        levels[index] = level;
+                    }
                 }
             }
         };
         for word in &terms.name {
-            mark(self.positions_of(word), 1.0);
+            mark(word, 1.0);
         }
-        mark(directories.of(self, &terms.directory), 0.6);
+        for word in terms.directory.iter() {
+            mark(word, 0.6);
+        }
         if let Some(extension) = &terms.extension {
-            mark(self.positions_of(extension), 0.5);
+            mark(extension, 0.5);
         }
         let Some(levels) = levels else {
             return 0.0;
@@ -1117,11 +1087,6 @@ impl Query {
             .map(|(weight, level)| weight * level)
             .fold(0.0, |sum, value| sum + value);
         (total / self.denominator).min(1.0)
-    }
-
-    /// Where `word` stands among the tokens (empty when it is none of them).
-    fn positions_of(&self, word: &str) -> &[usize] {
-        self.positions.get(word).map_or(&[], Vec::as_slice)
     }
 
     /// Symbol relevance: the weighted share of tokens that are words of a

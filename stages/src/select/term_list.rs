@@ -10,12 +10,6 @@
 //! 128 and a count under 128 take a byte each, so a term takes 2–4 bytes
 //! instead of the 6 of a [`TermCount`].
 //!
-//! A long list starts with a skip table: for every [`SKIP_EVERY`]-th term,
-//! the number of the term before it and where it starts. A query's rare words
-//! have the high numbers a process gives late, at the end of most lists; the
-//! table lets a look-up jump to the block that can hold a word instead of
-//! reading every term before it (a few per cent more bytes on long lists).
-//!
 //! The numbers are the process's own: which word gets which number depends on
 //! the order the files were read in, which parallel walks do not fix. Nothing
 //! outside this module sees them: a list is built from and read back as
@@ -99,22 +93,11 @@ impl TermList {
     /// The list of `terms`: distinct ids, in any order; a count of 0 is kept
     /// as 0.
     pub fn new(terms: &[TermCount]) -> Self {
-        if terms.is_empty() {
-            return Self::default();
-        }
         let mut numbered = numbered(terms);
         numbered.sort_unstable_by_key(|&(number, _)| number);
-        let mut data = Vec::with_capacity(numbered.len() * 3);
-        let mut skips = Vec::new();
-        let with_skips = numbered.len() >= 2 * SKIP_EVERY;
+        let mut bytes = Vec::with_capacity(numbered.len() * 3);
         let mut previous = 0_u32;
         for (index, (number, count)) in numbered.into_iter().enumerate() {
-            if with_skips && index > 0 && index % SKIP_EVERY == 0 {
-                skips.push(Skip {
-                    previous,
-                    offset: u32::try_from(data.len()).unwrap_or(u32::MAX),
-                });
-            }
             // The first number is written whole, the others as the gap from
             // the one before (numbers are distinct, so a gap is at least 1).
             let gap = if index == 0 {
@@ -122,28 +105,11 @@ impl TermList {
             } else {
                 number - previous
             };
-            push_varint(&mut data, gap);
-            push_varint(&mut data, u32::from(count));
+            push_varint(&mut bytes, gap);
+            push_varint(&mut bytes, u32::from(count));
             previous = number;
         }
-        let mut bytes = Vec::with_capacity(5 + skips.len() * Skip::BYTES + data.len());
-        push_varint(&mut bytes, u32::try_from(skips.len()).unwrap_or(u32::MAX));
-        for skip in &skips {
-            bytes.extend_from_slice(&skip.previous.to_le_bytes());
-            bytes.extend_from_slice(&skip.offset.to_le_bytes());
-        }
-        bytes.extend_from_slice(&data);
         Self(bytes.into())
-    }
-
-    /// The skip table's bytes and the terms' bytes.
-    fn parts(&self) -> (&[u8], &[u8]) {
-        let mut rest = &self.0[..];
-        if rest.is_empty() {
-            return (rest, rest);
-        }
-        let skips = take_varint(&mut rest) as usize;
-        rest.split_at((skips * Skip::BYTES).min(rest.len()))
     }
 
     /// The number of distinct terms (read through the list).
@@ -164,22 +130,8 @@ impl TermList {
     /// `(number, count)` of each term, by number.
     fn numbered(&self) -> Numbered<'_> {
         Numbered {
-            bytes: self.parts().1,
+            bytes: &self.0,
             previous: None,
-        }
-    }
-
-    /// A reader of the terms that can jump ahead by the skip table.
-    fn cursor(&self) -> Cursor<'_> {
-        let (skips, data) = self.parts();
-        Cursor {
-            skips,
-            next_skip: 0,
-            data,
-            reader: Numbered {
-                bytes: data,
-                previous: None,
-            },
         }
     }
 
@@ -204,33 +156,32 @@ impl TermList {
         let Some(wanted) = number_of(id) else {
             return 0;
         };
-        match self.cursor().first_from(wanted) {
-            Some((number, count)) if number == wanted => count,
-            _ => 0,
+        for (number, count) in self.numbered() {
+            if number >= wanted {
+                return if number == wanted { count } else { 0 };
+            }
         }
+        0
     }
 
     /// Calls `hit(slot, count)` for each of `query`'s terms the file has,
     /// `slot` being the term's place in the ids the query was made from. The
-    /// list is read only as far as the query's last term, jumping over the
-    /// blocks that cannot hold the next one.
+    /// list is read only as far as the query's last term.
     pub fn for_each_hit(&self, query: &TermQuery, mut hit: impl FnMut(usize, u16)) {
         let mut wanted = query.terms.iter().peekable();
-        let mut cursor = self.cursor();
-        while let Some(&&(want, _)) = wanted.peek() {
-            let Some((number, count)) = cursor.first_from(want) else {
-                return;
-            };
-            // The query's terms below `number` are not in the list; one
-            // equal to it is.
-            while let Some(&&(next, slot)) = wanted.peek() {
-                if next > number {
-                    break;
-                }
+        let Some(&&(mut next, _)) = wanted.peek() else {
+            return;
+        };
+        for (number, count) in self.numbered() {
+            while number > next {
                 wanted.next();
-                if next == number {
-                    hit(slot, count);
+                match wanted.peek() {
+                    Some(&&(number, _)) => next = number,
+                    None => return,
                 }
+            }
+            if number == next {
+                hit(wanted.peek().map_or(0, |&&(_, slot)| slot), count);
             }
         }
     }
@@ -270,77 +221,6 @@ impl TermQuery {
     /// Whether no file can have any of its terms.
     pub fn is_empty(&self) -> bool {
         self.terms.is_empty()
-    }
-}
-
-/// A long list has a skip table entry before every this many terms (lists
-/// of fewer than twice as many have none).
-pub const SKIP_EVERY: usize = 32;
-
-/// One entry of a list's skip table: the number of the term before a block
-/// and the block's start in the terms' bytes (both u32, little endian).
-#[derive(Clone, Copy)]
-struct Skip {
-    previous: u32,
-    offset: u32,
-}
-
-impl Skip {
-    const BYTES: usize = 8;
-
-    /// The `index`-th entry of a skip table's bytes.
-    fn at(table: &[u8], index: usize) -> Self {
-        let field = |at: usize| {
-            u32::from_le_bytes(
-                table[at..at + 4]
-                    .try_into()
-                    .expect("a skip entry holds two u32s"),
-            )
-        };
-        let at = index * Self::BYTES;
-        Self {
-            previous: field(at),
-            offset: field(at + 4),
-        }
-    }
-}
-
-/// Reads a list's terms in order, jumping ahead by its skip table.
-struct Cursor<'a> {
-    skips: &'a [u8],
-    /// The first skip entry not yet passed.
-    next_skip: usize,
-    data: &'a [u8],
-    reader: Numbered<'a>,
-}
-
-impl Cursor<'_> {
-    /// The first term whose number is `want` or more, read from where the
-    /// cursor stands (`None` when there is none); the cursor moves past it.
-    fn first_from(&mut self, want: u32) -> Option<(u32, u16)> {
-        // The last block that begins after a number below `want`: every
-        // term before it is below `want`.
-        let count = self.skips.len() / Skip::BYTES;
-        let mut jump = None;
-        while self.next_skip < count {
-            let skip = Skip::at(self.skips, self.next_skip);
-            if skip.previous >= want {
-                break;
-            }
-            jump = Some(skip);
-            self.next_skip += 1;
-        }
-        if let Some(skip) = jump {
-            let offset = (skip.offset as usize).min(self.data.len());
-            let read = self.data.len() - self.reader.bytes.len();
-            if offset > read {
-                self.reader = Numbered {
-                    bytes: &self.data[offset..],
-                    previous: Some(skip.previous),
-                };
-            }
-        }
-        self.reader.by_ref().find(|&(number, _)| number >= want)
     }
 }
 
@@ -448,53 +328,11 @@ mod tests {
             .collect();
         let list = TermList::new(&many);
         assert_eq!(list.to_term_counts().len(), 200);
-        // Two bytes a term, the skip table's entry before every 32nd term
-        // and its length.
-        let table = (200 / SKIP_EVERY) * Skip::BYTES + 1;
         assert!(
-            list.encoded_bytes() <= 2 * 200 + 4 + table,
+            list.encoded_bytes() <= 2 * 200 + 4,
             "{} bytes",
             list.encoded_bytes()
         );
-    }
-
-    #[test]
-    fn look_ups_through_the_skip_table_find_what_reading_every_term_finds() {
-        // Lists of every length around the table's thresholds, with ids
-        // spread so that their numbers interleave with other lists'.
-        let id = |i: u32| i.wrapping_mul(2_246_822_519) ^ 0x5bd1_e995;
-        for length in [1_u32, 31, 63, 64, 65, 96, 200, 1_000] {
-            let given: Vec<TermCount> = (0..length)
-                .filter(|i| i % 3 != 1)
-                .map(|i| TermCount::from((id(i), u16::try_from(i % 500 + 1).unwrap())))
-                .collect();
-            let list = TermList::new(&given);
-            let expected: std::collections::HashMap<u32, u16> =
-                given.iter().map(|term| (term.id, term.count)).collect();
-            assert_eq!(list.len(), given.len());
-            for i in 0..length + 5 {
-                assert_eq!(
-                    list.frequency(id(i)),
-                    expected.get(&id(i)).copied().unwrap_or(0),
-                    "length {length}, term {i}"
-                );
-            }
-            // Queries of a few terms, present and absent, far apart and near.
-            for step in [1_u32, 7, 33, 101] {
-                let ids: Vec<u32> = (0..length + 3).step_by(step as usize).map(id).collect();
-                let query = TermQuery::new(&ids);
-                let mut hits = Vec::new();
-                list.for_each_hit(&query, |slot, count| hits.push((slot, count)));
-                hits.sort_unstable();
-                let mut wanted: Vec<(usize, u16)> = ids
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(slot, id)| expected.get(id).map(|&count| (slot, count)))
-                    .collect();
-                wanted.sort_unstable();
-                assert_eq!(hits, wanted, "length {length}, step {step}");
-            }
-        }
     }
 
     #[test]
