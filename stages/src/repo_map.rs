@@ -268,6 +268,11 @@ impl MatchTable {
     }
 
     /// The matches of the file at `index` (none past the end).
+    /// The patterns of `set` whose numbers match the file at `index`.
+    fn names<'p>(&self, set: &'p PatternSet, index: usize) -> Vec<&'p str> {
+        self.get(index).iter().map(|&i| set.pattern(i)).collect()
+    }
+
     fn get(&self, index: usize) -> &[u16] {
         let Some(&end) = self.ends.get(index) else {
             return &[];
@@ -292,11 +297,34 @@ impl<'p> PatternMatches<'p> {
     /// The patterns that match the file at `index` of the map, each once, in
     /// the order they were given.
     pub fn of(&self, index: usize) -> Vec<&'p str> {
-        self.table
-            .get(index)
-            .iter()
-            .map(|&i| self.set.pattern(i))
-            .collect()
+        self.table.names(self.set, index)
+    }
+
+    /// The matches without the set: kept per file as pattern numbers and
+    /// named later ([`PatternHits::names`]).
+    pub fn hits(&self) -> PatternHits {
+        PatternHits(Arc::clone(&self.table))
+    }
+}
+
+/// Which patterns of one [`PatternSet`] match each file of a map, by the
+/// files' indices, held as pattern numbers (two bytes a match) without the
+/// set: what a selection keeps for every candidate, naming the patterns only
+/// for the files it keeps. Cheap to clone (a shared table).
+#[derive(Clone, Debug, Default)]
+pub struct PatternHits(Arc<MatchTable>);
+
+impl PatternHits {
+    /// How many patterns match the file at `index` of the map.
+    pub fn count(&self, index: usize) -> usize {
+        self.0.get(index).len()
+    }
+
+    /// The patterns that match the file at `index`, each once, in the order
+    /// they were given; `set` must be the set the hits were taken with
+    /// ([`RepoMap::pattern_matches`]).
+    pub fn names<'p>(&self, set: &'p PatternSet, index: usize) -> Vec<&'p str> {
+        self.0.names(set, index)
     }
 }
 

@@ -31,6 +31,7 @@ pub mod resolve;
 
 use std::collections::VecDeque;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::lang::ImportRef;
@@ -105,8 +106,14 @@ impl ImportGraph {
         let index = &index.0;
         let n = repo.files.len();
         let mut stats = ImportGraphStats::default();
-        for (i, file) in repo.files.iter().enumerate() {
-            if memo[i].is_none() {
+        // Files are resolved in parallel (each alone), then stored in
+        // index order; a file with no imports resolves to nothing.
+        let fresh: Vec<(usize, ResolvedImports)> = memo
+            .par_iter()
+            .enumerate()
+            .filter(|&(i, known)| known.is_none() && !imports[i].is_empty())
+            .map(|(i, _)| {
+                let file = &repo.files[i];
                 let mut resolved = ResolvedImports::default();
                 for import in &imports[i] {
                     resolved.imports += 1;
@@ -120,8 +127,14 @@ impl ImportGraph {
                 }
                 resolved.targets.sort_unstable();
                 resolved.targets.dedup();
-                memo[i] = Some(resolved);
-            }
+                (i, resolved)
+            })
+            .collect();
+        for (i, resolved) in fresh {
+            memo[i] = Some(resolved);
+        }
+        for known in memo.iter_mut().filter(|known| known.is_none()) {
+            *known = Some(ResolvedImports::default());
         }
         let mut forward: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (i, resolved) in memo.iter().enumerate() {

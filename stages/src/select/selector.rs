@@ -33,7 +33,7 @@ use crate::fit::tokens::TokenCount;
 use crate::language::Language;
 use crate::pattern::PatternSet;
 use crate::relative_path::RelativePath;
-use crate::repo_map::{FileEntry, PathTerms, RepoMap};
+use crate::repo_map::{FileEntry, PathTerms, PatternHits, RepoMap};
 use crate::rule_pack::RulePack;
 use crate::select::evidence::{mention_relevance, trace_relevance};
 use crate::select::file_kind::FileKind;
@@ -613,7 +613,8 @@ impl HeuristicSelector {
 
         // Each file's signals depend on that file alone: computed in
         // parallel, collected in candidate order.
-        let (signals, modifiers): (Vec<SelectionSignals>, Vec<Modifiers>) = files
+        let (boosted, penalized) = (boost.hits(), penalize.hits());
+        let (signals, demoted): (Vec<SelectionSignals>, Vec<Option<FileKind>>) = files
             .par_iter()
             .zip(recency)
             .zip(content)
@@ -635,27 +636,11 @@ impl HeuristicSelector {
                     mention: round_score(mentions[index]),
                     trace: round_score(traces[index]),
                 };
-                let boosted_by: Vec<String> = boost
-                    .of(candidates[index])
-                    .into_iter()
-                    .map(str::to_owned)
-                    .collect();
-                let penalized_by: Vec<String> = penalize
-                    .of(candidates[index])
-                    .into_iter()
-                    .map(str::to_owned)
-                    .collect();
-                let demoted = prior.demoted(file, penalized_by.is_empty()).filter(|_| {
+                let unpenalized = penalized.count(candidates[index]) == 0;
+                let demoted = prior.demoted(file, unpenalized).filter(|_| {
                     mentions[index] == 0.0 && traces[index] == 0.0 && !targets.contains(&file.path)
                 });
-                (
-                    signals,
-                    Modifiers {
-                        boosted_by,
-                        penalized_by,
-                        demoted,
-                    },
-                )
+                (signals, demoted)
             })
             .unzip();
         FirstPass {
@@ -664,7 +649,9 @@ impl HeuristicSelector {
             targets: targets.to_vec(),
             candidates,
             signals,
-            modifiers,
+            boosted,
+            penalized,
+            demoted,
             excluded,
         }
     }
@@ -679,7 +666,7 @@ impl HeuristicSelector {
         graph: Option<&ImportGraph>,
     ) -> Selection {
         let files: Vec<&FileEntry> = first.candidates.iter().map(|&i| &repo.files[i]).collect();
-        let mut scoring = Scoring::new(first, &files, &self.related);
+        let mut scoring = Scoring::new(self, first, &files);
         if let Some(graph) = graph {
             scoring.proximity = scoring.import_proximity(repo, graph);
         }
@@ -711,6 +698,9 @@ impl HeuristicSelector {
 /// import proximity.
 struct Scoring<'a> {
     first: &'a FirstPass,
+    /// The pattern sets the first pass matched, to name its hits.
+    boost: &'a PatternSet,
+    penalize: &'a PatternSet,
     /// A related file gets one more boost and loses its penalties.
     related: Vec<bool>,
     /// Empty without an import graph.
@@ -718,7 +708,8 @@ struct Scoring<'a> {
 }
 
 impl<'a> Scoring<'a> {
-    fn new(first: &'a FirstPass, files: &[&FileEntry], related: &[RelativePath]) -> Self {
+    fn new(selector: &'a HeuristicSelector, first: &'a FirstPass, files: &[&FileEntry]) -> Self {
+        let related = &selector.related;
         let related = if related.is_empty() {
             vec![false; files.len()]
         } else {
@@ -729,6 +720,8 @@ impl<'a> Scoring<'a> {
         };
         Self {
             first,
+            boost: &selector.boost,
+            penalize: &selector.penalize,
             related,
             proximity: Vec::new(),
         }
@@ -755,13 +748,14 @@ impl<'a> Scoring<'a> {
             + signals.trace * weights.trace;
         // A rule pack's boost counts once however many of its patterns
         // match, so it never outweighs a named file or a traced frame.
-        let modifiers = &self.first.modifiers[position];
+        let first = self.first;
+        let candidate = first.candidates[position];
         let related = self.related[position];
-        let boosts = usize::from(!modifiers.boosted_by.is_empty()) + usize::from(related);
+        let boosts = usize::from(first.boosted.count(candidate) > 0) + usize::from(related);
         let penalties = if related {
             0.0
         } else {
-            modifiers.penalized_by.len() as f64 + modifiers.demoted.map_or(0.0, demotion)
+            first.penalized.count(candidate) as f64 + first.demoted[position].map_or(0.0, demotion)
         };
         let modifier = 0.2 * (boosts as f64 - penalties);
         round_score(((base + modifier) / weights.total()).clamp(0.0, 1.0))
@@ -858,10 +852,16 @@ impl<'a> Scoring<'a> {
                 continue;
             }
             let file = files[position];
-            let modifiers = &self.first.modifiers[position];
-            let mut boosted_by = modifiers.boosted_by.clone();
-            let mut penalized_by = modifiers.penalized_by.clone();
-            if let Some(kind) = modifiers.demoted {
+            let candidate = self.first.candidates[position];
+            let named = |hits: &PatternHits, set: &PatternSet| -> Vec<String> {
+                hits.names(set, candidate)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect()
+            };
+            let mut boosted_by = named(&self.first.boosted, self.boost);
+            let mut penalized_by = named(&self.first.penalized, self.penalize);
+            if let Some(kind) = self.first.demoted[position] {
                 penalized_by.push(format!("{KIND_PRIOR}{}", kind.word()));
             }
             if related {
@@ -892,16 +892,6 @@ impl<'a> Scoring<'a> {
 /// Candidates left out after scoring: (RepoMap index, score).
 type LeftOut = Vec<(u32, f64)>;
 
-/// Boost and penalize patterns a candidate matched, and the kind the
-/// file-kind prior demotes it for (named in its `penalized_by` only when it
-/// is kept: most candidates never become a [`ScoredFile`]).
-#[derive(Clone, Debug)]
-struct Modifiers {
-    boosted_by: Vec<String>,
-    penalized_by: Vec<String>,
-    demoted: Option<FileKind>,
-}
-
 /// The graph-independent part of a selection ([`HeuristicSelector::first_pass`]).
 #[derive(Clone, Debug)]
 pub struct FirstPass {
@@ -911,9 +901,14 @@ pub struct FirstPass {
     /// Indices into `repo.files` of the candidates, in path order.
     candidates: Vec<usize>,
     signals: Vec<SelectionSignals>,
-    /// Boost and penalize patterns matched, per candidate (related files not
-    /// yet applied).
-    modifiers: Vec<Modifiers>,
+    /// Boost and penalize patterns matched, by RepoMap index (related files
+    /// not yet applied): numbers, named only for the files kept, since most
+    /// candidates never become a [`ScoredFile`].
+    boosted: PatternHits,
+    penalized: PatternHits,
+    /// The kind the file-kind prior demotes each candidate for, by position
+    /// (named in `penalized_by` only when the file is kept).
+    demoted: Vec<Option<FileKind>>,
     excluded: Vec<ExcludedFile>,
 }
 
