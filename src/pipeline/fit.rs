@@ -33,6 +33,7 @@ use aic_stages::select::evidence::{mention_relevance, trace_relevance};
 use aic_stages::select::file_kind::FileKind;
 use aic_stages::select::selector::{KIND_PRIOR, ScoredFile};
 use aic_stages::select::targets::TargetResolution;
+use rayon::prelude::*;
 use tracing::info;
 
 use crate::cache::memo::Memo;
@@ -940,62 +941,145 @@ fn error_site(
     Some(ErrorSite { rank, cost })
 }
 
+/// What [`place`] decides for one file that does not depend on what the
+/// files before it took: computed for every file in parallel before the
+/// placement walks them in rank order.
+#[derive(Default)]
+struct Prepared {
+    /// The file defines a name the intent mentions.
+    named: bool,
+    /// The file is shown with its body ([`shown_with_body`]).
+    shown: bool,
+    /// The glimpse of an unnamed file ranked within [`GLIMPSE_RANKS`] and not
+    /// shown with its body: its allowance is a share of the whole code
+    /// budget, so it is cut here.
+    glimpse: Option<Glimpse>,
+    /// The best definitions to name if the file ends up listed.
+    listed_names: Vec<String>,
+}
+
+/// A glimpse of a file's body ([`place_glimpse`]).
+enum Glimpse {
+    /// Its whole body fits the allowance: shown whole at this many tokens.
+    Whole(u64),
+    /// An excerpt that fits.
+    Excerpt(FocusSlice),
+    /// Nothing fits.
+    Nothing,
+}
+
+impl Glimpse {
+    /// The glimpse of `file` within `allowance` tokens.
+    fn of(
+        plan: &Plan,
+        snapshot: &Snapshot,
+        (file, facts): (&ScoredFile, &FileFacts),
+        allowance: u64,
+    ) -> Self {
+        let l0 = facts.costs()[0].map_or(u64::MAX, TokenCount::get);
+        if l0 <= allowance {
+            return Self::Whole(l0);
+        }
+        focus_slice(plan, snapshot, file, facts, TokenCount::from_u64(allowance))
+            .map_or(Self::Nothing, Self::Excerpt)
+    }
+}
+
+/// Prepares every file of `safe` for [`place`] (see [`Prepared`]).
+fn prepare_placement(
+    plan: &Plan,
+    snapshot: &Snapshot,
+    safe: &[(&ScoredFile, &FileFacts)],
+    listed_focus: DefinitionFocus<'_>,
+    code_budget: TokenCount,
+    best: f64,
+) -> Vec<Prepared> {
+    // Which files are shown with their body follows from the ranking alone:
+    // `full` counts the earlier ones, whatever they end up costing.
+    let mut full = 0usize;
+    let shown: Vec<bool> = safe
+        .iter()
+        .enumerate()
+        .map(|(rank, (file, _))| {
+            let shown = shown_with_body(rank, file, full, best);
+            full += usize::from(shown && !file.target);
+            shown
+        })
+        .collect();
+    safe.par_iter()
+        .zip(shown)
+        .enumerate()
+        .map(|(rank, (&(file, facts), shown))| {
+            let named = defines_a_named_name(plan, snapshot, file);
+            let glimpse = (!shown && !named && rank < GLIMPSE_RANKS).then(|| {
+                let allowance = capped_share(GLIMPSE_SHARE, u64::from(code_budget.0));
+                Glimpse::of(plan, snapshot, (file, facts), allowance)
+            });
+            let listed_names = if !shown && rank >= SIGNATURE_RANKS && !file.target {
+                listed_names(listed_focus, facts)
+            } else {
+                Vec::new()
+            };
+            Prepared {
+                named,
+                shown,
+                glimpse,
+                listed_names,
+            }
+        })
+        .collect()
+}
+
 /// Where a file not shown with its body goes: whole when small, a glimpse
 /// (an excerpt) within its allowance, its signatures, or listed in the
 /// notes when deep in the ranking. `used` is what the files shown with
-/// their body took of the code budget.
-#[allow(clippy::too_many_arguments)]
+/// their body took of the code budget (a named file's glimpse takes a share
+/// of what is left; another's was cut in [`prepare_placement`]).
 fn place_glimpse(
     placement: &mut Placement,
-    plan: &Plan,
-    snapshot: &Snapshot,
+    (plan, snapshot): (&Plan, &Snapshot),
     (rank, file, facts): (usize, &ScoredFile, &FileFacts),
-    named: bool,
-    listed_focus: DefinitionFocus<'_>,
+    prepared: Prepared,
     code_budget: TokenCount,
     used: u64,
 ) -> u64 {
-    let mut spent = 0;
-    let glimpse = (rank < GLIMPSE_RANKS || named)
-        .then(|| {
-            let allowance = if named {
-                capped_share(OTHER_SHARE, u64::from(code_budget.0).saturating_sub(used))
-            } else {
-                capped_share(GLIMPSE_SHARE, u64::from(code_budget.0))
-            };
-            let l0 = facts.costs()[0].map_or(u64::MAX, TokenCount::get);
-            if l0 <= allowance {
-                spent = l0;
-                return Some(None);
-            }
-            focus_slice(plan, snapshot, file, facts, TokenCount::from_u64(allowance)).map(Some)
-        })
-        .flatten();
+    let glimpse = if prepared.named {
+        let allowance = capped_share(OTHER_SHARE, u64::from(code_budget.0).saturating_sub(used));
+        Some(Glimpse::of(plan, snapshot, (file, facts), allowance))
+    } else {
+        prepared.glimpse
+    };
     match glimpse {
-        Some(None) => placement.ceilings.push(Some(InclusionTier::L0)),
-        Some(Some(mut slice)) => {
-            spent = slice.cost.get();
+        Some(Glimpse::Whole(spent)) => {
+            placement.ceilings.push(Some(InclusionTier::L0));
+            spent
+        }
+        Some(Glimpse::Excerpt(mut slice)) => {
+            let spent = slice.cost.get();
             slice.glimpse = true;
             placement.slices.insert(file.path.clone(), slice);
             placement.ceilings.push(Some(InclusionTier::L0));
+            spent
         }
-        None if rank >= SIGNATURE_RANKS && !file.target => {
+        None | Some(Glimpse::Nothing) if rank >= SIGNATURE_RANKS && !file.target => {
             // Deep in the ranking, signatures cost more than they tell: the
             // file is listed instead.
             placement.bodies_only.retain(|p| *p != file.path);
             placement.ceilings.push(None);
             placement.listed.push(file.path.clone());
-            let best = listed_names(listed_focus, facts);
-            if !best.is_empty() {
-                placement.listed_names.insert(file.path.clone(), best);
+            if !prepared.listed_names.is_empty() {
+                placement
+                    .listed_names
+                    .insert(file.path.clone(), prepared.listed_names);
             }
+            0
         }
-        None => {
+        None | Some(Glimpse::Nothing) => {
             placement.bodies_only.retain(|p| *p != file.path);
             placement.ceilings.push(Some(InclusionTier::L1));
+            0
         }
     }
-    spent
 }
 
 fn place(
@@ -1016,8 +1100,7 @@ fn place(
     };
     // What a listed file's best definitions are named by, computed once.
     let listed_by = ListedFocus::of(plan);
-    let listed_focus = listed_by.focus();
-    let mut full = 0usize;
+    let prepared = prepare_placement(plan, snapshot, safe, listed_by.focus(), code_budget, best);
     let mut error_site = error_site(plan, snapshot, safe, best, code_budget);
     // Tokens the files shown with their body take, in rank order, the
     // error site's room included from the start.
@@ -1026,25 +1109,22 @@ fn place(
     // tokens).
     let mut glimpsed = 0u64;
     let mut excerpts: Vec<(usize, u64)> = Vec::new();
-    for (rank, (file, facts)) in safe.iter().enumerate() {
+    for ((rank, &(file, facts)), prepared) in safe.iter().enumerate().zip(prepared) {
         let site = error_site.take_if(|site| site.rank == rank);
         if let Some(site) = &site {
             used -= site.cost;
         }
         // A file that defines a name the intent mentions is shown with that
         // definition or not at all: never as signatures without its body.
-        let named = defines_a_named_name(plan, snapshot, file);
-        if named {
+        if prepared.named {
             placement.bodies_only.push(file.path.clone());
         }
-        if !shown_with_body(rank, file, full, best) {
+        if !prepared.shown {
             let spent = place_glimpse(
                 &mut placement,
-                plan,
-                snapshot,
+                (plan, snapshot),
                 (rank, file, facts),
-                named,
-                listed_focus,
+                prepared,
                 code_budget,
                 used,
             );
@@ -1053,9 +1133,6 @@ fn place(
                 excerpts.push((rank, spent));
             }
             continue;
-        }
-        if !file.target {
-            full += 1;
         }
         let l0 = facts.costs()[0].map_or(0, TokenCount::get);
         let index = placement.focus.len();

@@ -33,6 +33,8 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
+
 use crate::repo_map::FileEntry;
 use crate::select::intent_text::Mention;
 use crate::select::stack_trace::TraceFrame;
@@ -70,33 +72,57 @@ impl FileIndex {
     /// The index of `files` for the lower-cased `stems` and the file
     /// `names` a lookup may ask for; any other key finds nothing.
     fn new(files: &[&FileEntry], stems: &[String], names: &[&str]) -> Self {
+        let wanted = |text: &str| stems.iter().find(|stem| lower_eq(text, stem));
+        // The keys of each file, found in parallel (most files have none);
+        // filed in index order, so each key's list is ascending.
+        let found: Vec<(usize, FileKeys<'_>)> = files
+            .par_iter()
+            .enumerate()
+            .filter_map(|(index, file)| {
+                let name = file.path.file_name();
+                let stem = name.split('.').next().unwrap_or(name);
+                // A package's `__init__.py`, `index.ts` or `mod.rs` stands
+                // for its directory.
+                let package = if ["__init__", "index", "mod"]
+                    .iter()
+                    .any(|package| lower_eq(stem, package))
+                    && let Some((directory, _)) = file.path.as_str().rsplit_once('/')
+                {
+                    wanted(directory.rsplit('/').next().unwrap_or(directory))
+                } else {
+                    None
+                };
+                let keys = FileKeys {
+                    name: names.contains(&name).then_some(name),
+                    package,
+                    stem: wanted(stem),
+                };
+                (keys.name.is_some() || keys.package.is_some() || keys.stem.is_some())
+                    .then_some((index, keys))
+            })
+            .collect();
         let mut by_stem: HashMap<String, Vec<usize>> = HashMap::new();
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
-        let wanted = |text: &str| stems.iter().find(|stem| lower_eq(text, stem));
-        for (index, file) in files.iter().enumerate() {
-            let name = file.path.file_name();
-            if names.contains(&name) {
+        for (index, keys) in found {
+            if let Some(name) = keys.name {
                 by_name.entry(name.to_owned()).or_default().push(index);
             }
-            let stem = name.split('.').next().unwrap_or(name);
-            // A package's `__init__.py`, `index.ts` or `mod.rs` stands for
-            // its directory.
-            if ["__init__", "index", "mod"]
-                .iter()
-                .any(|package| lower_eq(stem, package))
-                && let Some((directory, _)) = file.path.as_str().rsplit_once('/')
-            {
-                let directory = directory.rsplit('/').next().unwrap_or(directory);
-                if let Some(key) = wanted(directory) {
-                    by_stem.entry(key.clone()).or_default().push(index);
-                }
-            }
-            if let Some(key) = wanted(stem) {
+            for key in [keys.package, keys.stem].into_iter().flatten() {
                 by_stem.entry(key.clone()).or_default().push(index);
             }
         }
         Self { by_stem, by_name }
     }
+}
+
+/// The keys one file is filed under in a [`FileIndex`].
+struct FileKeys<'a> {
+    /// Its file name, when a lookup asks for it.
+    name: Option<&'a str>,
+    /// Its directory's stem, for a package's `__init__`/`index`/`mod` file.
+    package: Option<&'a String>,
+    /// Its own stem.
+    stem: Option<&'a String>,
 }
 
 /// Whether `text` lower-cased is `lower`, without allocating for ASCII text.
@@ -191,10 +217,27 @@ fn mention_matches(
 /// The mention signal of each candidate (same order as `files`) and the
 /// names each should keep when sliced.
 pub fn mention_relevance(mentions: &[Mention], files: &[&FileEntry]) -> (Vec<f64>, Vec<Anchors>) {
-    let mut scores = vec![0.0; files.len()];
     let mut anchors = vec![Anchors::default(); files.len()];
+    let scores = mentions_scored(mentions, files, Some(&mut anchors));
+    (scores, anchors)
+}
+
+/// [`mention_relevance`]'s scores alone: what a selection over every
+/// candidate needs (no [`Anchors`] per file made and freed).
+pub fn mention_scores(mentions: &[Mention], files: &[&FileEntry]) -> Vec<f64> {
+    mentions_scored(mentions, files, None)
+}
+
+/// The mention signal of each file, and its anchors into `anchors` (one per
+/// file) when given.
+fn mentions_scored(
+    mentions: &[Mention],
+    files: &[&FileEntry],
+    mut anchors: Option<&mut [Anchors]>,
+) -> Vec<f64> {
+    let mut scores = vec![0.0; files.len()];
     if mentions.is_empty() || files.is_empty() {
-        return (scores, anchors);
+        return scores;
     }
     // Every part of a mention, lower-cased, is a stem a lookup may ask for.
     let mut stems: Vec<String> = mentions
@@ -210,15 +253,14 @@ pub fn mention_relevance(mentions: &[Mention], files: &[&FileEntry]) -> (Vec<f64
         let weight = mention.section.weight();
         for (file, share, anchor) in mention_matches(mention, files, &index) {
             scores[file] += weight * share;
-            if let Some(anchor) = anchor
+            if let (Some(anchor), Some(anchors)) = (anchor, anchors.as_deref_mut())
                 && !anchors[file].names.contains(&anchor)
             {
                 anchors[file].names.push(anchor);
             }
         }
     }
-    let signals = scores.into_iter().map(|s| (s / 1.5).min(1.0)).collect();
-    (signals, anchors)
+    scores.into_iter().map(|s| (s / 1.5).min(1.0)).collect()
 }
 
 /// The repository-relative tail of a frame's path: what follows an installed
@@ -322,10 +364,27 @@ fn frame_files(frame: &TraceFrame, files: &[&FileEntry], index: &FileIndex) -> V
 /// The trace signal of each candidate (same order as `files`) and the
 /// functions and lines of its frames.
 pub fn trace_relevance(frames: &[TraceFrame], files: &[&FileEntry]) -> (Vec<f64>, Vec<Anchors>) {
-    let mut scores = vec![0.0f64; files.len()];
     let mut anchors = vec![Anchors::default(); files.len()];
+    let scores = traces_scored(frames, files, Some(&mut anchors));
+    (scores, anchors)
+}
+
+/// [`trace_relevance`]'s scores alone: what a selection over every
+/// candidate needs (no [`Anchors`] per file made and freed).
+pub fn trace_scores(frames: &[TraceFrame], files: &[&FileEntry]) -> Vec<f64> {
+    traces_scored(frames, files, None)
+}
+
+/// The trace signal of each file, and its anchors into `anchors` (one per
+/// file) when given.
+fn traces_scored(
+    frames: &[TraceFrame],
+    files: &[&FileEntry],
+    mut anchors: Option<&mut [Anchors]>,
+) -> Vec<f64> {
+    let mut scores = vec![0.0f64; files.len()];
     if frames.is_empty() || files.is_empty() {
-        return (scores, anchors);
+        return scores;
     }
     let names: Vec<&str> = frames
         .iter()
@@ -350,6 +409,9 @@ pub fn trace_relevance(frames: &[TraceFrame], files: &[&FileEntry]) -> (Vec<f64>
         step += 1;
         for i in found {
             scores[i] = scores[i].max(weight);
+            let Some(anchors) = anchors.as_deref_mut() else {
+                continue;
+            };
             let anchor = &mut anchors[i];
             if let Some(function) = &frame.function
                 && !function.starts_with('<')
@@ -366,7 +428,7 @@ pub fn trace_relevance(frames: &[TraceFrame], files: &[&FileEntry]) -> (Vec<f64>
             }
         }
     }
-    (scores, anchors)
+    scores
 }
 
 #[cfg(test)]

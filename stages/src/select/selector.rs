@@ -35,7 +35,7 @@ use crate::pattern::PatternSet;
 use crate::relative_path::RelativePath;
 use crate::repo_map::{FileEntry, PathTerms, PatternHits, RepoMap};
 use crate::rule_pack::RulePack;
-use crate::select::evidence::{mention_relevance, trace_relevance};
+use crate::select::evidence::{mention_scores, trace_scores};
 use crate::select::file_kind::FileKind;
 use crate::select::import_graph::ImportGraph;
 use crate::select::intent::{TaskClass, TaskClassification};
@@ -602,8 +602,8 @@ impl HeuristicSelector {
             Query::uniform(&task.subject_tokens)
         };
         let content = content_relevance(&query, &files);
-        let (mentions, _) = mention_relevance(&task.mentions, &files);
-        let (traces, _) = trace_relevance(&task.frames, &files);
+        let mentions = mention_scores(&task.mentions, &files);
+        let traces = trace_scores(&task.frames, &files);
         let (min_tokens, max_tokens) = files
             .iter()
             .map(|f| f.estimated_tokens.0)
