@@ -16,6 +16,10 @@ aside). The first answer after `aic daemon start` is timed separately.
 
 Usage: perf/daemon_bench.py --aic target/release/aic --repo /path/to/babel \
          --intents intents.txt [--runs 12] [--edit a.js --edit b.js --edit c.js] [--home DIR]
+         [--suffix ' r2']
+
+A home that already answered an intent answers it again from its prompt cache: a second run on
+the same --home needs new intents, which --suffix makes by appending its text to every line.
 """
 
 import argparse
@@ -77,9 +81,15 @@ def main():
         help="an AIC_HOME already precomputed for this repository by this binary "
         "(default: a new one, precomputed first)",
     )
+    parser.add_argument(
+        "--suffix",
+        default="",
+        help="text appended to every intent, so a home that answered them before "
+        "sees new ones (its prompt cache would answer the same text again)",
+    )
     args = parser.parse_args()
     aic = os.path.abspath(args.aic)
-    intents = [l.strip() for l in open(args.intents) if l.strip()]
+    intents = [l.strip() + args.suffix for l in open(args.intents) if l.strip()]
     if len(intents) < 3 * args.runs + 1:
         sys.exit(f"need {3 * args.runs + 1} intents, got {len(intents)}")
     home = args.home or tempfile.mkdtemp(prefix="aic-daemon-bench-")
