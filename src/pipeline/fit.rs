@@ -942,9 +942,9 @@ fn error_site(
 }
 
 /// What [`place`] decides for one file that does not depend on what the
-/// files before it took: computed for every file in parallel before the
-/// placement walks them in rank order.
-#[derive(Default)]
+/// files before it took: computed for every file before the placement walks
+/// them in rank order (which files are shown with their body in one quick
+/// pass in rank order, the rest in parallel).
 struct Prepared {
     /// The file defines a name the intent mentions.
     named: bool,
@@ -1006,15 +1006,14 @@ fn prepare_placement(
             shown
         })
         .collect();
+    let glimpse_allowance = capped_share(GLIMPSE_SHARE, u64::from(code_budget.0));
     safe.par_iter()
         .zip(shown)
         .enumerate()
         .map(|(rank, (&(file, facts), shown))| {
             let named = defines_a_named_name(plan, snapshot, file);
-            let glimpse = (!shown && !named && rank < GLIMPSE_RANKS).then(|| {
-                let allowance = capped_share(GLIMPSE_SHARE, u64::from(code_budget.0));
-                Glimpse::of(plan, snapshot, (file, facts), allowance)
-            });
+            let glimpse = (!shown && !named && rank < GLIMPSE_RANKS)
+                .then(|| Glimpse::of(plan, snapshot, (file, facts), glimpse_allowance));
             let listed_names = if !shown && rank >= SIGNATURE_RANKS && !file.target {
                 listed_names(listed_focus, facts)
             } else {

@@ -267,12 +267,12 @@ impl MatchTable {
         self.ends.len()
     }
 
-    /// The matches of the file at `index` (none past the end).
     /// The patterns of `set` whose numbers match the file at `index`.
     fn names<'p>(&self, set: &'p PatternSet, index: usize) -> Vec<&'p str> {
         self.get(index).iter().map(|&i| set.pattern(i)).collect()
     }
 
+    /// The matches of the file at `index` (none past the end).
     fn get(&self, index: usize) -> &[u16] {
         let Some(&end) = self.ends.get(index) else {
             return &[];
@@ -311,7 +311,7 @@ impl<'p> PatternMatches<'p> {
 /// files' indices, held as pattern numbers (two bytes a match) without the
 /// set: what a selection keeps for every candidate, naming the patterns only
 /// for the files it keeps. Cheap to clone (a shared table).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct PatternHits(Arc<MatchTable>);
 
 impl PatternHits {

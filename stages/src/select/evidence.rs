@@ -484,6 +484,18 @@ mod tests {
         );
         assert!(signals[0] > 0.5, "fields.py: {signals:?}");
         assert_eq!(anchors[0].names, ["DateTime"]);
+        // The selection's scores alone are the same numbers.
+        assert_eq!(
+            mention_scores(
+                &[
+                    mention("fields.DateTime", Section::Code),
+                    mention("Schema.dump", Section::Prose),
+                    mention("L031", Section::Title),
+                ],
+                &files,
+            ),
+            signals
+        );
         assert!(signals[1] > 0.5, "schema.py: {signals:?}");
         assert!(anchors[1].names.contains(&"dump".to_owned()));
         assert!((signals[2] - 1.0).abs() < 1e-9, "L031.py: {signals:?}");
@@ -529,6 +541,8 @@ mod tests {
         );
         assert_eq!(anchors[by_path("src/marshmallow/fields.py")].lines, [1117]);
         assert!(signals[by_path("tests/__init__.py")].abs() < 1e-12);
+        // The selection's scores alone are the same numbers.
+        assert_eq!(trace_scores(&text.frames, &files), signals);
     }
 
     #[test]

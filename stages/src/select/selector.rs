@@ -657,7 +657,10 @@ impl HeuristicSelector {
     }
 
     /// Finishes a selection from a [`FirstPass`] over the same `repo`: related
-    /// files, import proximity from `graph`, scores, the cap.
+    /// files, import proximity from `graph`, scores, the cap. The first pass
+    /// must come from a selector with the same boost and penalize patterns
+    /// (this one, or a clone given related files): it holds their matches as
+    /// pattern numbers, which this selector's sets name.
     pub fn finish(
         &self,
         repo: &RepoMap,
