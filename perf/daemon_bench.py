@@ -11,8 +11,10 @@ times, as seen by the caller (wall) and as CPU of the client process:
 - `aic hook claude UserPromptSubmit` end to end with the prompt as payload;
 
 and reports medians, p95, the daemon's RSS and CPU per answer, and whether every daemon answer
-was byte-identical to the in-process one (`durationMs` and `cacheHit`
-aside). The first answer after `aic daemon start` is timed separately.
+was byte-identical to an in-process compile of the same intent with no cache at all (`durationMs`
+and `cacheHit` aside). The timed in-process compile asks the daemon's intent with one more word:
+the daemon's answer is in the prompt cache by then, and the same text would be a cache hit. The
+first answer after `aic daemon start` is timed separately.
 
 Usage: perf/daemon_bench.py --aic target/release/aic --repo /path/to/babel \
          --intents intents.txt [--runs 12] [--edit a.js --edit b.js --edit c.js] [--home DIR]
@@ -31,6 +33,11 @@ import subprocess
 import sys
 import tempfile
 import time
+
+
+# Appended to an intent for the timed in-process compile, so that it is new to the
+# home's prompt cache (the daemon has just answered the intent itself).
+IN_PROCESS = " (in-process)"
 
 
 def timed(cmd, env, cwd, stdin=None):
@@ -108,8 +115,16 @@ def main():
         in_process, daemon = ([], []), ([], [])
         for intent in intents[1 : args.runs + 1]:
             d = timed([aic, "compile", intent, "--root", repo, "--json"], env, repo)
-            l = timed([aic, "compile", intent, "--root", repo, "--json"], off, repo)
-            same &= comparable(d[2]) == comparable(l[2])
+            # The daemon's answer is now in the home's prompt cache: the timed
+            # in-process compile gets a new intent of its own (the same words
+            # and one more), and the check compiles the daemon's intent
+            # in-process without any cache, which must give the same bytes.
+            l = timed([aic, "compile", intent + IN_PROCESS, "--root", repo, "--json"], off, repo)
+            check = subprocess.run(
+                [aic, "compile", intent, "--root", repo, "--json", "--no-cache"],
+                env=off, cwd=repo, capture_output=True,
+            )
+            same &= comparable(d[2]) == comparable(check.stdout)
             daemon[0].append(d[0]); daemon[1].append(d[1])
             in_process[0].append(l[0]); in_process[1].append(l[1])
         pid = json.loads(
