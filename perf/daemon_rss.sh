@@ -10,7 +10,8 @@
 # (default /work/perf-work/synth-intents.txt; each with a fresh suffix, so
 # every one is a new intent) through the daemon, prints RSS again at once
 # and after 3 s without a request (the daemon hands back what the answers
-# freed once it is quiet) with the peak (VmHWM), and stops the daemon. An
+# freed once it is quiet) with the peak (VmHWM, also read once indexed:
+# the peak may be the indexing's), and stops the daemon. An
 # empty HOME measures a cold index, a used one a warm restart.
 set -euo pipefail
 if [ $# -lt 3 ]; then
@@ -36,9 +37,10 @@ for _ in $(seq 1 1200); do
 done
 ready=$(python3 -c "import time; print(round(time.time()-$start,1))")
 rss() { "$BIN" daemon status --json | python3 -c 'import json,sys; d=json.load(sys.stdin)["daemon"]; print(round(d["rssBytes"]/2**20), "MiB", d["requests"], "requests, p50", d["p50Ms"], "ms")'; }
-echo "indexed after ${ready}s; files $files; RSS $(rss)"
+pid=$("$BIN" daemon status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["daemon"]["pid"])')
+peak() { awk '/VmHWM/ {printf "%.0f MiB", $2/1024}' "/proc/$pid/status"; }
+echo "indexed after ${ready}s; files $files; RSS $(rss); peak so far $(peak)"
 head -"$N" "$INTENTS" | while read -r intent; do "$BIN" compile "$intent x$RANDOM" > /dev/null 2>&1 || true; done
 echo "after $N intents: RSS $(rss)"
 sleep 3
-pid=$("$BIN" daemon status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["daemon"]["pid"])')
-echo "3 s later: RSS $(rss); peak $(awk '/VmHWM/ {printf "%.0f MiB", $2/1024}' "/proc/$pid/status")"
+echo "3 s later: RSS $(rss); peak $(peak)"

@@ -1,7 +1,7 @@
 //! The import graph, built lazily: imports are parsed only for the files that
 //! can matter to this intent, in two rounds, through the per-file cache.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
@@ -132,18 +132,18 @@ pub fn build(
     // for their facts: their trees are kept when the compile keeps trees.
     let likely: HashSet<usize> = wanted.iter().copied().take(keep_trees_of).collect();
     wanted.extend(also_parse);
-    let mut parsed = vec![false; repo.files.len()];
-    let mut parsed_count = 0;
-    let mut memo: Vec<Option<ResolvedImports>> = vec![None; repo.files.len()];
+    // By RepoMap index, for the parsed files only: a compile parses a few
+    // hundred of a repository's files.
+    let mut memo: BTreeMap<usize, ResolvedImports> = BTreeMap::new();
     let mut read = HashMap::new();
     let mut held_bytes = 0usize;
-    let mut imports_of: Vec<Vec<ImportRef>> = vec![Vec::new(); repo.files.len()];
+    let mut imports_of: BTreeMap<usize, Vec<ImportRef>> = BTreeMap::new();
     let index = snapshot.import_index();
     let mut round = 0;
     loop {
         wanted.sort_unstable();
         wanted.dedup();
-        wanted.retain(|&i| !parsed[i]);
+        wanted.retain(|i| !imports_of.contains_key(i));
         if let Some(cache) = cache {
             prefetch_imports(cache, repo, &wanted);
         }
@@ -170,9 +170,7 @@ pub fn build(
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut fresh = Vec::new();
         for (i, file_imports) in imports {
-            parsed[i] = true;
-            parsed_count += 1;
-            imports_of[i] = file_imports.imports;
+            imports_of.insert(i, file_imports.imports);
             if let Some(bytes) = file_imports.bytes
                 && held_bytes + bytes.len() <= MAX_HELD_BYTES
             {
@@ -181,9 +179,11 @@ pub fn build(
             }
             // A file parsed by an earlier compile on this snapshot is not
             // resolved again; the others are resolved below.
-            memo[i] = known.get(&i).cloned();
-            if memo[i].is_none() {
-                fresh.push(i);
+            match known.get(&i) {
+                Some(resolved) => {
+                    memo.insert(i, resolved.clone());
+                }
+                None => fresh.push(i),
             }
         }
         drop(known);
@@ -203,7 +203,7 @@ pub fn build(
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         for i in fresh {
-            if let Some(resolved) = &memo[i] {
+            if let Some(resolved) = memo.get(&i) {
                 known.insert(i, resolved.clone());
             }
         }
@@ -217,19 +217,16 @@ pub fn build(
             return BuiltGraph {
                 graph,
                 stats,
-                parsed: parsed_count,
+                parsed: imports_of.len(),
                 read,
             };
         }
         // Files two steps from a parsed file are parsed in the second round.
         let mut next = Vec::new();
-        for (i, done) in parsed.iter().enumerate() {
-            if !done {
-                continue;
-            }
-            for &first in &graph.forward[i] {
+        for &i in imports_of.keys() {
+            for &first in graph.imports_of(i) {
                 next.push(first as usize);
-                next.extend(graph.forward[first as usize].iter().map(|&j| j as usize));
+                next.extend(graph.imports_of(first as usize).iter().map(|&j| j as usize));
             }
         }
         wanted = next;

@@ -225,9 +225,7 @@ fn orient(
 ) -> bool {
     let mut files = aic_stages::select::orientation::orienting_files(repo);
     files.extend(aic_stages::select::orientation::central_files(
-        repo,
-        &graph.reverse,
-        &files,
+        repo, graph, &files,
     ));
     // `--include`, `--scope` and `--exclude` hold for the orienting files too.
     files.retain(|file| selector.admits(&file.path));

@@ -29,7 +29,7 @@ mod index;
 pub mod layout;
 pub mod resolve;
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -51,13 +51,38 @@ pub struct ResolvedImports {
     pub resolved: usize,
 }
 
-/// The import graph of a RepoMap: edges between file indices, both directions.
+/// The import graph of a RepoMap: edges between file indices, both directions,
+/// kept only for the files that have an edge.
+///
+/// A compile parses the imports of a few hundred files, so the graph is
+/// sparse: its files with an edge, sorted, and for each of them its targets
+/// and its importers as ranges of two edge lists (compressed rows). Its size
+/// follows the edges, not the RepoMap: a file without an edge costs nothing.
 #[derive(Clone, Debug, Default)]
 pub struct ImportGraph {
-    /// `forward[i]`: files that file `i` imports, sorted, no duplicates.
-    pub forward: Vec<Vec<u32>>,
-    /// `reverse[i]`: files that import file `i`, sorted, no duplicates.
-    pub reverse: Vec<Vec<u32>>,
+    /// The number of files of the RepoMap.
+    files: usize,
+    /// Files with at least one edge (indices into the RepoMap), ascending.
+    nodes: Vec<u32>,
+    /// What each node imports, sorted, no duplicates.
+    forward: Adjacency,
+    /// What imports each node, sorted, no duplicates.
+    reverse: Adjacency,
+}
+
+/// Edge lists of the nodes, one after the other: node `k`'s list is
+/// `edges[ends[k - 1]..ends[k]]` (`0..ends[0]` for the first).
+#[derive(Clone, Debug, Default)]
+struct Adjacency {
+    ends: Vec<u32>,
+    edges: Vec<u32>,
+}
+
+impl Adjacency {
+    fn of(&self, node: usize) -> &[u32] {
+        let start = if node == 0 { 0 } else { self.ends[node - 1] };
+        &self.edges[start as usize..self.ends[node] as usize]
+    }
 }
 
 /// Files with more import edges than this (in and out) are hubs: the search for
@@ -81,41 +106,40 @@ pub struct ImportGraphStats {
 }
 
 impl ImportGraph {
-    /// Builds the graph from the imports of each file of `repo` (`imports[i]`
-    /// for file `i`; empty for files not parsed), with an [`ImportIndex`]
-    /// built once. `memo[i]` keeps file `i`'s resolution between calls over
-    /// the same files (the memo grows to the number of files), so a caller
-    /// that parses imports in rounds resolves each file once; a caller that
-    /// changes a file's imports between calls resets `memo[i]` to `None`.
+    /// Builds the graph from the imports of the files parsed so far
+    /// (`imports`: RepoMap index → the file's imports; a file not in it has
+    /// no outgoing edge), with an [`ImportIndex`] built once. `memo` keeps
+    /// each parsed file's resolution between calls over the same files, so a
+    /// caller that parses imports in rounds resolves each file once: a file
+    /// of `imports` without an entry is resolved and gets one; a caller that
+    /// changes a file's imports between calls removes its entry. The graph's
+    /// edges are those of every file in `memo`.
     ///
     /// # Panics
     ///
-    /// When `imports` is shorter than `repo.files`.
+    /// When an index of `imports` or `memo` is not below `repo.files.len()`.
     pub fn build_indexed(
         repo: &RepoMap,
         layout: &ProjectLayout,
         index: &ImportIndex,
-        imports: &[Vec<ImportRef>],
-        memo: &mut Vec<Option<ResolvedImports>>,
+        imports: &BTreeMap<usize, Vec<ImportRef>>,
+        memo: &mut BTreeMap<usize, ResolvedImports>,
     ) -> (Self, ImportGraphStats) {
-        assert!(
-            imports.len() >= repo.files.len(),
-            "one import list per file"
-        );
-        memo.resize(repo.files.len(), None);
         let index = &index.0;
-        let n = repo.files.len();
         let mut stats = ImportGraphStats::default();
         // Files are resolved in parallel (each alone), then stored in
         // index order; a file with no imports resolves to nothing.
-        let fresh: Vec<(usize, ResolvedImports)> = memo
-            .par_iter()
-            .enumerate()
-            .filter(|&(i, known)| known.is_none() && !imports[i].is_empty())
-            .map(|(i, _)| {
+        let unresolved: Vec<(usize, &Vec<ImportRef>)> = imports
+            .iter()
+            .filter(|(i, _)| !memo.contains_key(i))
+            .map(|(&i, imports)| (i, imports))
+            .collect();
+        let fresh: Vec<(usize, ResolvedImports)> = unresolved
+            .into_par_iter()
+            .map(|(i, imports)| {
                 let file = &repo.files[i];
                 let mut resolved = ResolvedImports::default();
-                for import in &imports[i] {
+                for import in imports {
                     resolved.imports += 1;
                     let targets = resolve(index, layout, &file.path, file.language, import);
                     if !targets.is_empty() {
@@ -130,28 +154,102 @@ impl ImportGraph {
                 (i, resolved)
             })
             .collect();
-        for (i, resolved) in fresh {
-            memo[i] = Some(resolved);
+        memo.extend(fresh);
+        for resolved in memo.values() {
+            stats.imports += resolved.imports;
+            stats.resolved += resolved.resolved;
+            stats.edges += resolved.targets.len();
         }
-        for known in memo.iter_mut().filter(|known| known.is_none()) {
-            *known = Some(ResolvedImports::default());
+        (Self::from_edges(repo.files.len(), memo), stats)
+    }
+
+    /// The graph of `files` files whose outgoing edges are `sources`' targets
+    /// (sources ascending, each one's targets sorted and distinct).
+    fn from_edges(files: usize, sources: &BTreeMap<usize, ResolvedImports>) -> Self {
+        let mut nodes: Vec<u32> = sources
+            .iter()
+            .filter(|(_, resolved)| !resolved.targets.is_empty())
+            .flat_map(|(&i, resolved)| {
+                std::iter::once(i as u32).chain(resolved.targets.iter().copied())
+            })
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        let node_of = |file: u32| {
+            nodes
+                .binary_search(&file)
+                .expect("every end of an edge is a node")
+        };
+        let mut forward = Adjacency::default();
+        let mut in_degree = vec![0_u32; nodes.len()];
+        let mut targets = sources
+            .iter()
+            .filter(|(_, resolved)| !resolved.targets.is_empty())
+            .peekable();
+        for &node in &nodes {
+            if let Some((_, resolved)) = targets.next_if(|&(&i, _)| i == node as usize) {
+                forward.edges.extend_from_slice(&resolved.targets);
+                for &target in &resolved.targets {
+                    in_degree[node_of(target)] += 1;
+                }
+            }
+            forward.ends.push(forward.edges.len() as u32);
         }
-        let mut forward: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (i, resolved) in memo.iter().enumerate() {
-            if let Some(resolved) = resolved {
-                stats.imports += resolved.imports;
-                stats.resolved += resolved.resolved;
-                forward[i].clone_from(&resolved.targets);
+        // Importers are filled in ascending order of the importing file, so
+        // each node's list comes out sorted.
+        let mut reverse = Adjacency {
+            ends: Vec::with_capacity(nodes.len()),
+            edges: vec![0; forward.edges.len()],
+        };
+        let mut end = 0;
+        for degree in &in_degree {
+            end += degree;
+            reverse.ends.push(end);
+        }
+        let mut filled = vec![0_u32; nodes.len()];
+        for (position, &node) in nodes.iter().enumerate() {
+            for &target in forward.of(position) {
+                let k = node_of(target);
+                let start = if k == 0 { 0 } else { reverse.ends[k - 1] };
+                reverse.edges[(start + filled[k]) as usize] = node;
+                filled[k] += 1;
             }
         }
-        let mut reverse: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (i, targets) in forward.iter().enumerate() {
-            stats.edges += targets.len();
-            for &t in targets {
-                reverse[t as usize].push(i as u32);
-            }
+        Self {
+            files,
+            nodes,
+            forward,
+            reverse,
         }
-        (Self { forward, reverse }, stats)
+    }
+
+    /// The files file `file` imports (RepoMap indices), sorted; empty for a
+    /// file with none or outside the graph.
+    pub fn imports_of(&self, file: usize) -> &[u32] {
+        self.node(file).map_or(&[], |k| self.forward.of(k))
+    }
+
+    /// The files that import file `file` (RepoMap indices), sorted; empty
+    /// for a file nothing imports or outside the graph.
+    pub fn importers_of(&self, file: usize) -> &[u32] {
+        self.node(file).map_or(&[], |k| self.reverse.of(k))
+    }
+
+    /// Every file with at least one importer, as (RepoMap index, number of
+    /// importers), ascending by index.
+    pub fn importer_counts(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.nodes
+            .iter()
+            .enumerate()
+            .map(|(k, &file)| (file as usize, self.reverse.of(k).len()))
+            .filter(|&(_, count)| count > 0)
+    }
+
+    /// The position of `file` among the nodes, when it has an edge.
+    fn node(&self, file: usize) -> Option<usize> {
+        u32::try_from(file)
+            .ok()
+            .and_then(|file| self.nodes.binary_search(&file).ok())
     }
 
     /// ImportGraphProximityScorer: breadth-first search from `seeds` over forward
@@ -160,53 +258,55 @@ impl ImportGraph {
     /// continue through hubs (more than [`HUB_DEGREE`] edges) other than seeds,
     /// and a reached file that more than [`HUB_DEGREE`] files import keeps
     /// [`HUB_CREDIT`] of its score.
-    pub fn proximity(&self, seeds: &[usize]) -> Vec<f64> {
+    ///
+    /// Returns the reached files (every score above 0) as (RepoMap index,
+    /// score), ascending by index; seeds not below the RepoMap's file count
+    /// are ignored.
+    pub fn proximity(&self, seeds: &[usize]) -> Vec<(usize, f64)> {
         const SCORES: [f64; 4] = [1.0, 0.6, 0.3, 0.1];
-        let n = self.forward.len();
-        let mut depth: Vec<Option<usize>> = vec![None; n];
+        let mut depth: HashMap<usize, usize> = HashMap::new();
         let mut queue = VecDeque::new();
         for &seed in seeds {
-            if seed < n && depth[seed].is_none() {
-                depth[seed] = Some(0);
-                queue.push_back(seed);
+            if seed < self.files && !depth.contains_key(&seed) {
+                depth.insert(seed, 0);
+                queue.push_back((seed, 0));
             }
         }
-        while let Some(node) = queue.pop_front() {
-            let Some(d) = depth[node] else { continue };
+        while let Some((node, d)) = queue.pop_front() {
             if d + 1 >= SCORES.len() {
                 continue;
             }
             // A hub (a crate root, a barrel `index.ts`, a package `__init__.py`)
             // is reached like any file but does not pass proximity on: through it
             // every file would be two steps from every other.
-            let degree = self.forward[node].len() + self.reverse[node].len();
-            if d > 0 && degree > HUB_DEGREE {
+            let (out, into) = (self.imports_of(node), self.importers_of(node));
+            if d > 0 && out.len() + into.len() > HUB_DEGREE {
                 continue;
             }
-            for &next in self.forward[node].iter().chain(&self.reverse[node]) {
+            for &next in out.iter().chain(into) {
                 let next = next as usize;
-                if depth[next].is_none() {
-                    depth[next] = Some(d + 1);
-                    queue.push_back(next);
+                if let std::collections::hash_map::Entry::Vacant(slot) = depth.entry(next) {
+                    slot.insert(d + 1);
+                    queue.push_back((next, d + 1));
                 }
             }
         }
         // A file imported by many (a shared utility, a package root) is near
         // everything: being reached says little, so it keeps a fraction of the
         // score — unless it is a seed.
-        depth
+        let mut reached: Vec<(usize, f64)> = depth
             .into_iter()
-            .enumerate()
             .map(|(node, d)| {
-                d.map_or(0.0, |d| {
-                    if d > 0 && self.reverse[node].len() > HUB_DEGREE {
-                        SCORES[d] * HUB_CREDIT
-                    } else {
-                        SCORES[d]
-                    }
-                })
+                let score = if d > 0 && self.importers_of(node).len() > HUB_DEGREE {
+                    SCORES[d] * HUB_CREDIT
+                } else {
+                    SCORES[d]
+                };
+                (node, score)
             })
-            .collect()
+            .collect();
+        reached.sort_unstable_by_key(|&(node, _)| node);
+        reached
     }
 }
 
@@ -232,10 +332,11 @@ mod tests {
         repo: &RepoMap,
         imports_of: impl Fn(&str) -> Vec<ImportRef>,
     ) -> (ImportGraph, ImportGraphStats) {
-        let imports: Vec<Vec<ImportRef>> = repo
+        let imports: BTreeMap<usize, Vec<ImportRef>> = repo
             .files
             .iter()
             .map(|f| imports_of(f.path.as_str()))
+            .enumerate()
             .collect();
         let index = ImportIndex::new(repo);
         ImportGraph::build_indexed(
@@ -243,7 +344,7 @@ mod tests {
             &ProjectLayout::default(),
             &index,
             &imports,
-            &mut Vec::new(),
+            &mut BTreeMap::new(),
         )
     }
 
@@ -252,6 +353,15 @@ mod tests {
             .iter()
             .position(|f| f.path.as_str() == path)
             .unwrap()
+    }
+
+    /// Proximity as a score per file of `repo`, 0 for the files not reached.
+    fn dense(repo: &RepoMap, reached: &[(usize, f64)]) -> Vec<f64> {
+        let mut scores = vec![0.0; repo.files.len()];
+        for &(file, score) in reached {
+            scores[file] = score;
+        }
+        scores
     }
 
     #[test]
@@ -269,13 +379,13 @@ mod tests {
                 vec![import("./hub")]
             }
         });
-        let scores = graph.proximity(&[position(&repo, "seed.ts")]);
+        let scores = dense(&repo, &graph.proximity(&[position(&repo, "seed.ts")]));
         // Everything imports the hub: reaching it says little.
         assert!((scores[position(&repo, "hub.ts")] - 0.6 * HUB_CREDIT).abs() < 1e-12);
         let other = scores[position(&repo, "f3.ts")];
         assert!(other.abs() < 1e-12, "{other}");
         // As a seed it keeps its full score.
-        let scores = graph.proximity(&[position(&repo, "hub.ts")]);
+        let scores = dense(&repo, &graph.proximity(&[position(&repo, "hub.ts")]));
         assert!((scores[position(&repo, "hub.ts")] - 1.0).abs() < 1e-12);
     }
 
@@ -307,7 +417,7 @@ mod tests {
                 edges: 5
             }
         );
-        let scores = graph.proximity(&[position(&repo, "a.ts")]);
+        let scores = dense(&repo, &graph.proximity(&[position(&repo, "a.ts")]));
         let by_name: HashMap<&str, f64> = repo
             .files
             .iter()
@@ -336,19 +446,47 @@ mod tests {
     fn a_memo_keeps_resolutions_between_rounds() {
         let repo = FileEntry::repo_for_test(&["a.ts", "b.ts", "c.ts"]);
         let index = ImportIndex::new(&repo);
-        let mut imports: Vec<Vec<ImportRef>> = vec![vec![import("./b")], Vec::new(), Vec::new()];
-        let mut memo = Vec::new();
+        let mut imports = BTreeMap::from([(0, vec![import("./b")])]);
+        let mut memo = BTreeMap::new();
         let layout = ProjectLayout::default();
         let (first, _) = ImportGraph::build_indexed(&repo, &layout, &index, &imports, &mut memo);
-        assert_eq!(first.forward[0], [1]);
-        // A second round parses `b.ts`; its memo slot is reset, `a.ts`'s kept.
-        imports[1] = vec![import("./c")];
-        memo[1] = None;
+        assert_eq!(first.imports_of(0), [1]);
+        assert_eq!(first.importers_of(1), [0]);
+        assert!(first.imports_of(1).is_empty());
+        // A second round parses `b.ts`; `a.ts`'s resolution is kept.
+        imports.insert(1, vec![import("./c")]);
         let (second, stats) =
             ImportGraph::build_indexed(&repo, &layout, &index, &imports, &mut memo);
-        assert_eq!(second.forward[0], [1]);
-        assert_eq!(second.forward[1], [2]);
-        assert_eq!(second.reverse[2], [1]);
+        assert_eq!(second.imports_of(0), [1]);
+        assert_eq!(second.imports_of(1), [2]);
+        assert_eq!(second.importers_of(2), [1]);
+        assert_eq!(
+            second.importer_counts().collect::<Vec<_>>(),
+            [(1, 1), (2, 1)]
+        );
         assert_eq!(stats.edges, 2);
+        // A file outside the graph has no edge either way.
+        assert!(second.imports_of(7).is_empty() && second.importers_of(7).is_empty());
+    }
+
+    #[test]
+    fn importers_come_out_sorted_and_whole() {
+        // Four files import `d.ts` and `e.ts` in an order unlike their own.
+        let repo = FileEntry::repo_for_test(&["a.ts", "b.ts", "c.ts", "d.ts", "e.ts", "f.ts"]);
+        let (graph, stats) = build(&repo, |path| match path {
+            "a.ts" | "c.ts" => vec![import("./e"), import("./d")],
+            "f.ts" | "b.ts" => vec![import("./d")],
+            "d.ts" => vec![import("./a")],
+            _ => Vec::new(),
+        });
+        assert_eq!(graph.importers_of(3), [0, 1, 2, 5]);
+        assert_eq!(graph.importers_of(4), [0, 2]);
+        assert_eq!(graph.importers_of(0), [3]);
+        assert_eq!(graph.imports_of(0), [3, 4]);
+        assert_eq!(stats.edges, 7);
+        assert_eq!(
+            graph.importer_counts().collect::<Vec<_>>(),
+            [(0, 1), (3, 4), (4, 2)]
+        );
     }
 }

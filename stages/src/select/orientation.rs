@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 
 use crate::relative_path::RelativePath;
 use crate::repo_map::{FileEntry, RepoMap};
+use crate::select::import_graph::ImportGraph;
 use crate::select::intent::TaskClassification;
 use crate::select::selector::{ScoredFile, SelectionSignals};
 
@@ -162,21 +163,20 @@ pub fn orienting_files(repo: &RepoMap) -> Vec<ScoredFile> {
 pub const MAX_CENTRAL_FILES: usize = 3;
 
 /// The code files most imported (by in-degree in the import graph, whose
-/// `importers[i]` lists the files importing file `i` of `repo`), at most
+/// [`ImportGraph::importer_counts`] gives how many files import a file of
+/// `repo`), at most
 /// [`MAX_CENTRAL_FILES`], each imported by at least 2 files, not already in
 /// `chosen` and not tests: the modules the rest of the code is built on. Most
 /// importers first, then by path; scored below every file of `chosen`.
 pub fn central_files(
     repo: &RepoMap,
-    importers: &[Vec<u32>],
+    graph: &ImportGraph,
     chosen: &[ScoredFile],
 ) -> Vec<ScoredFile> {
     let floor = chosen.iter().map(|f| f.score).fold(1.0, f64::min);
-    let mut central: Vec<(usize, &FileEntry)> = repo
-        .files
-        .iter()
-        .enumerate()
-        .filter_map(|(i, f)| Some((importers.get(i)?.len(), f)))
+    let mut central: Vec<(usize, &FileEntry)> = graph
+        .importer_counts()
+        .filter_map(|(i, count)| Some((count, repo.files.get(i)?)))
         .filter(|(count, f)| {
             *count >= 2
                 && f.language.is_code()

@@ -706,8 +706,9 @@ struct Scoring<'a> {
     penalize: &'a PatternSet,
     /// A related file gets one more boost and loses its penalties.
     related: Vec<bool>,
-    /// Empty without an import graph.
-    proximity: Vec<f64>,
+    /// Import proximity of the candidates the import graph reaches, as
+    /// (position, score) ascending by position; empty without a graph.
+    proximity: Vec<(usize, f64)>,
 }
 
 impl<'a> Scoring<'a> {
@@ -733,7 +734,10 @@ impl<'a> Scoring<'a> {
     /// The signals of the candidate at `position`, import proximity included.
     fn signals(&self, position: usize) -> SelectionSignals {
         SelectionSignals {
-            import_proximity: self.proximity.get(position).copied().unwrap_or(0.0),
+            import_proximity: self
+                .proximity
+                .binary_search_by_key(&position, |&(reached, _)| reached)
+                .map_or(0.0, |k| self.proximity[k].1),
             ..self.first.signals[position]
         }
     }
@@ -764,9 +768,10 @@ impl<'a> Scoring<'a> {
         round_score(((base + modifier) / weights.total()).clamp(0.0, 1.0))
     }
 
-    /// Import proximity by candidate position, from the targets and the
-    /// [`IMPORT_SEEDS`] best candidates whose path or names match.
-    fn import_proximity(&self, repo: &RepoMap, graph: &ImportGraph) -> Vec<f64> {
+    /// Import proximity of the candidates the graph reaches from the targets
+    /// and the [`IMPORT_SEEDS`] best candidates whose path or names match, as
+    /// (candidate position, score) ascending by position.
+    fn import_proximity(&self, repo: &RepoMap, graph: &ImportGraph) -> Vec<(usize, f64)> {
         let candidates = &self.first.candidates;
         let mut ranked: Vec<(f64, usize)> = self
             .first
@@ -794,10 +799,14 @@ impl<'a> Scoring<'a> {
             .filter(|&index| self.first.targets.contains(&repo.files[index].path))
             .collect();
         seeds.extend(ranked.iter().map(|(_, i)| candidates[*i]));
-        let by_index = graph.proximity(&seeds);
-        candidates
-            .iter()
-            .map(|index| by_index.get(*index).copied().unwrap_or(0.0))
+        // Both lists ascend by RepoMap index: candidates are in path order.
+        graph
+            .proximity(&seeds)
+            .into_iter()
+            .filter_map(|(index, score)| {
+                let position = candidates.binary_search(&index).ok()?;
+                Some((position, score))
+            })
             .collect()
     }
 
