@@ -161,66 +161,122 @@ pub enum LoadError {
     Damaged,
 }
 
+/// The bytes of records read and decoded at a time (8 MiB): a snapshot is
+/// read in slices this size, so a load holds the decoded files and one slice,
+/// never the whole file beside them.
+const LOAD_SLICE: usize = 8 << 20;
+
 /// Reads the snapshot at `path` made under `fingerprint`: the files a walk
 /// may take from it unread ([`PriorFiles`]) and the saved walk's file-tree
-/// hash.
+/// hash. The file is read in slices of [`LOAD_SLICE`] bytes, each decoded
+/// on every core as it arrives; the checksum is checked at the end, before
+/// anything is handed out.
 ///
 /// # Errors
 ///
 /// [`LoadError`]: missing, unreadable, foreign or damaged; nothing of a
 /// damaged file is used.
 pub fn load(path: &Path, fingerprint: u128) -> Result<(PriorFiles, ContentHash), LoadError> {
-    let bytes = match fs_err::read(path) {
-        Ok(bytes) => bytes,
+    load_sliced(path, fingerprint, LOAD_SLICE)
+}
+
+/// [`load`], reading `slice` bytes of records at a time (at least 1).
+fn load_sliced(
+    path: &Path,
+    fingerprint: u128,
+    slice: usize,
+) -> Result<(PriorFiles, ContentHash), LoadError> {
+    let mut file = match fs_err::File::open(path) {
+        Ok(file) => file,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             return Err(LoadError::Missing);
         }
         Err(error) => return Err(error.into()),
     };
-    let header = MAGIC.len() + 4 + 16 + 16 + 8;
-    if bytes.len() < header + 8 || &bytes[..MAGIC.len()] != MAGIC {
+    let length = file.metadata()?.len();
+    const HEADER: usize = MAGIC.len() + 4 + 16 + 16 + 8;
+    let Some(mut remaining) = length
+        .checked_sub((HEADER + 8) as u64)
+        .and_then(|records| usize::try_from(records).ok())
+    else {
+        return Err(LoadError::Damaged);
+    };
+    let mut header = [0_u8; HEADER];
+    read_exact(&mut file, &mut header)?;
+    if &header[..MAGIC.len()] != MAGIC {
         return Err(LoadError::Damaged);
     }
-    let (body, tail) = bytes.split_at(bytes.len() - 8);
     let mut checksum = Xxh3::new();
-    checksum.update(body);
-    if checksum.digest().to_le_bytes() != tail {
-        return Err(LoadError::Damaged);
-    }
-    let version = u32::from_le_bytes(body[8..12].try_into().map_err(|_| LoadError::Damaged)?);
+    checksum.update(&header);
+    let field = |range: std::ops::Range<usize>| &header[range];
+    let version = u32::from_le_bytes(field(8..12).try_into().map_err(|_| LoadError::Damaged)?);
     let saved_fingerprint =
-        u128::from_le_bytes(body[12..28].try_into().map_err(|_| LoadError::Damaged)?);
+        u128::from_le_bytes(field(12..28).try_into().map_err(|_| LoadError::Damaged)?);
+    let tree_hash = ContentHash(field(28..44).try_into().map_err(|_| LoadError::Damaged)?);
+    let count = u64::from_le_bytes(field(44..52).try_into().map_err(|_| LoadError::Damaged)?);
     if version != VERSION || saved_fingerprint != fingerprint {
         return Err(LoadError::Foreign);
     }
-    let tree_hash = ContentHash(body[28..44].try_into().map_err(|_| LoadError::Damaged)?);
-    let count = u64::from_le_bytes(body[44..52].try_into().map_err(|_| LoadError::Damaged)?);
-    // Records are found in one pass over their lengths, then decoded in
-    // parallel, in order.
-    let mut records: Vec<&[u8]> =
-        Vec::with_capacity(usize::try_from(count).unwrap_or(0).min(body.len() / 16));
-    let mut rest = &body[header..];
-    for _ in 0..count {
-        let Some((length, after)) = rest.split_first_chunk::<4>() else {
-            return Err(LoadError::Damaged);
-        };
-        let length = u32::from_le_bytes(*length) as usize;
-        if after.len() < length {
-            return Err(LoadError::Damaged);
-        }
-        let (encoded, after) = after.split_at(length);
-        records.push(encoded);
-        rest = after;
-    }
-    if !rest.is_empty() {
+    let count = usize::try_from(count).map_err(|_| LoadError::Damaged)?;
+    // Every record takes at least its 4-byte length: a count the records
+    // cannot hold is damage, found before anything is allocated for it.
+    if count > remaining / 4 {
         return Err(LoadError::Damaged);
     }
-    let files = records
-        .par_iter()
-        .map(|encoded| decode(encoded))
-        .collect::<Option<Vec<_>>>()
-        .ok_or(LoadError::Damaged)?;
+    let mut files = Vec::with_capacity(count);
+    // Read and not yet decoded: the start of a record the last slice cut.
+    let mut pending: Vec<u8> = Vec::new();
+    while remaining > 0 {
+        let start = pending.len();
+        let take = slice.max(1).min(remaining);
+        pending.resize(start + take, 0);
+        read_exact(&mut file, &mut pending[start..])?;
+        checksum.update(&pending[start..]);
+        remaining -= take;
+        // The complete records of what is read, found in one pass over
+        // their lengths, then decoded in parallel, in order.
+        let mut records: Vec<&[u8]> = Vec::new();
+        let mut rest = pending.as_slice();
+        while let Some((length, after)) = rest.split_first_chunk::<4>() {
+            let length = u32::from_le_bytes(*length) as usize;
+            if after.len() < length {
+                break;
+            }
+            let (encoded, after) = after.split_at(length);
+            records.push(encoded);
+            rest = after;
+        }
+        if files.len() + records.len() > count {
+            return Err(LoadError::Damaged);
+        }
+        let decoded = records
+            .par_iter()
+            .map(|encoded| decode(encoded))
+            .collect::<Option<Vec<_>>>()
+            .ok_or(LoadError::Damaged)?;
+        files.extend(decoded);
+        let used = pending.len() - rest.len();
+        pending.drain(..used);
+    }
+    let mut tail = [0_u8; 8];
+    read_exact(&mut file, &mut tail)?;
+    if !pending.is_empty() || files.len() != count || checksum.digest().to_le_bytes() != tail {
+        return Err(LoadError::Damaged);
+    }
     Ok((PriorFiles::saved(files), tree_hash))
+}
+
+/// Fills `buffer` from `file`; a file that ends first is damaged (it was
+/// truncated after its length was read).
+fn read_exact(file: &mut fs_err::File, buffer: &mut [u8]) -> Result<(), LoadError> {
+    use std::io::Read;
+    file.read_exact(buffer).map_err(|error| {
+        if error.kind() == std::io::ErrorKind::UnexpectedEof {
+            LoadError::Damaged
+        } else {
+            LoadError::Io(error)
+        }
+    })
 }
 
 /// One saved file's record, decoded; `None` when it is not one.

@@ -127,3 +127,41 @@ fn foreign_truncated_and_damaged_snapshots_are_refused_whole() {
     fs_err::write(&path, &flipped).unwrap();
     assert!(matches!(load(&path, fingerprint), Err(LoadError::Damaged)));
 }
+
+#[test]
+fn a_snapshot_read_in_slices_gives_back_the_same_files() {
+    let home = tempfile::tempdir().unwrap();
+    let fingerprint = fingerprint(home.path());
+    let path = path_for(home.path(), 9);
+    let old = NOW_NS - 60_000_000_000;
+    let repo = RepoMap::new(
+        (0..40_u32)
+            .map(|i| entry(&format!("src/m{i:02}.rs"), old, &[(i, 1), (i + 100, 3)]))
+            .collect(),
+    );
+    assert_eq!(save(&path, fingerprint, (&repo, TREE), NOW_NS).unwrap(), 40);
+    let whole = fs_err::metadata(&path).unwrap().len() as usize;
+    // Slices cut records anywhere: inside a length, inside a record, at its end.
+    for slice in [1, 3, 7, 64, 1000, whole] {
+        let (prior, tree) = load_sliced(&path, fingerprint, slice).unwrap();
+        assert_eq!((prior.len(), tree), (40, TREE), "slice {slice}");
+        for file in &repo.files {
+            let (hash, terms) = prior
+                .unchanged(&file.path, file.size_bytes, file.last_modified_ns, file.language)
+                .unwrap_or_else(|| panic!("slice {slice}: {} missing", file.path));
+            assert_eq!(hash, file.content_hash);
+            assert_eq!(terms.term_stats, file.term_stats);
+        }
+    }
+    // A damaged byte in the last record is found whatever the slices.
+    let mut bytes = fs_err::read(&path).unwrap();
+    let last = bytes.len() - 12;
+    bytes[last] ^= 0x01;
+    fs_err::write(&path, &bytes).unwrap();
+    for slice in [1, 7, whole] {
+        assert!(matches!(
+            load_sliced(&path, fingerprint, slice),
+            Err(LoadError::Damaged)
+        ));
+    }
+}
