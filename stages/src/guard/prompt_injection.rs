@@ -830,7 +830,9 @@ impl PromptInjectionScanner {
                     || ReadAsModel::new(&run.text)
                         .is_some_and(|read| self.phrase_is_match(&read.text))
                     || self.has_request(&run.text)
-                    || self.requests.asks_to_run_or_send(&run.text)
+                    || self
+                        .requests
+                        .asks_to_run_or_send(&run.text, run.encoding == encoded::Encoding::Joined)
             })
             .collect();
         if hits.is_empty() {
@@ -855,6 +857,9 @@ impl PromptInjectionScanner {
                 encoded::Encoding::CharCodes => "Instruction written as a list of character codes",
                 encoded::Encoding::Reversed => {
                     "Instruction written backwards, turned around when run"
+                }
+                encoded::Encoding::Joined => {
+                    "Instruction cut into string pieces that are joined when run"
                 }
             };
             found.insert((line, severity, message));
@@ -1663,7 +1668,7 @@ fn reads_as_rot13(line: &str) -> bool {
 /// indentation).
 fn is_comment(line: &str) -> bool {
     let trimmed = line.trim_start();
-    ["#", "//", "*", "--", ";"]
+    ["#", "//", "/*", "*", "--", ";"]
         .iter()
         .any(|marker| trimmed.starts_with(marker))
 }
@@ -1671,7 +1676,7 @@ fn is_comment(line: &str) -> bool {
 /// A comment line without its indentation and comment marker.
 fn strip_comment(line: &str) -> &str {
     let trimmed = line.trim_start();
-    ["//", "--", "#", "*", ";"]
+    ["//", "/*", "--", "#", "*", ";"]
         .iter()
         .find_map(|marker| trimmed.strip_prefix(marker))
         .map_or(trimmed, |rest| {
