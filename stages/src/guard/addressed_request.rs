@@ -1405,7 +1405,19 @@ fn opens_a_note(content: &str, end: usize) -> bool {
     let after = &content[end..];
     let line_end = after.find('\n').unwrap_or(after.len());
     let rest = &after[..line_end];
-    let words_before = content[line_start..end].split_whitespace().count();
+    // The opening is counted from the start of its sentence: an issue report
+    // pasted as one line holds several sentences before the note.
+    let opening = &content[line_start..end];
+    let sentence_start = opening
+        .char_indices()
+        .filter(|&(at, c)| {
+            let next = opening[at + c.len_utf8()..].chars().next();
+            matches!(c, '。' | '！' | '？' | '[')
+                || (matches!(c, '.' | '!' | '?') && next.is_some_and(char::is_whitespace))
+        })
+        .last()
+        .map_or(0, |(at, c)| at + c.len_utf8());
+    let words_before = opening[sentence_start..].split_whitespace().count();
     match colon_in_opening(rest, 0) {
         OpeningEnd::Colon(at) => {
             words_before + rest[..at].split_whitespace().count() <= NOTE_OPENING_WORDS

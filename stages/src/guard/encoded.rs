@@ -119,6 +119,10 @@ pub(crate) fn decode_runs(content: &str) -> (Vec<DecodedRun>, DecodeStats) {
 /// The fewest bytes a run of joined literals ([`Encoding::Joined`]) needs.
 const JOINED_MIN: usize = 24;
 
+/// The longest line a joined literal is read on: longer lines are minified
+/// or generated code.
+const JOINED_LINE_MAX: usize = 400;
+
 /// The fewest hex digits a run of joined literals is decoded from hex for.
 const JOINED_HEX_MIN: usize = 32;
 
@@ -134,19 +138,34 @@ const JOINED_HEX_MIN: usize = 32;
 fn decode_joined(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut DecodeStats) {
     let bytes = content.as_bytes();
     let mut at = 0;
+    // Most quotes are followed by no joining operator: a chain is looked for
+    // only where a quote is, and its literal is then read backwards.
     while let Some(found) = memchr::memchr3(b'"', b'\'', b'`', &bytes[at..]) {
         if stats.spent() {
             return;
         }
-        let open = at + found;
-        let Some((first, mut end)) = one_line_literal(bytes, open) else {
-            at = open + 1;
+        let close = at + found;
+        at = close + 1;
+        let Some((separator, next)) = joining_separator(bytes, close + 1) else {
+            continue;
+        };
+        // Minified or generated code: quotes cannot be paired by reading a
+        // line back, and nobody hides a note there for a reader.
+        let line_start = memchr::memrchr(b'\n', &bytes[..close]).map_or(0, |i| i + 1);
+        let line_end = memchr::memchr(b'\n', &bytes[close..]).map_or(bytes.len(), |i| close + i);
+        if line_end - line_start > JOINED_LINE_MAX {
+            at = line_end;
+            continue;
+        }
+        let Some(first) = quoted_ending_at(content, close + 1) else {
             continue;
         };
         let mut pieces = vec![first];
-        let mut commas = false;
-        let mut operators = false;
-        while let Some((separator, next)) = joining_separator(bytes, end) {
+        let mut commas = separator == b',';
+        let mut operators = separator != b',';
+        let mut end = close + 1;
+        let mut following = Some((separator, next));
+        while let Some((separator, next)) = following {
             let Some((piece, piece_end)) = one_line_literal(bytes, next) else {
                 break;
             };
@@ -154,8 +173,9 @@ fn decode_joined(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut DecodeSt
             operators |= separator != b',';
             pieces.push(piece);
             end = piece_end;
+            following = joining_separator(bytes, end);
         }
-        at = end;
+        at = at.max(end);
         if pieces.len() < 2 {
             continue;
         }
@@ -175,12 +195,14 @@ fn decode_joined(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut DecodeSt
         let spaced = texts.iter().any(|text| {
             text.starts_with(char::is_whitespace) || text.ends_with(char::is_whitespace)
         });
-        if !cut || (commas && !operators && !spaced) {
-            continue;
-        }
         let hex = joined.len() >= JOINED_HEX_MIN
             && joined.len() % 2 == 0
             && joined.bytes().all(|byte| byte.is_ascii_hexdigit());
+        // A few words at least, as an instruction has, unless it is hex.
+        let worded = hex || joined.split_whitespace().nth(2).is_some();
+        if !cut || !worded || (commas && !operators && !spaced) {
+            continue;
+        }
         let decoded = if hex {
             joined
                 .as_bytes()

@@ -1668,7 +1668,7 @@ fn reads_as_rot13(line: &str) -> bool {
 /// indentation).
 fn is_comment(line: &str) -> bool {
     let trimmed = line.trim_start();
-    ["#", "//", "/*", "*", "--", ";"]
+    ["#", "//", "*", "--", ";"]
         .iter()
         .any(|marker| trimmed.starts_with(marker))
 }
@@ -1676,7 +1676,7 @@ fn is_comment(line: &str) -> bool {
 /// A comment line without its indentation and comment marker.
 fn strip_comment(line: &str) -> &str {
     let trimmed = line.trim_start();
-    ["//", "/*", "--", "#", "*", ";"]
+    ["//", "--", "#", "*", ";"]
         .iter()
         .find_map(|marker| trimmed.strip_prefix(marker))
         .map_or(trimmed, |rest| {
