@@ -1410,12 +1410,12 @@ fn opens_a_note(content: &str, end: usize) -> bool {
     let opening = &content[line_start..end];
     let sentence_start = opening
         .char_indices()
-        .filter(|&(at, c)| {
+        .rev()
+        .find(|&(at, c)| {
             let next = opening[at + c.len_utf8()..].chars().next();
             matches!(c, '。' | '！' | '？' | '[')
                 || (matches!(c, '.' | '!' | '?') && next.is_some_and(char::is_whitespace))
         })
-        .last()
         .map_or(0, |(at, c)| at + c.len_utf8());
     let words_before = opening[sentence_start..].split_whitespace().count();
     match colon_in_opening(rest, 0) {

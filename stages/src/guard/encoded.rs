@@ -196,7 +196,7 @@ fn decode_joined(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut DecodeSt
             text.starts_with(char::is_whitespace) || text.ends_with(char::is_whitespace)
         });
         let hex = joined.len() >= JOINED_HEX_MIN
-            && joined.len() % 2 == 0
+            && joined.len().is_multiple_of(2)
             && joined.bytes().all(|byte| byte.is_ascii_hexdigit());
         // A few words at least, as an instruction has, unless it is hex.
         let worded = hex || joined.split_whitespace().nth(2).is_some();
