@@ -448,6 +448,9 @@ pub(crate) struct AddressedRequests {
     object_sources: Vec<String>,
     objects: OnceLock<Vec<regex::bytes::Regex>>,
     negation: OnceLock<Regex>,
+    /// The user named as the one told or asked, and the negations, of
+    /// [`KEPT_FROM_USER`] ([`Self::kept_from_user`]).
+    kept_from_user: OnceLock<(Regex, Regex)>,
 }
 
 /// The cache of the request set's lazy DFA, in bytes.
@@ -528,6 +531,14 @@ const ACTIONS: &str = include_str!("../../rules/injection/requested-actions.txt"
 
 /// The agent instruction files, as data.
 const AGENT_FILES: &str = include_str!("../../rules/injection/agent-instruction-files.txt");
+
+/// The parts of an action kept from the user in any language: the user as the
+/// one told or asked, and a negation (see [`AddressedRequests::kept_from_user`]).
+const KEPT_FROM_USER: &str = include_str!("../../rules/injection/kept-from-user.txt");
+
+/// The most bytes between the user named as a recipient and the negation of
+/// its clause, on either side.
+const KEPT_FROM_USER_BYTES: usize = 64;
 
 /// The `(kind, regex)` lines of a list: not blank, not a comment, not a
 /// `define`; each `{NAME}` replaced by the part a `define NAME …` line
@@ -682,7 +693,47 @@ impl AddressedRequests {
             object_sources: objects,
             objects: OnceLock::new(),
             negation: OnceLock::new(),
+            kept_from_user: OnceLock::new(),
         }
+    }
+
+    /// Whether `text` keeps an action from the user, read by its structure in
+    /// any language: one clause that names the user as the one told, asked or
+    /// reported to, or nobody ("no lo comenten con el usuario", "ne prévenez
+    /// personne", "не сообщая пользователю", "ユーザーに説明せず"), and holds a
+    /// negation or a "no need" within [`KEPT_FROM_USER_BYTES`] of it. A cover
+    /// only, never a finding alone: "do not send the report to the user
+    /// before the tests pass" says the same of a project's own work.
+    fn kept_from_user(&self, text: &str) -> bool {
+        let (recipient, withhold) = crate::work::once(&self.kept_from_user, || {
+            let mut recipients = Vec::new();
+            let mut withholds = Vec::new();
+            for (kind, source) in entries(KEPT_FROM_USER) {
+                match kind {
+                    "recipient" => recipients.push(source),
+                    "withhold" => withholds.push(source),
+                    _ => {}
+                }
+            }
+            let compile = |sources: Vec<String>| {
+                Regex::new(&sources.join("|")).expect("the kept-from-user patterns are valid")
+            };
+            (compile(recipients), compile(withholds))
+        });
+        // A clause ends at a comma too: "do not disable it; if it fails,
+        // report it to the user" keeps nothing from the user.
+        let breaks = [
+            '.', '!', '?', ';', ',', '\n', '。', '！', '？', '；', '，', '、', '(', ')', '–', '—',
+        ];
+        recipient.find_iter(text).take(MAX_ADDRESSEES).any(|hit| {
+            let before =
+                &text[floor_boundary(text, hit.start().saturating_sub(KEPT_FROM_USER_BYTES))
+                    ..hit.start()];
+            let before = before.rsplit(breaks).next().unwrap_or(before);
+            let after = &text[hit.end()..floor_boundary(text, hit.end() + KEPT_FROM_USER_BYTES)];
+            let after = after.split(breaks).next().unwrap_or(after);
+            withhold.is_match(before) || withhold.is_match(after)
+        })
     }
 
     fn objects(&self) -> &Vec<regex::bytes::Regex> {
@@ -1216,27 +1267,31 @@ impl AddressedRequests {
 
     /// Whether `text` asks, with no addressee, for what only an attack
     /// encodes: reading credential files, sending data out, or running code
-    /// downloaded from the network. For text found encoded in a file (a
-    /// decoded run), where an instruction has no reason to be hidden.
-    pub(crate) fn asks_to_run_or_send(&self, text: &str) -> bool {
+    /// downloaded from the network, and with `destructive` also destroying
+    /// work or force-pushing. For text found encoded in a file (a decoded
+    /// run), where an instruction has no reason to be hidden.
+    pub(crate) fn asks_to_run_or_send(&self, text: &str, destructive: bool) -> bool {
         let actions = self.action_patterns();
         actions
             .set
             .matches(text.as_bytes())
             .into_iter()
             .any(|index| {
-                matches!(
+                (matches!(
                     self.action_categories.get(index),
                     Some(
                         RequestCategory::CredentialAccess
                             | RequestCategory::DataExfiltration
                             | RequestCategory::FetchedCode
                     )
-                ) && actions.get(index).is_some_and(|regex| {
-                    regex
-                        .find_iter(text.as_bytes())
-                        .any(|hit| !self.negated(text, hit.start()))
-                })
+                ) || (destructive
+                    && self.action_categories.get(index)
+                        == Some(&RequestCategory::DestructiveCommand)))
+                    && actions.get(index).is_some_and(|regex| {
+                        regex
+                            .find_iter(text.as_bytes())
+                            .any(|hit| !self.negated(text, hit.start()))
+                    })
             })
     }
 
@@ -1258,7 +1313,9 @@ impl AddressedRequests {
             regex::bytes::RegexSet::new(sources).expect("the concealment patterns are valid")
         });
         (
-            concealment.is_match(bytes) || self.concealment_abroad().is_match(bytes),
+            concealment.is_match(bytes)
+                || self.concealment_abroad().is_match(bytes)
+                || self.kept_from_user(text),
             self.precedence_abroad().is_match(bytes),
         )
     }
@@ -1348,7 +1405,19 @@ fn opens_a_note(content: &str, end: usize) -> bool {
     let after = &content[end..];
     let line_end = after.find('\n').unwrap_or(after.len());
     let rest = &after[..line_end];
-    let words_before = content[line_start..end].split_whitespace().count();
+    // The opening is counted from the start of its sentence: an issue report
+    // pasted as one line holds several sentences before the note.
+    let opening = &content[line_start..end];
+    let sentence_start = opening
+        .char_indices()
+        .rev()
+        .find(|&(at, c)| {
+            let next = opening[at + c.len_utf8()..].chars().next();
+            matches!(c, '。' | '！' | '？' | '[')
+                || (matches!(c, '.' | '!' | '?') && next.is_some_and(char::is_whitespace))
+        })
+        .map_or(0, |(at, c)| at + c.len_utf8());
+    let words_before = opening[sentence_start..].split_whitespace().count();
     match colon_in_opening(rest, 0) {
         OpeningEnd::Colon(at) => {
             words_before + rest[..at].split_whitespace().count() <= NOTE_OPENING_WORDS

@@ -40,6 +40,10 @@ pub(crate) enum Encoding {
     /// A string literal written backwards and turned around when the
     /// program runs (`"…"[::-1]`, `strrev("…")`, `"…".split("").reverse()`).
     Reversed,
+    /// String literals joined when the program runs (`"…" + "…"`, the items
+    /// of an array joined in order), cut in the middle of a word or a URL;
+    /// decoded from hex when the pieces together are hex digits.
+    Joined,
 }
 
 /// One decoded run: where it starts in the file and the text it decodes to.
@@ -108,7 +112,144 @@ pub(crate) fn decode_runs(content: &str) -> (Vec<DecodedRun>, DecodeStats) {
     decode_char_escapes(content, &mut runs, &mut stats);
     decode_char_codes(content, &mut runs, &mut stats);
     decode_reversed(content, &mut runs, &mut stats);
+    decode_joined(content, &mut runs, &mut stats);
     (runs, stats)
+}
+
+/// The fewest bytes a run of joined literals ([`Encoding::Joined`]) needs.
+const JOINED_MIN: usize = 24;
+
+/// The longest line a joined literal is read on: longer lines are minified
+/// or generated code.
+const JOINED_LINE_MAX: usize = 400;
+
+/// The fewest hex digits a run of joined literals is decoded from hex for.
+const JOINED_HEX_MIN: usize = 32;
+
+/// String literals joined when the program runs ([`Encoding::Joined`]): two or
+/// more one-line literals in a row, separated only by spaces, line breaks and
+/// one operator that joins them (`+`, `.`, `..`, `&`, `||`, or the `,` of an
+/// array joined in order), read as one text when a join cuts a word, a path
+/// or a URL in two. Code wraps a long string between words; nothing but a
+/// wish to keep a command out of sight cuts `https://cdn.js-` from
+/// `hints.example/boot`. Pieces that are hex digits together are decoded
+/// from hex. Array items (`,`) count only when a piece starts or ends with a
+/// space, as fragments of a sentence do, so lists of names stay lists.
+fn decode_joined(content: &str, runs: &mut Vec<DecodedRun>, stats: &mut DecodeStats) {
+    let bytes = content.as_bytes();
+    let mut at = 0;
+    // Most quotes are followed by no joining operator: a chain is looked for
+    // only where a quote is, and its literal is then read backwards.
+    while let Some(found) = memchr::memchr3(b'"', b'\'', b'`', &bytes[at..]) {
+        if stats.spent() {
+            return;
+        }
+        let close = at + found;
+        at = close + 1;
+        let Some((separator, next)) = joining_separator(bytes, close + 1) else {
+            continue;
+        };
+        // Minified or generated code: quotes cannot be paired by reading a
+        // line back, and nobody hides a note there for a reader.
+        let line_start = memchr::memrchr(b'\n', &bytes[..close]).map_or(0, |i| i + 1);
+        let line_end = memchr::memchr(b'\n', &bytes[close..]).map_or(bytes.len(), |i| close + i);
+        if line_end - line_start > JOINED_LINE_MAX {
+            at = line_end;
+            continue;
+        }
+        let Some(first) = quoted_ending_at(content, close + 1) else {
+            continue;
+        };
+        let mut pieces = vec![first];
+        let mut commas = separator == b',';
+        let mut operators = separator != b',';
+        let mut end = close + 1;
+        let mut following = Some((separator, next));
+        while let Some((separator, next)) = following {
+            let Some((piece, piece_end)) = one_line_literal(bytes, next) else {
+                break;
+            };
+            commas |= separator == b',';
+            operators |= separator != b',';
+            pieces.push(piece);
+            end = piece_end;
+            following = joining_separator(bytes, end);
+        }
+        at = at.max(end);
+        if pieces.len() < 2 {
+            continue;
+        }
+        let texts: Vec<&str> = pieces
+            .iter()
+            .map(|&(from, to)| content.get(from..to).unwrap_or_default())
+            .collect();
+        let joined: String = texts.concat();
+        if joined.len() < JOINED_MIN || joined.len() > RUN_LIMIT {
+            continue;
+        }
+        let cut = texts.windows(2).any(|pair| {
+            let before = pair[0].chars().next_back();
+            let after = pair[1].chars().next();
+            before.is_some_and(|c| !c.is_whitespace()) && after.is_some_and(|c| !c.is_whitespace())
+        });
+        let spaced = texts.iter().any(|text| {
+            text.starts_with(char::is_whitespace) || text.ends_with(char::is_whitespace)
+        });
+        let hex = joined.len() >= JOINED_HEX_MIN
+            && joined.len().is_multiple_of(2)
+            && joined.bytes().all(|byte| byte.is_ascii_hexdigit());
+        // A few words at least, as an instruction has, unless it is hex.
+        let worded = hex || joined.split_whitespace().nth(2).is_some();
+        if !cut || !worded || (commas && !operators && !spaced) {
+            continue;
+        }
+        let decoded = if hex {
+            joined
+                .as_bytes()
+                .chunks(2)
+                .map(|pair| Some(hex_value(pair[0])? << 4 | hex_value(pair[1])?))
+                .collect::<Option<Vec<u8>>>()
+        } else {
+            Some(joined.clone().into_bytes())
+        };
+        stats.keep(runs, first.0, Encoding::Joined, joined.len(), decoded);
+    }
+}
+
+/// The inside of the one-line string literal whose opening quote is at
+/// `open` (escapes skipped), and the offset just past its closing quote.
+fn one_line_literal(bytes: &[u8], open: usize) -> Option<((usize, usize), usize)> {
+    let quote = *bytes.get(open)?;
+    let mut at = open + 1;
+    while at < bytes.len() && at - open <= RUN_LIMIT {
+        match bytes[at] {
+            b'\\' => at += 2,
+            b'\n' => return None,
+            byte if byte == quote => return Some(((open + 1, at), at + 1)),
+            _ => at += 1,
+        }
+    }
+    None
+}
+
+/// The operator that joins the literal ending at `end` to one that follows
+/// (past spaces and line breaks), and where that literal's quote is.
+fn joining_separator(bytes: &[u8], end: usize) -> Option<(u8, usize)> {
+    let skip = |mut at: usize| {
+        while at < bytes.len() && bytes[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        at
+    };
+    let at = skip(end);
+    let separator = *bytes.get(at)?;
+    let width = match (separator, bytes.get(at + 1)) {
+        (b'.', Some(b'.')) | (b'|', Some(b'|')) => 2,
+        (b'+' | b'.' | b'&' | b',', _) => 1,
+        _ => return None,
+    };
+    let next = skip(at + width);
+    matches!(bytes.get(next), Some(b'"' | b'\'' | b'`')).then_some((separator, next))
 }
 
 /// How a program turns a string around, and on which side of the string
@@ -663,7 +804,9 @@ fn decode_into(
     let decoded = match encoding {
         Encoding::Base64 => decode_base64(input),
         Encoding::Percent => decode_percent(input),
-        Encoding::UnicodeEscape | Encoding::CharCodes | Encoding::Reversed => None,
+        Encoding::UnicodeEscape | Encoding::CharCodes | Encoding::Reversed | Encoding::Joined => {
+            None
+        }
     };
     // A run that is not text stops at its first non-text byte, so the work
     // stays linear.

@@ -830,7 +830,9 @@ impl PromptInjectionScanner {
                     || ReadAsModel::new(&run.text)
                         .is_some_and(|read| self.phrase_is_match(&read.text))
                     || self.has_request(&run.text)
-                    || self.requests.asks_to_run_or_send(&run.text)
+                    || self
+                        .requests
+                        .asks_to_run_or_send(&run.text, run.encoding == encoded::Encoding::Joined)
             })
             .collect();
         if hits.is_empty() {
@@ -855,6 +857,9 @@ impl PromptInjectionScanner {
                 encoded::Encoding::CharCodes => "Instruction written as a list of character codes",
                 encoded::Encoding::Reversed => {
                     "Instruction written backwards, turned around when run"
+                }
+                encoded::Encoding::Joined => {
+                    "Instruction cut into string pieces that are joined when run"
                 }
             };
             found.insert((line, severity, message));
