@@ -147,7 +147,12 @@ fn a_snapshot_read_in_slices_gives_back_the_same_files() {
         assert_eq!((prior.len(), tree), (40, TREE), "slice {slice}");
         for file in &repo.files {
             let (hash, terms) = prior
-                .unchanged(&file.path, file.size_bytes, file.last_modified_ns, file.language)
+                .unchanged(
+                    &file.path,
+                    file.size_bytes,
+                    file.last_modified_ns,
+                    file.language,
+                )
                 .unwrap_or_else(|| panic!("slice {slice}: {} missing", file.path));
             assert_eq!(hash, file.content_hash);
             assert_eq!(terms.term_stats, file.term_stats);
