@@ -47,6 +47,10 @@ use crate::pipeline::scan::prior::{PriorFile, PriorFiles};
 
 const MAGIC: &[u8; 8] = b"AICSNAP1";
 
+/// The header's length: magic, version, stage fingerprint, file-tree hash and
+/// file count.
+const HEADER: usize = MAGIC.len() + 4 + 16 + 16 + 8;
+
 /// The format version; a file of another version is ignored.
 const VERSION: u32 = 1;
 
@@ -153,7 +157,8 @@ pub enum LoadError {
     /// It could not be read.
     #[error("cannot read it: {0}")]
     Io(#[from] std::io::Error),
-    /// Another format version or other stage settings.
+    /// Another format version or other stage settings, as its header says
+    /// (read before the records: a damaged header may read as foreign).
     #[error("it was made by another version of aic or under other settings")]
     Foreign,
     /// Truncated, or its checksum does not match.
@@ -162,9 +167,17 @@ pub enum LoadError {
 }
 
 /// The bytes of records read and decoded at a time (8 MiB): a snapshot is
-/// read in slices this size, so a load holds the decoded files and one slice,
-/// never the whole file beside them.
+/// read in slices this size, so a load holds the decoded files and one slice
+/// (or one record, when a record is longer), never the whole file beside
+/// them.
 const LOAD_SLICE: usize = 8 << 20;
+
+/// The fewest bytes a saved file's record takes: its 4-byte length, a path
+/// of at least one byte with its length, the 16-byte hash, and one byte
+/// each for the language, size, time, three list lengths and term count.
+/// The decoded list is sized by the records the file can hold, not by the
+/// count its header claims.
+const MIN_RECORD: usize = 4 + 2 + 16 + 7;
 
 /// Reads the snapshot at `path` made under `fingerprint`: the files a walk
 /// may take from it unread ([`PriorFiles`]) and the saved walk's file-tree
@@ -175,7 +188,9 @@ const LOAD_SLICE: usize = 8 << 20;
 /// # Errors
 ///
 /// [`LoadError`]: missing, unreadable, foreign or damaged; nothing of a
-/// damaged file is used.
+/// damaged file is handed out (its records were decoded as they arrived:
+/// their term ids may have been numbered in the process's vocabulary, which
+/// no result depends on).
 pub fn load(path: &Path, fingerprint: u128) -> Result<(PriorFiles, ContentHash), LoadError> {
     load_sliced(path, fingerprint, LOAD_SLICE)
 }
@@ -194,7 +209,6 @@ fn load_sliced(
         Err(error) => return Err(error.into()),
     };
     let length = file.metadata()?.len();
-    const HEADER: usize = MAGIC.len() + 4 + 16 + 16 + 8;
     let Some(mut remaining) = length
         .checked_sub((HEADER + 8) as u64)
         .and_then(|records| usize::try_from(records).ok())
@@ -223,7 +237,7 @@ fn load_sliced(
     if count > remaining / 4 {
         return Err(LoadError::Damaged);
     }
-    let mut files = Vec::with_capacity(count);
+    let mut files = Vec::with_capacity(count.min(remaining / MIN_RECORD));
     // Read and not yet decoded: the start of a record the last slice cut.
     let mut pending: Vec<u8> = Vec::new();
     while remaining > 0 {
@@ -240,6 +254,11 @@ fn load_sliced(
         while let Some((length, after)) = rest.split_first_chunk::<4>() {
             let length = u32::from_le_bytes(*length) as usize;
             if after.len() < length {
+                // The rest of a record the next slices complete; one that
+                // would end past the records is damage, found now.
+                if length - after.len() > remaining {
+                    return Err(LoadError::Damaged);
+                }
                 break;
             }
             let (encoded, after) = after.split_at(length);
@@ -260,6 +279,11 @@ fn load_sliced(
     }
     let mut tail = [0_u8; 8];
     read_exact(&mut file, &mut tail)?;
+    // The file ends with its checksum: bytes after it (a file that grew
+    // while it was read) are damage too.
+    if std::io::Read::read(&mut file, &mut [0_u8; 1])? != 0 {
+        return Err(LoadError::Damaged);
+    }
     if !pending.is_empty() || files.len() != count || checksum.digest().to_le_bytes() != tail {
         return Err(LoadError::Damaged);
     }

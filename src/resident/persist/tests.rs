@@ -170,3 +170,33 @@ fn a_snapshot_read_in_slices_gives_back_the_same_files() {
         ));
     }
 }
+
+#[test]
+fn a_record_or_count_past_the_end_is_refused_before_it_is_read() {
+    let home = tempfile::tempdir().unwrap();
+    let fingerprint = fingerprint(home.path());
+    let path = path_for(home.path(), 11);
+    assert_eq!(
+        save(&path, fingerprint, (&repo(), TREE), NOW_NS).unwrap(),
+        1
+    );
+    let bytes = fs_err::read(&path).unwrap();
+    // The header is 52 bytes: the count is its last 8, the first record's
+    // length follows.
+    let mut long_record = bytes.clone();
+    long_record[52..56].copy_from_slice(&u32::MAX.to_le_bytes());
+    fs_err::write(&path, &long_record).unwrap();
+    assert!(matches!(
+        load_sliced(&path, fingerprint, 4),
+        Err(LoadError::Damaged)
+    ));
+    let mut huge_count = bytes.clone();
+    huge_count[44..52].copy_from_slice(&u64::MAX.to_le_bytes());
+    fs_err::write(&path, &huge_count).unwrap();
+    assert!(matches!(load(&path, fingerprint), Err(LoadError::Damaged)));
+    // Bytes after the checksum: the file grew while it was read.
+    let mut grown = bytes;
+    grown.push(0);
+    fs_err::write(&path, &grown).unwrap();
+    assert!(matches!(load(&path, fingerprint), Err(LoadError::Damaged)));
+}

@@ -117,7 +117,8 @@ impl ImportGraph {
     ///
     /// # Panics
     ///
-    /// When an index of `imports` or `memo` is not below `repo.files.len()`.
+    /// When an index of `imports` without an entry in `memo` is not below
+    /// `repo.files.len()` (it is resolved as a file of `repo`).
     pub fn build_indexed(
         repo: &RepoMap,
         layout: &ProjectLayout,
