@@ -181,7 +181,7 @@ const MIN_RECORD: usize = 4 + 2 + 16 + 7;
 
 /// Reads the snapshot at `path` made under `fingerprint`: the files a walk
 /// may take from it unread ([`PriorFiles`]) and the saved walk's file-tree
-/// hash. The file is read in slices of [`LOAD_SLICE`] bytes, each decoded
+/// hash. The file is read in slices of 8 MiB, each decoded
 /// on every core as it arrives; the checksum is checked at the end, before
 /// anything is handed out.
 ///

@@ -563,7 +563,7 @@ impl HeuristicSelector {
             std::mem::swap(&mut weights.path_relevance, &mut weights.content_relevance);
         }
         let mut excluded = Vec::new();
-        let mut candidates: Vec<usize> = Vec::new();
+        let mut candidates: Vec<usize> = Vec::with_capacity(repo.files.len());
         let exclude = repo.pattern_matches(&self.exclude);
         let include = repo.pattern_matches(&self.include);
         let boost = repo.pattern_matches(&self.boost);
@@ -614,7 +614,7 @@ impl HeuristicSelector {
         // Each file's signals depend on that file alone: computed in
         // parallel, collected in candidate order.
         let (boosted, penalized) = (boost.hits(), penalize.hits());
-        let (signals, demoted): (Vec<SelectionSignals>, Vec<Option<FileKind>>) = files
+        let (signals, demoted): (Vec<BaseSignals>, Vec<Option<FileKind>>) = files
             .par_iter()
             .zip(recency)
             .zip(content)
@@ -626,15 +626,12 @@ impl HeuristicSelector {
                 } else {
                     1.0
                 };
-                let signals = SelectionSignals {
+                let signals = BaseSignals {
                     path_relevance: query.path_relevance(file.path_terms()),
-                    import_proximity: 0.0,
                     symbol_relevance: query.symbol_relevance(&file.symbol_ids),
                     content_relevance,
                     recency,
                     size_penalty,
-                    mention: round_score(mentions[index]),
-                    trace: round_score(traces[index]),
                 };
                 let unpenalized = penalized.count(candidates[index]) == 0;
                 let demoted = prior.demoted(file, unpenalized).filter(|_| {
@@ -643,12 +640,23 @@ impl HeuristicSelector {
                 (signals, demoted)
             })
             .unzip();
+        // Few candidates are named or traced by an intent: kept by position.
+        let evidence = mentions
+            .iter()
+            .zip(&traces)
+            .enumerate()
+            .map(|(position, (&mention, &trace))| {
+                (position as u32, round_score(mention), round_score(trace))
+            })
+            .filter(|&(_, mention, trace)| mention != 0.0 || trace != 0.0)
+            .collect();
         FirstPass {
             weights,
             recency_scale,
             targets: targets.to_vec(),
             candidates,
             signals,
+            evidence,
             boosted,
             penalized,
             demoted,
@@ -680,7 +688,7 @@ impl HeuristicSelector {
             .map(|position| scoring.score(&scoring.signals(position), position))
             .collect();
         let (order, zero_signal) = scoring.ranked(&files, &scores);
-        let pinned = order.iter().filter(|(rank, _)| *rank != usize::MAX).count();
+        let pinned = order.iter().filter(|(rank, _)| *rank != u32::MAX).count();
         let keep = max_files.max(pinned);
         let (files_kept, past_cap) = scoring.cut(&files, &order, &scores, keep);
         Selection {
@@ -738,7 +746,7 @@ impl<'a> Scoring<'a> {
                 .proximity
                 .binary_search_by_key(&position, |&(reached, _)| reached)
                 .map_or(0.0, |k| self.proximity[k].1),
-            ..self.first.signals[position]
+            ..self.first.signals(position)
         }
     }
 
@@ -773,15 +781,12 @@ impl<'a> Scoring<'a> {
     /// (candidate position, score) ascending by position.
     fn import_proximity(&self, repo: &RepoMap, graph: &ImportGraph) -> Vec<(usize, f64)> {
         let candidates = &self.first.candidates;
-        let mut ranked: Vec<(f64, usize)> = self
-            .first
-            .signals
-            .iter()
-            .enumerate()
+        let mut ranked: Vec<(f64, usize)> = (0..candidates.len())
+            .map(|i| (i, self.first.signals(i)))
             .filter(|(_, s)| {
                 s.path_relevance > 0.0 || s.symbol_relevance > 0.0 || s.has_direct_evidence()
             })
-            .map(|(i, s)| (self.score(s, i), i))
+            .map(|(i, s)| (self.score(&s, i), i))
             .collect();
         // The best few by score, then path: candidates are in path order, so
         // their positions order them as their paths would, and only the
@@ -814,10 +819,11 @@ impl<'a> Scoring<'a> {
     /// the target among the named ones or MAX, the candidate's position):
     /// targets first in the order named, then by score descending, then by
     /// path (a position stands for its path, so the sort compares numbers
-    /// only). The others, as (RepoMap index, score) in path order.
-    fn ranked(&self, files: &[&FileEntry], scores: &[f64]) -> (Vec<(usize, usize)>, LeftOut) {
+    /// only), both as `u32` (8 bytes a candidate), the first `u32::MAX` for
+    /// a file not named. The others, as (RepoMap index, score) in path order.
+    fn ranked(&self, files: &[&FileEntry], scores: &[f64]) -> (Vec<(u32, u32)>, LeftOut) {
         let targets = &self.first.targets;
-        let mut order: Vec<(usize, usize)> = Vec::with_capacity(files.len());
+        let mut order: Vec<(u32, u32)> = Vec::with_capacity(files.len());
         let mut zero_signal: LeftOut = Vec::new();
         for (position, file) in files.iter().enumerate() {
             let target = if targets.is_empty() {
@@ -829,14 +835,14 @@ impl<'a> Scoring<'a> {
                 || self.related[position]
                 || self.signals(position).has_semantic_signal()
             {
-                order.push((target.unwrap_or(usize::MAX), position));
+                order.push((target.map_or(u32::MAX, |t| t as u32), position as u32));
             } else {
                 zero_signal.push((self.first.candidates[position] as u32, scores[position]));
             }
         }
         order.par_sort_unstable_by(|a, b| {
             a.0.cmp(&b.0)
-                .then_with(|| scores[b.1].total_cmp(&scores[a.1]))
+                .then_with(|| scores[b.1 as usize].total_cmp(&scores[a.1 as usize]))
                 .then_with(|| a.1.cmp(&b.1))
         });
         (order, zero_signal)
@@ -850,14 +856,15 @@ impl<'a> Scoring<'a> {
     fn cut(
         &self,
         files: &[&FileEntry],
-        order: &[(usize, usize)],
+        order: &[(u32, u32)],
         scores: &[f64],
         keep: usize,
     ) -> (Vec<ScoredFile>, LeftOut) {
         let mut kept: Vec<ScoredFile> = Vec::with_capacity(keep.min(order.len()));
         let mut related_past_cap = Vec::new();
-        let mut past_cap: LeftOut = Vec::new();
+        let mut past_cap: LeftOut = Vec::with_capacity(order.len().saturating_sub(keep));
         for (place, &(rank, position)) in order.iter().enumerate() {
+            let position = position as usize;
             let related = self.related[position];
             if place >= keep && !related {
                 past_cap.push((self.first.candidates[position] as u32, scores[position]));
@@ -888,7 +895,7 @@ impl<'a> Scoring<'a> {
                 signals: self.signals(position),
                 boosted_by,
                 penalized_by,
-                target: rank != usize::MAX,
+                target: rank != u32::MAX,
             };
             if place < keep {
                 kept.push(scored_file);
@@ -912,7 +919,12 @@ pub struct FirstPass {
     targets: Vec<RelativePath>,
     /// Indices into `repo.files` of the candidates, in path order.
     candidates: Vec<usize>,
-    signals: Vec<SelectionSignals>,
+    /// Each candidate's signals but import proximity, mention and trace, by
+    /// position ([`FirstPass::signals`] puts them together).
+    signals: Vec<BaseSignals>,
+    /// The candidates an intent names or traces, as (position, mention,
+    /// trace), ascending by position.
+    evidence: Vec<(u32, f64, f64)>,
     /// Boost and penalize patterns matched, by RepoMap index (related files
     /// not yet applied): numbers, named only for the files kept, since most
     /// candidates never become a [`ScoredFile`].
@@ -922,6 +934,39 @@ pub struct FirstPass {
     /// (named in `penalized_by` only when the file is kept).
     demoted: Vec<Option<FileKind>>,
     excluded: Vec<ExcludedFile>,
+}
+
+/// The signals a [`FirstPass`] keeps for every candidate (40 bytes where a
+/// [`SelectionSignals`] takes 64): import proximity is not known yet, and
+/// mentions and traces are kept only for the few candidates that have one.
+#[derive(Clone, Copy, Debug)]
+struct BaseSignals {
+    path_relevance: f64,
+    symbol_relevance: f64,
+    content_relevance: f64,
+    recency: f64,
+    size_penalty: f64,
+}
+
+impl FirstPass {
+    /// The signals of the candidate at `position`, import proximity 0.
+    fn signals(&self, position: usize) -> SelectionSignals {
+        let base = self.signals[position];
+        let (mention, trace) = self
+            .evidence
+            .binary_search_by_key(&position, |&(at, _, _)| at as usize)
+            .map_or((0.0, 0.0), |k| (self.evidence[k].1, self.evidence[k].2));
+        SelectionSignals {
+            path_relevance: base.path_relevance,
+            import_proximity: 0.0,
+            symbol_relevance: base.symbol_relevance,
+            content_relevance: base.content_relevance,
+            recency: base.recency,
+            size_penalty: base.size_penalty,
+            mention,
+            trace,
+        }
+    }
 }
 
 /// Scores are rounded to 6 decimals so that float noise never reorders files and
