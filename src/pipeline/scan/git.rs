@@ -18,13 +18,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use aic_stages::path_table::PathTable;
-use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::RepoMap;
 use gix::bstr::ByteSlice;
 use gix::prelude::ObjectIdExt;
 use tracing::debug;
 
 use super::Shard;
+use super::prior::{PathNames, PriorFiles};
 use crate::cache::FileCache;
 use crate::cache::key::blob_key;
 
@@ -260,16 +260,16 @@ impl BlobIndex {
     pub fn read(root: &Path) -> Option<Self> {
         let repo = gix::discover(root).ok()?;
         let prefix = root_prefix(&repo, root)?;
-        Self::of(&repo, &prefix)
+        Self::of(&repo, &prefix, &mut PathNames::new(None))
     }
 
     /// The index of `repo`, its paths relative to `prefix` (see
     /// [`root_prefix`]). A conflicted path (several stages) is recorded with
     /// an impossible size, so it never matches the file on disk.
-    fn of(repo: &gix::Repository, prefix: &str) -> Option<Self> {
+    fn of(repo: &gix::Repository, prefix: &str, names: &mut PathNames<'_>) -> Option<Self> {
         let index = repo.index_or_empty().ok()?;
         let entries = entries_under(&index, prefix)
-            .filter_map(|(path, entry)| Some((RelativePath::new(path)?, IndexEntry::of(entry))))
+            .filter_map(|(path, entry)| Some((names.name(path)?, IndexEntry::of(entry))))
             .collect();
         Some(Self {
             entries,
@@ -439,12 +439,25 @@ pub fn read_git_recency(
     index: Option<Arc<BlobIndex>>,
     part: Option<Shard>,
 ) -> Option<GitRecency> {
+    read_git_recency_named(root, cache, (index, part), None)
+}
+
+/// [`read_git_recency`], naming the paths of its tables with `prior`'s copies
+/// where it has them ([`PathNames`]): a walk that starts from an earlier
+/// one's files holds each path's text once while both are alive.
+pub fn read_git_recency_named(
+    root: &Path,
+    cache: Option<&FileCache>,
+    (index, part): (Option<Arc<BlobIndex>>, Option<Shard>),
+    prior: Option<&PriorFiles>,
+) -> Option<GitRecency> {
+    let mut names = PathNames::new(prior);
     let mut repo = gix::discover(root).ok()?;
     let prefix = root_prefix(&repo, root)?;
 
     let mut recency = GitRecency::default();
     let index_started = std::time::Instant::now();
-    recency.index = index.or_else(|| BlobIndex::of(&repo, &prefix).map(Arc::new));
+    recency.index = index.or_else(|| BlobIndex::of(&repo, &prefix, &mut names).map(Arc::new));
     debug!(
         "git: read {} index entries in {:?}",
         recency.indexed(),
@@ -491,7 +504,7 @@ pub fn read_git_recency(
     recency.last_commit = history
         .last_commit
         .into_iter()
-        .filter_map(|(path, time)| Some((RelativePath::new(&path)?, time)))
+        .filter_map(|(path, time)| Some((names.name(&path)?, time)))
         .collect();
     Some(recency)
 }
@@ -732,6 +745,8 @@ impl TreeEntry<'_> {
 #[cfg(test)]
 mod tests {
     use std::process::Command;
+
+    use aic_stages::relative_path::RelativePath;
 
     use super::*;
 

@@ -26,7 +26,7 @@ use tracing::{debug, info};
 
 use crate::cache::FileCache;
 use crate::pipeline::prepare::Project;
-use git::{BlobIndex, GitRecency, SharedBlobIndex, read_git_recency};
+use git::{BlobIndex, GitRecency, SharedBlobIndex, read_git_recency_named};
 use prior::PriorFiles;
 use walk::walk;
 pub use walk::{
@@ -237,7 +237,7 @@ fn scan_sharded(
         let git = scope.spawn(|| {
             let index = blob_index.as_ref().and_then(SharedBlobIndex::shared);
             let started = Instant::now();
-            let git = read_git_recency(root, cache, index, shard);
+            let git = read_git_recency_named(root, cache, (index, shard), prior);
             debug!("Read git history and index in {:?}", started.elapsed());
             git
         });

@@ -124,6 +124,14 @@ impl PriorFiles {
         }
     }
 
+    /// The path at `index`, as text.
+    fn path_str(&self, index: usize) -> &str {
+        match self {
+            Self::Snapshot { snapshot, .. } => snapshot.repo.files[index].path.as_str(),
+            Self::Saved(files) => files[index].path.as_str(),
+        }
+    }
+
     /// [`PriorFiles::unchanged_at`] for the file at `path` (tests; the walk
     /// finds each file once and asks by index).
     #[cfg(test)]
@@ -179,6 +187,42 @@ impl PriorFiles {
                     .then(|| (file.hash, file.terms.clone()))
             }
         }
+    }
+}
+
+/// Names paths with an earlier walk's copies where it has them
+/// ([`PriorFiles::path_at`]), so that tables made beside a walk (git's index
+/// entries and last-commit times) hold no text of their own for the files
+/// the earlier walk saw. Paths asked in ascending order, as git keeps them,
+/// cost one comparison each; others a binary search.
+#[derive(Debug)]
+pub struct PathNames<'a> {
+    prior: Option<&'a PriorFiles>,
+    /// Where the next path in ascending order is looked for first.
+    next: usize,
+}
+
+impl<'a> PathNames<'a> {
+    /// Names from `prior`; with `None`, every path gets its own text.
+    pub fn new(prior: Option<&'a PriorFiles>) -> Self {
+        Self { prior, next: 0 }
+    }
+
+    /// `path` as a [`RelativePath`]: the earlier walk's copy when it has the
+    /// path, else a new one; `None` when `path` is not a relative path.
+    pub fn name(&mut self, path: &str) -> Option<RelativePath> {
+        if let Some(prior) = self.prior {
+            let found = if self.next < prior.len() && prior.path_str(self.next) == path {
+                Some(self.next)
+            } else {
+                prior.find(path)
+            };
+            if let Some(index) = found {
+                self.next = index + 1;
+                return Some(prior.path_at(index));
+            }
+        }
+        RelativePath::new(path)
     }
 }
 
@@ -280,5 +324,32 @@ mod tests {
             Some(ContentHash([4; 16]))
         );
         assert!(!prior.is_empty());
+    }
+
+    #[test]
+    fn path_names_share_the_prior_copies_in_any_order() {
+        let file = |path: &str| PriorFile {
+            path: RelativePath::new(path).unwrap(),
+            language: Language::Python,
+            size: 1,
+            mtime_ns: 5,
+            hash: ContentHash([1; 16]),
+            terms: terms(1),
+        };
+        let prior = PriorFiles::saved(vec![file("a.py"), file("b/c.py"), file("d.py")]);
+        let shared = |name: &RelativePath| {
+            let at = prior.find(name.as_str()).unwrap();
+            std::ptr::eq(prior.path_at(at).as_str(), name.as_str())
+        };
+        let mut names = PathNames::new(Some(&prior));
+        // In order, out of order, and a path the prior lacks.
+        for path in ["a.py", "b/c.py", "d.py", "a.py", "x.py", "d.py"] {
+            let name = names.name(path).unwrap();
+            assert_eq!(name.as_str(), path);
+            assert_eq!(prior.find(path).is_some() && shared(&name), path != "x.py");
+        }
+        assert_eq!(names.name(""), None);
+        let own = PathNames::new(None).name("a.py").unwrap();
+        assert!(!shared(&own));
     }
 }
