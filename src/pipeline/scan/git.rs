@@ -439,7 +439,7 @@ pub fn read_git_recency(
     index: Option<Arc<BlobIndex>>,
     part: Option<Shard>,
 ) -> Option<GitRecency> {
-    read_git_recency_named(root, cache, (index, part), None)
+    read_git_recency_named(root, cache, index, part, None)
 }
 
 /// [`read_git_recency`], naming the paths of its tables with `prior`'s copies
@@ -448,7 +448,8 @@ pub fn read_git_recency(
 pub fn read_git_recency_named(
     root: &Path,
     cache: Option<&FileCache>,
-    (index, part): (Option<Arc<BlobIndex>>, Option<Shard>),
+    index: Option<Arc<BlobIndex>>,
+    part: Option<Shard>,
     prior: Option<&PriorFiles>,
 ) -> Option<GitRecency> {
     let mut names = PathNames::new(prior);

@@ -237,7 +237,7 @@ fn scan_sharded(
         let git = scope.spawn(|| {
             let index = blob_index.as_ref().and_then(SharedBlobIndex::shared);
             let started = Instant::now();
-            let git = read_git_recency_named(root, cache, (index, shard), prior);
+            let git = read_git_recency_named(root, cache, index, shard, prior);
             debug!("Read git history and index in {:?}", started.elapsed());
             git
         });

@@ -614,7 +614,7 @@ impl HeuristicSelector {
         // Each file's signals depend on that file alone: computed in
         // parallel, collected in candidate order.
         let (boosted, penalized) = (boost.hits(), penalize.hits());
-        let (signals, demoted): (Vec<BaseSignals>, Vec<Option<FileKind>>) = files
+        let (base, demoted): (Vec<BaseSignals>, Vec<Option<FileKind>>) = files
             .par_iter()
             .zip(recency)
             .zip(content)
@@ -655,7 +655,7 @@ impl HeuristicSelector {
             recency_scale,
             targets: targets.to_vec(),
             candidates,
-            signals,
+            base,
             evidence,
             boosted,
             penalized,
@@ -921,7 +921,7 @@ pub struct FirstPass {
     candidates: Vec<usize>,
     /// Each candidate's signals but import proximity, mention and trace, by
     /// position ([`FirstPass::signals`] puts them together).
-    signals: Vec<BaseSignals>,
+    base: Vec<BaseSignals>,
     /// The candidates an intent names or traces, as (position, mention,
     /// trace), ascending by position.
     evidence: Vec<(u32, f64, f64)>,
@@ -951,7 +951,7 @@ struct BaseSignals {
 impl FirstPass {
     /// The signals of the candidate at `position`, import proximity 0.
     fn signals(&self, position: usize) -> SelectionSignals {
-        let base = self.signals[position];
+        let base = self.base[position];
         let (mention, trace) = self
             .evidence
             .binary_search_by_key(&position, |&(at, _, _)| at as usize)
