@@ -25,9 +25,14 @@
 //!
 //! Layout: `AICSNAP1`, the version (u32 LE), the stage fingerprint (u128 LE),
 //! the file-tree hash of the saved walk (16 bytes), the file count (u64 LE),
-//! then per file its length (u32 LE) and its postcard encoding (path,
-//! language, size, modification time, content hash, defined-name ids, name
-//! ids, term counts, length), then the checksum (u64 LE).
+//! the count of numbered words (u64 LE) and each one's term id (u32 LE, the
+//! writing process's [`numbering`]), then per file its length (u32 LE) and
+//! its postcard encoding (path, language, size, modification time, content
+//! hash, defined-name ids, name ids, the encoded term list, length), then the
+//! checksum (u64 LE). The term lists are kept as the writing process encoded
+//! them, so a new process reading the snapshot takes its numbering and the
+//! lists as they are ([`Renumbering`]) instead of numbering every term of
+//! every file again.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -37,8 +42,8 @@ use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::RepoMap;
 use aic_stages::row_codec::EntryTerms;
-use aic_stages::select::term_list::TermList;
-use aic_stages::select::terms::{TermCount, TermStats};
+use aic_stages::select::term_list::{Renumbering, TermList, numbering};
+use aic_stages::select::terms::TermStats;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
@@ -47,12 +52,12 @@ use crate::pipeline::scan::prior::{PriorFile, PriorFiles};
 
 const MAGIC: &[u8; 8] = b"AICSNAP1";
 
-/// The header's length: magic, version, stage fingerprint, file-tree hash and
-/// file count.
-const HEADER: usize = MAGIC.len() + 4 + 16 + 16 + 8;
+/// The header's length: magic, version, stage fingerprint, file-tree hash,
+/// file count and numbered-word count.
+const HEADER: usize = MAGIC.len() + 4 + 16 + 16 + 8 + 8;
 
 /// The format version; a file of another version is ignored.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// Files modified this close to the walk's start are not saved (2 s).
 const RACY_NS: i64 = 2_000_000_000;
@@ -68,7 +73,8 @@ struct SavedFile<'a> {
     hash: [u8; 16],
     symbol_ids: std::borrow::Cow<'a, [u32]>,
     name_ids: std::borrow::Cow<'a, [u32]>,
-    terms: std::borrow::Cow<'a, [TermCount]>,
+    /// [`TermList::encoded`], in the numbering saved before the files.
+    terms: &'a [u8],
     length: u32,
 }
 
@@ -126,6 +132,13 @@ fn write_to(
     put(&fingerprint.to_le_bytes())?;
     put(&tree_hash.0)?;
     put(&(files.len() as u64).to_le_bytes())?;
+    // Taken after every list was made: a word numbered meanwhile only
+    // lengthens it.
+    let numbering = numbering();
+    put(&(numbering.len() as u64).to_le_bytes())?;
+    for id in &numbering {
+        put(&id.to_le_bytes())?;
+    }
     for file in files {
         let saved = SavedFile {
             path: file.path.as_str().into(),
@@ -135,7 +148,7 @@ fn write_to(
             hash: file.content_hash.0,
             symbol_ids: (&file.symbol_ids[..]).into(),
             name_ids: (&file.name_ids[..]).into(),
-            terms: file.term_stats.terms.to_term_counts().into(),
+            terms: file.term_stats.terms.encoded(),
             length: file.term_stats.length,
         };
         let encoded = postcard::to_stdvec(&saved).map_err(std::io::Error::other)?;
@@ -189,8 +202,8 @@ const MIN_RECORD: usize = 4 + 2 + 16 + 7;
 ///
 /// [`LoadError`]: missing, unreadable, foreign or damaged; nothing of a
 /// damaged file is handed out (its records were decoded as they arrived:
-/// their term ids may have been numbered in the process's vocabulary, which
-/// no result depends on).
+/// its words may have been numbered in the process's vocabulary, which no
+/// result depends on).
 pub fn load(path: &Path, fingerprint: u128) -> Result<(PriorFiles, ContentHash), LoadError> {
     load_sliced(path, fingerprint, LOAD_SLICE)
 }
@@ -228,10 +241,29 @@ fn load_sliced(
         u128::from_le_bytes(field(12..28).try_into().map_err(|_| LoadError::Damaged)?);
     let tree_hash = ContentHash(field(28..44).try_into().map_err(|_| LoadError::Damaged)?);
     let count = u64::from_le_bytes(field(44..52).try_into().map_err(|_| LoadError::Damaged)?);
+    let words = u64::from_le_bytes(field(52..60).try_into().map_err(|_| LoadError::Damaged)?);
     if version != VERSION || saved_fingerprint != fingerprint {
         return Err(LoadError::Foreign);
     }
     let count = usize::try_from(count).map_err(|_| LoadError::Damaged)?;
+    // The saved numbering, each word's id in 4 bytes, checked against the
+    // file's length before it is read.
+    let numbering_bytes = usize::try_from(words)
+        .ok()
+        .and_then(|words| words.checked_mul(4))
+        .filter(|&bytes| bytes <= remaining)
+        .ok_or(LoadError::Damaged)?;
+    let mut saved_ids = vec![0_u8; numbering_bytes];
+    read_exact(&mut file, &mut saved_ids)?;
+    checksum.update(&saved_ids);
+    remaining -= numbering_bytes;
+    let renumbering = Renumbering::adopt(
+        &saved_ids
+            .chunks_exact(4)
+            .map(|id| u32::from_le_bytes([id[0], id[1], id[2], id[3]]))
+            .collect::<Vec<_>>(),
+    );
+    drop(saved_ids);
     // Every record takes at least its 4-byte length: a count the records
     // cannot hold is damage, found before anything is allocated for it.
     if count > remaining / 4 {
@@ -270,7 +302,7 @@ fn load_sliced(
         }
         let decoded = records
             .par_iter()
-            .map(|encoded| decode(encoded))
+            .map(|encoded| decode(encoded, &renumbering))
             .collect::<Option<Vec<_>>>()
             .ok_or(LoadError::Damaged)?;
         files.extend(decoded);
@@ -303,8 +335,9 @@ fn read_exact(file: &mut fs_err::File, buffer: &mut [u8]) -> Result<(), LoadErro
     })
 }
 
-/// One saved file's record, decoded; `None` when it is not one.
-fn decode(encoded: &[u8]) -> Option<PriorFile> {
+/// One saved file's record, decoded, its terms renumbered; `None` when it is
+/// not one.
+fn decode(encoded: &[u8], renumbering: &Renumbering) -> Option<PriorFile> {
     let saved: SavedFile<'_> = postcard::from_bytes(encoded).ok()?;
     let path = RelativePath::new(&saved.path)?;
     Some(PriorFile {
@@ -317,7 +350,7 @@ fn decode(encoded: &[u8]) -> Option<PriorFile> {
             symbol_ids: saved.symbol_ids.into_owned().into(),
             name_ids: saved.name_ids.into_owned().into(),
             term_stats: TermStats {
-                terms: TermList::new(&saved.terms),
+                terms: TermList::from_saved(saved.terms, renumbering)?,
                 length: saved.length,
             },
         },

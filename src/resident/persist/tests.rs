@@ -3,6 +3,7 @@ use std::sync::Arc;
 use aic_stages::config::AicConfig;
 use aic_stages::fit::tokens::TokenCount;
 use aic_stages::repo_map::FileEntry;
+use aic_stages::select::terms::TermCount;
 use aic_storage::Store;
 
 use super::*;
@@ -181,10 +182,12 @@ fn a_record_or_count_past_the_end_is_refused_before_it_is_read() {
         1
     );
     let bytes = fs_err::read(&path).unwrap();
-    // The header is 52 bytes: the count is its last 8, the first record's
-    // length follows.
+    // The header is 60 bytes: the file count at 44, the numbered words'
+    // count at 52; the first record's length follows the numbering.
+    let words = u64::from_le_bytes(bytes[52..60].try_into().unwrap()) as usize;
+    let first = HEADER + 4 * words;
     let mut long_record = bytes.clone();
-    long_record[52..56].copy_from_slice(&u32::MAX.to_le_bytes());
+    long_record[first..first + 4].copy_from_slice(&u32::MAX.to_le_bytes());
     fs_err::write(&path, &long_record).unwrap();
     assert!(matches!(
         load_sliced(&path, fingerprint, 4),
@@ -194,6 +197,15 @@ fn a_record_or_count_past_the_end_is_refused_before_it_is_read() {
     huge_count[44..52].copy_from_slice(&u64::MAX.to_le_bytes());
     fs_err::write(&path, &huge_count).unwrap();
     assert!(matches!(load(&path, fingerprint), Err(LoadError::Damaged)));
+    for words in [u64::MAX, u64::MAX / 4 + 1, (bytes.len() / 4) as u64] {
+        let mut huge_numbering = bytes.clone();
+        huge_numbering[52..60].copy_from_slice(&words.to_le_bytes());
+        fs_err::write(&path, &huge_numbering).unwrap();
+        assert!(
+            matches!(load(&path, fingerprint), Err(LoadError::Damaged)),
+            "{words} words"
+        );
+    }
     // Bytes after the checksum: the file grew while it was read.
     let mut grown = bytes;
     grown.push(0);

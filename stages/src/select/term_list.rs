@@ -11,10 +11,13 @@
 //! instead of the 6 of a [`TermCount`].
 //!
 //! The numbers are the process's own: which word gets which number depends on
-//! the order the files were read in, which parallel walks do not fix. Nothing
-//! outside this module sees them: a list is built from and read back as
-//! [`TermCount`]s (the cache rows and the saved snapshot hold those, sorted by
-//! id), and look-ups are by term id, so every score is the same from run to run.
+//! the order the files were read in, which parallel walks do not fix. No
+//! score sees them: a list is built from and read back as [`TermCount`]s (the
+//! cache rows hold those, sorted by id), and look-ups are by term id, so every
+//! score is the same from run to run. A saved snapshot keeps the lists as
+//! they are encoded beside the process's [`numbering`]; the process that
+//! reads it back takes them through a [`Renumbering`], byte for byte when it
+//! had met no word before (a new process's first load).
 
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
@@ -67,6 +70,57 @@ fn numbered(terms: &[TermCount]) -> Vec<(u32, u16)> {
     out
 }
 
+/// The process's numbering, as a saved list needs it read back: the term id
+/// of each number, from 0 (about 4 bytes per distinct word met).
+pub fn numbering() -> Vec<u32> {
+    vocabulary()
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .ids
+        .clone()
+}
+
+/// How the numbers of lists saved by another process (another numbering, see
+/// [`numbering`]) become this process's: each saved number's id numbered
+/// here, the ids not yet met numbered in the saved order. A process that
+/// has met no word takes the saved numbering as its own, and then its lists
+/// are taken as saved, byte for byte.
+#[derive(Clone, Debug)]
+pub struct Renumbering {
+    /// Saved number → this process's number.
+    numbers: Vec<u32>,
+    /// Whether every saved number is this process's number too.
+    identity: bool,
+}
+
+impl Renumbering {
+    /// The renumbering of lists saved under `saved_ids` (a [`numbering`]),
+    /// numbering here the ids this process has not met.
+    pub fn adopt(saved_ids: &[u32]) -> Self {
+        let mut vocabulary = vocabulary().write().unwrap_or_else(PoisonError::into_inner);
+        Self::adopt_into(&mut vocabulary, saved_ids)
+    }
+
+    fn adopt_into(vocabulary: &mut Vocabulary, saved_ids: &[u32]) -> Self {
+        vocabulary.numbers.reserve(saved_ids.len());
+        let mut identity = true;
+        let numbers = saved_ids
+            .iter()
+            .enumerate()
+            .map(|(saved, &id)| {
+                let next = u32::try_from(vocabulary.ids.len()).unwrap_or(u32::MAX);
+                let number = *vocabulary.numbers.entry(id).or_insert(next);
+                if number == next {
+                    vocabulary.ids.push(id);
+                }
+                identity &= number as usize == saved;
+                number
+            })
+            .collect();
+        Self { numbers, identity }
+    }
+}
+
 /// The number of a term id, when the process has met it.
 fn number_of(id: u32) -> Option<u32> {
     vocabulary()
@@ -95,6 +149,11 @@ impl TermList {
     pub fn new(terms: &[TermCount]) -> Self {
         let mut numbered = numbered(terms);
         numbered.sort_unstable_by_key(|&(number, _)| number);
+        Self::encode(numbered)
+    }
+
+    /// The list of `numbered` pairs, distinct and sorted by number.
+    fn encode(numbered: Vec<(u32, u16)>) -> Self {
         let mut bytes = Vec::with_capacity(numbered.len() * 3);
         let mut previous = 0_u32;
         for (index, (number, count)) in numbered.into_iter().enumerate() {
@@ -125,6 +184,46 @@ impl TermList {
     /// Bytes the encoded list takes (its allocation, header aside).
     pub fn encoded_bytes(&self) -> usize {
         self.0.len()
+    }
+
+    /// The encoded list: numbers of this process's [`numbering`], so only
+    /// meaningful beside it (a saved snapshot keeps both, and reads the list
+    /// back with [`TermList::from_saved`]).
+    pub fn encoded(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The list a process whose numbering `renumbering` adopted encoded as
+    /// `bytes` ([`TermList::encoded`]); `None` when `bytes` are not such a
+    /// list (a cut or overlong value, a number the saved numbering does not
+    /// have, a count over `u16::MAX`, a number given twice). The bytes are
+    /// taken as they are when the numbering is this process's own.
+    pub fn from_saved(bytes: &[u8], renumbering: &Renumbering) -> Option<Self> {
+        let mut rest = bytes;
+        let mut previous: Option<u32> = None;
+        let mut numbered = Vec::new();
+        while !rest.is_empty() {
+            let gap = checked_varint(&mut rest)?;
+            let count = u16::try_from(checked_varint(&mut rest)?).ok()?;
+            let saved = match previous {
+                None => gap,
+                Some(previous) if gap > 0 => previous.checked_add(gap)?,
+                Some(_) => return None,
+            };
+            previous = Some(saved);
+            let number = *renumbering.numbers.get(saved as usize)?;
+            if !renumbering.identity {
+                numbered.push((number, count));
+            }
+        }
+        if renumbering.identity {
+            return Some(Self(Arc::from(bytes)));
+        }
+        numbered.sort_unstable_by_key(|&(number, _)| number);
+        if numbered.windows(2).any(|pair| pair[0].0 == pair[1].0) {
+            return None;
+        }
+        Some(Self::encode(numbered))
     }
 
     /// `(number, count)` of each term, by number.
@@ -271,6 +370,27 @@ fn take_varint(bytes: &mut &[u8]) -> u32 {
     value
 }
 
+/// [`take_varint`] for bytes another process wrote: `None` for a value cut
+/// by the end or longer than a `u32` takes.
+fn checked_varint(bytes: &mut &[u8]) -> Option<u32> {
+    let mut value = 0_u32;
+    for shift in (0..35).step_by(7) {
+        let (&byte, rest) = bytes.split_first()?;
+        *bytes = rest;
+        let bits = u32::from(byte & 0x7f);
+        if shift == 28 && bits > 0x0f {
+            return None;
+        }
+        value |= bits << shift;
+        if byte & 0x80 == 0 {
+            // A last byte of 0 after others is a value written long: no
+            // list this module writes has one.
+            return (byte != 0 || shift == 0).then_some(value);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -335,6 +455,75 @@ mod tests {
         );
     }
 
+    /// Reads `list`, made in a process whose numbering is `vocabulary`.
+    fn read_back(list: &TermList, vocabulary: &Vocabulary) -> Vec<TermCount> {
+        let mut out: Vec<TermCount> = list
+            .numbered()
+            .map(|(number, count)| TermCount::from((vocabulary.ids[number as usize], count)))
+            .collect();
+        out.sort_unstable_by_key(|term| term.id);
+        out
+    }
+
+    #[test]
+    fn a_process_that_met_no_word_takes_saved_lists_as_they_are() {
+        let list = TermList::new(&terms(&[(0xaaaa_0001, 4), (0xaaaa_0002, 1), (17, 9)]));
+        let saved = numbering();
+        let mut fresh = Vocabulary::default();
+        let renumbering = Renumbering::adopt_into(&mut fresh, &saved);
+        assert!(renumbering.identity);
+        assert_eq!(fresh.ids, saved);
+        let back = TermList::from_saved(list.encoded(), &renumbering).unwrap();
+        assert_eq!(back.encoded(), list.encoded());
+        assert_eq!(read_back(&back, &fresh), list.to_term_counts());
+        // This process adopting its own numbering changes nothing either.
+        let own = Renumbering::adopt(&saved);
+        assert!(own.identity);
+        assert_eq!(TermList::from_saved(list.encoded(), &own).unwrap(), list);
+    }
+
+    #[test]
+    fn a_saved_list_reads_back_in_a_process_that_numbered_other_words_first() {
+        let list = TermList::new(&terms(&[(0xbbbb_0001, 2), (0xbbbb_0002, 300), (5, 1)]));
+        let saved = numbering();
+        let mut other = Vocabulary::default();
+        // Words of the list met in another order, and words it lacks.
+        Renumbering::adopt_into(&mut other, &[0xbbbb_0002, 0xcccc_0001, 5]);
+        let renumbering = Renumbering::adopt_into(&mut other, &saved);
+        assert!(!renumbering.identity);
+        let back = TermList::from_saved(list.encoded(), &renumbering).unwrap();
+        assert_eq!(read_back(&back, &other), list.to_term_counts());
+        // Adopted words keep their numbers.
+        assert_eq!(other.numbers[&0xbbbb_0002], 0);
+        assert_eq!(other.numbers[&5], 2);
+    }
+
+    #[test]
+    fn bytes_that_are_no_saved_list_are_refused() {
+        let mut fresh = Vocabulary::default();
+        let renumbering = Renumbering::adopt_into(&mut fresh, &[10, 20, 30]);
+        let refused = |bytes: &[u8]| TermList::from_saved(bytes, &renumbering).is_none();
+        assert!(!refused(&[0, 1, 2, 5]));
+        assert!(!refused(&[]));
+        assert!(refused(&[0]), "a count cut off");
+        assert!(refused(&[0, 0x80]), "a value cut off");
+        assert!(refused(&[3, 1]), "a number past the saved numbering");
+        assert!(refused(&[0, 1, 0, 1]), "a number given twice");
+        assert!(refused(&[0, 0x80, 0x80, 0x04]), "a count over u16::MAX");
+        assert!(refused(&[0, 0x81, 0x00]), "a value written long");
+        assert!(
+            refused(&[0xff, 0xff, 0xff, 0xff, 0x7f, 1]),
+            "a value over u32::MAX"
+        );
+        let mut other = Vocabulary::default();
+        Renumbering::adopt_into(&mut other, &[30, 20]);
+        let renumbering = Renumbering::adopt_into(&mut other, &[10, 20, 30, 20]);
+        assert!(
+            TermList::from_saved(&[1, 1, 2, 1], &renumbering).is_none(),
+            "two saved numbers of one id"
+        );
+    }
+
     #[test]
     fn varints_round_trip_at_their_byte_boundaries() {
         for value in [0, 1, 127, 128, 16_383, 16_384, u32::MAX] {
@@ -342,6 +531,9 @@ mod tests {
             push_varint(&mut bytes, value);
             let mut rest = &bytes[..];
             assert_eq!(take_varint(&mut rest), value);
+            assert!(rest.is_empty());
+            let mut rest = &bytes[..];
+            assert_eq!(checked_varint(&mut rest), Some(value));
             assert!(rest.is_empty());
         }
     }
