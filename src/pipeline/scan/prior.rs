@@ -109,6 +109,57 @@ impl PriorFiles {
         }
     }
 
+    /// [`PriorFiles::find`], starting from `near`: `Ok(index)` when the
+    /// earlier walk saw `path`, `Err(index)` where it would be; either is a
+    /// good `near` for the next path. The search gallops out from `near`, so
+    /// paths asked in about ascending order (a walk that reads each
+    /// directory's names sorted) cost a few comparisons each, not a search
+    /// of the whole list; any order stays correct.
+    pub fn find_near(&self, path: &str, near: usize) -> Result<usize, usize> {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        let len = self.len();
+        let near = near.min(len);
+        let order = |index: usize| self.path_str(index).cmp(path);
+        // Everything before `low` sorts before `path`, everything from
+        // `high` on after it.
+        let (mut low, mut high);
+        if near < len && order(near) == Less {
+            low = near + 1;
+            high = len;
+            let mut step = 1;
+            while let Some(probe) = near.checked_add(step).filter(|&probe| probe < len) {
+                if order(probe) == Less {
+                    low = probe + 1;
+                    step *= 2;
+                } else {
+                    high = probe + 1;
+                    break;
+                }
+            }
+        } else {
+            low = 0;
+            high = if near < len { near + 1 } else { len };
+            let mut step = 1;
+            while let Some(probe) = near.checked_sub(step) {
+                if order(probe) == Less {
+                    low = probe + 1;
+                    break;
+                }
+                high = probe + 1;
+                step *= 2;
+            }
+        }
+        while low < high {
+            let middle = low + (high - low) / 2;
+            match order(middle) {
+                Less => low = middle + 1,
+                Greater => high = middle,
+                Equal => return Ok(middle),
+            }
+        }
+        Err(low)
+    }
+
     /// The earlier walk's own copy of the path at `index` (from
     /// [`PriorFiles::find`]): a walk that names its files with it holds one
     /// copy of each path, not two, while the earlier walk's files are alive
@@ -324,6 +375,38 @@ mod tests {
             Some(ContentHash([4; 16]))
         );
         assert!(!prior.is_empty());
+    }
+
+    #[test]
+    fn a_search_from_any_start_finds_what_a_whole_search_finds() {
+        let paths: Vec<String> = (0..37).map(|i| format!("d{}/f{i:02}.py", i % 5)).collect();
+        let prior = PriorFiles::saved(
+            paths
+                .iter()
+                .map(|path| PriorFile {
+                    path: RelativePath::new(path).unwrap(),
+                    language: Language::Python,
+                    size: 1,
+                    mtime_ns: 5,
+                    hash: ContentHash([1; 16]),
+                    terms: terms(1),
+                })
+                .collect(),
+        );
+        let mut asked: Vec<String> = paths.clone();
+        // Paths before, between and after the saved ones.
+        asked.extend(["a.py", "d2/f00.py", "d2/zz.py", "d4/", "zz.py"].map(String::from));
+        for path in &asked {
+            let mut sorted: Vec<&str> = paths.iter().map(String::as_str).collect();
+            sorted.sort_unstable();
+            let whole = sorted.binary_search(&path.as_str());
+            for near in 0..=prior.len() + 2 {
+                assert_eq!(prior.find_near(path, near), whole, "{path} from {near}");
+            }
+        }
+        let empty = PriorFiles::saved(Vec::new());
+        assert_eq!(empty.find_near("a.py", 0), Err(0));
+        assert_eq!(empty.find_near("a.py", 9), Err(0));
     }
 
     #[test]
