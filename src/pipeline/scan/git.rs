@@ -311,6 +311,19 @@ pub(crate) fn modified_ns(metadata: &std::fs::Metadata) -> Option<i64> {
     i64::try_from(since.as_nanos()).ok()
 }
 
+/// [`modified_ns`] from a stat's modification time, given as seconds and
+/// nanoseconds since the epoch: the same value, and `None` in the same cases
+/// (a time before 1970, one past what an `i64` of nanoseconds holds, a
+/// nanosecond field out of range).
+#[cfg(unix)]
+pub(crate) fn modified_ns_of(seconds: i64, nanoseconds: i64) -> Option<i64> {
+    let seconds = u64::try_from(seconds).ok()?;
+    let nanoseconds = u32::try_from(nanoseconds)
+        .ok()
+        .filter(|nanoseconds| *nanoseconds < 1_000_000_000)?;
+    i64::try_from(std::time::Duration::new(seconds, nanoseconds).as_nanos()).ok()
+}
+
 /// When the index file was written, as an index entry's time (a time before
 /// 1970 or past 2106 clamped to the nearest one git can record).
 pub(crate) fn index_written(index: &gix::index::File) -> gix::index::entry::stat::Time {
