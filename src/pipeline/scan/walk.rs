@@ -449,7 +449,11 @@ fn directory_walk(root: &Path) -> WalkDirGeneric<ScanState> {
     WalkDirGeneric::<ScanState>::new(root)
         .skip_hidden(false)
         .follow_links(false)
-        .sort(false)
+        // Each directory's names sorted: the walk then meets paths in about
+        // the order a prior and the RepoMap keep them, so finding each one
+        // in the prior takes a few comparisons and the final sort finds
+        // long runs already in order.
+        .sort(true)
         // One thread reads the directories while the rayon pool scans the
         // files it finds: jwalk's parallel walk hands its results over in
         // order, and its consumer spins (`sched_yield`) while it waits,
@@ -500,6 +504,8 @@ fn read_directories(
     let mut directories = Vec::new();
     let mut walk_errors = 0usize;
     let mut batch = Vec::with_capacity(WALK_BATCH);
+    // Where the last file was in the prior: the next one is close by.
+    let mut near = 0;
     for entry in walk {
         if options.cancelled() {
             break;
@@ -521,9 +527,15 @@ fn read_directories(
             walk_errors += 1;
             continue;
         };
+        // A prior holds files only.
         let prior = options
             .prior
-            .and_then(|prior| Some((prior, prior.find(relative)?)));
+            .filter(|_| !entry.file_type.is_dir())
+            .and_then(|prior| {
+                let found = prior.find_near(relative, near);
+                near = found.unwrap_or_else(|place| place);
+                Some((prior, found.ok()?))
+            });
         let Some(path) = prior
             .map(|(prior, index)| prior.path_at(index))
             .or_else(|| RelativePath::new(relative))
