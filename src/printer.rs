@@ -21,13 +21,24 @@ pub fn print_stdout(text: &str) -> io::Result<()> {
 /// file in the same directory, which is then renamed over `target`, so a
 /// reader sees the old file or the new one, never a part. A file that
 /// exists keeps its permissions; a new one is 0644. Missing parent
-/// directories are created.
+/// directories are created. A target that exists and is neither a regular
+/// file nor a directory (`/dev/null`, `/dev/stdout`, a named pipe) is
+/// written to, not replaced: renaming a file over a device would replace
+/// the device itself for every program on the machine.
 ///
 /// # Errors
 ///
 /// Any I/O error, naming the directory or the target.
 pub fn replace_file(target: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
     use anyhow::Context;
+
+    if fs_err::metadata(target).is_ok_and(|metadata| !metadata.is_file() && !metadata.is_dir()) {
+        return fs_err::OpenOptions::new()
+            .write(true)
+            .open(target)
+            .and_then(|mut file| file.write_all(bytes).and_then(|()| file.flush()))
+            .with_context(|| format!("Cannot write to `{}`", target.display()));
+    }
 
     let dir = match target.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -66,5 +77,44 @@ pub fn replace_through_link(path: &std::path::Path, bytes: &[u8]) -> anyhow::Res
         replace_file(&fs_err::canonicalize(path)?, bytes)
     } else {
         replace_file(path, bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_replaced_whole_and_keeps_its_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("deep/prompt.md");
+        replace_file(&target, b"first, longer text").unwrap();
+        replace_file(&target, b"second").unwrap();
+        assert_eq!(fs_err::read(&target).unwrap(), b"second");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs_err::metadata(&target).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o644);
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_named_pipe_is_written_to_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let pipe = dir.path().join("prompt.fifo");
+        nix::unistd::mkfifo(&pipe, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let reader = {
+            let pipe = pipe.clone();
+            std::thread::spawn(move || fs_err::read(&pipe).unwrap())
+        };
+        replace_file(&pipe, b"the prompt").unwrap();
+        // Checked before the reader is joined: a replaced pipe leaves it
+        // waiting for a writer forever.
+        let kind = fs_err::symlink_metadata(&pipe).unwrap().file_type();
+        assert!(kind.is_fifo(), "the pipe was replaced by {kind:?}");
+        assert_eq!(reader.join().unwrap(), b"the prompt");
     }
 }
