@@ -589,11 +589,12 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
     let (sender, receiver) = crossbeam_channel::unbounded::<Vec<(Found, Option<Stat>)>>();
     let (mut directories, walk_errors, mut scanned) = std::thread::scope(|scope| {
         let scan = scope.spawn(|| {
-            receiver
+            let mut scanned = receiver
                 .into_iter()
+                .enumerate()
                 .par_bridge()
-                .map(|batch| {
-                    batch
+                .map(|(sent, batch)| {
+                    let scanned = batch
                         .into_iter()
                         .map(|(file, stat)| {
                             let outcome = if options.cancelled() {
@@ -603,9 +604,17 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
                             };
                             (file, outcome)
                         })
-                        .collect()
+                        .collect();
+                    (sent, scanned)
                 })
-                .collect::<Vec<Vec<(Found, FileOutcome)>>>()
+                .collect::<Vec<(usize, Vec<(Found, FileOutcome)>)>>();
+            // Back in the walk's order, which is about the path order: the
+            // RepoMap's sort then finds long runs already sorted.
+            scanned.sort_unstable_by_key(|&(sent, _)| sent);
+            scanned
+                .into_iter()
+                .map(|(_, batch)| batch)
+                .collect::<Vec<_>>()
         });
         let (directories, walk_errors) = read_directories(walk, root, options, &sender);
         drop(sender);
@@ -615,8 +624,8 @@ pub fn walk(root: &Path, options: ScanOptions<'_>, cache: Option<&FileCache>) ->
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (directories, walk_errors, scanned)
     });
-    // The scan finishes batches in any order: the RepoMap and the lists
-    // below are sorted by path.
+    // The walk's order is not quite the path order ("a/b/c" before
+    // "a/b-c"): the RepoMap and the lists below are sorted by path.
     let total: usize = scanned.iter().map(Vec::len).sum();
     tracing::debug!(
         "Walked and scanned {total} files in {:?}",

@@ -47,12 +47,14 @@ impl FileIndex {
             .map(|file| (file.path.clone(), ()))
             .collect();
         let count = u32::try_from(paths.len()).unwrap_or(u32::MAX);
-        // Each key is cut from its path once, not at every comparison.
+        // Each key is cut from its path once, not at every comparison. The
+        // sort is stable over indices in order, so files of one key keep
+        // the path order; directories come in long sorted runs.
         let sorted_by = |key: &dyn Fn(&str) -> &str| {
             let mut keyed: Vec<(&str, u32)> = (0..count)
                 .map(|i| (key(paths.path(i as usize).as_str()), i))
                 .collect();
-            keyed.sort_unstable();
+            keyed.sort_by_key(|&(key, _)| key);
             keyed.into_iter().map(|(_, i)| i).collect::<Vec<u32>>()
         };
         let by_directory = sorted_by(&parent);
