@@ -26,7 +26,8 @@
 //! Layout: `AICSNAP1`, the version (u32 LE), the stage fingerprint (u128 LE),
 //! the file-tree hash of the saved walk (16 bytes), the file count (u64 LE),
 //! the count of numbered words (u64 LE) and each one's term id (u32 LE, the
-//! writing process's [`numbering`]), then per file its length (u32 LE) and
+//! words the lists use, in the writing process's order: a
+//! [`SavedNumbering`]), then per file its length (u32 LE) and
 //! its postcard encoding (path, language, size, modification time, content
 //! hash, defined-name ids, name ids, the encoded term list, length), then the
 //! checksum (u64 LE). The term lists are kept as the writing process encoded
@@ -42,7 +43,7 @@ use aic_stages::language::Language;
 use aic_stages::relative_path::RelativePath;
 use aic_stages::repo_map::RepoMap;
 use aic_stages::row_codec::EntryTerms;
-use aic_stages::select::term_list::{Renumbering, TermList, numbering};
+use aic_stages::select::term_list::{Renumbering, SavedNumbering, TermList};
 use aic_stages::select::terms::TermStats;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -132,14 +133,14 @@ fn write_to(
     put(&fingerprint.to_le_bytes())?;
     put(&tree_hash.0)?;
     put(&(files.len() as u64).to_le_bytes())?;
-    // Taken after every list was made: a word numbered meanwhile only
-    // lengthens it.
-    let numbering = numbering();
-    put(&(numbering.len() as u64).to_le_bytes())?;
-    for id in &numbering {
+    // The words the lists use, numbered after every list was made.
+    let numbering = SavedNumbering::of(files.iter().map(|file| &file.term_stats.terms));
+    put(&(numbering.ids().len() as u64).to_le_bytes())?;
+    for id in numbering.ids() {
         put(&id.to_le_bytes())?;
     }
     for file in files {
+        let terms = numbering.encode(&file.term_stats.terms);
         let saved = SavedFile {
             path: file.path.as_str().into(),
             language: file.language,
@@ -148,7 +149,7 @@ fn write_to(
             hash: file.content_hash.0,
             symbol_ids: (&file.symbol_ids[..]).into(),
             name_ids: (&file.name_ids[..]).into(),
-            terms: file.term_stats.terms.encoded(),
+            terms: &terms,
             length: file.term_stats.length,
         };
         let encoded = postcard::to_stdvec(&saved).map_err(std::io::Error::other)?;

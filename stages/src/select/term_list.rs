@@ -95,29 +95,124 @@ pub struct Renumbering {
 
 impl Renumbering {
     /// The renumbering of lists saved under `saved_ids` (a [`numbering`]),
-    /// numbering here the ids this process has not met.
+    /// numbering here the ids this process has not met. The vocabulary is
+    /// locked for [`ADOPT_CHUNK`] ids at a time, so other compiles of a
+    /// daemon wait for one chunk, not the whole numbering.
     pub fn adopt(saved_ids: &[u32]) -> Self {
-        let mut vocabulary = vocabulary().write().unwrap_or_else(PoisonError::into_inner);
-        Self::adopt_into(&mut vocabulary, saved_ids)
+        let mut adopted = Self {
+            numbers: Vec::with_capacity(saved_ids.len()),
+            identity: true,
+        };
+        for chunk in saved_ids.chunks(ADOPT_CHUNK) {
+            let mut vocabulary = vocabulary().write().unwrap_or_else(PoisonError::into_inner);
+            adopted.extend(&mut vocabulary, chunk);
+        }
+        adopted
     }
 
+    #[cfg(test)]
     fn adopt_into(vocabulary: &mut Vocabulary, saved_ids: &[u32]) -> Self {
+        let mut adopted = Self {
+            numbers: Vec::with_capacity(saved_ids.len()),
+            identity: true,
+        };
+        adopted.extend(vocabulary, saved_ids);
+        adopted
+    }
+
+    /// Numbers the next saved ids, `saved_ids`, in `vocabulary`.
+    fn extend(&mut self, vocabulary: &mut Vocabulary, saved_ids: &[u32]) {
         vocabulary.numbers.reserve(saved_ids.len());
-        let mut identity = true;
-        let numbers = saved_ids
-            .iter()
-            .enumerate()
-            .map(|(saved, &id)| {
-                let next = u32::try_from(vocabulary.ids.len()).unwrap_or(u32::MAX);
-                let number = *vocabulary.numbers.entry(id).or_insert(next);
-                if number == next {
-                    vocabulary.ids.push(id);
+        for &id in saved_ids {
+            let next = u32::try_from(vocabulary.ids.len()).unwrap_or(u32::MAX);
+            let number = *vocabulary.numbers.entry(id).or_insert(next);
+            if number == next {
+                vocabulary.ids.push(id);
+            }
+            self.identity &= number as usize == self.numbers.len();
+            self.numbers.push(number);
+        }
+    }
+}
+
+/// Saved ids numbered per hold of the vocabulary's lock in
+/// [`Renumbering::adopt`] (64 Ki).
+const ADOPT_CHUNK: usize = 1 << 16;
+
+/// The numbering a saved snapshot writes beside its lists: only the words
+/// the lists use. A process's vocabulary holds every word it met (a daemon's:
+/// every project's, and words of files since deleted), so saving it whole
+/// would carry them from one snapshot to the next forever. When the lists
+/// use exactly the numbers from 0 up (a process that loaded the snapshot and
+/// met nothing else), the lists are saved as they are; otherwise the words
+/// used are numbered again from 0, in the process's order, and each list
+/// re-encoded with them.
+#[derive(Debug)]
+pub struct SavedNumbering {
+    /// Saved number → term id.
+    ids: Vec<u32>,
+    /// Process number → saved number (`u32::MAX`: not used), when the
+    /// lists are re-encoded.
+    saved: Option<Vec<u32>>,
+}
+
+impl SavedNumbering {
+    /// The numbering of the words `lists` use (read once through).
+    pub fn of<'a>(lists: impl IntoIterator<Item = &'a TermList>) -> Self {
+        let ids = numbering();
+        let mut used = vec![false; ids.len()];
+        for list in lists {
+            for (number, _) in list.numbered() {
+                // Every number a list holds was given before `ids` was
+                // copied; one past it would be a list of another process.
+                if let Some(slot) = used.get_mut(number as usize) {
+                    *slot = true;
                 }
-                identity &= number as usize == saved;
-                number
-            })
-            .collect();
-        Self { numbers, identity }
+            }
+        }
+        let prefix = used.iter().take_while(|&&used| used).count();
+        if !used[prefix..].contains(&true) {
+            return Self {
+                ids: ids[..prefix].to_vec(),
+                saved: None,
+            };
+        }
+        let mut saved = vec![u32::MAX; ids.len()];
+        let mut kept = Vec::new();
+        for (number, _) in used.iter().enumerate().filter(|(_, used)| **used) {
+            saved[number] = u32::try_from(kept.len()).unwrap_or(u32::MAX);
+            kept.push(ids[number]);
+        }
+        Self {
+            ids: kept,
+            saved: Some(saved),
+        }
+    }
+
+    /// The term id of each saved number, from 0.
+    pub fn ids(&self) -> &[u32] {
+        &self.ids
+    }
+
+    /// `list` encoded in this numbering (one of the lists it was made of):
+    /// its own bytes, or the list re-encoded. The saved numbers keep the
+    /// process's order, so the list stays sorted.
+    pub fn encode<'a>(&self, list: &'a TermList) -> std::borrow::Cow<'a, [u8]> {
+        match &self.saved {
+            None => std::borrow::Cow::Borrowed(list.encoded()),
+            Some(saved) => {
+                let numbered = list
+                    .numbered()
+                    .map(|(number, count)| {
+                        (
+                            saved.get(number as usize).copied().unwrap_or(u32::MAX),
+                            count,
+                        )
+                    })
+                    .collect();
+                std::borrow::Cow::Owned(encode_bytes(numbered))
+            }
+        }
     }
 }
 
@@ -154,21 +249,7 @@ impl TermList {
 
     /// The list of `numbered` pairs, distinct and sorted by number.
     fn encode(numbered: Vec<(u32, u16)>) -> Self {
-        let mut bytes = Vec::with_capacity(numbered.len() * 3);
-        let mut previous = 0_u32;
-        for (index, (number, count)) in numbered.into_iter().enumerate() {
-            // The first number is written whole, the others as the gap from
-            // the one before (numbers are distinct, so a gap is at least 1).
-            let gap = if index == 0 {
-                number
-            } else {
-                number - previous
-            };
-            push_varint(&mut bytes, gap);
-            push_varint(&mut bytes, u32::from(count));
-            previous = number;
-        }
-        Self(bytes.into())
+        Self(encode_bytes(numbered).into())
     }
 
     /// The number of distinct terms (read through the list).
@@ -370,6 +451,25 @@ fn take_varint(bytes: &mut &[u8]) -> u32 {
     value
 }
 
+/// The bytes of a list of `numbered` pairs, distinct and sorted by number.
+fn encode_bytes(numbered: Vec<(u32, u16)>) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(numbered.len() * 3);
+        let mut previous = 0_u32;
+    for (index, (number, count)) in numbered.into_iter().enumerate() {
+        // The first number is written whole, the others as the gap from
+        // the one before (numbers are distinct, so a gap is at least 1).
+        let gap = if index == 0 {
+            number
+        } else {
+            number - previous
+        };
+        push_varint(&mut bytes, gap);
+        push_varint(&mut bytes, u32::from(count));
+        previous = number;
+    }
+    bytes
+}
+
 /// [`take_varint`] for bytes another process wrote: `None` for a value cut
 /// by the end or longer than a `u32` takes.
 fn checked_varint(bytes: &mut &[u8]) -> Option<u32> {
@@ -496,6 +596,28 @@ mod tests {
         // Adopted words keep their numbers.
         assert_eq!(other.numbers[&0xbbbb_0002], 0);
         assert_eq!(other.numbers[&5], 2);
+    }
+
+    #[test]
+    fn a_saved_numbering_keeps_only_the_words_its_lists_use() {
+        // Words numbered before and between the lists', used by no list.
+        let unused = TermList::new(&terms(&[(0xdddd_0001, 1)]));
+        let first = TermList::new(&terms(&[(0xdddd_0002, 2), (0xdddd_0003, 1)]));
+        let _ = TermList::new(&terms(&[(0xdddd_0004, 1)]));
+        let second = TermList::new(&terms(&[(0xdddd_0005, 7), (0xdddd_0002, 1)]));
+        let saved = SavedNumbering::of([&first, &second]);
+        assert_eq!(saved.ids(), &[0xdddd_0002, 0xdddd_0003, 0xdddd_0005]);
+        let mut fresh = Vocabulary::default();
+        let renumbering = Renumbering::adopt_into(&mut fresh, saved.ids());
+        assert!(renumbering.identity);
+        for list in [&first, &second] {
+            let bytes = saved.encode(list);
+            assert!(matches!(bytes, std::borrow::Cow::Owned(_)));
+            let back = TermList::from_saved(&bytes, &renumbering).unwrap();
+            assert_eq!(read_back(&back, &fresh), list.to_term_counts());
+        }
+        assert!(!saved.ids().contains(&0xdddd_0001));
+        assert!(!unused.is_empty());
     }
 
     #[test]
