@@ -22,9 +22,11 @@ pub fn print_stdout(text: &str) -> io::Result<()> {
 /// reader sees the old file or the new one, never a part. A file that
 /// exists keeps its permissions; a new one is 0644. Missing parent
 /// directories are created. A target that exists and is neither a regular
-/// file nor a directory (`/dev/null`, `/dev/stdout`, a named pipe) is
-/// written to, not replaced: renaming a file over a device would replace
-/// the device itself for every program on the machine.
+/// file nor a directory (`/dev/null`, `/dev/stdout` on a terminal or a pipe,
+/// a named pipe) is written to, not replaced: renaming a file over a device
+/// would replace the device itself for every program on the machine. A
+/// symbolic link is followed (`/dev/stdout` redirected to a file, a
+/// dotfiles link): the file it leads to is replaced and the link stays.
 ///
 /// # Errors
 ///
@@ -38,6 +40,11 @@ pub fn replace_file(target: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()
             .open(target)
             .and_then(|mut file| file.write_all(bytes).and_then(|()| file.flush()))
             .with_context(|| format!("Cannot write to `{}`", target.display()));
+    }
+    if fs_err::symlink_metadata(target).is_ok_and(|metadata| metadata.file_type().is_symlink()) {
+        let resolved = fs_err::canonicalize(target)
+            .with_context(|| format!("Cannot follow the link `{}`", target.display()))?;
+        return replace_file(&resolved, bytes);
     }
 
     let dir = match target.parent() {
@@ -65,21 +72,6 @@ pub fn replace_file(target: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()
     Ok(())
 }
 
-/// [`replace_file`] through a symlink: a linked file (a dotfiles setup) is
-/// written at its target and the link stays.
-///
-/// # Errors
-///
-/// The link cannot be resolved, or the target cannot be replaced.
-pub fn replace_through_link(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let is_link = fs_err::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    if is_link {
-        replace_file(&fs_err::canonicalize(path)?, bytes)
-    } else {
-        replace_file(path, bytes)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,6 +89,19 @@ mod tests {
             let mode = fs_err::metadata(&target).unwrap().permissions().mode();
             assert_eq!(mode & 0o777, 0o644);
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_written_through_and_stays_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("real.md");
+        fs_err::write(&file, "old").unwrap();
+        let link = dir.path().join("link.md");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        replace_file(&link, b"new").unwrap();
+        assert!(fs_err::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(fs_err::read(&file).unwrap(), b"new");
     }
 
     #[cfg(unix)]

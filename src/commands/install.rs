@@ -705,7 +705,7 @@ fn apply(
                 remove_empty_config_dirs(&edit.path, stops);
             }
         }
-        Some(bytes) => crate::printer::replace_through_link(&edit.path, bytes)?,
+        Some(bytes) => crate::printer::replace_file(&edit.path, bytes)?,
     }
     Ok(created.unwrap_or_default())
 }

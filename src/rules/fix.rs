@@ -130,7 +130,7 @@ pub fn apply(edits: &[FileEdit], backups: Option<&Path>) -> anyhow::Result<Vec<P
             }
             written.push(backup);
         }
-        crate::printer::replace_through_link(&edit.full, edit.after.as_bytes())?;
+        crate::printer::replace_file(&edit.full, edit.after.as_bytes())?;
     }
     Ok(written)
 }

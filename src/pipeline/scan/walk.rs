@@ -832,10 +832,20 @@ fn scan_file(
     {
         return stat.entry(file, metadata.len(), hash, terms);
     }
-    let bytes = match read_seen_regular(&absolute, options.max_file_bytes) {
-        Ok(Bounded::Bytes(bytes)) => bytes,
-        Ok(Bounded::TooLarge) => return FileOutcome::TooLarge,
-        Ok(Bounded::NotRegular) | Err(_) => return FileOutcome::Unreadable,
+    let (bytes, read_mtime_ns) = match read_seen_regular(&absolute, options.max_file_bytes) {
+        Ok((Bounded::Bytes(bytes), mtime_ns)) => (bytes, mtime_ns),
+        Ok((Bounded::TooLarge, _)) => return FileOutcome::TooLarge,
+        Ok((Bounded::NotRegular, _)) | Err(_) => return FileOutcome::Unreadable,
+    };
+    // The walk stats a directory's files as it reads the directory, which
+    // may be seconds before this read: the bytes are recorded with the time
+    // of the file as opened, so an edit in between is never filed under the
+    // earlier time.
+    let mtime_ns = read_mtime_ns.unwrap_or(mtime_ns);
+    let stat = FileStat {
+        last_modified_ms: mtime_ns.div_euclid(1_000_000),
+        last_modified_ns: mtime_ns,
+        ..stat
     };
     let size_bytes = bytes.len() as u64;
     let content_hash = ContentHash::of(&bytes);
@@ -1081,32 +1091,34 @@ pub fn read_bounded(path: &Path, cap: u64) -> std::io::Result<Bounded> {
     if !fs_err::metadata(path)?.is_file() {
         return Ok(Bounded::NotRegular);
     }
-    read_seen_regular(path, cap)
+    read_seen_regular(path, cap).map(|(bounded, _)| bounded)
 }
 
 /// [`read_bounded`] for a path the caller has just stat'ed and found a
 /// regular file (the walk, which reads every file of the tree): no second
 /// stat by path. Should the path have become something else since, it is
 /// opened non-blocking and judged by the opened file's metadata, so a FIFO
-/// still neither blocks nor is read.
+/// still neither blocks nor is read. Also returns the opened file's
+/// modification time (ns since the epoch; `None` before 1970).
 ///
 /// # Errors
 ///
 /// The I/O error of the open or the read, naming the path.
-fn read_seen_regular(path: &Path, cap: u64) -> std::io::Result<Bounded> {
+fn read_seen_regular(path: &Path, cap: u64) -> std::io::Result<(Bounded, Option<i64>)> {
     use std::io::Read as _;
     let file = open_without_blocking(path)?;
     let metadata = file.metadata()?;
+    let mtime_ns = super::git::modified_ns(&metadata);
     if !metadata.is_file() {
-        return Ok(Bounded::NotRegular);
+        return Ok((Bounded::NotRegular, mtime_ns));
     }
     let expected = metadata.len().min(cap);
     let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
     file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > cap {
-        return Ok(Bounded::TooLarge);
+        return Ok((Bounded::TooLarge, mtime_ns));
     }
-    Ok(Bounded::Bytes(bytes))
+    Ok((Bounded::Bytes(bytes), mtime_ns))
 }
 
 /// Opens `path` for reading; on Unix with `O_NONBLOCK`, so that opening a
@@ -1445,7 +1457,7 @@ mod tests {
         assert_eq!(read_bounded(&socket, 16).unwrap(), Bounded::NotRegular);
         // The walk's own read (after its stat) judges by the opened file: a
         // path that became a FIFO since is not read and does not block.
-        assert_eq!(read_seen_regular(&fifo, 16).unwrap(), Bounded::NotRegular);
+        assert_eq!(read_seen_regular(&fifo, 16).unwrap().0, Bounded::NotRegular);
         let output = scan_dir(root);
         assert_eq!(paths(&output), ["src/lib.rs"]);
         assert_eq!(output.skipped.unreadable, 3);
