@@ -100,7 +100,12 @@ mod tests {
         let link = dir.path().join("link.md");
         std::os::unix::fs::symlink(&file, &link).unwrap();
         replace_file(&link, b"new").unwrap();
-        assert!(fs_err::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(
+            fs_err::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(fs_err::read(&file).unwrap(), b"new");
     }
 

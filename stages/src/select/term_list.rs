@@ -454,7 +454,7 @@ fn take_varint(bytes: &mut &[u8]) -> u32 {
 /// The bytes of a list of `numbered` pairs, distinct and sorted by number.
 fn encode_bytes(numbered: Vec<(u32, u16)>) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(numbered.len() * 3);
-        let mut previous = 0_u32;
+    let mut previous = 0_u32;
     for (index, (number, count)) in numbered.into_iter().enumerate() {
         // The first number is written whole, the others as the gap from
         // the one before (numbers are distinct, so a gap is at least 1).
