@@ -96,7 +96,7 @@ pub struct Renumbering {
 impl Renumbering {
     /// The renumbering of lists saved under `saved_ids` (a [`numbering`]),
     /// numbering here the ids this process has not met. The vocabulary is
-    /// locked for [`ADOPT_CHUNK`] ids at a time, so other compiles of a
+    /// locked for 64 Ki ids at a time, so other compiles of a
     /// daemon wait for one chunk, not the whole numbering.
     pub fn adopt(saved_ids: &[u32]) -> Self {
         let mut adopted = Self {
