@@ -74,7 +74,8 @@ struct SavedFile<'a> {
     hash: [u8; 16],
     symbol_ids: std::borrow::Cow<'a, [u32]>,
     name_ids: std::borrow::Cow<'a, [u32]>,
-    /// [`TermList::encoded`], in the numbering saved before the files.
+    /// [`SavedNumbering::encode`] of its term list, in the numbering saved
+    /// before the files.
     terms: &'a [u8],
     length: u32,
 }

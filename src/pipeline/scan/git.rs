@@ -303,18 +303,27 @@ impl BlobIndex {
 /// A file's modification time in nanoseconds since the epoch, as git's index
 /// records it; `None` before 1970, past 2262 or where the platform has none.
 pub(crate) fn modified_ns(metadata: &std::fs::Metadata) -> Option<i64> {
-    let since = metadata
-        .modified()
-        .ok()?
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?;
-    i64::try_from(since.as_nanos()).ok()
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        modified_ns_of(metadata.mtime(), metadata.mtime_nsec())
+    }
+    #[cfg(not(unix))]
+    {
+        let since = metadata
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        i64::try_from(since.as_nanos()).ok()
+    }
 }
 
 /// [`modified_ns`] from a stat's modification time, given as seconds and
-/// nanoseconds since the epoch: the same value, and `None` in the same cases
-/// (a time before 1970, one past what an `i64` of nanoseconds holds, a
-/// nanosecond field out of range).
+/// nanoseconds since the epoch (`None` for a time before 1970, one past what
+/// an `i64` of nanoseconds holds, a nanosecond field out of range): the
+/// walk's stats relative to a directory and [`modified_ns`] read it the same
+/// way.
 #[cfg(unix)]
 pub(crate) fn modified_ns_of(seconds: i64, nanoseconds: i64) -> Option<i64> {
     let seconds = u64::try_from(seconds).ok()?;

@@ -377,28 +377,28 @@ mod tests {
         assert!(!prior.is_empty());
     }
 
+    /// A saved Python file at `path`, the same but for its path.
+    fn saved_file(path: &str) -> PriorFile {
+        PriorFile {
+            path: RelativePath::new(path).unwrap(),
+            language: Language::Python,
+            size: 1,
+            mtime_ns: 5,
+            hash: ContentHash([1; 16]),
+            terms: terms(1),
+        }
+    }
+
     #[test]
     fn a_search_from_any_start_finds_what_a_whole_search_finds() {
         let paths: Vec<String> = (0..37).map(|i| format!("d{}/f{i:02}.py", i % 5)).collect();
-        let prior = PriorFiles::saved(
-            paths
-                .iter()
-                .map(|path| PriorFile {
-                    path: RelativePath::new(path).unwrap(),
-                    language: Language::Python,
-                    size: 1,
-                    mtime_ns: 5,
-                    hash: ContentHash([1; 16]),
-                    terms: terms(1),
-                })
-                .collect(),
-        );
+        let prior = PriorFiles::saved(paths.iter().map(|path| saved_file(path)).collect());
+        let mut sorted: Vec<&str> = paths.iter().map(String::as_str).collect();
+        sorted.sort_unstable();
         let mut asked: Vec<String> = paths.clone();
         // Paths before, between and after the saved ones.
         asked.extend(["a.py", "d2/f00.py", "d2/zz.py", "d4/", "zz.py"].map(String::from));
         for path in &asked {
-            let mut sorted: Vec<&str> = paths.iter().map(String::as_str).collect();
-            sorted.sort_unstable();
             let whole = sorted.binary_search(&path.as_str());
             for near in 0..=prior.len() + 2 {
                 assert_eq!(prior.find_near(path, near), whole, "{path} from {near}");
@@ -411,15 +411,11 @@ mod tests {
 
     #[test]
     fn path_names_share_the_prior_copies_in_any_order() {
-        let file = |path: &str| PriorFile {
-            path: RelativePath::new(path).unwrap(),
-            language: Language::Python,
-            size: 1,
-            mtime_ns: 5,
-            hash: ContentHash([1; 16]),
-            terms: terms(1),
-        };
-        let prior = PriorFiles::saved(vec![file("a.py"), file("b/c.py"), file("d.py")]);
+        let prior = PriorFiles::saved(vec![
+            saved_file("a.py"),
+            saved_file("b/c.py"),
+            saved_file("d.py"),
+        ]);
         let shared = |name: &RelativePath| {
             let at = prior.find(name.as_str()).unwrap();
             std::ptr::eq(prior.path_at(at).as_str(), name.as_str())

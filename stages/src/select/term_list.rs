@@ -15,9 +15,10 @@
 //! score sees them: a list is built from and read back as [`TermCount`]s (the
 //! cache rows hold those, sorted by id), and look-ups are by term id, so every
 //! score is the same from run to run. A saved snapshot keeps the lists as
-//! they are encoded beside the process's [`numbering`]; the process that
-//! reads it back takes them through a [`Renumbering`], byte for byte when it
-//! had met no word before (a new process's first load).
+//! they are encoded beside the numbering of the words they use (a
+//! [`SavedNumbering`]); the process that reads it back takes them through a
+//! [`Renumbering`], byte for byte when it had met no word before (a new
+//! process's first load).
 
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
@@ -70,9 +71,9 @@ fn numbered(terms: &[TermCount]) -> Vec<(u32, u16)> {
     out
 }
 
-/// The process's numbering, as a saved list needs it read back: the term id
-/// of each number, from 0 (about 4 bytes per distinct word met).
-pub fn numbering() -> Vec<u32> {
+/// The process's numbering: the term id of each number, from 0 (about 4
+/// bytes per distinct word met).
+fn numbering() -> Vec<u32> {
     vocabulary()
         .read()
         .unwrap_or_else(PoisonError::into_inner)
@@ -80,8 +81,8 @@ pub fn numbering() -> Vec<u32> {
         .clone()
 }
 
-/// How the numbers of lists saved by another process (another numbering, see
-/// [`numbering`]) become this process's: each saved number's id numbered
+/// How the numbers of lists saved by another process (in its
+/// [`SavedNumbering`]) become this process's: each saved number's id numbered
 /// here, the ids not yet met numbered in the saved order. A process that
 /// has met no word takes the saved numbering as its own, and then its lists
 /// are taken as saved, byte for byte.
@@ -94,15 +95,13 @@ pub struct Renumbering {
 }
 
 impl Renumbering {
-    /// The renumbering of lists saved under `saved_ids` (a [`numbering`]),
+    /// The renumbering of lists saved under `saved_ids` (the term id of each
+    /// saved number, [`SavedNumbering::ids`]),
     /// numbering here the ids this process has not met. The vocabulary is
     /// locked for 64 Ki ids at a time, so other compiles of a
     /// daemon wait for one chunk, not the whole numbering.
     pub fn adopt(saved_ids: &[u32]) -> Self {
-        let mut adopted = Self {
-            numbers: Vec::with_capacity(saved_ids.len()),
-            identity: true,
-        };
+        let mut adopted = Self::for_ids(saved_ids);
         for chunk in saved_ids.chunks(ADOPT_CHUNK) {
             let mut vocabulary = vocabulary().write().unwrap_or_else(PoisonError::into_inner);
             adopted.extend(&mut vocabulary, chunk);
@@ -112,12 +111,17 @@ impl Renumbering {
 
     #[cfg(test)]
     fn adopt_into(vocabulary: &mut Vocabulary, saved_ids: &[u32]) -> Self {
-        let mut adopted = Self {
-            numbers: Vec::with_capacity(saved_ids.len()),
-            identity: true,
-        };
+        let mut adopted = Self::for_ids(saved_ids);
         adopted.extend(vocabulary, saved_ids);
         adopted
+    }
+
+    /// An empty renumbering with room for `saved_ids`.
+    fn for_ids(saved_ids: &[u32]) -> Self {
+        Self {
+            numbers: Vec::with_capacity(saved_ids.len()),
+            identity: true,
+        }
     }
 
     /// Numbers the next saved ids, `saved_ids`, in `vocabulary`.
@@ -201,16 +205,12 @@ impl SavedNumbering {
         match &self.saved {
             None => std::borrow::Cow::Borrowed(list.encoded()),
             Some(saved) => {
-                let numbered = list
-                    .numbered()
-                    .map(|(number, count)| {
-                        (
-                            saved.get(number as usize).copied().unwrap_or(u32::MAX),
-                            count,
-                        )
-                    })
-                    .collect();
-                std::borrow::Cow::Owned(encode_bytes(numbered))
+                std::borrow::Cow::Owned(encode_bytes(list.numbered().map(|(number, count)| {
+                    (
+                        saved.get(number as usize).copied().unwrap_or(u32::MAX),
+                        count,
+                    )
+                })))
             }
         }
     }
@@ -267,15 +267,15 @@ impl TermList {
         self.0.len()
     }
 
-    /// The encoded list: numbers of this process's [`numbering`], so only
-    /// meaningful beside it (a saved snapshot keeps both, and reads the list
-    /// back with [`TermList::from_saved`]).
-    pub fn encoded(&self) -> &[u8] {
+    /// The encoded list: numbers of this process's numbering, so only
+    /// meaningful beside it ([`SavedNumbering::encode`] writes a list, and
+    /// [`TermList::from_saved`] reads it back).
+    fn encoded(&self) -> &[u8] {
         &self.0
     }
 
     /// The list a process whose numbering `renumbering` adopted encoded as
-    /// `bytes` ([`TermList::encoded`]); `None` when `bytes` are not such a
+    /// `bytes` ([`SavedNumbering::encode`]); `None` when `bytes` are not such a
     /// list (a cut or overlong value, a number the saved numbering does not
     /// have, a count over `u16::MAX`, a number given twice). The bytes are
     /// taken as they are when the numbering is this process's own.
@@ -452,8 +452,9 @@ fn take_varint(bytes: &mut &[u8]) -> u32 {
 }
 
 /// The bytes of a list of `numbered` pairs, distinct and sorted by number.
-fn encode_bytes(numbered: Vec<(u32, u16)>) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(numbered.len() * 3);
+fn encode_bytes(numbered: impl IntoIterator<Item = (u32, u16)>) -> Vec<u8> {
+    let numbered = numbered.into_iter();
+    let mut bytes = Vec::with_capacity(numbered.size_hint().0 * 3);
     let mut previous = 0_u32;
     for (index, (number, count)) in numbered.into_iter().enumerate() {
         // The first number is written whole, the others as the gap from
